@@ -1,0 +1,484 @@
+"""The configuration: a TOML file read into frozen dataclasses, secrets from the environment.
+
+``load_config(path, environ)`` raises :class:`ConfigError` naming the key and what is wrong:
+an unknown key, a wrong type, or an impossible value. Every key is documented in
+``config.example.toml``; every rules key defaults to the 2021 regulations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from rules.ruleset import MatchFormat, Ruleset, StageKind, Tiebreak
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$|^[A-Za-z0-9]$")
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///acwc.db"
+SANDBOX = "sandbox"
+SECRET_ENV = {"lichess_token": "ACWC_LICHESS_TOKEN", "session_secret": "ACWC_SESSION_SECRET"}
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used. ``key`` is the dotted key at fault ("" for the file)."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        self.key = key
+        self.problem = problem
+        super().__init__(f"{key}: {problem}" if key else problem)
+
+
+@dataclass(frozen=True, slots=True)
+class Secrets:
+    """Read from the environment only, never from a file; ``repr`` shows no value."""
+
+    lichess_token: str | None = field(default=None, repr=False)
+    session_secret: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    name: str = "Lichess Antichess World Championship"
+    tds: tuple[str, ...] = ()
+    team: str | None = None  # Lichess team id for team updates
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    database_url: str = DEFAULT_DATABASE_URL
+    lichess_url: str = SANDBOX  # "sandbox": start the bundled fake Lichess
+    bot_account: str = "acwc-bot"
+    web_host: str = "127.0.0.1"
+    web_port: int = 8080
+    public_url: str = "http://127.0.0.1:8080"
+    request_timeout_seconds: float = 20.0
+    log_level: str = "INFO"
+
+    @property
+    def uses_sandbox(self) -> bool:
+        return self.lichess_url == SANDBOX
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    tournament: TournamentConfig = field(default_factory=TournamentConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    rules: Ruleset = field(default_factory=Ruleset)
+    secrets: Secrets = field(default_factory=Secrets)
+    source: Path | None = None
+
+    def is_td(self, username: str) -> bool:
+        return username.lower() in {td.lower() for td in self.tournament.tds}
+
+
+# --- value readers: each takes the raw TOML value and returns the typed one or raises ---
+
+
+class _Bad(Exception):
+    """A value of the wrong shape; the loader adds the key."""
+
+
+def _type_name(value: object) -> str:
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _read_int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"must be an integer, not {_type_name(value)}")
+    return value
+
+
+def _read_float(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Bad(f"must be a number, not {_type_name(value)}")
+    return float(value)
+
+
+def _read_bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad(f"must be true or false, not {_type_name(value)}")
+    return value
+
+
+def _read_str(value: object) -> str:
+    if not isinstance(value, str):
+        raise _Bad(f"must be a string, not {_type_name(value)}")
+    return value
+
+
+def _read_fraction(value: object) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Bad(f"must be a number such as 5.5, not {_type_name(value)}")
+    result = Fraction(str(value))
+    if result.denominator not in (1, 2):
+        raise _Bad(f"must be a whole or half point, not {value}")
+    return result
+
+
+_DURATION = re.compile(
+    r"^\s*(?:(\d+)\s*d)?\s*(?:(\d+)\s*h)?\s*(?:(\d+)\s*m(?:in)?)?\s*(?:(\d+)\s*s)?\s*$"
+)
+
+
+def _read_duration(value: object) -> dt.timedelta:
+    text = _read_str(value) if not isinstance(value, int) or isinstance(value, bool) else None
+    if text is None:
+        raise _Bad('must be a duration string such as "3h", "10m" or "1h30m", not an integer')
+    match = _DURATION.match(text)
+    if not match or not any(match.groups()):
+        raise _Bad(f'must be a duration such as "3h", "10m" or "1h30m", not {text!r}')
+    d, h, m, s = (int(g) if g else 0 for g in match.groups())
+    return dt.timedelta(days=d, hours=h, minutes=m, seconds=s)
+
+
+def _read_time(value: object) -> dt.time:
+    if isinstance(value, dt.time):
+        return value
+    text = _read_str(value)
+    try:
+        parsed = dt.time.fromisoformat(text)
+    except ValueError:
+        raise _Bad(f'must be a UTC time of day such as "23:59", not {text!r}') from None
+    if parsed.tzinfo is not None:
+        raise _Bad("must be a UTC time without a zone (all times are UTC)")
+    return parsed
+
+
+def _read_date(value: object) -> dt.date:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    text = _read_str(value)
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise _Bad(f"must be a date such as 2021-10-12, not {text!r}") from None
+
+
+def _read_datetime(value: object) -> dt.datetime:
+    if isinstance(value, dt.datetime):
+        parsed = value
+    else:
+        text = _read_str(value)
+        try:
+            parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise _Bad(
+                f"must be a UTC date-time such as 2021-03-01T00:00:00Z, not {text!r}"
+            ) from None
+    if parsed.tzinfo is None:
+        raise _Bad("must say it is UTC (end it with Z)")
+    if parsed.utcoffset() != dt.timedelta(0):
+        raise _Bad("must be in UTC (end it with Z); other zones are not accepted")
+    return parsed.astimezone(dt.UTC)
+
+
+def _read_weekday(value: object) -> int:
+    text = _read_str(value).strip().lower()
+    if text not in WEEKDAYS:
+        raise _Bad(f'must be a weekday name such as "friday", not {value!r}')
+    return WEEKDAYS.index(text)
+
+
+def _read_username(value: object) -> str:
+    text = _read_str(value)
+    if not USERNAME.match(text):
+        raise _Bad(f"{text!r} is not a Lichess username")
+    return text
+
+
+def _read_usernames(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _Bad(f"must be a list of Lichess usernames, not {_type_name(value)}")
+    names = tuple(_read_username(v) for v in value)
+    lowered = [n.lower() for n in names]
+    if len(set(lowered)) != len(lowered):
+        raise _Bad("lists a username twice")
+    return names
+
+
+def _read_tiebreak(value: object) -> Tiebreak:
+    text = _read_str(value)
+    try:
+        return Tiebreak(text)
+    except ValueError:
+        choices = ", ".join(repr(t.value) for t in Tiebreak)
+        raise _Bad(f"must be one of {choices}, not {text!r}") from None
+
+
+_READERS: dict[Any, Any] = {
+    int: _read_int,
+    float: _read_float,
+    bool: _read_bool,
+    str: _read_str,
+    Fraction: _read_fraction,
+    dt.timedelta: _read_duration,
+    dt.time: _read_time,
+    dt.date: _read_date,
+    dt.datetime: _read_datetime,
+    Tiebreak: _read_tiebreak,
+}
+
+
+def _reader_for(name: str, annotation: Any) -> Any:
+    if name.endswith("_weekday"):
+        return _read_weekday
+    if name in ("tds", "previous_final_order"):
+        return _read_usernames
+    if name in ("title_holder", "runner_up", "bot_account"):
+        return _read_username
+    return _READERS.get(annotation)
+
+
+def _optional_inner(annotation: Any) -> Any | None:
+    """``X | None`` -> X; anything else -> None."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(annotation)) == 2:
+            return args[0]
+    return None
+
+
+_NONE_WORDS = ("none", "")
+
+
+def _build(default: Any, table: Mapping[str, Any], prefix: str) -> Any:
+    """A copy of dataclass instance ``default`` with the keys of ``table`` read into it."""
+    cls = type(default)
+    if not isinstance(table, Mapping):
+        raise ConfigError(prefix, f"must be a table, not {_type_name(table)}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    values: dict[str, Any] = {}
+    for key, raw in table.items():
+        dotted = f"{prefix}.{key}" if prefix else key
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise ConfigError(dotted, f"unknown key (known keys here: {known})")
+        annotation = hints[key]
+        if dataclasses.is_dataclass(annotation):
+            values[key] = _build(getattr(default, key), raw, dotted)
+            continue
+        inner = _optional_inner(annotation)
+        if (
+            inner is not None
+            and isinstance(raw, str | bool)
+            and str(raw).lower() in ("none", "false")
+        ):
+            values[key] = None
+            continue
+        reader = _reader_for(key, inner if inner is not None else annotation)
+        if reader is None:  # pragma: no cover - a field type this loader does not know
+            raise ConfigError(dotted, "cannot be set from the config file")
+        try:
+            values[key] = reader(raw)
+        except _Bad as e:
+            raise ConfigError(dotted, str(e)) from None
+    return dataclasses.replace(default, **values)
+
+
+def _check_format(key: str, fmt: MatchFormat) -> None:
+    if fmt.games < 1:
+        raise ConfigError(f"{key}.games", f"must be at least 1, not {fmt.games}")
+    if fmt.clinch_at is not None:
+        half = Fraction(fmt.games, 2)
+        if fmt.clinch_at > fmt.games:
+            raise ConfigError(
+                f"{key}.clinch_at",
+                f"{float(fmt.clinch_at):g} is above the match length of {fmt.games} games",
+            )
+        if fmt.clinch_at <= half:
+            raise ConfigError(
+                f"{key}.clinch_at",
+                f"{float(fmt.clinch_at):g} does not pass half of {fmt.games} games, "
+                "so both players could reach it",
+            )
+    if fmt.max_weeks < 1:
+        raise ConfigError(f"{key}.max_weeks", f"must be at least 1, not {fmt.max_weeks}")
+    if fmt.max_weeks > 1 and fmt.tiebreak is not Tiebreak.REPEAT_THEN_ARMAGEDDON:
+        raise ConfigError(
+            f"{key}.max_weeks", 'only a "repeat_then_armageddon" tiebreak repeats a match'
+        )
+
+
+def _positive(key: str, value: float | dt.timedelta, *, allow_zero: bool = False) -> None:
+    zero: Any = dt.timedelta(0) if isinstance(value, dt.timedelta) else 0
+    if value < zero or (value == zero and not allow_zero):
+        raise ConfigError(key, f"must be {'zero or ' if allow_zero else ''}positive, not {value}")
+
+
+def _check(config: Config) -> None:
+    r = config.rules
+    for kind in StageKind:
+        _check_format(f"rules.formats.{kind.value}", r.formats.for_stage(kind))
+    if r.formats.candidates.tiebreak is not Tiebreak.NONE:
+        raise ConfigError(
+            "rules.formats.candidates.tiebreak", 'candidates matches may end tied: use "none"'
+        )
+    tc = r.time_control
+    _positive("rules.time_control.limit_seconds", tc.limit_seconds)
+    _positive("rules.time_control.increment_seconds", tc.increment_seconds, allow_zero=True)
+    o = r.offers
+    _positive("rules.offers.required_offers", o.required_offers)
+    _positive("rules.offers.min_gap", o.min_gap, allow_zero=True)
+    _positive("rules.offers.max_per_date", o.max_per_date)
+    _positive("rules.offers.reply_within", o.reply_within)
+    c = r.conduct
+    for name in ("no_show_grace", "no_show_second_alert", "break_length", "long_pause"):
+        _positive(f"rules.conduct.{name}", getattr(c, name))
+    if c.no_show_second_alert <= c.no_show_grace:
+        raise ConfigError(
+            "rules.conduct.no_show_second_alert", "must come after rules.conduct.no_show_grace"
+        )
+    _positive("rules.conduct.forfeit_limit", c.forfeit_limit)
+    a = r.armageddon
+    _positive("rules.armageddon.black_seconds", a.black_seconds)
+    _positive("rules.armageddon.min_white_seconds", a.min_white_seconds)
+    if a.min_white_seconds > a.black_seconds:
+        raise ConfigError(
+            "rules.armageddon.min_white_seconds",
+            f"{a.min_white_seconds} s is more than Black's {a.black_seconds} s",
+        )
+    _positive("rules.armageddon.bid_window", a.bid_window)
+    s = r.stages
+    if s.pool_size < 2:
+        raise ConfigError("rules.stages.pool_size", f"must be at least 2, not {s.pool_size}")
+    _positive("rules.stages.candidates_meetings", s.candidates_meetings)
+    if s.qualifiers < 1:
+        raise ConfigError("rules.stages.qualifiers", f"must be at least 1, not {s.qualifiers}")
+    seeded = [n for n in (r.seeding.title_holder, r.seeding.runner_up) if n]
+    if len(seeded) == 2 and seeded[0].lower() == seeded[1].lower():
+        raise ConfigError("rules.seeding.runner_up", "is the same player as the title holder")
+    if s.qualifiers + len(seeded) > 2 * s.pool_size:
+        raise ConfigError(
+            "rules.stages.qualifiers",
+            f"{s.qualifiers} qualifiers and {len(seeded)} seeded entrants do not fit "
+            f"two pools of {s.pool_size}",
+        )
+    e = r.eligibility
+    if e.peak_window_start >= e.peak_window_end:
+        raise ConfigError(
+            "rules.eligibility.peak_window_start",
+            "must be before rules.eligibility.peak_window_end",
+        )
+    url = config.service.database_url
+    if not (url.startswith("sqlite+aiosqlite://") or url.startswith("postgresql+asyncpg://")):
+        raise ConfigError(
+            "service.database_url",
+            f"must start with sqlite+aiosqlite:// or postgresql+asyncpg://, not {url!r}",
+        )
+    lichess = config.service.lichess_url
+    if lichess != SANDBOX and not re.match(r"^https?://[^\s/]+", lichess):
+        raise ConfigError(
+            "service.lichess_url", f'must be "sandbox" or an http(s) URL, not {lichess!r}'
+        )
+    if not 0 < config.service.web_port < 65536:
+        raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
+    _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
+    if config.service.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError(
+            "service.log_level",
+            f"must be DEBUG, INFO, WARNING or ERROR, not {config.service.log_level!r}",
+        )
+
+
+def _secrets(environ: Mapping[str, str]) -> Secrets:
+    return Secrets(
+        lichess_token=environ.get(SECRET_ENV["lichess_token"]) or None,
+        session_secret=environ.get(SECRET_ENV["session_secret"]) or None,
+    )
+
+
+def parse_config(
+    data: Mapping[str, Any], environ: Mapping[str, str], *, source: Path | None = None
+) -> Config:
+    """Build a :class:`Config` from parsed TOML ``data``; raises :class:`ConfigError`."""
+    for key in data:
+        if key == "secrets" or key in SECRET_ENV:
+            raise ConfigError(
+                key,
+                "secrets are read from the environment only "
+                f"({', '.join(SECRET_ENV.values())}), never from the config file",
+            )
+    for section in ("tournament", "service"):
+        for key in data.get(section, {}) if isinstance(data.get(section), Mapping) else ():
+            if key in SECRET_ENV or "token" in key or "secret" in key:
+                raise ConfigError(
+                    f"{section}.{key}",
+                    "secrets are read from the environment only "
+                    f"({', '.join(SECRET_ENV.values())}), never from the config file",
+                )
+    allowed = {"tournament", "service", "rules"}
+    for key in data:
+        if key not in allowed:
+            raise ConfigError(key, f"unknown section (known: {', '.join(sorted(allowed))})")
+    config = Config(
+        tournament=_build(TournamentConfig(), data.get("tournament", {}), "tournament"),
+        service=_build(ServiceConfig(), data.get("service", {}), "service"),
+        rules=_build(Ruleset(), data.get("rules", {}), "rules"),
+        secrets=_secrets(environ),
+        source=source,
+    )
+    _check(config)
+    if not config.service.uses_sandbox and config.secrets.lichess_token is None:
+        raise ConfigError(
+            "service.lichess_url",
+            f"a real Lichess needs the bot's token in {SECRET_ENV['lichess_token']}",
+        )
+    return config
+
+
+def load_config(path: Path | str | None, environ: Mapping[str, str]) -> Config:
+    """Read the TOML file at ``path`` (``None``: the built-in defaults)."""
+    if path is None:
+        return parse_config({}, environ)
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("", f"config file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("", f"cannot read config file {path}: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("", f"{path} is not valid TOML: {e}") from None
+    return parse_config(data, environ, source=path)
+
+
+def describe_rules(ruleset: Ruleset) -> dict[str, Any]:
+    """The ruleset as plain JSON-able data (for `acwc tournament show` and audit snapshots)."""
+
+    def plain(value: Any) -> Any:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, enum.Enum):
+            return value.value
+        if isinstance(value, Fraction):
+            return float(value)
+        if isinstance(value, dt.timedelta):
+            return value.total_seconds()
+        if isinstance(value, dt.datetime | dt.date | dt.time):
+            return value.isoformat()
+        if isinstance(value, tuple):
+            return [plain(v) for v in value]
+        return value
+
+    result: dict[str, Any] = plain(ruleset)
+    return result

@@ -1,0 +1,190 @@
+"""The tables. Rows are not rules objects: :mod:`storage.convert` turns one into the other.
+
+Derived figures (match scores, standings, tiebreaks) are never stored: they are recomputed from
+the games, so a correction can never leave a stale total behind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from storage.types import UTCDateTime
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dt.datetime: UTCDateTime(),
+        dict[str, Any]: JSON(),
+    }
+
+
+class TournamentRow(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime]
+    current_stage: Mapped[str] = mapped_column(String(20))
+
+
+class PlayerRow(Base):
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(30), primary_key=True)  # Lichess id (lower case)
+    username: Mapped[str] = mapped_column(String(30))
+    seed_rating: Mapped[int | None]
+    seeded_as: Mapped[str | None] = mapped_column(String(20))  # title_holder / runner_up
+    status: Mapped[str] = mapped_column(String(20), default="active")
+    status_reason: Mapped[str | None] = mapped_column(Text)
+    engine_mark: Mapped[bool] = mapped_column(Boolean, default=False)
+    registered_at: Mapped[dt.datetime]
+
+
+class StageRow(Base):
+    __tablename__ = "stages"
+    __table_args__ = (UniqueConstraint("tournament_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    kind: Mapped[str] = mapped_column(String(20))
+    state: Mapped[str] = mapped_column(String(20), default="pending")  # pending/active/complete
+    started_at: Mapped[dt.datetime | None]
+    completed_at: Mapped[dt.datetime | None]
+
+
+class RoundRow(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("stage_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stage_id: Mapped[int] = mapped_column(ForeignKey("stages.id"))
+    number: Mapped[int]
+    state: Mapped[str] = mapped_column(String(20), default="proposed")
+    week_start: Mapped[dt.datetime | None]
+    week_end: Mapped[dt.datetime | None]
+    approved_by: Mapped[str | None] = mapped_column(String(30))
+    approved_at: Mapped[dt.datetime | None]
+    published_at: Mapped[dt.datetime | None]
+
+
+class MatchRow(Base):
+    __tablename__ = "matches"
+    __table_args__ = (Index("ix_matches_round", "round_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
+    stage: Mapped[str] = mapped_column(String(20))
+    board: Mapped[int]
+    white_first: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    black_first: Mapped[str | None] = mapped_column(ForeignKey("players.id"))  # None: a bye
+    games: Mapped[int]
+    clinch_at: Mapped[str | None] = mapped_column(String(10))  # a Fraction as "11/2"
+    tiebreak: Mapped[str] = mapped_column(String(30))
+    max_weeks: Mapped[int] = mapped_column(Integer, default=1)
+    week: Mapped[int] = mapped_column(Integer, default=1)
+    state: Mapped[str] = mapped_column(String(20), default="scheduled")
+    outcome: Mapped[str | None] = mapped_column(String(20))
+    decided_by: Mapped[str | None] = mapped_column(String(30))  # games / forfeit / td / bye
+    agreed_time: Mapped[dt.datetime | None]
+    completed_at: Mapped[dt.datetime | None]
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_match", "match_id"),)
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)  # Lichess id, or td-… by hand
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"))
+    white: Mapped[str] = mapped_column(String(30))
+    black: Mapped[str] = mapped_column(String(30))
+    status: Mapped[str] = mapped_column(String(20))
+    winner: Mapped[str | None] = mapped_column(String(1))  # "w" / "b" / None
+    variant: Mapped[str] = mapped_column(String(30))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    clock_limit: Mapped[int | None]
+    clock_increment: Mapped[int | None]
+    created_at: Mapped[dt.datetime]
+    last_move_at: Mapped[dt.datetime | None]
+    counted: Mapped[bool] = mapped_column(Boolean, default=False)
+    refusal: Mapped[str | None] = mapped_column(String(40))  # why it does not count
+    source: Mapped[str] = mapped_column(String(10), default="lichess")  # lichess / td
+    recorded_at: Mapped[dt.datetime]
+
+
+class AuditRow(Base):
+    """Every state change: who, what, why, when. Append-only."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_match", "match_id"), Index("ix_audit_player", "player"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[dt.datetime]
+    actor: Mapped[str] = mapped_column(String(30))  # a username, or "bot"
+    action: Mapped[str] = mapped_column(String(40))
+    reason: Mapped[str | None] = mapped_column(Text)
+    player: Mapped[str | None] = mapped_column(String(30))
+    match_id: Mapped[int | None]
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class OutboxRow(Base):
+    """A DM, team update, TD alert or forum draft waiting to go out (DESIGN.md: outbox)."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[dt.datetime]
+    kind: Mapped[str] = mapped_column(String(20))  # dm / team_update / td_alert / forum_draft
+    recipient: Mapped[str] = mapped_column(String(60))
+    subject: Mapped[str | None] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    status: Mapped[str] = mapped_column(String(20), default="pending")  # pending/sent/failed/posted
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    next_attempt_at: Mapped[dt.datetime | None]
+    sent_at: Mapped[dt.datetime | None]
+
+
+class DeadlineRow(Base):
+    """A moment the service must act at (DESIGN.md: deadlines are rows)."""
+
+    __tablename__ = "deadlines"
+    __table_args__ = (
+        Index("ix_deadlines_due", "fired_at", "cancelled_at", "due_at"),
+        UniqueConstraint("kind", "match_id", "subject", "due_at", name="uq_deadlines_identity"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    due_at: Mapped[dt.datetime]
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"))
+    subject: Mapped[str] = mapped_column(String(100), default="")
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime]
+    fired_at: Mapped[dt.datetime | None]
+    cancelled_at: Mapped[dt.datetime | None]

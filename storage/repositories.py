@@ -1,0 +1,305 @@
+"""Repositories: the only place that writes SQL. One per aggregate, all on one session."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import (
+    AuditRow,
+    DeadlineRow,
+    GameRow,
+    MatchRow,
+    OutboxRow,
+    PlayerRow,
+    RoundRow,
+    StageRow,
+    TournamentRow,
+)
+
+
+class _Repository:
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+
+class TournamentRepository(_Repository):
+    async def current(self) -> TournamentRow | None:
+        result = await self.session.execute(select(TournamentRow).order_by(TournamentRow.id))
+        return result.scalars().first()
+
+    async def add(self, row: TournamentRow) -> TournamentRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def stages(self, tournament_id: int) -> Sequence[StageRow]:
+        result = await self.session.execute(
+            select(StageRow).where(StageRow.tournament_id == tournament_id).order_by(StageRow.id)
+        )
+        return result.scalars().all()
+
+    async def stage(self, tournament_id: int, kind: str) -> StageRow | None:
+        result = await self.session.execute(
+            select(StageRow).where(StageRow.tournament_id == tournament_id, StageRow.kind == kind)
+        )
+        return result.scalars().first()
+
+    async def add_stage(self, row: StageRow) -> StageRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def rounds(self, stage_id: int) -> Sequence[RoundRow]:
+        result = await self.session.execute(
+            select(RoundRow).where(RoundRow.stage_id == stage_id).order_by(RoundRow.number)
+        )
+        return result.scalars().all()
+
+    async def round(self, round_id: int) -> RoundRow | None:
+        return await self.session.get(RoundRow, round_id)
+
+    async def add_round(self, row: RoundRow) -> RoundRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+
+class PlayerRepository(_Repository):
+    async def get(self, player_id: str) -> PlayerRow | None:
+        return await self.session.get(PlayerRow, player_id)
+
+    async def add(self, row: PlayerRow) -> PlayerRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def list(self, *, status: str | None = None) -> Sequence[PlayerRow]:
+        query = select(PlayerRow).order_by(PlayerRow.seed_rating.desc().nulls_last(), PlayerRow.id)
+        if status is not None:
+            query = query.where(PlayerRow.status == status)
+        result = await self.session.execute(query)
+        return result.scalars().all()
+
+    async def remove(self, row: PlayerRow) -> None:
+        await self.session.delete(row)
+        await self.session.flush()
+
+
+class MatchRepository(_Repository):
+    async def get(self, match_id: int) -> MatchRow | None:
+        return await self.session.get(MatchRow, match_id)
+
+    async def add(self, row: MatchRow) -> MatchRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def for_round(self, round_id: int) -> Sequence[MatchRow]:
+        result = await self.session.execute(
+            select(MatchRow).where(MatchRow.round_id == round_id).order_by(MatchRow.board)
+        )
+        return result.scalars().all()
+
+    async def for_player(self, player_id: str) -> Sequence[MatchRow]:
+        result = await self.session.execute(
+            select(MatchRow)
+            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+            .order_by(MatchRow.id)
+        )
+        return result.scalars().all()
+
+    async def count_for_player(self, player_id: str) -> int:
+        result = await self.session.execute(
+            select(func.count())
+            .select_from(MatchRow)
+            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+        )
+        return int(result.scalar_one())
+
+    async def all(self) -> Sequence[MatchRow]:
+        result = await self.session.execute(select(MatchRow).order_by(MatchRow.id))
+        return result.scalars().all()
+
+
+class GameRepository(_Repository):
+    async def get(self, game_id: str) -> GameRow | None:
+        return await self.session.get(GameRow, game_id)
+
+    async def add(self, row: GameRow) -> GameRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
+        query = select(GameRow).where(GameRow.match_id == match_id)
+        if counted_only:
+            query = query.where(GameRow.counted.is_(True))
+        result = await self.session.execute(query.order_by(GameRow.created_at, GameRow.id))
+        return result.scalars().all()
+
+    async def all(self) -> Sequence[GameRow]:
+        result = await self.session.execute(select(GameRow).order_by(GameRow.created_at))
+        return result.scalars().all()
+
+
+class AuditRepository(_Repository):
+    async def record(
+        self,
+        *,
+        at: dt.datetime,
+        actor: str,
+        action: str,
+        reason: str | None = None,
+        player: str | None = None,
+        match_id: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> AuditRow:
+        row = AuditRow(
+            at=at,
+            actor=actor,
+            action=action,
+            reason=reason,
+            player=player,
+            match_id=match_id,
+            details=details or {},
+        )
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def list(
+        self, *, player: str | None = None, match_id: int | None = None, limit: int | None = None
+    ) -> Sequence[AuditRow]:
+        query = select(AuditRow).order_by(AuditRow.id)
+        if player is not None:
+            query = query.where(AuditRow.player == player)
+        if match_id is not None:
+            query = query.where(AuditRow.match_id == match_id)
+        if limit is not None:
+            query = query.limit(limit)
+        result = await self.session.execute(query)
+        return result.scalars().all()
+
+
+class OutboxRepository(_Repository):
+    async def enqueue(
+        self,
+        *,
+        now: dt.datetime,
+        kind: str,
+        recipient: str,
+        body: str,
+        subject: str | None = None,
+        dedupe_key: str | None = None,
+    ) -> OutboxRow | None:
+        """Queue a message; with ``dedupe_key`` a second identical request queues nothing."""
+        if dedupe_key is not None:
+            existing = await self.session.execute(
+                select(OutboxRow.id).where(OutboxRow.dedupe_key == dedupe_key)
+            )
+            if existing.first() is not None:
+                return None
+        row = OutboxRow(
+            created_at=now,
+            kind=kind,
+            recipient=recipient,
+            subject=subject,
+            body=body,
+            dedupe_key=dedupe_key,
+            status="pending",
+            attempts=0,
+            next_attempt_at=now,
+        )
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def due(
+        self, now: dt.datetime, *, kinds: Sequence[str], limit: int = 50
+    ) -> Sequence[OutboxRow]:
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(
+                OutboxRow.status == "pending",
+                OutboxRow.kind.in_(kinds),
+                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
+            )
+            .order_by(OutboxRow.id)
+            .limit(limit)
+        )
+        return result.scalars().all()
+
+    async def get(self, row_id: int) -> OutboxRow | None:
+        return await self.session.get(OutboxRow, row_id)
+
+    async def list(
+        self, *, status: str | None = None, kind: str | None = None
+    ) -> Sequence[OutboxRow]:
+        query = select(OutboxRow).order_by(OutboxRow.id)
+        if status is not None:
+            query = query.where(OutboxRow.status == status)
+        if kind is not None:
+            query = query.where(OutboxRow.kind == kind)
+        result = await self.session.execute(query)
+        return result.scalars().all()
+
+
+class DeadlineRepository(_Repository):
+    async def add(self, row: DeadlineRow) -> DeadlineRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def due(self, now: dt.datetime) -> Sequence[DeadlineRow]:
+        result = await self.session.execute(
+            select(DeadlineRow)
+            .where(
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+                DeadlineRow.due_at <= now,
+            )
+            .order_by(DeadlineRow.due_at, DeadlineRow.id)
+        )
+        return result.scalars().all()
+
+    async def next_due(self) -> dt.datetime | None:
+        result = await self.session.execute(
+            select(func.min(DeadlineRow.due_at)).where(
+                DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
+            )
+        )
+        value: dt.datetime | None = result.scalar_one_or_none()
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)  # an aggregate skips the column type
+        return value
+
+    async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
+        result = await self.session.execute(
+            select(DeadlineRow)
+            .where(
+                DeadlineRow.match_id == match_id,
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+            )
+            .order_by(DeadlineRow.due_at, DeadlineRow.id)
+        )
+        return result.scalars().all()
+
+    async def claim(self, row: DeadlineRow, now: dt.datetime) -> bool:
+        """Mark ``row`` fired if nobody did yet; False if it was already fired or cancelled."""
+        result = await self.session.execute(
+            update(DeadlineRow)
+            .where(
+                DeadlineRow.id == row.id,
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+            )
+            .values(fired_at=now)
+            .execution_options(synchronize_session="fetch")
+        )
+        return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,57 @@
+"""The unit of work: one transaction, repositories on top of it, commit only when asked."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from storage.repositories import (
+    AuditRepository,
+    DeadlineRepository,
+    GameRepository,
+    MatchRepository,
+    OutboxRepository,
+    PlayerRepository,
+    TournamentRepository,
+)
+
+
+class UnitOfWork:
+    """``async with db.uow() as uow: ...; await uow.commit()``.
+
+    Leaving the block without ``commit()`` rolls everything back, so a failure half way through
+    a change stores nothing of it.
+    """
+
+    session: AsyncSession
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+
+    async def __aenter__(self) -> UnitOfWork:
+        self.session = self._sessions()
+        self.tournaments = TournamentRepository(self.session)
+        self.players = PlayerRepository(self.session)
+        self.matches = MatchRepository(self.session)
+        self.games = GameRepository(self.session)
+        self.audit = AuditRepository(self.session)
+        self.outbox = OutboxRepository(self.session)
+        self.deadlines = DeadlineRepository(self.session)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # close() rolls back whatever was not committed and detaches the rows without expiring
+        # them, so values read inside the block stay readable after it.
+        await self.session.close()
+
+    async def commit(self) -> None:
+        await self.session.commit()
+
+    async def rollback(self) -> None:
+        await self.session.rollback()
