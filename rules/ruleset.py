@@ -153,9 +153,9 @@ class Stages:
 class Seeding:
     """Seeded entrants (rules 3.iii-iv) and the previous final (rules 3.vi.6.4)."""
 
-    title_holder: str | None = None
-    runner_up: str | None = None
-    previous_final_order: tuple[str, ...] = ()
+    title_holder: str | None = "PepsiNGaming"
+    runner_up: str | None = "GrohochetGrom"
+    previous_final_order: tuple[str, ...] = ("PepsiNGaming", "GrohochetGrom")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,215 @@
+"""The acwc command line, run in-process against a real database file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def acwc(in_tmp: Path, database_url: str, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    (in_tmp / "config.toml").write_text(
+        f'[tournament]\ntds = ["ODMWND"]\n[service]\ndatabase_url = "{database_url}"\n'
+    )
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_help_lists_every_command() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert result.returncode == 0
+    for name in ("db", "tournament", "player", "match", "result", "audit"):
+        assert name in result.stdout
+
+
+def test_a_whole_registration_flow(acwc) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    assert acwc("player", "add", "Alice", "--rating", "2100")[0] == 0
+    code, out, _ = acwc("player", "add", "PepsiNGaming", "--rating", "2400", "--by", "odmwnd")
+    assert code == 0
+    assert "seeded: title_holder" in out
+    code, out, _ = acwc("player", "list")
+    assert code == 0
+    assert out.index("PepsiNGaming") < out.index("Alice")  # by rating
+    code, out, _ = acwc("player", "list", "--json")
+    assert [p["username"] for p in json.loads(out)] == ["PepsiNGaming", "Alice"]
+    assert acwc("player", "remove", "alice", "--reason", "registered by mistake")[0] == 0
+    code, out, _ = acwc("audit", "--player", "Alice", "--json")
+    entries = json.loads(out)
+    assert [e["action"] for e in entries] == ["player.add", "player.remove"]
+    assert entries[1]["reason"] == "registered by mistake"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("bogus",), "invalid choice"),
+        (("player", "add"), "required: username"),
+        (("player", "add", "x", "--rating", "high"), "invalid int value"),
+        (("result", "record", "1", "--game", "1", "--result", "1-0"), "required: --reason"),
+        (("match", "show", "seven"), "invalid int value"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_2(acwc, args: tuple[str, ...], words: str) -> None:  # type: ignore[no-untyped-def]
+    code, _out, err = acwc(*args)
+    assert code == 2
+    assert words in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_commands_before_db_upgrade_say_what_to_do(acwc) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = acwc("player", "list")
+    assert code == 1
+    assert "run `acwc db upgrade` first" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("player", "add", "bad name"), "not a Lichess username"),
+        (("player", "add", "alice", "--rating", "-5"), "not a Lichess rating"),
+        (("player", "remove", "nobody", "--reason", "x"), "not registered"),
+        (("match", "show", "99"), "no match 99"),
+        (
+            ("result", "record", "99", "--game", "1", "--result", "1-0", "--reason", "x"),
+            "no match 99",
+        ),
+        (("player", "add", "alice", "--by", "mallory"), "not a TD"),
+        (("audit", "--limit", "0"), "at least 1"),
+        (("db", "downgrade", "nonsense"), "cannot downgrade"),
+    ],
+)
+def test_refused_operations_change_nothing(acwc, args: tuple[str, ...], words: str) -> None:  # type: ignore[no-untyped-def]
+    acwc("db", "upgrade")
+    acwc("tournament", "create")
+    before = acwc("audit", "--json")[1]
+    code, _, err = acwc(*args)
+    assert code == 1, err
+    assert words in err
+    assert len(err.strip().splitlines()) == 1
+    assert acwc("audit", "--json")[1] == before
+
+
+def test_second_tournament_is_refused(acwc) -> None:  # type: ignore[no-untyped-def]
+    acwc("db", "upgrade")
+    assert acwc("tournament", "create")[0] == 0
+    code, _, err = acwc("tournament", "create")
+    assert code == 1
+    assert "already exists" in err
+
+
+def test_config_errors_name_the_key(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "config.toml").write_text("[rules.offers]\nmin_gap = 3\n")
+    assert main(["player", "list"]) == 2
+    assert "rules.offers.min_gap" in capsys.readouterr().err
+
+
+def test_explicit_config_path_that_does_not_exist(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["player", "list", "--config", "missing.toml"]) == 2
+    assert "missing.toml does not exist" in capsys.readouterr().err
+
+
+def test_unreachable_database_is_one_line(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "config.toml").write_text(
+        '[service]\ndatabase_url = "postgresql+asyncpg://nobody@127.0.0.1:1/x"\n'
+    )
+    assert main(["player", "list"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+async def _match(database_url: str) -> int:
+    from storage.db import Database
+    from tests.factories import stored_match
+
+    db = Database(database_url)
+    try:
+        return await stored_match(db)
+    finally:
+        await db.dispose()
+
+
+def test_td_records_and_corrects_results_by_hand(acwc, database_url: str) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    acwc("db", "upgrade")
+    match_id = asyncio.run(_match(database_url))
+    for n in range(1, 6):
+        code, out, err = acwc(
+            "result",
+            "record",
+            str(match_id),
+            "--game",
+            str(n),
+            "--result",
+            "1-0" if n % 2 else "0-1",
+            "--reason",
+            "stream was down",
+            "--by",
+            "ODMWND",
+        )
+        assert code == 0, err
+    code, out, _ = acwc("match", "show", str(match_id), "--json")
+    data = json.loads(out)
+    assert data["score"] == ["5", "0"]  # alice won every game: white in odd games, black in even
+    assert data["state"] == "scheduled"
+    code, out, _ = acwc(
+        "result", "record", str(match_id), "--game", "6", "--result", "1/2-1/2", "--reason", "r"
+    )
+    assert "5.5-0.5" in out
+    assert json.loads(acwc("match", "show", str(match_id), "--json")[1])["state"] == "complete"
+    # a correction of game 1 reopens the match: 4.5-1.5 is no clinch
+    code, out, _ = acwc(
+        "result",
+        "record",
+        str(match_id),
+        "--game",
+        "1",
+        "--result",
+        "0-1",
+        "--reason",
+        "wrong winner",
+    )
+    assert code == 0
+    data = json.loads(acwc("match", "show", str(match_id), "--json")[1])
+    assert data["score"] == ["4.5", "1.5"]
+    assert data["state"] == "scheduled"
+    audit = json.loads(acwc("audit", "--match", str(match_id), "--json")[1])
+    assert [a["action"] for a in audit][-1] == "result.correct"
+    assert audit[-1]["reason"] == "wrong winner"
+    assert audit[-1]["details"]["before"] == {"status": "resign", "winner": "w"}
+    code, _, err = acwc(
+        "result", "record", str(match_id), "--game", "9", "--result", "1-0", "--reason", "r"
+    )
+    assert code == 1
+    assert "from 1 to 7" in err
+    code, _, err = acwc(
+        "result", "record", str(match_id), "--game", "7", "--result", "2-0", "--reason", "r"
+    )
+    assert "not one of" in err

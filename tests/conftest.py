@@ -1,0 +1,111 @@
+"""Shared fixtures: real databases (SQLite files and PostgreSQL), never mocks.
+
+``ACWC_TEST_DB`` picks the database that database-backed tests use: ``sqlite`` (default) or
+``postgresql`` (the server at ``ACWC_TEST_PG``, default postgresql://postgres@127.0.0.1:5432).
+Tests that must cover both databases use the ``any_database_url`` fixture, parametrised over both.
+PostgreSQL tests skip when the server is unreachable, unless ``ACWC_REQUIRE_POSTGRES=1`` (CI),
+where they fail instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from storage import migrate
+from storage.db import Database
+
+PG_ADMIN = os.environ.get("ACWC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+TEST_DB = os.environ.get("ACWC_TEST_DB", "sqlite")
+REQUIRE_PG = os.environ.get("ACWC_REQUIRE_POSTGRES") == "1"
+
+
+def _pg_base() -> str:
+    return PG_ADMIN.rsplit("/", 1)[0]
+
+
+async def _pg_available() -> bool:
+    try:
+        conn = await asyncio.wait_for(asyncpg.connect(PG_ADMIN), timeout=5)
+    except (OSError, asyncpg.PostgresError, TimeoutError):
+        return False
+    await conn.close()
+    return True
+
+
+async def _create_pg_database() -> str:
+    name = f"acwc_test_{uuid.uuid4().hex[:12]}"
+    conn = await asyncpg.connect(PG_ADMIN)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return name
+
+
+async def _drop_pg_database(name: str) -> None:
+    conn = await asyncpg.connect(PG_ADMIN)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+async def _url_for(kind: str, tmp_path: Path) -> AsyncIterator[str]:
+    if kind == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'acwc-test.db'}"
+        return
+    if not await _pg_available():
+        if REQUIRE_PG:
+            pytest.fail(f"PostgreSQL is required (ACWC_REQUIRE_POSTGRES=1) but {PG_ADMIN} is down")
+        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN}")
+    name = await _create_pg_database()
+    try:
+        yield f"postgresql+asyncpg://{_pg_base().split('://', 1)[1]}/{name}"
+    finally:
+        await _drop_pg_database(name)
+
+
+@pytest.fixture
+async def database_url(tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database of the kind ACWC_TEST_DB names."""
+    async for url in _url_for(TEST_DB, tmp_path):
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database, once of each kind."""
+    async for url in _url_for(request.param, tmp_path):
+        yield url
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    """A migrated database of the kind ACWC_TEST_DB names."""
+    database = Database(database_url)
+    await migrate.upgrade(database)
+    yield database
+    await database.dispose()
+
+
+@pytest.fixture
+async def any_db(any_database_url: str) -> AsyncIterator[Database]:
+    """A migrated database, once SQLite and once PostgreSQL."""
+    database = Database(any_database_url)
+    await migrate.upgrade(database)
+    yield database
+    await database.dispose()
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Run in an empty folder, so ./config.toml and ./acwc.db are the test's own."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -1,0 +1,56 @@
+"""Rows for tests that need a stored match before pairing exists in the flow."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rules.ruleset import DEFAULT_RULESET, StageKind
+from storage.convert import fraction_to_text
+from storage.db import Database
+from storage.models import MatchRow, PlayerRow, RoundRow
+
+NOW = dt.datetime(2021, 10, 12, 12, 0, tzinfo=dt.UTC)
+
+
+async def stored_match(
+    db: Database,
+    white: str = "alice",
+    black: str = "bob",
+    stage: StageKind = StageKind.QUALIFICATION,
+) -> int:
+    """A tournament (if none), two players (if absent) and a match between them; its id."""
+    from bot.config import Config
+    from bot.td import create_tournament
+
+    async with db.uow() as uow:
+        tournament = await uow.tournaments.current()
+        if tournament is None:
+            tournament = await create_tournament(uow, Config(), now=NOW, actor="test")
+        stage_row = await uow.tournaments.stage(tournament.id, stage.value)
+        assert stage_row is not None
+        rnd = await uow.tournaments.add_round(
+            RoundRow(
+                stage_id=stage_row.id, number=len(await uow.tournaments.rounds(stage_row.id)) + 1
+            )
+        )
+        for name in (white, black):
+            if await uow.players.get(name) is None:
+                await uow.players.add(
+                    PlayerRow(id=name, username=name.title(), registered_at=NOW, seed_rating=2000)
+                )
+        fmt = DEFAULT_RULESET.formats.for_stage(stage)
+        row = await uow.matches.add(
+            MatchRow(
+                round_id=rnd.id,
+                stage=stage.value,
+                board=1,
+                white_first=white,
+                black_first=black,
+                games=fmt.games,
+                clinch_at=fraction_to_text(fmt.clinch_at),
+                tiebreak=fmt.tiebreak.value,
+                max_weeks=fmt.max_weeks,
+            )
+        )
+        await uow.commit()
+        return row.id

@@ -1,0 +1,145 @@
+"""Storage round-trips on SQLite and PostgreSQL with the same code."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from rules.colour import Colour
+from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.ruleset import DEFAULT_RULESET
+from storage.convert import game_row_values, to_game, to_match
+from storage.db import Database, DatabaseURLError, check_url
+from storage.models import (
+    DeadlineRow,
+    GameRow,
+    PlayerRow,
+)
+from tests.factories import NOW, stored_match
+
+
+async def test_match_and_game_round_trip(any_db: Database) -> None:
+    match_id = await stored_match(any_db)
+    game = Game(
+        id=GameId("abcdefgh"),
+        white=PlayerId("alice"),
+        black=PlayerId("bob"),
+        status=GameStatus.VARIANT_END,
+        winner=Colour.BLACK,
+        variant="antichess",
+        rated=True,
+        clock_limit=120,
+        clock_increment=5,
+        created_at=NOW + dt.timedelta(days=2, microseconds=123000),
+        last_move_at=NOW + dt.timedelta(days=2, minutes=4),
+    )
+    async with any_db.uow() as uow:
+        await uow.games.add(
+            GameRow(**game_row_values(game), match_id=match_id, counted=True, recorded_at=NOW)
+        )
+        await uow.commit()
+    async with any_db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        match = to_match(row)
+        stored = await uow.games.for_match(match_id)
+    assert match.format == DEFAULT_RULESET.formats.qualification
+    assert match.white_first == "alice"
+    assert [to_game(g) for g in stored] == [game]
+    assert stored[0].created_at.tzinfo is not None  # UTC re-attached on SQLite
+
+
+async def test_uncommitted_work_is_rolled_back(any_db: Database) -> None:
+    async with any_db.uow() as uow:
+        await uow.players.add(PlayerRow(id="carol", username="Carol", registered_at=NOW))
+    async with any_db.uow() as uow:
+        assert await uow.players.get("carol") is None
+
+
+async def test_naive_datetimes_are_refused(any_db: Database) -> None:
+    async with any_db.uow() as uow:
+        with pytest.raises(Exception, match="naive datetime"):
+            await uow.players.add(
+                PlayerRow(id="dan", username="Dan", registered_at=dt.datetime(2021, 1, 1))
+            )
+
+
+async def test_audit_log_filters_by_player_and_match(any_db: Database) -> None:
+    async with any_db.uow() as uow:
+        await uow.audit.record(
+            at=NOW, actor="bot", action="a", player="alice", details={"x": [1, 2]}
+        )
+        await uow.audit.record(at=NOW, actor="odmwnd", action="b", match_id=7, reason="why")
+        await uow.audit.record(at=NOW, actor="bot", action="c", player="alice", match_id=7)
+        await uow.commit()
+    async with any_db.uow() as uow:
+        assert [r.action for r in await uow.audit.list(player="alice")] == ["a", "c"]
+        assert [r.action for r in await uow.audit.list(match_id=7)] == ["b", "c"]
+        first = (await uow.audit.list(limit=1))[0]
+    assert first.details == {"x": [1, 2]}
+
+
+async def test_outbox_dedupes_and_returns_due_rows(any_db: Database) -> None:
+    async with any_db.uow() as uow:
+        first = await uow.outbox.enqueue(
+            now=NOW, kind="dm", recipient="alice", body="hi", dedupe_key="k1"
+        )
+        again = await uow.outbox.enqueue(
+            now=NOW, kind="dm", recipient="alice", body="hi", dedupe_key="k1"
+        )
+        await uow.outbox.enqueue(now=NOW, kind="team_update", recipient="team", body="pairings")
+        await uow.commit()
+    assert first is not None
+    assert again is None
+    async with any_db.uow() as uow:
+        due = await uow.outbox.due(NOW, kinds=["dm"])
+        assert [r.body for r in due] == ["hi"]
+        assert await uow.outbox.due(NOW - dt.timedelta(seconds=1), kinds=["dm"]) == []
+
+
+async def test_deadline_fires_once(any_db: Database) -> None:
+    match_id = await stored_match(any_db)
+    async with any_db.uow() as uow:
+        await uow.deadlines.add(
+            DeadlineRow(
+                kind="offers_check",
+                due_at=NOW + dt.timedelta(days=3),
+                match_id=match_id,
+                created_at=NOW,
+            )
+        )
+        await uow.commit()
+    async with any_db.uow() as uow:
+        assert await uow.deadlines.next_due() == NOW + dt.timedelta(days=3)
+        assert await uow.deadlines.due(NOW) == []
+        due = await uow.deadlines.due(NOW + dt.timedelta(days=4))
+        assert await uow.deadlines.claim(due[0], NOW + dt.timedelta(days=4))
+        assert not await uow.deadlines.claim(due[0], NOW + dt.timedelta(days=4))
+        await uow.commit()
+    async with any_db.uow() as uow:
+        assert await uow.deadlines.due(NOW + dt.timedelta(days=5)) == []
+        assert await uow.deadlines.next_due() is None
+
+
+async def test_the_same_deadline_cannot_be_planned_twice(any_db: Database) -> None:
+    match_id = await stored_match(any_db)
+
+    def row() -> DeadlineRow:
+        return DeadlineRow(kind="k", due_at=NOW, match_id=match_id, subject="alice", created_at=NOW)
+
+    async with any_db.uow() as uow:
+        await uow.deadlines.add(row())
+        await uow.commit()
+    async with any_db.uow() as uow:
+        with pytest.raises(IntegrityError):
+            await uow.deadlines.add(row())
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://x/y", "sqlite:///x.db", "not a url at all", "postgresql://u@h/d"]
+)
+def test_unsupported_database_urls_are_refused(url: str) -> None:
+    with pytest.raises(DatabaseURLError):
+        check_url(url)
