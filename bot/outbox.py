@@ -1,0 +1,117 @@
+"""Delivers what the outbox holds: DMs, TD alerts and team updates (DESIGN.md: effects go through
+an outbox).
+
+Each message is written in the same transaction as the change that caused it; this dispatcher sends
+it and marks it sent in a transaction of its own right after Lichess accepts it. A crash between
+those two steps is the only way a message can go out twice. Forum drafts are not sent: they wait
+for a TD to paste them and mark them posted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from typing import Protocol
+
+from storage.db import Database
+from storage.models import OutboxRow
+
+from bot.clock import Clock
+
+log = logging.getLogger(__name__)
+
+SENDABLE = ("dm", "td_alert", "team_update")
+MAX_ATTEMPTS = 8
+RETRY_BASE = dt.timedelta(seconds=30)
+RETRY_CAP = dt.timedelta(hours=1)
+
+
+class Messenger(Protocol):
+    async def send_dm(self, username: str, text: str) -> None: ...
+
+    async def team_update(self, team: str, text: str) -> None: ...
+
+
+def is_permanent(error: BaseException) -> bool:
+    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text)."""
+    status = getattr(error, "status", None)
+    return isinstance(status, int) and 400 <= status < 500 and status != 429
+
+
+def retry_delay(attempts: int) -> dt.timedelta:
+    return min(RETRY_BASE * (2 ** max(attempts - 1, 0)), RETRY_CAP)
+
+
+class OutboxDispatcher:
+    def __init__(self, db: Database, messenger: Messenger, clock: Clock) -> None:
+        self.db = db
+        self.messenger = messenger
+        self.clock = clock
+        self._wake = asyncio.Event()
+        self.sent = 0
+
+    def wake(self) -> None:
+        """Something was queued: look now rather than at the next retry time."""
+        self._wake.set()
+
+    async def _send(self, row: OutboxRow) -> None:
+        if row.kind == "team_update":
+            await self.messenger.team_update(row.recipient, row.body)
+        else:
+            await self.messenger.send_dm(row.recipient, row.body)
+
+    async def deliver_due(self) -> int:
+        """Send every due message once; returns how many went out."""
+        sent = 0
+        while True:
+            async with self.db.uow() as uow:
+                due = list(await uow.outbox.due(self.clock.now(), kinds=SENDABLE, limit=20))
+            if not due:
+                return sent
+            for row in due:
+                error: BaseException | None = None
+                try:
+                    await self._send(row)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # delivery failures are recorded, never fatal
+                    error = e
+                async with self.db.uow() as uow:
+                    stored = await uow.outbox.get(row.id)
+                    if stored is None or stored.status != "pending":
+                        continue
+                    now = self.clock.now()
+                    stored.attempts += 1
+                    if error is None:
+                        stored.status, stored.sent_at, stored.last_error = "sent", now, None
+                        sent += 1
+                    else:
+                        stored.last_error = f"{type(error).__name__}: {error}"[:500]
+                        if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
+                            stored.status = "failed"
+                            log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
+                        else:
+                            stored.next_attempt_at = now + retry_delay(stored.attempts)
+                    await uow.commit()
+            self.sent += sent
+
+    async def _next_retry(self) -> dt.datetime | None:
+        async with self.db.uow() as uow:
+            pending = await uow.outbox.list(status="pending")
+        times = [r.next_attempt_at for r in pending if r.kind in SENDABLE and r.next_attempt_at]
+        return min(times) if times else None
+
+    async def run(self) -> None:
+        while True:
+            self._wake.clear()
+            await self.deliver_due()
+            next_retry = await self._next_retry()
+            waits = [asyncio.ensure_future(self._wake.wait())]
+            if next_retry is not None:
+                waits.append(asyncio.ensure_future(self.clock.sleep_until(next_retry)))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
