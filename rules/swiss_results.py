@@ -54,6 +54,7 @@ __all__ = [
     "RoundKind",
     "RoundResult",
     "results_by_player",
+    "rounds_in",
 ]
 
 ZERO = Fraction(0)

@@ -17,6 +17,7 @@ Pairing = tuple[int, int, str]
 # Unpaired players: number -> "PAB" (pairing-allocated bye, 1), "HPB" (half-point bye),
 # "ZPB" (zero-point bye / absence), "W" (round after withdrawal).
 Unpaired = Mapping[int, str]
+RoundSpec = tuple[tuple[Pairing, ...], dict[int, str]]
 
 _PLAYED = {"1-0": (Fraction(1), Fraction(0)), "0-1": (Fraction(0), Fraction(1)), "=": (HALF, HALF)}
 
@@ -85,7 +86,7 @@ def crosstable(rounds: Sequence[tuple[Iterable[Pairing], Unpaired]]) -> tuple[Ro
 # c07_exercises_2_test.go; the original PDF was not available to this project. Every value
 # below was re-derived by hand from Art. 16 before being trusted (see test_tiebreaks.py).
 # Player 12 withdrew after round 3.
-FIDE_EXERCISE: tuple[tuple[tuple[Pairing, ...], dict[int, str]], ...] = (
+FIDE_EXERCISE: tuple[RoundSpec, ...] = (
     (
         (
             (10, 2, "0-1"),

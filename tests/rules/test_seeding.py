@@ -24,8 +24,8 @@ RULES = Eligibility()  # 2021: created before 1 March, 100 games before 1 Septem
 OLD_ACCOUNT = AccountFacts(created_at=dt.datetime(2019, 5, 1, tzinfo=UTC))
 
 
-def at(*args: int) -> dt.datetime:
-    return dt.datetime(*args, tzinfo=UTC)
+def at(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 def game(n: int, when: dt.datetime, rating: int, diff: int | None) -> RatedGame:

@@ -14,6 +14,7 @@ from swiss_fixtures import (
     FIDE_BH_C1_2024,
     FIDE_EXERCISE,
     FIDE_SCORES,
+    RoundSpec,
     crosstable,
     entrants,
     pid,
@@ -149,7 +150,7 @@ def test_pairing_allocated_bye_is_a_dummy_capped_at_half_the_rounds() -> None:
     assert old.row(pid(3)).buchholz == F(3)
 
 
-FORFEITS = (
+FORFEITS: tuple[RoundSpec, ...] = (
     (((1, 2, "1-0"), (3, 4, "+-")), {}),
     (((1, 3, "="), (2, 4, "1-0")), {}),
     (((4, 1, "0-1"), (3, 2, "0-1")), {}),
@@ -174,7 +175,7 @@ def test_forfeit_loss_is_a_voluntary_unplayed_round_cut_first() -> None:
 
 
 # R1 1-2 1-0, 3-4 0-1; R2 1-4 =, 3 PAB, 2 absent; R3 2-3 1-0, 1 PAB, 4 withdrawn.
-ABSENCE_AND_WITHDRAWAL = (
+ABSENCE_AND_WITHDRAWAL: tuple[RoundSpec, ...] = (
     (((1, 2, "1-0"), (3, 4, "0-1")), {}),
     (((1, 4, "="),), {3: "PAB", 2: "ZPB"}),
     (((2, 3, "1-0"),), {1: "PAB", 4: "W"}),
