@@ -40,7 +40,8 @@ def is_permanent(error: BaseException) -> bool:
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
-    return min(RETRY_BASE * (2 ** max(attempts - 1, 0)), RETRY_CAP)
+    delay: dt.timedelta = min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_CAP)
+    return delay
 
 
 class OutboxDispatcher:

@@ -6,7 +6,6 @@ import datetime as dt
 from fractions import Fraction
 
 import pytest
-from swiss_fixtures import FIDE_EXERCISE, crosstable, entrants, pid
 
 from rules.colour import Colour
 from rules.model import Game, GameId, GameStatus, Match, MatchId, Player, PlayerId
@@ -31,6 +30,7 @@ from rules.qualification import (
 )
 from rules.ruleset import DEFAULT_RULESET, Seeding, StageKind, Stages
 from rules.tiebreaks import PlayerStatus, compute_standings
+from tests.rules.swiss_fixtures import FIDE_EXERCISE, crosstable, entrants, pid
 
 F = Fraction
 UTC = dt.UTC

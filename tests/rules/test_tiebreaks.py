@@ -9,16 +9,6 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from swiss_fixtures import (
-    FIDE_BH_2024,
-    FIDE_BH_C1_2024,
-    FIDE_EXERCISE,
-    FIDE_SCORES,
-    RoundSpec,
-    crosstable,
-    entrants,
-    pid,
-)
 
 from rules.swiss_results import (
     Entrant,
@@ -40,6 +30,16 @@ from rules.tiebreaks import (
     compute_standings,
     cut_contributions,
     progressive_score,
+)
+from tests.rules.swiss_fixtures import (
+    FIDE_BH_2024,
+    FIDE_BH_C1_2024,
+    FIDE_EXERCISE,
+    FIDE_SCORES,
+    RoundSpec,
+    crosstable,
+    entrants,
+    pid,
 )
 
 F = Fraction
