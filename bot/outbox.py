@@ -14,10 +14,9 @@ import datetime as dt
 import logging
 from typing import Protocol
 
+from bot.clock import Clock
 from storage.db import Database
 from storage.models import OutboxRow
-
-from bot.clock import Clock
 
 log = logging.getLogger(__name__)
 

@@ -27,13 +27,13 @@ def to_format(row: MatchRow) -> MatchFormat:
     )
 
 
-def to_match(row: MatchRow) -> Match:
+def to_match(row: MatchRow, *, round: int = 0) -> Match:
     if row.black_first is None:
         raise ValueError(f"match {row.id} is a bye, not a match")
     return Match(
         id=MatchId(row.id),
         stage=StageKind(row.stage),
-        round=0,
+        round=round,
         white_first=PlayerId(row.white_first),
         black_first=PlayerId(row.black_first),
         format=to_format(row),

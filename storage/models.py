@@ -188,3 +188,48 @@ class DeadlineRow(Base):
     created_at: Mapped[dt.datetime]
     fired_at: Mapped[dt.datetime | None]
     cancelled_at: Mapped[dt.datetime | None]
+
+
+class StageEntrantRow(Base):
+    """A player in a stage: pairing number (qualification), pool and place (candidates)."""
+
+    __tablename__ = "stage_entrants"
+    __table_args__ = (UniqueConstraint("stage_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stage_id: Mapped[int] = mapped_column(ForeignKey("stages.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    number: Mapped[int]  # pairing number (qualification) or seed within the pool
+    seed_rating: Mapped[int | None]
+    pool: Mapped[str | None] = mapped_column(String(10))  # upper / lower (candidates)
+    placement: Mapped[int | None]  # final place in the stage, once known
+
+
+class ForbiddenPairRow(Base):
+    """Two players the TDs keep apart in pairings (rules 1.3); ``round`` None: for the stage."""
+
+    __tablename__ = "forbidden_pairs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stage_id: Mapped[int] = mapped_column(ForeignKey("stages.id"))
+    round: Mapped[int | None]
+    first: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    second: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    created_by: Mapped[str] = mapped_column(String(30))
+    created_at: Mapped[dt.datetime]
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
+class PlayerExitRow(Base):
+    """A withdrawal or disqualification (rules 8): which stage, after which round, why."""
+
+    __tablename__ = "player_exits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), unique=True)
+    stage: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(30))  # withdrawal / disqualification / engine_...
+    last_round: Mapped[int]
+    reason: Mapped[str] = mapped_column(Text)
+    decided_by: Mapped[str] = mapped_column(String(30))
+    at: Mapped[dt.datetime]

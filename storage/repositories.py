@@ -12,11 +12,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from storage.models import (
     AuditRow,
     DeadlineRow,
+    ForbiddenPairRow,
     GameRow,
     MatchRow,
     OutboxRow,
+    PlayerExitRow,
     PlayerRow,
     RoundRow,
+    StageEntrantRow,
     StageRow,
     TournamentRow,
 )
@@ -303,3 +306,48 @@ class DeadlineRepository(_Repository):
             .execution_options(synchronize_session="fetch")
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+class StageRepository(_Repository):
+    """Who is in a stage, who is kept apart, who left."""
+
+    async def entrants(self, stage_id: int) -> Sequence[StageEntrantRow]:
+        result = await self.session.execute(
+            select(StageEntrantRow)
+            .where(StageEntrantRow.stage_id == stage_id)
+            .order_by(StageEntrantRow.pool.nulls_first(), StageEntrantRow.number)
+        )
+        return result.scalars().all()
+
+    async def add_entrant(self, row: StageEntrantRow) -> StageEntrantRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def forbidden(
+        self, stage_id: int, round: int | None = None
+    ) -> Sequence[ForbiddenPairRow]:
+        query = select(ForbiddenPairRow).where(ForbiddenPairRow.stage_id == stage_id)
+        if round is not None:
+            query = query.where(
+                or_(ForbiddenPairRow.round.is_(None), ForbiddenPairRow.round == round)
+            )
+        result = await self.session.execute(query.order_by(ForbiddenPairRow.id))
+        return result.scalars().all()
+
+    async def add_forbidden(self, row: ForbiddenPairRow) -> ForbiddenPairRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def exits(self, stage: str | None = None) -> Sequence[PlayerExitRow]:
+        query = select(PlayerExitRow).order_by(PlayerExitRow.id)
+        if stage is not None:
+            query = query.where(PlayerExitRow.stage == stage)
+        result = await self.session.execute(query)
+        return result.scalars().all()
+
+    async def add_exit(self, row: PlayerExitRow) -> PlayerExitRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row

@@ -13,6 +13,7 @@ from storage.repositories import (
     MatchRepository,
     OutboxRepository,
     PlayerRepository,
+    StageRepository,
     TournamentRepository,
 )
 
@@ -38,6 +39,7 @@ class UnitOfWork:
         self.audit = AuditRepository(self.session)
         self.outbox = OutboxRepository(self.session)
         self.deadlines = DeadlineRepository(self.session)
+        self.stages = StageRepository(self.session)
         return self
 
     async def __aexit__(

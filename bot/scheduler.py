@@ -1,0 +1,149 @@
+"""Fires deadlines from the database (DESIGN.md: deadlines are rows).
+
+The runner sleeps until the next unfired deadline; with the wall clock, APScheduler's job at that
+moment is what wakes it (and a change to the deadlines wakes it early); with a fake clock it sleeps
+on the clock, so a season runs in seconds. Firing a deadline and recording its effects happen in one
+transaction: the row is claimed (``fired_at`` set) and the handler's changes, audit entries and
+outbox messages commit together or not at all. On start-up every overdue, unfired deadline fires
+once, late, and its handler is told so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
+from storage.db import Database
+from storage.models import DeadlineRow
+from storage.uow import UnitOfWork
+
+from bot.clock import Clock, SystemClock
+
+log = logging.getLogger(__name__)
+
+LATE_AFTER = dt.timedelta(minutes=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Firing:
+    """What a handler is told: the deadline, the time it fires, and whether it is late."""
+
+    deadline: DeadlineRow
+    now: dt.datetime
+
+    @property
+    def late_by(self) -> dt.timedelta:
+        return max(self.now - self.deadline.due_at, dt.timedelta(0))
+
+    @property
+    def is_late(self) -> bool:
+        return self.late_by > LATE_AFTER
+
+
+Handler = Callable[[UnitOfWork, Firing], Awaitable[None]]
+
+
+class DeadlineRunner:
+    def __init__(self, db: Database, clock: Clock, handlers: Mapping[str, Handler]) -> None:
+        self.db = db
+        self.clock = clock
+        self.handlers = dict(handlers)
+        self._wake = asyncio.Event()
+        self._apscheduler: AsyncIOScheduler | None = None
+        self.fired = 0
+        self.after_fire: Callable[[], None] | None = None
+
+    def wake(self) -> None:
+        """Deadlines changed: look again now."""
+        self._wake.set()
+
+    async def fire_due(self) -> int:
+        """Fire every deadline that is due now, each in its own transaction; how many fired."""
+        fired = 0
+        async with self.db.uow() as uow:
+            due_ids = [row.id for row in await uow.deadlines.due(self.clock.now())]
+        for deadline_id in due_ids:
+            async with self.db.uow() as uow:
+                row = await uow.session.get(DeadlineRow, deadline_id)
+                if row is None or row.fired_at is not None or row.cancelled_at is not None:
+                    continue
+                now = self.clock.now()
+                if not await uow.deadlines.claim(row, now):
+                    continue
+                firing = Firing(row, now)
+                handler = self.handlers.get(row.kind)
+                if handler is None:
+                    log.error("no handler for deadline kind %s (id %s)", row.kind, row.id)
+                    await uow.audit.record(
+                        at=now, actor="bot", action="deadline.unhandled", match_id=row.match_id,
+                        details={"kind": row.kind, "id": row.id},
+                    )
+                else:
+                    if firing.is_late:
+                        log.warning("deadline %s (%s) fires late by %s", row.id, row.kind, firing.late_by)
+                    await handler(uow, firing)
+                    await uow.audit.record(
+                        at=now,
+                        actor="bot",
+                        action="deadline.fired",
+                        match_id=row.match_id,
+                        details={
+                            "kind": row.kind,
+                            "subject": row.subject,
+                            "due": row.due_at.isoformat(),
+                            "late_by_seconds": int(firing.late_by.total_seconds()),
+                        },
+                    )
+                await uow.commit()
+                fired += 1
+        self.fired += fired
+        if fired and self.after_fire is not None:
+            self.after_fire()
+        return fired
+
+    async def _next_due(self) -> dt.datetime | None:
+        async with self.db.uow() as uow:
+            return await uow.deadlines.next_due()
+
+    def _schedule_wake(self, when: dt.datetime) -> None:
+        assert self._apscheduler is not None
+        self._apscheduler.add_job(
+            self._wake.set,
+            DateTrigger(run_date=when),
+            id="next-deadline",
+            replace_existing=True,
+            misfire_grace_time=None,
+        )
+
+    async def _wait(self, next_due: dt.datetime | None) -> None:
+        if isinstance(self.clock, SystemClock):
+            if next_due is not None:
+                self._schedule_wake(next_due)
+            await self._wake.wait()
+            return
+        waits = [asyncio.ensure_future(self._wake.wait())]
+        if next_due is not None:
+            waits.append(asyncio.ensure_future(self.clock.sleep_until(next_due)))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+
+    async def run(self) -> None:
+        if isinstance(self.clock, SystemClock):
+            self._apscheduler = AsyncIOScheduler(timezone=dt.UTC)
+            self._apscheduler.start()
+        try:
+            while True:
+                self._wake.clear()
+                await self.fire_due()
+                await self._wait(await self._next_due())
+        finally:
+            if self._apscheduler is not None:
+                self._apscheduler.shutdown(wait=False)
