@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from rules.errors import RulesError
 from rules.model import Game, GameStatus, PlayerId
 from rules.ruleset import Ruleset
+from rules.scoring import armageddon_winner
 
 __all__ = [
     "ArmageddonError",
@@ -47,6 +48,7 @@ __all__ = [
     "Phase",
     "Rps",
     "Severity",
+    "armageddon_result",
     "commitment",
     "format_clock",
     "parse_bid",
@@ -763,3 +765,27 @@ def verify_armageddon_game(
             )
         )
     return out
+
+
+def armageddon_result(
+    procedure: ArmageddonProcedure, game: Game, *, ruleset: Ruleset
+) -> tuple[PlayerId, list[Finding]]:
+    """The winner of the armageddon game and what the TDs should check (rules 3.ix.1.1).
+
+    White wins only by winning; a draw or a Black win gives Black the match
+    (:func:`rules.scoring.armageddon_winner`). The findings come from
+    :func:`verify_armageddon_game` against the colours and time the procedure decided.
+    Raises :class:`ArmageddonError` (``WRONG_PHASE``) before the colours are decided and
+    ``ValueError`` for a game without a result.
+    """
+    if procedure.phase is not Phase.DECIDED:
+        raise ArmageddonError(
+            ArmageddonErrorReason.WRONG_PHASE,
+            "The armageddon game counts only after the colours are decided.",
+        )
+    white, black, seconds = procedure.white, procedure.black, procedure.white_seconds
+    assert white is not None
+    assert black is not None
+    assert seconds is not None
+    findings = verify_armageddon_game(game, white, black, seconds, ruleset)
+    return armageddon_winner(game), findings

@@ -212,9 +212,13 @@ def _semifinals(
     pools: tuple[Sequence[PlayerId], Sequence[PlayerId]],
     *,
     frozen: dict[Slot, KnockoutPairing],
+    busy: frozenset[PlayerId] = frozenset(),
 ) -> tuple[KnockoutPairing, KnockoutPairing]:
-    """Fill the semifinal slots from the pool orders; ``frozen`` semifinals keep their players."""
-    taken = {p for pairing in frozen.values() for p in pairing.players}
+    """Fill the semifinal slots from the pool orders; ``frozen`` semifinals keep their players.
+
+    ``busy`` players (already moved into a decided semifinal's result) are skipped as well.
+    """
+    taken = {p for pairing in frozen.values() for p in pairing.players} | busy
     need: list[list[tuple[int, Slot, bool]]] = [[], []]  # per pool: (place, slot, is_white)
     for slot, white_pool, white_place, black_pool, black_place in _SEMI_SLOTS:
         if slot in frozen:
@@ -400,7 +404,10 @@ def rebuild_after_withdrawal(bracket: Bracket, player: PlayerId) -> Rebuild:
                 f"The {finals_slot.value} match of {player} is already decided; a TD settles"
                 " the placement by hand.",
             )
-        in_knockout = {p for pairing in bracket.semifinals for p in pairing.players}
+        # Players who already moved up sit in a result, not in the semifinal pairings.
+        in_knockout = {p for pairing in bracket.semifinals for p in pairing.players} | {
+            p for r in bracket.results if r is not None for p in (r.winner, r.loser)
+        }
         replacement = next(
             (p for p in pool if p not in in_knockout and p not in withdrawn and p != player),
             None,
@@ -441,7 +448,8 @@ def rebuild_after_withdrawal(bracket: Bracket, player: PlayerId) -> Rebuild:
         tuple(p for p in bracket.upper if p not in withdrawn),
         tuple(p for p in bracket.lower if p not in withdrawn),
     )
-    semis = _semifinals(orders, frozen=frozen)
+    busy = frozenset(p for r in bracket.results if r is not None for p in (r.winner, r.loser))
+    semis = _semifinals(orders, frozen=frozen, busy=busy)
     changed_semis = tuple(
         after.slot
         for before, after in zip(bracket.semifinals, semis, strict=True)

@@ -19,6 +19,7 @@ from rules.armageddon import (
     Phase,
     Rps,
     Severity,
+    armageddon_result,
     commitment,
     format_clock,
     parse_bid,
@@ -334,3 +335,19 @@ def test_game_problems_are_found(kw: dict[str, Any], expected: FindingKind) -> N
 def test_findings_have_readable_messages() -> None:
     out = verify_armageddon_game(arm(limit=90), A, B, 90, R)
     assert any("3:00" in f.message and f.severity is Severity.WRONG for f in out)
+
+
+@pytest.mark.parametrize(("winner", "expected"), [(Colour.WHITE, A), (None, B), (Colour.BLACK, B)])
+def test_armageddon_result_gives_draws_to_black(winner: Colour | None, expected: PlayerId) -> None:
+    proc, _ = started().submit_bid(A, "1:30", salt="s", now=LATER)
+    proc, _ = proc.submit_bid(B, "2:00", salt="t", now=LATER)
+    played = game("alice", "bob", winner, limit=180, increment=0)
+    who, found = armageddon_result(proc, played, ruleset=R)
+    assert who == expected
+    assert [f.kind for f in found] == [FindingKind.WHITE_TIME_UNVERIFIABLE]
+
+
+def test_armageddon_result_needs_decided_colours() -> None:
+    with pytest.raises(ArmageddonError) as err:
+        armageddon_result(started(), game("alice", "bob", None), ruleset=R)
+    assert err.value.reason is ArmageddonErrorReason.WRONG_PHASE

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.colour import Colour
 from rules.knockout import (
@@ -314,3 +316,47 @@ def test_no_replacement_left() -> None:
     with pytest.raises(KnockoutError) as err:
         rebuild_after_withdrawal(b, pid("u1"))
     assert err.value.reason is KnockoutErrorReason.NO_REPLACEMENT
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    order=st.permutations([*UPPER, *LOWER]),
+    count=st.integers(1, 6),
+    decided=st.sampled_from(["none", "sf1", "sf2", "both"]),
+)
+def test_withdrawals_never_leave_a_withdrawn_or_repeated_player_paired(
+    order: list[PlayerId], count: int, decided: str
+) -> None:
+    b = start_bracket(UPPER, LOWER)
+    if decided in ("sf1", "both"):
+        b = record_semifinal(b, Slot.SF1, b.semifinals[0].black_first)
+    if decided in ("sf2", "both"):
+        b = record_semifinal(b, Slot.SF2, b.semifinals[1].white_first)
+    if decided == "both":
+        b = pair_finals(b, rng=random.Random(1))
+    for player in order[:count]:
+        try:
+            b = rebuild_after_withdrawal(b, player).bracket
+        except KnockoutError as err:
+            reason = err.reason
+            assert reason is KnockoutErrorReason.NO_REPLACEMENT
+            break
+        # Who still has a match to play in each semifinal's line of the bracket.
+        active: list[PlayerId] = []
+        for pairing, result in zip(b.semifinals, b.results, strict=True):
+            active += [result.winner, result.loser] if result else list(pairing.players)
+        assert not set(active) & set(b.withdrawn)
+        assert len(active) == len(set(active)) == 4
+        if decided == "both":
+            final, third = b.final, b.third_place
+            assert final is not None
+            assert third is not None
+            assert final.players | third.players == set(active)
+
+
+def test_second_withdrawal_in_the_finals_skips_the_player_already_moved_up() -> None:
+    b = bracket_after_semis("u1", "l1")
+    b = rebuild_after_withdrawal(b, pid("u1")).bracket  # l2 to the final, u3 to third place
+    r = rebuild_after_withdrawal(b, pid("u2"))  # u2 lost SF2: replaced from the upper pool
+    assert r.bracket.third_place is not None
+    assert r.bracket.third_place.players == {"u3", "u4"}
