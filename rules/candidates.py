@@ -500,6 +500,9 @@ class Criterion(enum.Enum):
 
 _CHAIN = tuple(Criterion)
 _RESTART = _CHAIN.index(Criterion.MUTUAL_MATCH_POINTS)
+_RECORDED = frozenset(
+    (Criterion.MUTUAL_MATCH_POINTS, Criterion.MUTUAL_GAME_POINTS, Criterion.GAME_POINTS)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -516,7 +519,8 @@ class StandingRow:
     """One line of a pool's standings.
 
     ``separated_by`` names the criterion that put this player ahead of the next row (``None``
-    on the last row). ``tiebreaks`` lists every tiebreak computed for the player in order;
+    on the last row). ``tiebreaks`` lists every points tiebreak (mutual match and game points,
+    overall game points) computed for the player, in order;
     ``mutual_match_points``/``mutual_game_points`` are the first such values (the whole tied
     group), ``None`` when the player was never tied. ``previous_final_place`` is 1-based.
     ``qualification_place`` is ``None`` for a seeded entrant (see :func:`pool_standings`).
@@ -629,7 +633,8 @@ def pool_standings(
             vals = values(criterion, group)
             if vals is None:
                 continue
-            if criterion is not Criterion.MATCH_POINTS:
+            # Places (previous final, qualification) are columns of their own; record the rest.
+            if criterion in _RECORDED:
                 among = tuple(sorted(group, key=lambda p: by_player[p].seed_key))
                 for p in group:
                     steps[p].append(TiebreakValue(criterion, vals[p], among))

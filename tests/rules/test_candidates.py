@@ -358,6 +358,12 @@ def test_overall_game_points_after_mutual_criteria() -> None:
     rows = pool_standings(entries("d", "b", "a", "c"), results)
     assert order(rows)[:3] == ["d", "a", "b"]
     assert rows[1].separated_by is Criterion.GAME_POINTS
+    last = rows[1].tiebreaks[-1]
+    assert (last.criterion, last.value, last.among) == (
+        Criterion.GAME_POINTS,
+        Fraction(31, 2),
+        ("b", "a"),
+    )
     assert rows[1].mutual_match_points == rows[2].mutual_match_points == Fraction(1, 2)
 
 
