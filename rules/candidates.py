@@ -40,6 +40,7 @@ __all__ = [
     "TiebreakValue",
     "assign_pools",
     "berger_rounds",
+    "candidates_format",
     "crosstable",
     "disregard_withdrawn",
     "pool_schedule",
