@@ -1,0 +1,759 @@
+"""The Candidates stage: pools, the double round-robin schedule, standings and tiebreaks.
+
+Rules 3.iii-iv (seeded entrants), 3.v.4 (how many qualify), 3.vi.1-6 (pools, matches, tiebreaks)
+and 8.ii (a withdrawn or disqualified candidate's games are disregarded).
+
+Everything here is pure: the caller passes the qualification's final placement, the matches and
+their games (or results it has adjudicated) and gets values back.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.errors import RulesError
+from rules.model import Game, Match, MatchId, PlayerId, normalise_username
+from rules.ruleset import MatchFormat, Ruleset, Seeding, StageKind
+from rules.scoring import Outcome, match_outcome, match_points, match_score
+
+__all__ = [
+    "REGULATION_POOL_TABLES",
+    "CandidatesError",
+    "CandidatesErrorReason",
+    "Criterion",
+    "Crosstable",
+    "CrosstableCell",
+    "CrosstableRow",
+    "MatchResult",
+    "Pairing",
+    "Pool",
+    "PoolEntry",
+    "PoolTable",
+    "Pools",
+    "RoundRobinRound",
+    "SeededRole",
+    "StandingRow",
+    "TiebreakValue",
+    "assign_pools",
+    "berger_rounds",
+    "candidates_format",
+    "crosstable",
+    "disregard_withdrawn",
+    "pool_schedule",
+    "pool_standings",
+    "qualifiers_needed",
+    "result_of",
+]
+
+
+class CandidatesErrorReason(enum.Enum):
+    TOO_FEW_QUALIFIERS = "too_few_qualifiers"
+    DUPLICATE_PLAYER = "duplicate_player"
+    SEEDED_IN_QUALIFICATION = "seeded_in_qualification"
+    UNSUPPORTED_POOL_SIZE = "unsupported_pool_size"
+    BAD_POOL_TABLE = "bad_pool_table"
+    POOL_TOO_SMALL = "pool_too_small"
+    BAD_MEETINGS = "bad_meetings"
+    UNKNOWN_PLAYER = "unknown_player"
+    NO_PLACEMENT = "no_placement"
+    BAD_SEED_COUNT = "bad_seed_count"
+
+
+class CandidatesError(RulesError):
+    """A request about the Candidates stage that the regulations do not allow."""
+
+    def __init__(self, reason: CandidatesErrorReason, message: str) -> None:
+        super().__init__(reason, message)
+        self.reason: CandidatesErrorReason = reason
+
+
+# --------------------------------------------------------------------------------------------
+# Pools (rules 3.v.4, 3.vi.1-2)
+
+
+class Pool(enum.Enum):
+    UPPER = "upper"
+    LOWER = "lower"
+
+
+class SeededRole(enum.Enum):
+    """A seeded entrant who skips the qualification (rules 3.iii-iv)."""
+
+    TITLE_HOLDER = "title_holder"
+    RUNNER_UP = "runner_up"
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTable:
+    """Which qualification places go to which pool, and where the present seeded entrants go.
+
+    ``upper_places``/``lower_places`` are 1-based qualification places. ``title_holder`` and
+    ``runner_up`` name the pool of that seeded entrant when present.
+    """
+
+    upper_places: tuple[int, ...]
+    lower_places: tuple[int, ...]
+    title_holder: Pool
+    runner_up: Pool
+
+
+REGULATION_POOL_TABLES: Mapping[int, PoolTable] = {
+    # rules 3.vi.2.1: both seeded entrants take part.
+    2: PoolTable(
+        upper_places=(9, 8, 5, 4, 2),
+        lower_places=(10, 7, 6, 3, 1),
+        title_holder=Pool.UPPER,
+        runner_up=Pool.LOWER,
+    ),
+    # rules 3.vi.2.2 with 3.vi.1: the one present seeded entrant fills the upper pool (the title
+    # holder starts there; the runner-up "starts in the upper pool" when the holder is absent).
+    1: PoolTable(
+        upper_places=(10, 9, 6, 5, 3),
+        lower_places=(11, 8, 7, 4, 2, 1),
+        title_holder=Pool.UPPER,
+        runner_up=Pool.UPPER,
+    ),
+    # rules 3.vi.2.3: no seeded entrant.
+    0: PoolTable(
+        upper_places=(12, 9, 7, 6, 4, 1),
+        lower_places=(11, 10, 8, 5, 3, 2),
+        title_holder=Pool.UPPER,
+        runner_up=Pool.LOWER,
+    ),
+}
+"""The 2021 tables for pools of 6, keyed by the number of seeded entrants taking part."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEntry:
+    """One candidate. ``qualification_place`` is ``None`` for a seeded entrant."""
+
+    player: PlayerId
+    pool: Pool
+    qualification_place: int | None
+    seeded: SeededRole | None
+
+    @property
+    def seed_key(self) -> int:
+        """Lower is better: title holder, runner-up, then qualifiers by place (see rank key)."""
+        if self.seeded is SeededRole.TITLE_HOLDER:
+            return -2
+        if self.seeded is SeededRole.RUNNER_UP:
+            return -1
+        assert self.qualification_place is not None
+        return self.qualification_place
+
+
+@dataclass(frozen=True, slots=True)
+class Pools:
+    """Both pools. Each pool lists seeded entrants first, then qualifiers by qualification place."""
+
+    upper: tuple[PoolEntry, ...]
+    lower: tuple[PoolEntry, ...]
+
+    def entries(self, pool: Pool) -> tuple[PoolEntry, ...]:
+        return self.upper if pool is Pool.UPPER else self.lower
+
+    def players(self, pool: Pool) -> tuple[PlayerId, ...]:
+        return tuple(entry.player for entry in self.entries(pool))
+
+    def entry(self, player: PlayerId) -> PoolEntry:
+        """The entry of ``player``; raises :class:`CandidatesError` if not a candidate."""
+        for entry in (*self.upper, *self.lower):
+            if entry.player == player:
+                return entry
+        raise CandidatesError(
+            CandidatesErrorReason.UNKNOWN_PLAYER, f"{player} is not a Candidates player."
+        )
+
+    def pool_of(self, player: PlayerId) -> Pool:
+        return self.entry(player).pool
+
+
+def _seeded_present(seeding: Seeding) -> tuple[PlayerId | None, PlayerId | None]:
+    holder = normalise_username(seeding.title_holder) if seeding.title_holder else None
+    runner = normalise_username(seeding.runner_up) if seeding.runner_up else None
+    return holder, runner
+
+
+def qualifiers_needed(seeding_present_count: int, ruleset: Ruleset) -> int:
+    """How many qualification places go to the Candidates (rules 3.v.4).
+
+    10 with both seeded entrants, one more for each absent one (11, 12). Raises
+    :class:`CandidatesError` for a count outside 0-2.
+    """
+    if not 0 <= seeding_present_count <= 2:
+        raise CandidatesError(
+            CandidatesErrorReason.BAD_SEED_COUNT,
+            f"There are two seeded entrants at most, not {seeding_present_count}.",
+        )
+    return ruleset.stages.qualifiers + (2 - seeding_present_count)
+
+
+def _check_table(
+    table: PoolTable, *, qualifiers: int, pool_size: int, present: tuple[SeededRole, ...]
+) -> None:
+    places = sorted((*table.upper_places, *table.lower_places))
+    if places != list(range(1, qualifiers + 1)):
+        raise CandidatesError(
+            CandidatesErrorReason.BAD_POOL_TABLE,
+            f"The pool table must use qualification places 1 to {qualifiers} once each.",
+        )
+    upper = len(table.upper_places)
+    lower = len(table.lower_places)
+    for role in present:
+        pool = table.title_holder if role is SeededRole.TITLE_HOLDER else table.runner_up
+        upper += int(pool is Pool.UPPER)
+        lower += int(pool is Pool.LOWER)
+    if upper != pool_size or lower != pool_size:
+        raise CandidatesError(
+            CandidatesErrorReason.BAD_POOL_TABLE,
+            f"The pool table gives pools of {upper} and {lower}, not {pool_size} each.",
+        )
+
+
+def assign_pools(
+    placement: Sequence[PlayerId],
+    *,
+    ruleset: Ruleset,
+    seeding: Seeding | None = None,
+    table: PoolTable | None = None,
+) -> Pools:
+    """Split the qualifiers and the seeded entrants into the two pools (rules 3.v.4, 3.vi.1-2).
+
+    ``placement`` is the qualification's final order, 1st first; only the first
+    :func:`qualifiers_needed` places are used. ``seeding`` (default ``ruleset.seeding``) names
+    the seeded entrants who take part: a ``None`` field means that entrant does not play.
+    ``table`` overrides the regulations' table, which exists only for pools of 6.
+
+    Raises :class:`CandidatesError` when there are too few qualifiers, a player appears twice,
+    a seeded entrant appears in the qualification placement, or the pool size has no table.
+    """
+    seeding = ruleset.seeding if seeding is None else seeding
+    pool_size = ruleset.stages.pool_size
+    holder, runner = _seeded_present(seeding)
+    if holder is not None and holder == runner:
+        raise CandidatesError(
+            CandidatesErrorReason.DUPLICATE_PLAYER,
+            f"{holder} cannot be both the title holder and the runner-up.",
+        )
+    present = int(holder is not None) + int(runner is not None)
+    needed = qualifiers_needed(present, ruleset)
+    if needed + present != 2 * pool_size:
+        raise CandidatesError(
+            CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
+            f"{needed} qualifiers and {present} seeded entrants do not fill two pools of"
+            f" {pool_size}.",
+        )
+    if table is None:
+        if pool_size != 6:
+            raise CandidatesError(
+                CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
+                f"The regulations list pools of 6 only; pools of {pool_size} need a pool table.",
+            )
+        table = REGULATION_POOL_TABLES[present]
+    roles = tuple(
+        role
+        for role, who in ((SeededRole.TITLE_HOLDER, holder), (SeededRole.RUNNER_UP, runner))
+        if who is not None
+    )
+    _check_table(table, qualifiers=needed, pool_size=pool_size, present=roles)
+
+    ids = [normalise_username(p) for p in placement]
+    seen: set[PlayerId] = set()
+    for pid in ids:
+        if pid in seen:
+            raise CandidatesError(
+                CandidatesErrorReason.DUPLICATE_PLAYER,
+                f"{pid} appears twice in the qualification placement.",
+            )
+        seen.add(pid)
+        if pid in (holder, runner):
+            raise CandidatesError(
+                CandidatesErrorReason.SEEDED_IN_QUALIFICATION,
+                f"{pid} is a seeded entrant and does not play the qualification (rules 3.v.1).",
+            )
+    if len(ids) < needed:
+        raise CandidatesError(
+            CandidatesErrorReason.TOO_FEW_QUALIFIERS,
+            f"The Candidates need {needed} qualifiers (rules 3.v.4) but the qualification"
+            f" placed only {len(ids)}.",
+        )
+
+    upper: list[PoolEntry] = []
+    lower: list[PoolEntry] = []
+    target = {Pool.UPPER: upper, Pool.LOWER: lower}
+    if holder is not None:
+        target[table.title_holder].append(
+            PoolEntry(holder, table.title_holder, None, SeededRole.TITLE_HOLDER)
+        )
+    if runner is not None:
+        runner_pool = table.runner_up
+        target[runner_pool].append(PoolEntry(runner, runner_pool, None, SeededRole.RUNNER_UP))
+    for pool, places in ((Pool.UPPER, table.upper_places), (Pool.LOWER, table.lower_places)):
+        for place in sorted(places):
+            target[pool].append(PoolEntry(ids[place - 1], pool, place, None))
+    return Pools(upper=tuple(upper), lower=tuple(lower))
+
+
+# --------------------------------------------------------------------------------------------
+# Schedule (rules 3.vi.3-4, 4.1)
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One scheduled match: ``white_first`` has White in game 1. ``leg`` counts meetings from 1."""
+
+    round: int
+    white_first: PlayerId
+    black_first: PlayerId
+    leg: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRobinRound:
+    """One week of a pool: its matches and the player who sits out (odd pools only)."""
+
+    number: int
+    pairings: tuple[Pairing, ...]
+    bye: PlayerId | None
+
+
+def berger_rounds(size: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The Berger table for ``size`` players (numbered 1..size, ``size`` even).
+
+    Each round is a tuple of ``(white, black)`` numbers. Player ``size`` meets player ``x`` in
+    round ``r`` where ``x = (r-1)*size/2 mod (size-1) + 1`` and alternates colours (Black in odd
+    rounds); the others pair around ``x`` with ``x+d`` White against ``x-d``. This is the FIDE
+    table (C.05 Annex 1), in which every player's colours differ by at most one.
+    """
+    if size < 2 or size % 2:
+        raise CandidatesError(
+            CandidatesErrorReason.POOL_TOO_SMALL,
+            f"A Berger table needs an even number of players (at least 2), not {size}.",
+        )
+    m = size - 1
+    rounds: list[tuple[tuple[int, int], ...]] = []
+    for r in range(1, size):
+        x = ((r - 1) * (size // 2)) % m + 1
+        pairs: list[tuple[int, int]] = [(x, size) if r % 2 else (size, x)]
+        for d in range(1, size // 2):
+            white = (x - 1 + d) % m + 1
+            black = (x - 1 - d) % m + 1
+            pairs.append((white, black))
+        rounds.append(tuple(pairs))
+    return tuple(rounds)
+
+
+def pool_schedule(
+    players: Sequence[PlayerId],
+    *,
+    ruleset: Ruleset,
+    meetings: int | None = None,
+    rng: random.Random | None = None,
+) -> tuple[RoundRobinRound, ...]:
+    """The pool's rounds: each pair meets ``meetings`` times, one match a week (rules 3.vi.3, 4.1).
+
+    ``meetings`` defaults to ``ruleset.stages.candidates_meetings``. Berger numbers follow the
+    order of ``players`` (pool order: seeded first, then by qualification place) unless ``rng``
+    is given, which draws them by lot. With an odd number of players the highest Berger number
+    is a bye. A later leg repeats the rounds of the first with the colours of game 1 swapped,
+    so with an even number of legs every player has White in game 1 equally often.
+
+    Raises :class:`CandidatesError` for fewer than two players, a repeated player or
+    ``meetings`` below 1.
+    """
+    meetings = ruleset.stages.candidates_meetings if meetings is None else meetings
+    if meetings < 1:
+        raise CandidatesError(
+            CandidatesErrorReason.BAD_MEETINGS,
+            f"Each pair must meet at least once, not {meetings} times.",
+        )
+    order = [PlayerId(p) for p in players]
+    if len(set(order)) != len(order):
+        raise CandidatesError(
+            CandidatesErrorReason.DUPLICATE_PLAYER, "A player appears twice in the pool."
+        )
+    if len(order) < 2:
+        raise CandidatesError(
+            CandidatesErrorReason.POOL_TOO_SMALL, "A pool needs at least two players."
+        )
+    if rng is not None:
+        order = sorted(order, key=str)
+        rng.shuffle(order)
+    size = len(order) + len(order) % 2
+    table = berger_rounds(size)
+    by_number: dict[int, PlayerId | None] = {i + 1: p for i, p in enumerate(order)}
+    by_number.setdefault(size, None)
+
+    result: list[RoundRobinRound] = []
+    number = 0
+    for leg in range(1, meetings + 1):
+        swap = leg % 2 == 0
+        for pairs in table:
+            number += 1
+            pairings: list[Pairing] = []
+            bye: PlayerId | None = None
+            for white_no, black_no in pairs:
+                white, black = by_number[white_no], by_number[black_no]
+                if white is None or black is None:
+                    bye = black if white is None else white
+                    continue
+                if swap:
+                    white, black = black, white
+                pairings.append(Pairing(number, white, black, leg))
+            result.append(RoundRobinRound(number, tuple(pairings), bye))
+    return tuple(result)
+
+
+# --------------------------------------------------------------------------------------------
+# Results and standings (rules 3.vi.3-6, 8.ii)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """What a match contributes to the standings.
+
+    Built from games by :func:`result_of`, or by the caller for a match the TDs adjudicated.
+    ``first`` had White in game 1. Game points count every played game, so they are final game by
+    game; match points count only once ``outcome`` is no longer in progress.
+    """
+
+    match_id: MatchId
+    first: PlayerId
+    second: PlayerId
+    first_points: Fraction
+    second_points: Fraction
+    games_played: int
+    outcome: Outcome
+
+    @property
+    def players(self) -> tuple[PlayerId, PlayerId]:
+        return (self.first, self.second)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.outcome is not Outcome.IN_PROGRESS
+
+    def game_points_of(self, player: PlayerId) -> Fraction:
+        if player == self.first:
+            return self.first_points
+        if player == self.second:
+            return self.second_points
+        raise ValueError(f"{player} does not play match {self.match_id}")
+
+    def match_points_of(self, player: PlayerId) -> Fraction:
+        """1 for a match win, ½ for a tied match, 0 otherwise or while in progress."""
+        if not self.is_finished:
+            return Fraction(0)
+        if player not in self.players:
+            raise ValueError(f"{player} does not play match {self.match_id}")
+        return match_points(self.outcome, first=player == self.first)
+
+
+def result_of(
+    match: Match, games: Iterable[Game], *, fmt: MatchFormat | None = None
+) -> MatchResult:
+    """The result of a Candidates match from its accepted games (rules 3.vi.3-4).
+
+    ``fmt`` defaults to the match's own format. Raises ``ValueError`` (from
+    :func:`rules.scoring.match_score`) if a game is not between the match's players.
+    """
+    fmt = match.format if fmt is None else fmt
+    score = match_score(match, games)
+    outcome = match_outcome(score, fmt, week=match.week)
+    return MatchResult(
+        match_id=match.id,
+        first=match.white_first,
+        second=match.black_first,
+        first_points=score.first,
+        second_points=score.second,
+        games_played=score.games_played,
+        outcome=outcome,
+    )
+
+
+def disregard_withdrawn(
+    results: Iterable[MatchResult], withdrawn: Iterable[PlayerId]
+) -> tuple[MatchResult, ...]:
+    """Rules 8.ii: drop every match of a withdrawn or disqualified candidate.
+
+    Their opponents keep nothing from those matches, won or lost, finished or not.
+    """
+    gone = frozenset(withdrawn)
+    return tuple(r for r in results if r.first not in gone and r.second not in gone)
+
+
+class Criterion(enum.Enum):
+    """The standings order (rules 3.vi.6), primary first."""
+
+    MATCH_POINTS = "match_points"
+    MUTUAL_MATCH_POINTS = "mutual_match_points"
+    MUTUAL_GAME_POINTS = "mutual_game_points"
+    GAME_POINTS = "game_points"
+    PREVIOUS_FINAL = "previous_final"
+    QUALIFICATION = "qualification"
+
+
+_CHAIN = tuple(Criterion)
+_RESTART = _CHAIN.index(Criterion.MUTUAL_MATCH_POINTS)
+_RECORDED = frozenset(
+    (Criterion.MUTUAL_MATCH_POINTS, Criterion.MUTUAL_GAME_POINTS, Criterion.GAME_POINTS)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TiebreakValue:
+    """One tiebreak applied to a player: the value and the tied group it was computed among."""
+
+    criterion: Criterion
+    value: Fraction
+    among: tuple[PlayerId, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StandingRow:
+    """One line of a pool's standings.
+
+    ``separated_by`` names the criterion that put this player ahead of the next row (``None``
+    on the last row). ``tiebreaks`` lists every points tiebreak (mutual match and game points,
+    overall game points) computed for the player, in order;
+    ``mutual_match_points``/``mutual_game_points`` are the first such values (the whole tied
+    group), ``None`` when the player was never tied. ``previous_final_place`` is 1-based.
+    ``qualification_place`` is ``None`` for a seeded entrant (see :func:`pool_standings`).
+    """
+
+    rank: int
+    player: PlayerId
+    match_points: Fraction
+    game_points: Fraction
+    matches_played: int
+    previous_final_place: int | None
+    qualification_place: int | None
+    seeded: SeededRole | None
+    tiebreaks: tuple[TiebreakValue, ...]
+    separated_by: Criterion | None
+
+    def _first(self, criterion: Criterion) -> Fraction | None:
+        for value in self.tiebreaks:
+            if value.criterion is criterion:
+                return value.value
+        return None
+
+    @property
+    def mutual_match_points(self) -> Fraction | None:
+        return self._first(Criterion.MUTUAL_MATCH_POINTS)
+
+    @property
+    def mutual_game_points(self) -> Fraction | None:
+        return self._first(Criterion.MUTUAL_GAME_POINTS)
+
+
+def pool_standings(
+    entries: Sequence[PoolEntry],
+    results: Iterable[MatchResult],
+    *,
+    previous_final_order: Sequence[str] = (),
+    withdrawn: Iterable[PlayerId] = (),
+) -> tuple[StandingRow, ...]:
+    """The pool's standings, a total order (rules 3.vi.6, 8.ii).
+
+    Primary: match points (win 1, tied ½, loss 0). Ties are broken, in order, by
+
+    1. mutual match points and 2. mutual game points, both counted only between the tied
+       players; whenever any criterion splits a tied group, each smaller group that is still
+       tied starts again at (1), so a three-way tie that leaves two players level is decided by
+       the match between those two;
+    3. overall game points;
+    4. the previous final (``previous_final_order``, usernames, champion first): it applies to a
+       tied group only when every player in it appears there;
+    5. qualification place. The seeded entrants did not play the qualification; they rank above
+       every qualifier, the title holder before the runner-up (they qualified by being the last
+       final's top two).
+
+    ``withdrawn`` players (rules 8.ii) are left out of the table and all their matches are
+    disregarded. Matches with a player outside ``entries`` raise :class:`CandidatesError`.
+    """
+    gone = frozenset(withdrawn)
+    players = [e for e in entries if e.player not in gone]
+    ids = {e.player for e in players}
+    if len(ids) != len(players):
+        raise CandidatesError(
+            CandidatesErrorReason.DUPLICATE_PLAYER, "A player appears twice in the pool."
+        )
+    counted = disregard_withdrawn(results, gone)
+    for r in counted:
+        for p in r.players:
+            if p not in ids:
+                raise CandidatesError(
+                    CandidatesErrorReason.UNKNOWN_PLAYER,
+                    f"Match {r.match_id} has {p}, who is not in this pool.",
+                )
+    by_player = {e.player: e for e in players}
+    final_place = {normalise_username(name): i + 1 for i, name in enumerate(previous_final_order)}
+
+    def totals(group: frozenset[PlayerId], *, games: bool) -> dict[PlayerId, Fraction]:
+        out = {p: Fraction(0) for p in group}
+        for r in counted:
+            if r.first in group and r.second in group:
+                for p in r.players:
+                    out[p] += r.game_points_of(p) if games else r.match_points_of(p)
+        return out
+
+    everyone = frozenset(ids)
+    mp = totals(everyone, games=False)
+    gp = totals(everyone, games=True)
+    played = {p: sum(1 for r in counted if r.is_finished and p in r.players) for p in ids}
+    steps: dict[PlayerId, list[TiebreakValue]] = {p: [] for p in ids}
+
+    def values(criterion: Criterion, group: list[PlayerId]) -> dict[PlayerId, Fraction] | None:
+        """Higher is better; ``None`` when the criterion does not apply to this group."""
+        members = frozenset(group)
+        if criterion is Criterion.MATCH_POINTS:
+            return {p: mp[p] for p in group}
+        if criterion is Criterion.MUTUAL_MATCH_POINTS:
+            return totals(members, games=False)
+        if criterion is Criterion.MUTUAL_GAME_POINTS:
+            return totals(members, games=True)
+        if criterion is Criterion.GAME_POINTS:
+            return {p: gp[p] for p in group}
+        if criterion is Criterion.PREVIOUS_FINAL:
+            if not all(p in final_place for p in group):
+                return None
+            return {p: Fraction(-final_place[p]) for p in group}
+        return {p: Fraction(-by_player[p].seed_key) for p in group}
+
+    def order(group: list[PlayerId], start: int) -> tuple[list[PlayerId], list[Criterion]]:
+        if len(group) == 1:
+            return group, []
+        for criterion in _CHAIN[start:]:
+            vals = values(criterion, group)
+            if vals is None:
+                continue
+            # Places (previous final, qualification) are columns of their own; record the rest.
+            if criterion in _RECORDED:
+                among = tuple(sorted(group, key=lambda p: by_player[p].seed_key))
+                for p in group:
+                    steps[p].append(TiebreakValue(criterion, vals[p], among))
+            levels = sorted(set(vals.values()), reverse=True)
+            if len(levels) == 1:
+                continue
+            ranked: list[PlayerId] = []
+            bounds: list[Criterion] = []
+            for i, level in enumerate(levels):
+                bucket = sorted(
+                    (p for p in group if vals[p] == level), key=lambda p: by_player[p].seed_key
+                )
+                if i:
+                    bounds.append(criterion)
+                sub, sub_bounds = order(bucket, _RESTART)
+                ranked += sub
+                bounds += sub_bounds
+            return ranked, bounds
+        # Qualification places and seeded roles are distinct, so the chain always decides.
+        raise AssertionError("tiebreak chain left a tie")  # pragma: no cover
+
+    start_group = sorted(ids, key=lambda p: by_player[p].seed_key)
+    ranked, bounds = order(start_group, 0) if start_group else ([], [])
+    rows: list[StandingRow] = []
+    for i, p in enumerate(ranked):
+        entry = by_player[p]
+        rows.append(
+            StandingRow(
+                rank=i + 1,
+                player=p,
+                match_points=mp[p],
+                game_points=gp[p],
+                matches_played=played[p],
+                previous_final_place=final_place.get(p),
+                qualification_place=entry.qualification_place,
+                seeded=entry.seeded,
+                tiebreaks=tuple(steps[p]),
+                separated_by=bounds[i] if i < len(bounds) else None,
+            )
+        )
+    return tuple(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Crosstable
+
+
+@dataclass(frozen=True, slots=True)
+class CrosstableCell:
+    """The row player's game points against ``opponent``, one entry per meeting (match id order).
+
+    ``None`` marks the diagonal; an empty ``scores`` means they have not met yet.
+    """
+
+    opponent: PlayerId
+    scores: tuple[Fraction, ...] | None
+    finished: tuple[bool, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CrosstableRow:
+    player: PlayerId
+    cells: tuple[CrosstableCell, ...]
+    game_points: Fraction
+    match_points: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstable:
+    players: tuple[PlayerId, ...]
+    rows: tuple[CrosstableRow, ...]
+
+    def cell(self, player: PlayerId, opponent: PlayerId) -> CrosstableCell:
+        for row in self.rows:
+            if row.player == player:
+                for cell in row.cells:
+                    if cell.opponent == opponent:
+                        return cell
+        raise CandidatesError(
+            CandidatesErrorReason.UNKNOWN_PLAYER, f"{player} or {opponent} is not in the table."
+        )
+
+
+def crosstable(players: Sequence[PlayerId], results: Iterable[MatchResult]) -> Crosstable:
+    """A crosstable of game scores for display, rows and columns in the order of ``players``.
+
+    Pass the standings order to get the usual table. Matches with a player outside ``players``
+    are ignored (use :func:`disregard_withdrawn` first for rules 8.ii).
+    """
+    order = tuple(players)
+    members = set(order)
+    relevant = sorted(
+        (r for r in results if r.first in members and r.second in members),
+        key=lambda r: r.match_id,
+    )
+    rows: list[CrosstableRow] = []
+    for p in order:
+        cells: list[CrosstableCell] = []
+        total_g = Fraction(0)
+        total_m = Fraction(0)
+        for q in order:
+            if p == q:
+                cells.append(CrosstableCell(q, None))
+                continue
+            mine = [r for r in relevant if {r.first, r.second} == {p, q}]
+            cells.append(
+                CrosstableCell(
+                    q,
+                    tuple(r.game_points_of(p) for r in mine),
+                    tuple(r.is_finished for r in mine),
+                )
+            )
+            total_g += sum((r.game_points_of(p) for r in mine), Fraction(0))
+            total_m += sum((r.match_points_of(p) for r in mine), Fraction(0))
+        rows.append(CrosstableRow(p, tuple(cells), total_g, total_m))
+    return Crosstable(order, tuple(rows))
+
+
+def candidates_format(ruleset: Ruleset) -> MatchFormat:
+    """The Candidates match format (rules 3.vi.3-4)."""
+    return ruleset.formats.for_stage(StageKind.CANDIDATES)
