@@ -36,9 +36,9 @@ from tests.rules.stage_helpers import games_for, make_match, pid, res
 
 R = DEFAULT_RULESET
 BOTH = Seeding(title_holder="PepsiNGaming", runner_up="GrohochetGrom")
-HOLDER_ONLY = Seeding(title_holder="PepsiNGaming")
-RUNNER_ONLY = Seeding(runner_up="GrohochetGrom")
-NEITHER = Seeding()
+HOLDER_ONLY = Seeding(title_holder="PepsiNGaming", runner_up=None)
+RUNNER_ONLY = Seeding(title_holder=None, runner_up="GrohochetGrom")
+NEITHER = Seeding(title_holder=None, runner_up=None, previous_final_order=())
 PLACEMENT = [PlayerId(f"q{i:02d}") for i in range(1, 16)]
 
 
