@@ -15,7 +15,7 @@ from rules.ruleset import Ruleset
 UTC = dt.UTC
 MINUTE = dt.timedelta(minutes=1)
 
-__all__ = ["UTC", "MatchWeek", "match_week", "minute_end"]
+__all__ = ["UTC", "MatchWeek", "label_duration", "label_time", "match_week", "minute_end"]
 
 
 def minute_end(stated: dt.datetime) -> dt.datetime:
@@ -89,3 +89,22 @@ def match_week(publication_date: dt.date, ruleset: Ruleset) -> MatchWeek:
     deadline_day = _next_weekday(publication_date, ruleset.offers.deadline_weekday)
     deadline = dt.datetime.combine(deadline_day, ruleset.offers.deadline_time, tzinfo=UTC)
     return MatchWeek(start=start, end=end, offer_deadline=deadline)
+
+
+def label_time(when: dt.datetime) -> str:
+    """A time as players read it: ``Thu 14 Oct 18:00 UTC``."""
+    utc = when.astimezone(UTC)
+    return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC"
+
+
+def label_duration(delta: dt.timedelta) -> str:
+    """A duration in words, to the minute, largest two units: ``2 days 3 hours``, ``59 minutes``."""
+    minutes = int(abs(delta).total_seconds() // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{value} {unit}{'' if value == 1 else 's'}"
+        for value, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if value
+    ]
+    return " ".join(parts[:2]) if parts else "0 minutes"
