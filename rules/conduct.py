@@ -233,6 +233,7 @@ class Pause:
 class PauseViolation:
     """A pause for the TDs; ``claim`` is the opponent's right when the offender is known."""
 
+    match_id: MatchId
     pause: Pause
     offender: PlayerId | None
     claim: ClaimRight | None
@@ -326,7 +327,7 @@ def review_pauses(
                 "must be immediate when no break is called (rules 6.2); the TDs decide who "
                 "was responsible."
             )
-        violations.append(PauseViolation(pause, taken_by, claim, text))
+        violations.append(PauseViolation(match_id, pause, taken_by, claim, text))
     return PauseReview(tuple(pauses), tuple(violations))
 
 
