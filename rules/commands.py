@@ -217,7 +217,12 @@ Command = (
 
 
 def format_time(when: dt.datetime) -> str:
-    """The canonical form of a time, ``2021-10-14 18:00`` (UTC, 24 h); it parses back to itself."""
+    """The canonical form of a time, ``2021-10-14 18:00`` (UTC, 24 h); it parses back to itself.
+
+    Raises ``ValueError`` for a naive datetime (its zone would be the machine's).
+    """
+    if when.tzinfo is None:
+        raise ValueError("format_time needs an aware datetime")
     utc = when.astimezone(UTC)
     return f"{utc:%Y-%m-%d %H:%M}"
 
@@ -753,8 +758,11 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:
     """Read one command from a player's text.
 
     ``now`` resolves ``today``/``tomorrow``/weekday names; ``week`` picks the year and the weekday
-    inside the match week. Raises :class:`CommandError` for anything that is not a command.
+    inside the match week. Raises :class:`CommandError` for anything that is not a command, and
+    ``ValueError`` when ``now`` is naive (a programming error, not a player's).
     """
+    if now.tzinfo is None:
+        raise ValueError("parse needs an aware `now`")
     if len(text) > MAX_LENGTH:
         raise _error(
             CommandErrorReason.TOO_LONG,

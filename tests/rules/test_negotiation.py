@@ -436,3 +436,52 @@ def test_recorded_offers_always_obey_rules_5_4(moves: list[tuple[bool, int]]) ->
         for day in {t.date() for t in times}:
             assert sum(t.date() == day for t in times) <= RS.offers.max_per_date
     assert [o.number for o in n.offers] == list(range(1, len(n.offers) + 1))
+
+
+_ACTIONS = st.lists(
+    st.tuples(
+        st.integers(min_value=0, max_value=9),
+        st.booleans(),
+        st.integers(min_value=0, max_value=7 * 24 * 4),
+        st.integers(min_value=1, max_value=8),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ACTIONS)
+def test_any_sequence_of_requests_only_raises_negotiation_errors(
+    actions: list[tuple[int, bool, int, int]],
+) -> None:
+    n = fresh()
+    now = WEEK.start
+    for kind, is_alice, quarter, number in actions:
+        player = ALICE if is_alice else BOB
+        now += dt.timedelta(minutes=37)
+        when = WEEK.start + dt.timedelta(minutes=15 * quarter)
+        before = n
+        try:
+            if kind <= 1:
+                n = make_offers(n, [when], player=player, now=now, ruleset=RS).negotiation
+            elif kind == 2:
+                n = accept_offer(n, player=player, now=now, number=number).negotiation
+            elif kind == 3:
+                n = withdraw_offer(n, number, player=player, now=now).negotiation
+            elif kind == 4:
+                n = propose_change(n, when, player=player, now=now, ruleset=RS).negotiation
+            elif kind == 5:
+                n = accept_change(n, player=player, now=now).negotiation
+            elif kind == 6:
+                n = decline_change(n, player=player, now=now).negotiation
+            elif kind == 7:
+                verdict = assess_offer_deadline(n, now=now, ruleset=RS)
+                n = apply_verdict(n, verdict, now=now).negotiation
+            elif kind == 8:
+                n = choose_time(n, player, when, now=now, ruleset=RS).negotiation
+            else:
+                n = td_decide(n, player if number % 3 else None, now=now).negotiation
+        except NegotiationError:
+            assert n is before  # a refusal changes nothing
+        if n.agreement is not None:
+            assert WEEK.contains(n.agreement.time)
