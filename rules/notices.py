@@ -1,0 +1,492 @@
+"""The texts the bot sends: player notices and TD alerts (pure templates).
+
+Every time is stated in UTC with its weekday and how far away it is (:func:`describe_time`), e.g.
+``Thu 14 Oct 18:00 UTC, in 2 days 3 hours``. A TD alert says what happened, the evidence, and the
+one command that settles it (``acwc fault decide <match_id> --at-fault USER|--nobody``,
+``acwc claim decide <match_id> --winner USER|--dismiss``, ``acwc dq confirm <user>``).
+
+Lichess private messages (``POST /inbox/{username}``): the API spec gives no length limit, but
+Lichess keeps only the first 8000 characters of a message (lila ``Msg.make``). Texts here are far
+shorter; :func:`fit` is the safety net that keeps every text within :data:`DM_LIMIT`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.conduct import (
+    ClaimRight,
+    DisqualificationCase,
+    NoShowAlert,
+    NoShowStage,
+    PauseViolation,
+)
+from rules.model import MatchId, PlayerId
+from rules.negotiation import (
+    Negotiation,
+    PendingReply,
+    Phase,
+    Ruling,
+    RulingKind,
+    StandingOffer,
+    Verdict,
+    WeekendVerdict,
+    offers_counted,
+)
+from rules.ruleset import Ruleset
+from rules.week import MatchWeek, label_duration, label_time
+
+__all__ = [
+    "DM_LIMIT",
+    "Audience",
+    "Notice",
+    "TDAlert",
+    "change_proposed",
+    "deadline_missed",
+    "describe_time",
+    "fit",
+    "match_result",
+    "no_show_notice",
+    "offer_received",
+    "pairing_published",
+    "reply_reminder",
+    "status_text",
+    "td_claim_alert",
+    "td_disqualification_alert",
+    "td_no_show_alert",
+    "td_offers_verdict_alert",
+    "td_pause_alert",
+    "td_weekend_alert",
+    "time_agreed",
+]
+
+DM_LIMIT = 8000
+"""Characters Lichess keeps of one private message."""
+
+_SHORTENED = "\n… (shortened; the match room has the rest)"
+
+
+class Audience(enum.Enum):
+    PLAYER = "player"  # a DM to one player
+    TDS = "tds"  # a DM to each TD and the dashboard
+    PUBLIC = "public"  # team update, public schedule, forum draft
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    audience: Audience
+    recipient: PlayerId | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TDAlert:
+    """One alert per event: what happened, the evidence, and the command that settles it."""
+
+    match_id: MatchId | None
+    what: str
+    evidence: tuple[str, ...]
+    command: str | None
+
+    @property
+    def text(self) -> str:
+        head = f"[ACWC] match {self.match_id}: " if self.match_id is not None else "[ACWC] "
+        lines = [head + self.what]
+        if self.evidence:
+            lines.append("Evidence:")
+            lines.extend(f"- {line}" for line in self.evidence)
+        if self.command is not None:
+            lines.append(f"To settle: {self.command}")
+        return fit("\n".join(lines))
+
+    def notice(self) -> Notice:
+        return Notice(Audience.TDS, None, self.text)
+
+
+def fit(text: str, limit: int = DM_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, saying so when it had to be cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(_SHORTENED)] + _SHORTENED
+
+
+def describe_time(when: dt.datetime, *, now: dt.datetime) -> str:
+    """``Thu 14 Oct 18:00 UTC, in 2 days 3 hours`` (or ``..., 5 minutes ago``, ``..., now``)."""
+    delta = when - now
+    if abs(delta) < dt.timedelta(minutes=1):
+        return f"{label_time(when)}, now"
+    if delta > dt.timedelta(0):
+        return f"{label_time(when)}, in {label_duration(delta)}"
+    return f"{label_time(when)}, {label_duration(delta)} ago"
+
+
+def _hours(delta: dt.timedelta) -> str:
+    """``24 hours`` rather than ``1 day``: how the regulations state reply times."""
+    hours = delta / dt.timedelta(hours=1)
+    return f"{hours:g} hour{'' if hours == 1 else 's'}"
+
+
+def _player(recipient: PlayerId, text: str) -> Notice:
+    return Notice(Audience.PLAYER, recipient, fit(text))
+
+
+def _offer_line(offer: StandingOffer, *, now: dt.datetime) -> str:
+    return f"{offer.number}. {offer.by}: {describe_time(offer.time, now=now)}"
+
+
+def _offer_evidence(negotiation: Negotiation) -> tuple[str, ...]:
+    lines = []
+    for o in sorted(negotiation.offers, key=lambda o: o.number):
+        state = f", withdrawn {label_time(o.withdrawn_at)}" if o.withdrawn_at is not None else ""
+        lines.append(
+            f"offer {o.number} by {o.by}: {label_time(o.time)} "
+            f"(made {label_time(o.made_at)}{state})"
+        )
+    return tuple(lines) or ("no offers were made",)
+
+
+# --- player notices ------------------------------------------------------------------------------
+
+
+def pairing_published(
+    *,
+    match_id: MatchId,
+    player: PlayerId,
+    opponent: PlayerId,
+    week: MatchWeek,
+    room_url: str,
+    now: dt.datetime,
+    ruleset: Ruleset,
+) -> Notice:
+    """Tuesday: your opponent, the deadlines and the match room (rules 4, 5.1)."""
+    rules = ruleset.offers
+    text = (
+        f"ACWC pairing: you play {opponent} (match {match_id}).\n"
+        f"Agree a start time in your match room: {room_url}\n"
+        f"- Offer at least {rules.required_offers} times by "
+        f"{describe_time(week.offer_deadline, now=now)} (rules 5.1), at least "
+        f"{label_duration(rules.min_gap)} apart and at most {rules.max_per_date} on one date "
+        "(rules 5.4). All times are UTC, e.g. `offer thu 18:00, fri 20:00`.\n"
+        f"- Answer your opponent's offers, preferably within "
+        f"{_hours(rules.reply_within)} (rules 5.7).\n"
+        f"- The match must be completed by {describe_time(week.end, now=now)} (rules 4.5).\n"
+        "Send `help` in the match room for every command."
+    )
+    return _player(player, text)
+
+
+def offer_received(
+    negotiation: Negotiation,
+    offers: Sequence[StandingOffer],
+    *,
+    recipient: PlayerId,
+    now: dt.datetime,
+    ruleset: Ruleset,
+) -> Notice:
+    """The opponent offered times: how to accept or counter (rules 5.7)."""
+    by = negotiation.opponent_of(recipient)
+    lines = [f"{by} offered {'a time' if len(offers) == 1 else 'times'} for your ACWC match:"]
+    lines.extend(_offer_line(o, now=now) for o in sorted(offers, key=lambda o: o.number))
+    first = min(o.number for o in offers)
+    lines.append(
+        f"Reply with `accept {first}` or offer other times (`offer ...`), preferably within "
+        f"{_hours(ruleset.offers.reply_within)} (rules 5.7)."
+    )
+    return _player(recipient, "\n".join(lines))
+
+
+def reply_reminder(negotiation: Negotiation, pending: PendingReply, *, now: dt.datetime) -> Notice:
+    """Rules 5.7: a reminder that the opponent's offers are still unanswered."""
+    open_offers = [
+        o for o in negotiation.offers if o.number in pending.offer_numbers and o.is_open(now=now)
+    ]
+    opponent = negotiation.opponent_of(pending.player)
+    lines = [f"Reminder: {opponent}'s offers are waiting for your answer (rules 5.7):"]
+    lines.extend(_offer_line(o, now=now) for o in open_offers)
+    lines.append("Send `accept <number>` or offer other times with `offer ...`.")
+    return _player(pending.player, "\n".join(lines))
+
+
+def time_agreed(negotiation: Negotiation, *, now: dt.datetime) -> tuple[Notice, ...]:
+    """The agreed time, to both players, and the public line for the schedule (rules 5.2)."""
+    agreement = negotiation.agreement
+    if agreement is None:
+        raise ValueError("no time is agreed")
+    a, b = negotiation.players
+    when = describe_time(agreement.time, now=now)
+    notices = [
+        _player(
+            p,
+            f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
+            "Be online on time: after 10 minutes your opponent may report a no-show (rules 6.3). "
+            "The time changes only if both of you agree (`change <time>`).",
+        )
+        for p in (a, b)
+    ]
+    notices.append(Notice(Audience.PUBLIC, None, f"{a} - {b}: {label_time(agreement.time)}"))
+    return tuple(notices)
+
+
+def change_proposed(negotiation: Negotiation, *, now: dt.datetime) -> Notice:
+    """Ask the opponent to consent to a new time."""
+    proposal = negotiation.change
+    if proposal is None or negotiation.agreement is None:
+        raise ValueError("no change is proposed")
+    recipient = negotiation.opponent_of(proposal.by)
+    text = (
+        f"{proposal.by} asks to move your match from {label_time(negotiation.agreement.time)} "
+        f"to {describe_time(proposal.time, now=now)}.\n"
+        "Send `accept change` to agree or `decline change` to keep the agreed time."
+    )
+    return _player(recipient, text)
+
+
+def deadline_missed(
+    negotiation: Negotiation, ruling: Ruling, *, now: dt.datetime
+) -> tuple[Notice, ...]:
+    """A fault ruling told to both players (rules 5.5, 5.6, 5.9)."""
+    week = negotiation.week
+    out: list[Notice] = []
+    for p in negotiation.players:
+        opponent = negotiation.opponent_of(p)
+        if ruling.tied:
+            reason = (
+                "neither player made the required offers by the deadline (rules 5.6), and "
+                "both of you are charged with a forfeit"
+                if ruling.kind is RulingKind.OFFERS_BOTH_AT_FAULT
+                else "the TDs found neither player at fault (rules 5.9)"
+            )
+            text = f"Your ACWC match against {opponent} is recorded as a tied match: {reason}."
+        elif ruling.chooser == p:
+            text = (
+                f"{opponent} is at fault ("
+                + (
+                    "not enough offers by the deadline, rules 5.5"
+                    if ruling.kind is RulingKind.OFFERS_ONE_AT_FAULT
+                    else "TD decision, rules 5.9"
+                )
+                + f"), so you choose the match time: send `choose <time>` (UTC), e.g. "
+                f"`choose sat 18:00`, before {describe_time(week.end, now=now)}."
+            )
+        else:
+            text = (
+                "You are at fault ("
+                + (
+                    "fewer than the required offers by the deadline, rules 5.5"
+                    if ruling.kind is RulingKind.OFFERS_ONE_AT_FAULT
+                    else "TD decision, rules 5.9"
+                )
+                + f"), so {opponent} chooses the match time and you must accept it. "
+                "You will be told the time as soon as it is chosen."
+            )
+        out.append(_player(p, text))
+    return tuple(out)
+
+
+def no_show_notice(alert: NoShowAlert, *, now: dt.datetime) -> tuple[Notice, ...]:
+    """Rules 6.3 to the players: the appearing player is told the TDs know, then their options."""
+    out: list[Notice] = []
+    appearing = alert.appearing_player
+    for p in alert.appeared:
+        if appearing is None:
+            continue
+        absent = alert.absent[0]
+        if alert.stage is NoShowStage.FIRST:
+            text = (
+                f"{absent} has not shown up 10 minutes after the agreed time "
+                f"({label_time(alert.scheduled)}). The TDs have been told for you (rules 6.3)."
+            )
+        else:
+            text = (
+                f"{absent} has still not shown up 20 minutes after the agreed time; the TDs have "
+                "been told again. You may `claim win`, or reschedule with `change <time>` "
+                "(rules 6.3)."
+            )
+        out.append(_player(p, text))
+    for p in alert.absent:
+        out.append(
+            _player(
+                p,
+                f"Your ACWC match was due at {describe_time(alert.scheduled, now=now)} and you "
+                "have not shown up. Start the game now or contact the TDs (rules 6.3).",
+            )
+        )
+    return tuple(out)
+
+
+def match_result(
+    *, match_id: MatchId, players: tuple[PlayerId, PlayerId], score: str, winner: PlayerId | None
+) -> tuple[Notice, ...]:
+    """The result, to both players and for the public pages (rules 6.6)."""
+    a, b = players
+    outcome = f"{winner} wins" if winner is not None else "tied match"
+    line = f"{a} - {b} {score} ({outcome})"
+    notices = [
+        _player(p, f"ACWC match {match_id} result: {line}. Thank you for playing.") for p in players
+    ]
+    notices.append(Notice(Audience.PUBLIC, None, line))
+    return tuple(notices)
+
+
+def status_text(
+    negotiation: Negotiation, *, player: PlayerId, now: dt.datetime, ruleset: Ruleset
+) -> str:
+    """The reply to ``status``: the offers by number, the agreement, the duty and the deadlines."""
+    opponent = negotiation.opponent_of(player)
+    week = negotiation.week
+    lines = [f"Match {negotiation.match_id}: you against {opponent}."]
+    phase = negotiation.phase
+    if phase is Phase.AGREED and negotiation.agreement is not None:
+        lines.append(f"Agreed time: {describe_time(negotiation.agreement.time, now=now)}.")
+        if negotiation.change is not None:
+            lines.append(
+                f"{negotiation.change.by} asked to move it to "
+                f"{label_time(negotiation.change.time)}."
+            )
+    elif phase is Phase.TIED:
+        lines.append("Ruled a tied match; nothing to schedule.")
+    elif phase is Phase.AWAITING_CHOICE and negotiation.ruling is not None:
+        lines.append(f"{negotiation.ruling.chooser} chooses the time (rules 5.5, 5.9).")
+    offers = [o for o in negotiation.offers if not o.is_withdrawn]
+    if offers and phase is not Phase.AGREED:
+        lines.append("Offers:")
+        lines.extend(_offer_line(o, now=now) for o in offers)
+    if phase is Phase.OPEN:
+        made = offers_counted(negotiation, player)
+        need = ruleset.offers.required_offers
+        if now < week.offers_close:
+            lines.append(
+                f"You have made {made} of {need} offers due by "
+                f"{describe_time(week.offer_deadline, now=now)} (rules 5.1)."
+            )
+    lines.append(f"Match must be completed by {describe_time(week.end, now=now)}.")
+    return fit("\n".join(lines))
+
+
+# --- TD alerts -----------------------------------------------------------------------------------
+
+
+def _fault_command(match_id: MatchId) -> str:
+    return f"acwc fault decide {match_id} --at-fault USER|--nobody"
+
+
+def td_offers_verdict_alert(negotiation: Negotiation, verdict: Verdict) -> TDAlert:
+    """The Friday offers check found a fault and the bot applied rules 5.5/5.6; TDs may overrule."""
+    counts = ", ".join(f"{p}: {n}" for p, n in verdict.offers)
+    if len(verdict.at_fault) == 2:
+        what = (
+            "neither player made the required offers by the deadline; recorded as a tied match "
+            "with a forfeit for each (rules 5.6)."
+        )
+    else:
+        what = (
+            f"{verdict.at_fault[0]} did not make the required offers by the deadline; "
+            f"{verdict.chooser} chooses the time (rules 5.5)."
+        )
+    return TDAlert(
+        negotiation.match_id,
+        what,
+        (f"offers counted: {counts}", *_offer_evidence(negotiation)),
+        f"{_fault_command(negotiation.match_id)}  (only to overrule, rules 5.10)",
+    )
+
+
+def td_weekend_alert(negotiation: Negotiation, verdict: WeekendVerdict) -> TDAlert:
+    """Rules 5.8: both made their offers, no agreement; the TDs decide who is at fault."""
+    a, b = negotiation.players
+    counts = ", ".join(f"{p}: {n}" for p, n in verdict.offers)
+    return TDAlert(
+        negotiation.match_id,
+        f"{a} and {b} both made their offers but agreed no time before the weekend "
+        "(rules 5.8). Decide who is at fault; the other player then chooses the time. "
+        "Nobody at fault makes it a tied match (rules 5.9).",
+        (f"offers counted: {counts}", *_offer_evidence(negotiation)),
+        f"acwc fault decide {negotiation.match_id} --at-fault {a}|{b}|--nobody",
+    )
+
+
+def td_no_show_alert(alert: NoShowAlert) -> TDAlert:
+    """Rules 6.3, at +10 and +20 minutes."""
+    minutes = "10" if alert.stage is NoShowStage.FIRST else "20"
+    appeared = ", ".join(alert.appeared) or "nobody"
+    absent = ", ".join(alert.absent) or "nobody"
+    evidence = (
+        f"agreed time: {label_time(alert.scheduled)}",
+        f"seen online since then: {appeared}",
+        f"not seen: {absent}",
+        "no match game has started",
+    )
+    claim = alert.claim
+    appearing = alert.appearing_player
+    command: str | None = None
+    if claim is not None:
+        what = (
+            f"{claim.against} has not shown up {minutes} minutes after the agreed time; "
+            f"{claim.claimant} may claim the win or reschedule (rules 6.3)."
+        )
+        command = f"acwc claim decide {alert.match_id} --winner {claim.claimant}|--dismiss"
+    elif appearing is not None:
+        what = (
+            f"{alert.absent[0]} has not shown up {minutes} minutes after the agreed time; "
+            f"{appearing} is there (rules 6.3). Second check at +20 minutes."
+        )
+    else:
+        what = f"no game has started {minutes} minutes after the agreed time (rules 6.3)."
+        if alert.stage is NoShowStage.SECOND:
+            command = f"acwc claim decide {alert.match_id} --winner USER|--dismiss"
+    return TDAlert(alert.match_id, what, evidence, command)
+
+
+def td_pause_alert(violation: PauseViolation) -> TDAlert:
+    """Rules 6.1, 6.2, 6.4: an overlong, second or repeated pause between games."""
+    pause = violation.pause
+    match_id = violation.match_id
+    evidence = (
+        f"game {pause.after_game} ended {label_time(pause.start)}",
+        (
+            "next game not started yet"
+            if pause.ongoing
+            else f"game {pause.after_game + 1} started {label_time(pause.end)}"
+        ),
+        f"pause taken by: {violation.offender or 'unknown (no break was called)'}",
+    )
+    if violation.claim is not None:
+        command = f"acwc claim decide {match_id} --winner {violation.claim.claimant}|--dismiss"
+        what = f"{violation.explanation} {violation.claim.claimant} may claim the win."
+    else:
+        command = f"acwc claim decide {match_id} --winner USER|--dismiss"
+        what = violation.explanation
+    return TDAlert(match_id, what, evidence, command)
+
+
+def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = ()) -> TDAlert:
+    """A player sent ``claim win``; the TDs confirm or dismiss it."""
+    reasons = {
+        "no_show": "did not show up (rules 6.3)",
+        "second_break": "took a second break (rules 6.1)",
+        "break_overrun": "overran the 10-minute break (rules 6.1, 6.4)",
+    }
+    return TDAlert(
+        claim.match_id,
+        f"{claim.claimant} claims the match win: {claim.against} {reasons[claim.reason.value]}.",
+        tuple(evidence),
+        f"acwc claim decide {claim.match_id} --winner {claim.claimant}|--dismiss",
+    )
+
+
+def td_disqualification_alert(case: DisqualificationCase) -> TDAlert:
+    """Rules 6.5: forfeits in two different matches; disqualification awaits TD confirmation."""
+    evidence = tuple(
+        f"forfeit in match {f.match_id} ({f.reason.value}) on {label_time(f.at)}"
+        for f in case.forfeits
+    )
+    return TDAlert(
+        None,
+        f"{case.player} has forfeited in {len(case.matches)} different matches; rules 6.5 "
+        "disqualifies them once you confirm.",
+        evidence,
+        f"acwc dq confirm {case.player}",
+    )

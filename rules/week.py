@@ -1,0 +1,110 @@
+"""The match week: from Tuesday's publication to Monday 23:59 UTC (rules 4.1, 4.3-4.5).
+
+A deadline written in the regulations as "by Friday 23:59 UTC" covers the whole minute 23:59:
+anything done strictly before Saturday 00:00:00 UTC is in time. :func:`minute_end` turns such a
+stated deadline into the instant at which it has passed; deadline rows fire at that instant.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from rules.ruleset import Ruleset
+
+UTC = dt.UTC
+MINUTE = dt.timedelta(minutes=1)
+
+__all__ = ["UTC", "MatchWeek", "label_duration", "label_time", "match_week", "minute_end"]
+
+
+def minute_end(stated: dt.datetime) -> dt.datetime:
+    """The instant a deadline stated to the minute (``23:59``) has passed: the next minute."""
+    return stated.replace(second=0, microsecond=0) + MINUTE
+
+
+@dataclass(frozen=True, slots=True)
+class MatchWeek:
+    """One match week (rules 4.1, 4.5).
+
+    ``start`` is the publication (Tuesday 00:00 UTC of the publication date); ``end`` is the stated
+    completion deadline, Monday 23:59 UTC. ``offer_deadline`` is the stated offers deadline,
+    Friday 23:59 UTC (rules 5.1). All three are aware UTC datetimes.
+    """
+
+    start: dt.datetime
+    end: dt.datetime
+    offer_deadline: dt.datetime
+
+    def __post_init__(self) -> None:
+        for name in ("start", "end", "offer_deadline"):
+            value: dt.datetime = getattr(self, name)
+            if value.tzinfo is None or value.utcoffset() != dt.timedelta(0):
+                raise ValueError(f"MatchWeek.{name} must be an aware UTC datetime")
+        if not self.start <= self.offer_deadline <= self.end:
+            raise ValueError("a match week needs start <= offer deadline <= end")
+
+    @property
+    def closes(self) -> dt.datetime:
+        """The instant the week is over (Tuesday 00:00 UTC after the stated Monday 23:59)."""
+        return minute_end(self.end)
+
+    @property
+    def offers_close(self) -> dt.datetime:
+        """The instant the offers deadline has passed (Saturday 00:00 UTC)."""
+        return minute_end(self.offer_deadline)
+
+    def contains(self, when: dt.datetime) -> bool:
+        """True when ``when`` is inside the week, the stated Monday 23:59 included."""
+        return self.start <= when < self.closes
+
+    def dates(self) -> tuple[dt.date, ...]:
+        """Every UTC date of the week, in order."""
+        first = self.start.date()
+        days = (self.end.date() - first).days + 1
+        return tuple(first + dt.timedelta(days=i) for i in range(days))
+
+
+def _next_weekday(day: dt.date, weekday: int) -> dt.date:
+    return day + dt.timedelta(days=(weekday - day.weekday()) % 7)
+
+
+def match_week(publication_date: dt.date, ruleset: Ruleset) -> MatchWeek:
+    """The match week of pairings published on ``publication_date`` (rules 4.3-4.5, 5.1).
+
+    The week runs from the publication date 00:00 UTC to the next ``calendar.complete_weekday``
+    (Monday) at ``calendar.complete_time`` (23:59); the offers deadline is the next
+    ``offers.deadline_weekday`` (Friday) at ``offers.deadline_time``. Raises ``ValueError`` when
+    the date is not a publication weekday (Tuesday).
+    """
+    cal = ruleset.calendar
+    if publication_date.weekday() != cal.publish_weekday:
+        raise ValueError(
+            f"pairings are published on weekday {cal.publish_weekday}; "
+            f"{publication_date.isoformat()} is weekday {publication_date.weekday()}"
+        )
+    start = dt.datetime.combine(publication_date, dt.time(0, 0), tzinfo=UTC)
+    end_day = _next_weekday(publication_date + dt.timedelta(days=1), cal.complete_weekday)
+    end = dt.datetime.combine(end_day, cal.complete_time, tzinfo=UTC)
+    deadline_day = _next_weekday(publication_date, ruleset.offers.deadline_weekday)
+    deadline = dt.datetime.combine(deadline_day, ruleset.offers.deadline_time, tzinfo=UTC)
+    return MatchWeek(start=start, end=end, offer_deadline=deadline)
+
+
+def label_time(when: dt.datetime) -> str:
+    """A time as players read it: ``Thu 14 Oct 18:00 UTC``."""
+    utc = when.astimezone(UTC)
+    return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC"
+
+
+def label_duration(delta: dt.timedelta) -> str:
+    """A duration in words, to the minute, largest two units: ``2 days 3 hours``, ``59 minutes``."""
+    minutes = int(abs(delta).total_seconds() // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [
+        f"{value} {unit}{'' if value == 1 else 's'}"
+        for value, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        if value
+    ]
+    return " ".join(parts[:2]) if parts else "0 minutes"
