@@ -195,6 +195,15 @@ class GameWatcher:
         """Reopen the streams (e.g. after the pairings changed), with a backfill."""
         self._restart.set()
 
+    async def wait_backfilled(self) -> None:
+        """Return when no backfill is pending (tests and the bench wait on this)."""
+        while pending := [
+            s.backfill_task
+            for s in self._streams
+            if s.backfill_task is not None and not s.backfill_task.done()
+        ]:
+            await asyncio.wait(pending)
+
     # --- running -------------------------------------------------------------------------
 
     async def run(self) -> None:

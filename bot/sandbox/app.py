@@ -105,16 +105,24 @@ async def _knobs_middleware(request: web.Request, handler: Handler) -> web.Strea
         return await handler(request)
     state = _state(request)
     state.requests.append((request.method, request.path))
-    knobs = state.knobs
-    if knobs.delay_seconds > 0:
-        await asyncio.sleep(knobs.delay_seconds)
-    if knobs.rate_limit_next > 0:
-        knobs.rate_limit_next -= 1
-        return _error(429, "Too many requests. Try again in a minute.")
-    if knobs.server_error_next > 0:
-        knobs.server_error_next -= 1
-        return _error(knobs.server_error_status, "The sandbox is having a bad day.")
-    return await handler(request)
+    streaming = request.path.startswith("/api/stream/")
+    if not streaming:
+        state.in_flight += 1
+        state.max_in_flight = max(state.max_in_flight, state.in_flight)
+    try:
+        knobs = state.knobs
+        if knobs.delay_seconds > 0:
+            await asyncio.sleep(knobs.delay_seconds)
+        if knobs.rate_limit_next > 0:
+            knobs.rate_limit_next -= 1
+            return _error(429, "Too many requests. Try again in a minute.")
+        if knobs.server_error_next > 0:
+            knobs.server_error_next -= 1
+            return _error(knobs.server_error_status, "The sandbox is having a bad day.")
+        return await handler(request)
+    finally:
+        if not streaming:
+            state.in_flight -= 1
 
 
 # --- auth ----------------------------------------------------------------------------------

@@ -133,6 +133,9 @@ class SandboxState:
         self.listeners: list[StreamListener] = []
         self.requests: list[tuple[str, str]] = []
         """Every API request as (method, path), oldest first."""
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """Most REST requests (streams aside) the sandbox was answering at once."""
         self.finished_at: dict[GameId, dt.datetime] = {}
         self._ids = itertools.count(1)
 
@@ -222,7 +225,7 @@ class SandboxState:
         game = self.create_game(**create) if game_id is None else self._game(game_id)  # type: ignore[arg-type]
         if game.status is not GameStatus.CREATED:
             raise ValueError(f"game {game.id} is {game.status.value}, not created")
-        started = replace(game, status=GameStatus.STARTED, last_move_at=self.now())
+        started = replace(game, status=GameStatus.STARTED, last_move_at=game.created_at)
         self.games[started.id] = started
         self._publish(started)
         return started
