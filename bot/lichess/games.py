@@ -76,6 +76,7 @@ def parse_stream_line(line: bytes | str) -> Game | None:
 def game_from_stream(data: Any) -> Game:
     """A ``GameStreamGame`` object (stream shape) as a :class:`Game`."""
     obj = _object(data)
+    _game_id(obj)
     players = _object(obj.get("players"), "players")
     status = _stream_status(obj)
     return _build(
@@ -90,6 +91,7 @@ def game_from_stream(data: Any) -> Game:
 def game_from_export(data: Any) -> Game:
     """A ``GameJson`` object (export shape) as a :class:`Game`."""
     obj = _object(data)
+    _game_id(obj)
     players = _object(obj.get("players"), "players")
     status = _status_name(obj.get("status"))
 
@@ -114,9 +116,7 @@ def _build(
     black: Mapping[str, Any],
     user_id: Any,
 ) -> Game:
-    game_id = obj.get("id")
-    if not isinstance(game_id, str) or not game_id:
-        raise LichessPayloadError(f"game without an id: {_short(obj)}")
+    game_id = _game_id(obj)
     white_id, black_id = user_id(white), user_id(black)
     if not isinstance(white_id, str) or not isinstance(black_id, str):
         raise LichessPayloadError(f"game {game_id} is not between two Lichess users")
@@ -154,6 +154,13 @@ def _build(
         white_rating_diff=_optional_int(white.get("ratingDiff"), "white.ratingDiff"),
         black_rating_diff=_optional_int(black.get("ratingDiff"), "black.ratingDiff"),
     )
+
+
+def _game_id(obj: Mapping[str, Any]) -> str:
+    game_id = obj.get("id")
+    if not isinstance(game_id, str) or not game_id:
+        raise LichessPayloadError(f"game without an id: {_short(obj)}")
+    return game_id
 
 
 def _stream_status(obj: Mapping[str, Any]) -> GameStatus:
