@@ -423,33 +423,39 @@ async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
                 listener.queue.put_nowait(current)
     state.listeners.append(listener)
     resp = web.StreamResponse(headers={"Content-Type": NDJSON})
-    lines = 0
     try:
         await resp.prepare(request)
-        while True:
-            try:
-                game = await asyncio.wait_for(listener.queue.get(), knobs.keepalive_seconds)
-            except TimeoutError:
-                await resp.write(b"\n")
-                continue
-            if game is None:
-                break
-            if knobs.malformed_lines_next > 0:
-                knobs.malformed_lines_next -= 1
-                await resp.write(b'{"id": "broken", "players": \n')
-            line = json.dumps(game_to_stream_json(game)).encode() + b"\n"
-            await resp.write(line)
-            if knobs.repeat_lines:
-                await resp.write(line)
-            lines += 1
-            if knobs.drop_stream_after_lines is not None and lines >= knobs.drop_stream_after_lines:
-                break
+        await _pump(resp, listener, knobs)
+        await resp.write_eof()
+    except ConnectionResetError:
+        pass  # the client went away
     finally:
         with contextlib.suppress(ValueError):
             state.listeners.remove(listener)
-    with contextlib.suppress(ConnectionResetError):
-        await resp.write_eof()
     return resp
+
+
+async def _pump(resp: web.StreamResponse, listener: StreamListener, knobs: Knobs) -> None:
+    """Write the listener's games until told to stop or to drop the stream."""
+    lines = 0
+    while True:
+        try:
+            game = await asyncio.wait_for(listener.queue.get(), knobs.keepalive_seconds)
+        except TimeoutError:
+            await resp.write(b"\n")
+            continue
+        if game is None:
+            return
+        if knobs.malformed_lines_next > 0:
+            knobs.malformed_lines_next -= 1
+            await resp.write(b'{"id": "broken", "players": \n')
+        line = json.dumps(game_to_stream_json(game)).encode() + b"\n"
+        await resp.write(line)
+        if knobs.repeat_lines:
+            await resp.write(line)
+        lines += 1
+        if knobs.drop_stream_after_lines is not None and lines >= knobs.drop_stream_after_lines:
+            return
 
 
 # --- messages --------------------------------------------------------------------------------
