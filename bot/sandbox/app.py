@@ -12,6 +12,7 @@ import asyncio
 import base64
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import html
 import json
@@ -154,6 +155,7 @@ def _authed(
     def wrap(
         fn: Callable[[web.Request, Token | None], Awaitable[web.StreamResponse]],
     ) -> Handler:
+        @functools.wraps(fn)
         async def handler(request: web.Request) -> web.StreamResponse:
             try:
                 token = _token(request, required=required, scope=scope)
@@ -161,8 +163,8 @@ def _authed(
                 return e.response
             return await fn(request, token)
 
-        handler.__name__ = fn.__name__
-        handler.__doc__ = fn.__doc__
+        handler.required_scope = scope  # type: ignore[attr-defined]
+        handler.requires_token = required  # type: ignore[attr-defined]
         return handler
 
     return wrap
@@ -616,21 +618,28 @@ async def oauth_token(request: web.Request) -> web.StreamResponse:
     form = await request.post()
     if form.get("grant_type") != "authorization_code":
         return _oauth_error("unsupported_grant_type", "grant_type must be authorization_code")
-    fields_ = {n: form.get(n) for n in ("code", "code_verifier", "redirect_uri", "client_id")}
-    for name, value in fields_.items():
+    given = {
+        "code": form.get("code"),
+        "code_verifier": form.get("code_verifier"),
+        "redirect_uri": form.get("redirect_uri"),
+        "client_id": form.get("client_id"),
+    }
+    values: dict[str, str] = {}
+    for name, value in given.items():
         if not isinstance(value, str) or not value:
             return _oauth_error("invalid_request", f"{name} required")
-    code = state.codes.get(str(fields_["code"]))
+        values[name] = value
+    code = state.codes.get(values["code"])
     if code is None:
         return _oauth_error("invalid_grant", "unknown or expired authorization code")
     if code.used:
         return _oauth_error("invalid_grant", "authorization code already used")
     code.used = True
-    if fields_["redirect_uri"] != code.redirect_uri:
+    if values["redirect_uri"] != code.redirect_uri:
         return _oauth_error("invalid_grant", "redirect_uri does not match")
-    if fields_["client_id"] != code.client_id:
+    if values["client_id"] != code.client_id:
         return _oauth_error("invalid_client", "client_id does not match")
-    if pkce_challenge(str(fields_["code_verifier"])) != code.code_challenge:
+    if pkce_challenge(values["code_verifier"]) != code.code_challenge:
         return _oauth_error("invalid_grant", "hash of code_verifier does not match code_challenge")
     access = "lio_" + secrets.token_urlsafe(24)
     state.tokens[access] = Token(user=code.user, scopes=code.scopes)
