@@ -1,0 +1,277 @@
+"""The Lichess REST client: berserk calls, one at a time, in one worker thread.
+
+Lichess asks API clients to make one request at a time and, after a 429, to wait a full minute.
+So every call goes through one queue (an ``asyncio.Lock``, which wakes waiters in FIFO order)
+into one worker thread where berserk (blocking ``requests``) runs. A 429 pauses the whole queue
+for ``rate_limit_pause`` on the service :class:`Clock`, then the same request is tried again, so
+nothing is lost; 5xx answers and transport errors are retried with capped exponential backoff.
+Every request has a timeout (berserk sets none).
+
+Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.model.Game`)
+and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import berserk
+import requests
+from berserk.exceptions import ApiError, ResponseError
+from berserk.formats import JSON
+from berserk.session import Requestor
+
+from bot.clock import Clock
+from bot.lichess.errors import (
+    LichessError,
+    LichessHTTPError,
+    LichessPayloadError,
+    LichessTransportError,
+    RateLimitedError,
+    http_error,
+)
+from bot.lichess.games import game_from_export, to_millis
+from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_from_json
+from rules.model import Game, GameId
+
+__all__ = ["DEFAULT_BASE_URL", "LichessClient"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://lichess.org"
+EXPORT_IDS_LIMIT = 300
+STATUS_IDS_LIMIT = 100
+
+T = TypeVar("T")
+
+
+class _Session(requests.Session):
+    """A requests session that carries the bot token and a default timeout on every call."""
+
+    def __init__(self, token: str | None, timeout: float) -> None:
+        super().__init__()
+        self._default_timeout = timeout
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+
+    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = self._default_timeout
+        return super().request(method, url, *args, **kwargs)
+
+
+class LichessClient:
+    """Typed, serialised access to the Lichess REST API with the bot's token.
+
+    ``base_url`` is ``https://lichess.org`` or the sandbox root (berserk drops any path in it).
+    Use as ``async with LichessClient(...) as client`` or call :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        token: str | None,
+        clock: Clock,
+        timeout: float = 30.0,
+        max_attempts: int = 5,
+        max_rate_limit_waits: int = 5,
+        backoff_initial: float = 1.0,
+        backoff_max: float = 60.0,
+        rate_limit_pause: dt.timedelta = dt.timedelta(seconds=60),
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.base_url = base_url.rstrip("/")
+        self._clock = clock
+        self._max_attempts = max_attempts
+        self._max_rate_limit_waits = max_rate_limit_waits
+        self._backoff_initial = backoff_initial
+        self._backoff_max = backoff_max
+        self._rate_limit_pause = rate_limit_pause
+        self._session = _Session(token, timeout)
+        self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
+        # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
+        # requests and always fails; team updates go through a plain Requestor instead.
+        self._requestor: Requestor[Any] = Requestor(self._session, self.base_url, JSON)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lichess-rest")
+        self._queue = asyncio.Lock()
+        self._paused_until: dt.datetime | None = None
+        self.requests_made = 0
+
+    def __repr__(self) -> str:  # never show the token
+        return f"LichessClient(base_url={self.base_url!r})"
+
+    async def __aenter__(self) -> LichessClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._session.close()
+
+    @property
+    def paused_until(self) -> dt.datetime | None:
+        """When the queue resumes after a 429 (``None`` when not paused)."""
+        if self._paused_until is not None and self._paused_until <= self._clock.now():
+            return None
+        return self._paused_until
+
+    # --- calls -------------------------------------------------------------------------
+
+    async def get_user(self, username: str) -> LichessUser:
+        """``GET /api/user/{username}``; raises :class:`NotFoundError` for an unknown name."""
+        data = await self._call(
+            "get_user", functools.partial(self._berserk.users.get_public_data, username)
+        )
+        return user_from_json(data)
+
+    async def export_games(
+        self,
+        username: str,
+        *,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        vs: str | None = None,
+        perf_type: str | None = None,
+        rated: bool | None = None,
+        max_games: int | None = None,
+    ) -> list[Game]:
+        """``GET /api/games/user/{username}`` (NDJSON), newest first, finished games only."""
+        fn = functools.partial(
+            self._berserk.games.export_by_player,
+            username,
+            as_pgn=False,
+            since=to_millis(since) if since is not None else None,
+            until=to_millis(until) if until is not None else None,
+            vs=vs,
+            perf_type=perf_type,  # type: ignore[arg-type]
+            rated=rated,
+            max=max_games,
+            moves=False,
+        )
+        rows = await self._call("export_games", _consume(fn))
+        return [game_from_export(row) for row in rows]
+
+    async def export_games_by_ids(self, ids: Iterable[GameId | str]) -> list[Game]:
+        """``POST /api/games/export/_ids`` (NDJSON), 300 ids per request."""
+        id_list = list(dict.fromkeys(ids))
+        games: list[Game] = []
+        for chunk in _chunks(id_list, EXPORT_IDS_LIMIT):
+            fn = functools.partial(
+                self._berserk.games.export_multi, *chunk, as_pgn=False, moves=False
+            )
+            rows = await self._call("export_games_by_ids", _consume(fn))
+            games.extend(game_from_export(row) for row in rows)
+        return games
+
+    async def get_statuses(self, user_ids: Iterable[str]) -> list[UserStatus]:
+        """``GET /api/users/status?ids=``: online and playing, 100 ids per request."""
+        ids = list(dict.fromkeys(user_ids))
+        out: list[UserStatus] = []
+        for chunk in _chunks(ids, STATUS_IDS_LIMIT):
+            fn = functools.partial(
+                self._berserk.users.get_realtime_statuses, *chunk, with_game_ids=True
+            )
+            rows = await self._call("get_statuses", fn)
+            if not isinstance(rows, list):
+                raise LichessPayloadError("users/status did not answer a list")
+            out.extend(status_from_json(row) for row in rows)
+        return out
+
+    async def send_message(self, username: str, text: str) -> None:
+        """``POST /inbox/{username}`` (scope ``msg:write``)."""
+        fn = functools.partial(self._berserk.messaging.send, username, text)
+        await self._call("send_message", fn)
+
+    async def post_team_update(self, team_id: str, message: str) -> None:
+        """``POST /team/{teamId}/pm-all`` (scope ``team:lead``)."""
+        fn = functools.partial(
+            self._requestor.post, f"/team/{team_id}/pm-all", data={"message": message}
+        )
+        await self._call("post_team_update", fn)
+
+    # --- the queue ---------------------------------------------------------------------
+
+    async def _call(self, name: str, fn: Callable[[], T]) -> T:
+        async with self._queue:
+            attempt = 0
+            rate_limit_waits = 0
+            while True:
+                await self._wait_out_pause()
+                try:
+                    return await self._run_in_worker(fn)
+                except RateLimitedError:
+                    rate_limit_waits += 1
+                    self._paused_until = self._clock.now() + self._rate_limit_pause
+                    log.warning(
+                        "Lichess rate limit on %s: pausing every call until %s",
+                        name,
+                        self._paused_until.isoformat(),
+                    )
+                    if rate_limit_waits > self._max_rate_limit_waits:
+                        raise
+                except (LichessTransportError, LichessHTTPError) as e:
+                    if isinstance(e, LichessHTTPError) and not e.is_server_error:
+                        raise
+                    attempt += 1
+                    if attempt >= self._max_attempts:
+                        raise
+                    delay = min(self._backoff_max, self._backoff_initial * 2 ** (attempt - 1))
+                    log.warning(
+                        "Lichess %s failed (%s); retry %d in %.1fs", name, e, attempt, delay
+                    )
+                    await self._clock.sleep(delay)
+
+    async def _wait_out_pause(self) -> None:
+        if self._paused_until is not None:
+            await self._clock.sleep_until(self._paused_until)
+            self._paused_until = None
+
+    async def _run_in_worker(self, fn: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
+        self.requests_made += 1
+        return await loop.run_in_executor(self._executor, _translated, fn)
+
+
+def _consume(fn: Callable[[], Iterator[Any]]) -> Callable[[], list[Any]]:
+    """Read a berserk NDJSON stream to the end inside the worker thread."""
+
+    def run() -> list[Any]:
+        return list(fn())
+
+    return run
+
+
+def _translated(fn: Callable[[], T]) -> T:
+    """Run ``fn`` and turn berserk/requests failures into the adapter's errors."""
+    try:
+        return fn()
+    except ResponseError as e:
+        status = int(e.status_code)
+        try:
+            body = e.response.text
+        except Exception:
+            body = ""
+        raise http_error(status, body) from e
+    except ApiError as e:
+        raise LichessTransportError(f"Lichess unreachable: {e.error.__class__.__name__}") from e
+    except requests.RequestException as e:  # raised while reading a streamed body
+        raise LichessTransportError(f"Lichess transfer failed: {e.__class__.__name__}") from e
+    except ValueError as e:  # JSON decoding
+        if isinstance(e, LichessError):
+            raise
+        raise LichessPayloadError(f"Lichess answered unreadable JSON: {e}") from e
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

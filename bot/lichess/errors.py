@@ -1,0 +1,69 @@
+"""The adapter's error tree.
+
+``LichessError`` -> ``LichessHTTPError(status, body)`` -> ``RateLimitedError`` / ``NotFoundError``;
+transport failures (connection refused, timeouts, truncated bodies) are ``LichessTransportError``
+raised ``from`` the library's exception; an answer the adapter cannot read is
+``LichessPayloadError``. No requests, berserk or aiohttp exception leaves the package.
+"""
+
+from __future__ import annotations
+
+
+class LichessError(Exception):
+    """Anything that went wrong talking to Lichess."""
+
+
+class LichessHTTPError(LichessError):
+    """Lichess answered with an error status. ``body`` is the response text (never a token)."""
+
+    def __init__(self, status: int, body: str = "") -> None:
+        self.status = status
+        self.body = body[:2000]
+        super().__init__(f"Lichess answered HTTP {status}: {self.body[:200]}")
+
+    @property
+    def is_server_error(self) -> bool:
+        return self.status >= 500
+
+
+class RateLimitedError(LichessHTTPError):
+    """HTTP 429: Lichess wants a full minute of silence."""
+
+    def __init__(self, body: str = "") -> None:
+        super().__init__(429, body)
+
+
+class NotFoundError(LichessHTTPError):
+    """HTTP 404: no such user or game."""
+
+    def __init__(self, body: str = "") -> None:
+        super().__init__(404, body)
+
+
+class LichessTransportError(LichessError):
+    """The request did not get an answer: connection, timeout or truncated stream."""
+
+
+class LichessPayloadError(LichessError):
+    """Lichess answered something the adapter cannot read (bad JSON, missing fields)."""
+
+
+class OAuthError(LichessError):
+    """The web login failed: bad state, code or verifier, or Lichess refused the grant.
+
+    ``error`` is the OAuth error code (``invalid_grant``, ``access_denied``, ``state_mismatch``).
+    """
+
+    def __init__(self, error: str, description: str = "") -> None:
+        self.error = error
+        self.description = description
+        super().__init__(f"{error}: {description}" if description else error)
+
+
+def http_error(status: int, body: str) -> LichessHTTPError:
+    """The most specific error class for ``status``."""
+    if status == 429:
+        return RateLimitedError(body)
+    if status == 404:
+        return NotFoundError(body)
+    return LichessHTTPError(status, body)

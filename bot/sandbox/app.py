@@ -1,0 +1,852 @@
+"""The fake Lichess: an aiohttp app serving the endpoints the service uses, at the root.
+
+Paths, parameters, JSON and NDJSON shapes, scopes and error codes follow the official spec
+(``lichess-api.bundled.yaml``; ``tests/lichess/test_conformance.py`` checks it). Everything under
+``/_sandbox/`` is not Lichess: it is the admin API that lets another process (the demo) feed the
+state and read what the bot sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import datetime as dt
+import functools
+import hashlib
+import html
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import fields
+from typing import Any, NoReturn
+from urllib.parse import urlencode
+
+from aiohttp import web
+
+from bot.lichess.games import game_to_export_json, game_to_stream_json, to_millis
+from bot.sandbox.state import (
+    InboxMessage,
+    Knobs,
+    OAuthCode,
+    SandboxState,
+    SandboxUser,
+    StreamListener,
+    TeamUpdate,
+    Token,
+)
+from rules.model import Colour, Game, GameStatus, PlayerId, normalise_username
+
+__all__ = ["STATE_KEY", "make_app", "run_sandbox"]
+
+log = logging.getLogger(__name__)
+
+STATE_KEY = web.AppKey("sandbox_state", SandboxState)
+NDJSON = "application/x-ndjson"
+STREAM_USERS_LIMIT = 300
+EXPORT_IDS_LIMIT = 300
+STATUS_IDS_LIMIT = 100
+TOKEN_LIFETIME = 31536000
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def make_app(state: SandboxState | None = None) -> web.Application:
+    """The fake Lichess over ``state`` (a fresh one by default)."""
+    app = web.Application(middlewares=[_knobs_middleware])
+    app[STATE_KEY] = state or SandboxState()
+    app.add_routes(
+        [
+            web.get("/api/user/{username}", user_public_data),
+            web.get("/api/games/user/{username}", export_games_of_user),
+            web.post("/api/games/export/_ids", export_games_by_ids),
+            web.get("/api/users/status", users_status),
+            web.post("/inbox/{username}", send_message),
+            web.post("/team/{teamId}/pm-all", team_update),
+            web.post("/api/stream/games-by-users", stream_games_by_users),
+            web.get("/oauth", oauth_authorize),
+            web.post("/api/token", oauth_token),
+            web.delete("/api/token", oauth_revoke),
+            web.get("/api/account", account),
+            # the admin API, not Lichess
+            web.get("/_sandbox/state", admin_state),
+            web.post("/_sandbox/users", admin_add_user),
+            web.post("/_sandbox/tokens", admin_add_token),
+            web.post("/_sandbox/teams", admin_add_team),
+            web.post("/_sandbox/games", admin_create_game),
+            web.post("/_sandbox/games/{id}/start", admin_start_game),
+            web.post("/_sandbox/games/{id}/finish", admin_finish_game),
+            web.get("/_sandbox/inbox", admin_inbox),
+            web.get("/_sandbox/team-updates", admin_team_updates),
+            web.post("/_sandbox/knobs", admin_knobs),
+            web.post("/_sandbox/streams/drop", admin_drop_streams),
+            web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
+        ]
+    )
+    app.on_shutdown.append(_close_streams)
+    return app
+
+
+async def _close_streams(app: web.Application) -> None:
+    app[STATE_KEY].drop_streams()
+
+
+def _state(request: web.Request) -> SandboxState:
+    return request.app[STATE_KEY]
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+@web.middleware
+async def _knobs_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if request.path.startswith("/_sandbox/") or request.path == "/oauth":
+        return await handler(request)
+    state = _state(request)
+    state.requests.append((request.method, request.path))
+    streaming = request.path.startswith("/api/stream/")
+    if not streaming:
+        state.in_flight += 1
+        state.max_in_flight = max(state.max_in_flight, state.in_flight)
+    try:
+        knobs = state.knobs
+        if knobs.delay_seconds > 0:
+            await asyncio.sleep(knobs.delay_seconds)
+        if knobs.rate_limit_next > 0:
+            knobs.rate_limit_next -= 1
+            return _error(429, "Too many requests. Try again in a minute.")
+        if knobs.server_error_next > 0:
+            knobs.server_error_next -= 1
+            return _error(knobs.server_error_status, "The sandbox is having a bad day.")
+        return await handler(request)
+    finally:
+        if not streaming:
+            state.in_flight -= 1
+
+
+# --- auth ----------------------------------------------------------------------------------
+
+
+class _AuthError(Exception):
+    def __init__(self, response: web.Response) -> None:
+        self.response = response
+
+
+def _token(request: web.Request, *, required: bool, scope: str | None = None) -> Token | None:
+    header = request.headers.get("Authorization", "")
+    if not header:
+        if required:
+            raise _AuthError(_error(401, "No such token"))
+        return None
+    kind, _, value = header.partition(" ")
+    token = _state(request).tokens.get(value.strip()) if kind.lower() == "bearer" else None
+    if token is None:
+        raise _AuthError(_error(401, "No such token"))
+    if scope is not None and scope not in token.scopes:
+        raise _AuthError(_error(403, f"Missing scope: {scope}"))
+    return token
+
+
+def _authed(
+    *, required: bool, scope: str | None = None
+) -> Callable[[Callable[[web.Request, Token | None], Awaitable[web.StreamResponse]]], Handler]:
+    def wrap(
+        fn: Callable[[web.Request, Token | None], Awaitable[web.StreamResponse]],
+    ) -> Handler:
+        @functools.wraps(fn)
+        async def handler(request: web.Request) -> web.StreamResponse:
+            try:
+                token = _token(request, required=required, scope=scope)
+            except _AuthError as e:
+                return e.response
+            return await fn(request, token)
+
+        handler.required_scope = scope  # type: ignore[attr-defined]
+        handler.requires_token = required  # type: ignore[attr-defined]
+        return handler
+
+    return wrap
+
+
+# --- parameters ------------------------------------------------------------------------------
+
+
+class _BadParam(Exception):
+    pass
+
+
+def _bool_param(request: web.Request, name: str, default: bool | None) -> bool | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.lower()
+    if value in ("true", "1", "yes"):
+        return True
+    if value in ("false", "0", "no"):
+        return False
+    raise _BadParam(f"{name}: not a boolean: {raw}")
+
+
+def _int_param(request: web.Request, name: str, *, minimum: int | None = None) -> int | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _BadParam(f"{name}: not an integer: {raw}") from None
+    if minimum is not None and value < minimum:
+        raise _BadParam(f"{name}: must be at least {minimum}")
+    return value
+
+
+def _wants_ndjson(request: web.Request) -> bool:
+    return NDJSON in request.headers.get("Accept", "")
+
+
+def _ids_body(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# --- users -----------------------------------------------------------------------------------
+
+
+def user_json(user: SandboxUser, *, now: dt.datetime) -> dict[str, Any]:
+    """``UserExtended`` as ``/api/user/{username}`` and ``/api/account`` write it."""
+    out: dict[str, Any] = {
+        "id": user.id,
+        "username": user.username,
+        "perfs": {
+            "antichess": {
+                "games": user.antichess_games,
+                "rating": user.antichess_rating,
+                "rd": 60,
+                "prog": 0,
+            }
+        },
+        "createdAt": to_millis(user.created_at),
+        "seenAt": to_millis(now),
+        "playTime": {"total": 0, "tv": 0},
+        "url": f"https://lichess.org/@/{user.username}",
+        "count": {
+            "all": user.antichess_games,
+            "rated": user.antichess_games,
+            "draw": 0,
+            "loss": 0,
+            "win": 0,
+            "bookmark": 0,
+            "playing": 0,
+            "import": 0,
+            "me": 0,
+        },
+    }
+    if user.title is not None:
+        out["title"] = user.title
+    if user.tos_violation:
+        out["tosViolation"] = True
+    if user.disabled:
+        out["disabled"] = True
+    return out
+
+
+@_authed(required=False)
+async def user_public_data(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """GET /api/user/{username}"""
+    state = _state(request)
+    user = state.users.get(normalise_username(request.match_info["username"]))
+    if user is None:
+        return _error(404, "Not found")
+    return web.json_response(user_json(user, now=state.now()))
+
+
+@_authed(required=True)
+async def account(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """GET /api/account"""
+    assert token is not None
+    state = _state(request)
+    return web.json_response(user_json(state.users[token.user], now=state.now()))
+
+
+async def users_status(request: web.Request) -> web.StreamResponse:
+    """GET /api/users/status?ids="""
+    state = _state(request)
+    raw = request.query.get("ids")
+    if not raw:
+        return _error(400, "ids: This field is required")
+    ids = _ids_body(raw)
+    if len(ids) > STATUS_IDS_LIMIT:
+        return _error(400, f"Too many ids: {len(ids)}, expected up to {STATUS_IDS_LIMIT}")
+    try:
+        with_game_ids = _bool_param(request, "withGameIds", False)
+    except _BadParam as e:
+        return _error(400, str(e))
+    out = []
+    for raw_id in ids:
+        user = state.users.get(normalise_username(raw_id))
+        if user is None or user.disabled:
+            continue
+        entry: dict[str, Any] = {"id": user.id, "name": user.username}
+        if user.title is not None:
+            entry["title"] = user.title
+        playing = state.playing(user.id)
+        if user.online or playing is not None:
+            entry["online"] = True
+        if playing is not None:
+            entry["playing"] = True
+            if with_game_ids:
+                entry["playingId"] = playing
+        out.append(entry)
+    return web.json_response(out)
+
+
+# --- games -----------------------------------------------------------------------------------
+
+
+def _export_line(state: SandboxState, game: Game) -> bytes:
+    white = state.users.get(game.white)
+    black = state.users.get(game.black)
+    data = game_to_export_json(
+        game,
+        white_name=white.username if white else None,
+        black_name=black.username if black else None,
+    )
+    return json.dumps(data).encode() + b"\n"
+
+
+def _perf_of(game: Game) -> str:
+    return str(game_to_stream_json(game)["perf"])
+
+
+@_authed(required=False)
+async def export_games_of_user(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """GET /api/games/user/{username} (NDJSON only in the sandbox)"""
+    state = _state(request)
+    uid = normalise_username(request.match_info["username"])
+    if uid not in state.users:
+        return _error(404, "Not found")
+    if not _wants_ndjson(request):
+        return _error(406, "The sandbox exports games as application/x-ndjson only")
+    try:
+        since = _int_param(request, "since", minimum=1356998400070)
+        until = _int_param(request, "until", minimum=1356998400070)
+        limit = _int_param(request, "max", minimum=1)
+        rated = _bool_param(request, "rated", None)
+        ongoing = _bool_param(request, "ongoing", False)
+        finished = _bool_param(request, "finished", True)
+    except _BadParam as e:
+        return _error(400, str(e))
+    vs = request.query.get("vs")
+    vs_id = normalise_username(vs) if vs else None
+    perfs = set(_ids_body(request.query.get("perfType", "")))
+    color = request.query.get("color")
+    sort = request.query.get("sort", "dateDesc")
+    if sort not in ("dateAsc", "dateDesc"):
+        return _error(400, f"sort: unknown value {sort}")
+
+    def keep(game: Game) -> bool:
+        if uid not in (game.white, game.black):
+            return False
+        if game.status is GameStatus.CREATED:
+            return False
+        if game.status is GameStatus.STARTED and not ongoing:
+            return False
+        if game.status.is_finished and not finished:
+            return False
+        created = to_millis(game.created_at)
+        if since is not None and created < since:
+            return False
+        if until is not None and created > until:
+            return False
+        if vs_id is not None and vs_id not in (game.white, game.black):
+            return False
+        if rated is not None and game.rated != rated:
+            return False
+        if perfs and _perf_of(game) not in perfs:
+            return False
+        if color == "white" and game.white != uid:
+            return False
+        return not (color == "black" and game.black != uid)
+
+    games = sorted(
+        (g for g in state.games.values() if keep(g)),
+        key=lambda g: (g.created_at, g.id),
+        reverse=sort == "dateDesc",
+    )
+    if limit is not None:
+        games = games[:limit]
+    return await _ndjson(request, [_export_line(state, g) for g in games])
+
+
+async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
+    """POST /api/games/export/_ids (NDJSON only in the sandbox)"""
+    state = _state(request)
+    if not _wants_ndjson(request):
+        return _error(406, "The sandbox exports games as application/x-ndjson only")
+    ids = _ids_body(await request.text())
+    if len(ids) > EXPORT_IDS_LIMIT:
+        return _error(400, f"Too many ids: {len(ids)}, expected up to {EXPORT_IDS_LIMIT}")
+    games = [
+        state.games[gid]  # type: ignore[index]
+        for gid in ids
+        if gid in state.games and state.games[gid].status is not GameStatus.CREATED  # type: ignore[index]
+    ]
+    games.sort(key=lambda g: (g.created_at, g.id), reverse=True)
+    return await _ndjson(request, [_export_line(state, g) for g in games])
+
+
+async def _ndjson(request: web.Request, lines: list[bytes]) -> web.StreamResponse:
+    resp = web.StreamResponse(headers={"Content-Type": NDJSON})
+    await resp.prepare(request)
+    for line in lines:
+        await resp.write(line)
+    await resp.write_eof()
+    return resp
+
+
+async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
+    """POST /api/stream/games-by-users"""
+    state = _state(request)
+    knobs = state.knobs
+    if knobs.stream_unavailable:
+        return _error(503, "Streams are unavailable")
+    users = frozenset(normalise_username(u) for u in _ids_body(await request.text()))
+    if len(users) > STREAM_USERS_LIMIT:
+        return _error(400, f"Too many users: {len(users)}, expected up to {STREAM_USERS_LIMIT}")
+    try:
+        with_current = _bool_param(request, "withCurrentGames", False)
+    except _BadParam as e:
+        return _error(400, str(e))
+    listener = StreamListener(users=users)
+    if with_current:
+        for current in state.games.values():
+            if current.status is GameStatus.STARTED and listener.wants(current):
+                listener.queue.put_nowait(current)
+    state.listeners.append(listener)
+    resp = web.StreamResponse(headers={"Content-Type": NDJSON})
+    try:
+        await resp.prepare(request)
+        await _pump(resp, listener, knobs)
+        await resp.write_eof()
+    except ConnectionResetError:
+        pass  # the client went away
+    finally:
+        with contextlib.suppress(ValueError):
+            state.listeners.remove(listener)
+    return resp
+
+
+async def _pump(resp: web.StreamResponse, listener: StreamListener, knobs: Knobs) -> None:
+    """Write the listener's games until told to stop or to drop the stream."""
+    lines = 0
+    while True:
+        try:
+            game = await asyncio.wait_for(listener.queue.get(), knobs.keepalive_seconds)
+        except TimeoutError:
+            await resp.write(b"\n")
+            continue
+        if game is None:
+            return
+        if knobs.malformed_lines_next > 0:
+            knobs.malformed_lines_next -= 1
+            await resp.write(b'{"id": "broken", "players": \n')
+        line = json.dumps(game_to_stream_json(game)).encode() + b"\n"
+        await resp.write(line)
+        if knobs.repeat_lines:
+            await resp.write(line)
+        lines += 1
+        if knobs.drop_stream_after_lines is not None and lines >= knobs.drop_stream_after_lines:
+            return
+
+
+# --- messages --------------------------------------------------------------------------------
+
+
+@_authed(required=True, scope="msg:write")
+async def send_message(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """POST /inbox/{username}"""
+    assert token is not None
+    state = _state(request)
+    form = await request.post()
+    text = form.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return _error(400, "text: This field is required")
+    to = normalise_username(request.match_info["username"])
+    user = state.users.get(to)
+    if user is None or user.disabled:
+        return _error(400, "Cannot send a message to this user")
+    state.inbox.append(InboxMessage(sender=token.user, to=to, text=text, at=state.now()))
+    return web.json_response({"ok": True})
+
+
+@_authed(required=True, scope="team:lead")
+async def team_update(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """POST /team/{teamId}/pm-all"""
+    assert token is not None
+    state = _state(request)
+    team_id = request.match_info["teamId"]
+    leaders = state.team_leaders.get(team_id)
+    if leaders is None:
+        return _error(404, "Not found")
+    if token.user not in leaders:
+        return _error(400, "You are not a leader of this team with the Updates permission")
+    form = await request.post()
+    message = form.get("message")
+    if not isinstance(message, str) or not message.strip():
+        return _error(400, "message: This field is required")
+    state.team_updates.append(
+        TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
+    )
+    return web.json_response({"ok": True})
+
+
+# --- OAuth -----------------------------------------------------------------------------------
+
+_OAUTH_FIELDS = (
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "code_challenge_method",
+    "code_challenge",
+    "scope",
+    "state",
+)
+
+
+def _oauth_request_problem(params: Any) -> str | None:
+    if params.get("response_type") != "code":
+        return "response_type must be code"
+    if params.get("code_challenge_method") != "S256":
+        return "code_challenge_method must be S256"
+    for name in ("client_id", "redirect_uri", "code_challenge"):
+        if not params.get(name):
+            return f"{name} is required"
+    return None
+
+
+def _issue_code(state: SandboxState, params: Any, username: str) -> str:
+    uid = normalise_username(username)
+    if uid not in state.users:
+        state.add_user(username.strip())
+    code = "liu_" + secrets.token_urlsafe(24)
+    state.codes[code] = OAuthCode(
+        code=code,
+        user=uid,
+        client_id=params["client_id"],
+        redirect_uri=params["redirect_uri"],
+        code_challenge=params["code_challenge"],
+        scopes=frozenset(params.get("scope", "").split()),
+    )
+    return code
+
+
+def _redirect(uri: str, query: dict[str, str]) -> NoReturn:
+    joiner = "&" if "?" in uri else "?"
+    raise web.HTTPFound(uri + joiner + urlencode(query))
+
+
+async def oauth_authorize(request: web.Request) -> web.StreamResponse:
+    """GET /oauth: a page to pick the user who logs in (the sandbox has no passwords)."""
+    state = _state(request)
+    params = request.query
+    problem = _oauth_request_problem(params)
+    if problem is not None:
+        return web.Response(status=400, text=f"Invalid OAuth request: {problem}")
+    hint = params.get("username", "")
+    if state.knobs.auto_approve_oauth and hint:
+        code = _issue_code(state, params, hint)
+        return _redirect(params["redirect_uri"], _with_state({"code": code}, params))
+    hidden = "".join(
+        f'<input type="hidden" name="{name}" value="{html.escape(params.get(name, ""))}">'
+        for name in _OAUTH_FIELDS
+    )
+    options = "".join(
+        f'<option value="{html.escape(u.username)}">'
+        for u in sorted(state.users.values(), key=lambda u: u.id)
+    )
+    page = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>Sandbox Lichess: log in</title></head>
+<body><h1>Sandbox Lichess</h1>
+<p>{html.escape(params["client_id"])} wants to know who you are
+(scopes: {html.escape(params.get("scope", "") or "none")}).</p>
+<form method="post" action="/_sandbox/oauth/authorize">{hidden}
+<label>Username <input name="username" list="users" value="{html.escape(hint)}" required></label>
+<datalist id="users">{options}</datalist>
+<button name="decision" value="approve">Authorize</button>
+<button name="decision" value="deny" formnovalidate>Cancel</button>
+</form></body></html>"""
+    return web.Response(text=page, content_type="text/html")
+
+
+def _with_state(query: dict[str, str], params: Any) -> dict[str, str]:
+    if params.get("state"):
+        query["state"] = params["state"]
+    return query
+
+
+async def admin_oauth_decide(request: web.Request) -> web.StreamResponse:
+    """POST /_sandbox/oauth/authorize: the sandbox login form's answer."""
+    state = _state(request)
+    form = await request.post()
+    params = {name: str(form.get(name, "")) for name in _OAUTH_FIELDS}
+    problem = _oauth_request_problem(params)
+    if problem is not None:
+        return web.Response(status=400, text=f"Invalid OAuth request: {problem}")
+    if form.get("decision") == "deny":
+        return _redirect(
+            params["redirect_uri"],
+            _with_state(
+                {"error": "access_denied", "error_description": "user cancelled authorization"},
+                params,
+            ),
+        )
+    username = str(form.get("username", "")).strip()
+    if not username:
+        return web.Response(status=400, text="Pick a username")
+    code = _issue_code(state, params, username)
+    return _redirect(params["redirect_uri"], _with_state({"code": code}, params))
+
+
+def _oauth_error(error: str, description: str) -> web.Response:
+    return web.json_response({"error": error, "error_description": description}, status=400)
+
+
+async def oauth_token(request: web.Request) -> web.StreamResponse:
+    """POST /api/token: authorization code + PKCE verifier -> access token."""
+    state = _state(request)
+    form = await request.post()
+    if form.get("grant_type") != "authorization_code":
+        return _oauth_error("unsupported_grant_type", "grant_type must be authorization_code")
+    given = {
+        "code": form.get("code"),
+        "code_verifier": form.get("code_verifier"),
+        "redirect_uri": form.get("redirect_uri"),
+        "client_id": form.get("client_id"),
+    }
+    values: dict[str, str] = {}
+    for name, value in given.items():
+        if not isinstance(value, str) or not value:
+            return _oauth_error("invalid_request", f"{name} required")
+        values[name] = value
+    code = state.codes.get(values["code"])
+    if code is None:
+        return _oauth_error("invalid_grant", "unknown or expired authorization code")
+    if code.used:
+        return _oauth_error("invalid_grant", "authorization code already used")
+    code.used = True
+    if values["redirect_uri"] != code.redirect_uri:
+        return _oauth_error("invalid_grant", "redirect_uri does not match")
+    if values["client_id"] != code.client_id:
+        return _oauth_error("invalid_client", "client_id does not match")
+    if pkce_challenge(values["code_verifier"]) != code.code_challenge:
+        return _oauth_error("invalid_grant", "hash of code_verifier does not match code_challenge")
+    access = "lio_" + secrets.token_urlsafe(24)
+    state.tokens[access] = Token(user=code.user, scopes=code.scopes)
+    return web.json_response(
+        {"token_type": "Bearer", "access_token": access, "expires_in": TOKEN_LIFETIME}
+    )
+
+
+@_authed(required=True)
+async def oauth_revoke(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """DELETE /api/token"""
+    header = request.headers["Authorization"].partition(" ")[2].strip()
+    _state(request).tokens.pop(header, None)
+    return web.Response(status=204)
+
+
+def pkce_challenge(verifier: str) -> str:
+    """BASE64URL(SHA256(verifier)) without padding, as RFC 7636 S256 says."""
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+# --- admin API (not Lichess) -----------------------------------------------------------------
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text='{"error": "body is not JSON"}') from None
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(text='{"error": "body is not a JSON object"}')
+    return data
+
+
+def _time(value: Any, name: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: not ISO 8601"})) from None
+    if when.tzinfo is None:
+        raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: needs a UTC offset"}))
+    return when.astimezone(dt.UTC)
+
+
+def _admin_game(state: SandboxState, game: Game) -> web.Response:
+    return web.json_response(json.loads(_export_line(state, game)))
+
+
+async def admin_state(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    return web.json_response(
+        {
+            "users": sorted(state.users),
+            "games": [json.loads(_export_line(state, g)) for g in state.games.values()],
+            "inbox": [_message_json(m) for m in state.inbox],
+            "team_updates": [_update_json(u) for u in state.team_updates],
+        }
+    )
+
+
+async def admin_add_user(request: web.Request) -> web.StreamResponse:
+    data = await _json_body(request)
+    username = data.get("username")
+    if not isinstance(username, str) or not username.strip():
+        return _error(400, "username is required")
+    user = _state(request).add_user(
+        username.strip(),
+        created_at=_time(data.get("created_at"), "created_at"),
+        title=data.get("title"),
+        tos_violation=bool(data.get("tos_violation", False)),
+        disabled=bool(data.get("disabled", False)),
+        online=bool(data.get("online", False)),
+        antichess_rating=int(data.get("antichess_rating", 1500)),
+        antichess_games=int(data.get("antichess_games", 0)),
+    )
+    return web.json_response({"id": user.id, "username": user.username})
+
+
+async def admin_add_token(request: web.Request) -> web.StreamResponse:
+    data = await _json_body(request)
+    user = data.get("user")
+    if not isinstance(user, str) or not user:
+        return _error(400, "user is required")
+    scopes = data.get("scopes")
+    kwargs: dict[str, Any] = {"token": data.get("token")}
+    if isinstance(scopes, list):
+        kwargs["scopes"] = [str(s) for s in scopes]
+    return web.json_response({"token": _state(request).add_token(user, **kwargs)})
+
+
+async def admin_add_team(request: web.Request) -> web.StreamResponse:
+    data = await _json_body(request)
+    team_id, leaders = data.get("team_id"), data.get("leaders")
+    if not isinstance(team_id, str) or not isinstance(leaders, list):
+        return _error(400, "team_id and leaders are required")
+    _state(request).make_team(team_id, leaders=[str(x) for x in leaders])
+    return web.json_response({"ok": True})
+
+
+async def admin_create_game(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    data = await _json_body(request)
+    try:
+        game = state.create_game(
+            str(data["white"]),
+            str(data["black"]),
+            variant=str(data.get("variant", "antichess")),
+            rated=bool(data.get("rated", True)),
+            clock_limit=data.get("clock_limit", 120),
+            clock_increment=data.get("clock_increment", 5),
+            created_at=_time(data.get("created_at"), "created_at"),
+            game_id=data.get("id"),
+        )
+        if data.get("start", False):
+            game = state.start_game(game.id)
+    except (KeyError, ValueError) as e:
+        return _error(400, str(e))
+    return _admin_game(state, game)
+
+
+async def admin_start_game(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    try:
+        game = state.start_game(request.match_info["id"])
+    except KeyError as e:
+        return _error(404, str(e))
+    except ValueError as e:
+        return _error(400, str(e))
+    return _admin_game(state, game)
+
+
+async def admin_finish_game(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    data = await _json_body(request)
+    winner_name = data.get("winner")
+    winner = {"white": Colour.WHITE, "black": Colour.BLACK, None: None}.get(winner_name, "bad")
+    if winner == "bad":
+        return _error(400, "winner must be white, black or null")
+    try:
+        status = GameStatus(data.get("status", "resign"))
+        game = state.finish_game(
+            request.match_info["id"],
+            status=status,
+            winner=winner,  # type: ignore[arg-type]
+            at=_time(data.get("at"), "at"),
+        )
+    except KeyError as e:
+        return _error(404, str(e))
+    except ValueError as e:
+        return _error(400, str(e))
+    return _admin_game(state, game)
+
+
+def _message_json(m: InboxMessage) -> dict[str, Any]:
+    return {"from": m.sender, "to": m.to, "text": m.text, "at": m.at.isoformat()}
+
+
+def _update_json(u: TeamUpdate) -> dict[str, Any]:
+    return {"team": u.team_id, "from": u.sender, "message": u.message, "at": u.at.isoformat()}
+
+
+async def admin_inbox(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    to = request.query.get("to")
+    wanted: PlayerId | None = normalise_username(to) if to else None
+    return web.json_response(
+        [_message_json(m) for m in state.inbox if wanted is None or m.to == wanted]
+    )
+
+
+async def admin_team_updates(request: web.Request) -> web.StreamResponse:
+    return web.json_response([_update_json(u) for u in _state(request).team_updates])
+
+
+async def admin_knobs(request: web.Request) -> web.StreamResponse:
+    state = _state(request)
+    data = await _json_body(request)
+    known = {f.name for f in fields(Knobs)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        return _error(400, f"unknown knobs: {', '.join(unknown)}")
+    for name, value in data.items():
+        setattr(state.knobs, name, value)
+    return web.json_response({f.name: getattr(state.knobs, f.name) for f in fields(Knobs)})
+
+
+async def admin_drop_streams(request: web.Request) -> web.StreamResponse:
+    _state(request).drop_streams()
+    return web.json_response({"ok": True})
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+async def run_sandbox(
+    state: SandboxState | None = None, *, host: str = "127.0.0.1", port: int = 8765
+) -> None:
+    """Serve the sandbox until cancelled."""
+    runner = web.AppRunner(make_app(state), shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    log.info("sandbox Lichess on http://%s:%d", host, port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()

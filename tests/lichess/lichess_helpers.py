@@ -1,0 +1,21 @@
+"""Shared values and helpers of the Lichess adapter tests."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Callable
+
+START = dt.datetime(2021, 10, 12, 18, 0, tzinfo=dt.UTC)
+BOT = "acwc-bot"
+TEAM = "acwc-2021"
+
+
+async def until(predicate: Callable[[], bool], *, within: float = 10.0) -> None:
+    """Wait until ``predicate()`` holds; fail the test after ``within`` real seconds.
+
+    For facts with no event to wait on (a request reaching the sandbox); not a timing check.
+    """
+    async with asyncio.timeout(within):
+        while not predicate():  # noqa: ASYNC110 - the facts polled here raise no event
+            await asyncio.sleep(0.005)

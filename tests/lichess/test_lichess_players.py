@@ -1,0 +1,153 @@
+"""Simulated players play whole matches on the sandbox, seen through the stream and intake."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import random
+from collections.abc import Iterable
+from fractions import Fraction
+
+import aiohttp
+from lichess_helpers import START, until
+
+from bot.clock import FakeClock
+from bot.lichess import GameWatcher, LichessClient
+from bot.sandbox.players import HttpHost, LocalHost, MatchPlan, SimulatedPlayer, play_match
+from bot.sandbox.state import SandboxState
+from rules.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
+from rules.model import Game, GameStatus, Match, MatchId, PlayerId, StageKind
+from rules.ruleset import DEFAULT_RULESET
+from rules.scoring import match_score
+
+ALICE = SimulatedPlayer("Alice", strength=2100)
+BOB = SimulatedPlayer("Bob", strength=1900)
+MATCH = Match(
+    id=MatchId(1),
+    stage=StageKind.QUALIFICATION,
+    round=1,
+    white_first=PlayerId("alice"),
+    black_first=PlayerId("bob"),
+    format=DEFAULT_RULESET.formats.qualification,
+)
+CONTEXT = MatchContext(
+    match=MATCH,
+    window_start=START - dt.timedelta(days=1),
+    window_end=START + dt.timedelta(days=6),
+)
+
+
+def games_of(state: SandboxState, ids: Iterable[str]) -> list[Game]:
+    return [state.games[i] for i in ids]  # type: ignore[index]
+
+
+async def test_a_match_is_played_with_the_championship_clock_until_clinched(
+    state: SandboxState,
+) -> None:
+    report = await play_match(
+        LocalHost(state), MatchPlan(ALICE, BOB, start=START), rng=random.Random(7)
+    )
+    games = games_of(state, report.game_ids)
+    assert all(g.variant == "antichess" and g.rated for g in games)
+    assert all((g.clock_limit, g.clock_increment) == (120, 5) for g in games)
+    assert [g.white for g in games] == [("alice", "bob")[i % 2] for i in range(len(games))]
+    score = match_score(MATCH, games)
+    assert max(score.first, score.second) >= Fraction(11, 2) or len(games) == 10
+    assert {PlayerId("alice"): score.first, PlayerId("bob"): score.second} == report.points
+    assert all(
+        isinstance(classify_game(g, CONTEXT, ruleset=DEFAULT_RULESET), Accepted) for g in games
+    )
+
+
+async def test_the_same_seed_plays_the_same_match(state: SandboxState) -> None:
+    first = await play_match(
+        LocalHost(state), MatchPlan(ALICE, BOB, start=START), rng=random.Random(3)
+    )
+    other = SandboxState(now=state.now)
+    second = await play_match(
+        LocalHost(other), MatchPlan(ALICE, BOB, start=START), rng=random.Random(3)
+    )
+    assert first.points == second.points
+    assert [state.games[g].winner for g in first.game_ids] == [
+        other.games[g].winner for g in second.game_ids
+    ]
+
+
+async def test_a_no_show_plays_no_game(state: SandboxState) -> None:
+    absent = SimulatedPlayer("Bob", no_show=True)
+    report = await play_match(
+        LocalHost(state), MatchPlan(ALICE, absent, start=START), rng=random.Random(1)
+    )
+    assert report.no_show == (PlayerId("bob"),)
+    assert report.game_ids == []
+    assert state.games == {}
+
+
+async def test_a_wrong_clock_game_is_refused_by_intake_with_an_alert(state: SandboxState) -> None:
+    plan = MatchPlan(ALICE, BOB, start=START, wrong_clock_first=True, games=2, clinch_at=None)
+    report = await play_match(LocalHost(state), plan, rng=random.Random(5))
+    decisions = [
+        classify_game(g, CONTEXT, ruleset=DEFAULT_RULESET) for g in games_of(state, report.game_ids)
+    ]
+    assert isinstance(decisions[0], Refused)
+    assert decisions[0].reason is RefusalReason.WRONG_CLOCK
+    assert decisions[0].alert_td
+    assert [type(d) for d in decisions[1:]] == [Accepted, Accepted]
+
+
+async def test_players_in_another_process_play_through_the_admin_api(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        report = await play_match(
+            HttpHost(sandbox_url, http),
+            MatchPlan(ALICE, BOB, start=START, games=4, clinch_at=None),
+            rng=random.Random(11),
+        )
+    games = games_of(state, report.game_ids)
+    assert len(games) == 4
+    assert all(g.status.is_finished for g in games)
+    assert games[0].created_at == START
+
+
+async def test_a_live_match_reaches_the_watcher_game_by_game(
+    sandbox_url: str, bot_token: str, state: SandboxState
+) -> None:
+    clock = FakeClock(START, auto=True)
+    state.now = clock.now
+    delivered: list[Game] = []
+
+    async def on_game(game: Game) -> None:
+        delivered.append(game)
+
+    async def pairs() -> list[tuple[PlayerId, PlayerId]]:
+        return [(ALICE.id, BOB.id)]
+
+    async with LichessClient(base_url=sandbox_url, token=bot_token, clock=clock) as client:
+        watcher = GameWatcher(
+            client=client,
+            clock=clock,
+            on_game=on_game,
+            players=[ALICE.id, BOB.id],
+            pairs_provider=pairs,
+        )
+        task = asyncio.create_task(watcher.run())
+        try:
+            await asyncio.wait_for(watcher.connected.wait(), 10)
+            await watcher.wait_backfilled()
+            report = await play_match(
+                LocalHost(state),
+                MatchPlan(ALICE, BOB, start=clock.now() + dt.timedelta(hours=1)),
+                rng=random.Random(2),
+                clock=clock,
+            )
+            last = report.game_ids[-1]
+            await until(lambda: any(g.id == last and g.status.is_finished for g in delivered))
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    finished = [g for g in delivered if g.status.is_finished]
+    assert [g.id for g in finished] == report.game_ids
+    assert [g.status for g in delivered].count(GameStatus.STARTED) == len(report.game_ids)

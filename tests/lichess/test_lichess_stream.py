@@ -1,0 +1,312 @@
+"""The games stream over real HTTP: every game delivered once, whatever the stream does."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import datetime as dt
+from collections.abc import AsyncIterator, Iterable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lichess_helpers import until
+
+from bot.clock import FakeClock
+from bot.lichess import GameWatcher, LichessClient, chunk_players
+from bot.sandbox.state import SandboxState
+from rules.model import Colour, Game, GameId, GameStatus, PlayerId
+
+ALICE, BOB, CAROL, DAVE = (PlayerId(n) for n in ("alice", "bob", "carol", "dave"))
+
+
+class Inbox:
+    """What the watcher delivered, in order."""
+
+    def __init__(self) -> None:
+        self.games: list[Game] = []
+        self.changed = asyncio.Event()
+
+    async def __call__(self, game: Game) -> None:
+        self.games.append(game)
+        self.changed.set()
+
+    def events(self, game_id: str) -> list[GameStatus]:
+        return [g.status for g in self.games if g.id == game_id]
+
+    async def wait_for(self, game_id: str, status: GameStatus, within: float = 10.0) -> Game:
+        async with asyncio.timeout(within):
+            while True:
+                for g in self.games:
+                    if g.id == game_id and g.status is status:
+                        return g
+                self.changed.clear()
+                await self.changed.wait()
+
+
+def pairs_of(*pairs: tuple[PlayerId, PlayerId]):  # type: ignore[no-untyped-def]
+    async def provider() -> Iterable[tuple[PlayerId, PlayerId]]:
+        return pairs
+
+    return provider
+
+
+@contextlib.asynccontextmanager
+async def watching(watcher: GameWatcher) -> AsyncIterator[GameWatcher]:
+    task = asyncio.create_task(watcher.run())
+    try:
+        async with asyncio.timeout(10):
+            await watcher.connected.wait()
+        yield watcher
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def make_watcher(
+    client: LichessClient,
+    clock: FakeClock,
+    inbox: Inbox,
+    players: Iterable[PlayerId] = (ALICE, BOB),
+    pairs: tuple[tuple[PlayerId, PlayerId], ...] = ((ALICE, BOB),),
+    **kwargs: object,
+) -> GameWatcher:
+    return GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=inbox,
+        players=players,
+        pairs_provider=pairs_of(*pairs),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+async def play_sentinel(state: SandboxState, inbox: Inbox) -> None:
+    """A later game on the same stream: once its end is in, everything before it is too."""
+    sentinel = state.start_game(white="Bob", black="Alice")
+    state.finish_game(sentinel.id, status=GameStatus.DRAW)
+    await inbox.wait_for(sentinel.id, GameStatus.DRAW)
+
+
+async def test_game_start_and_end_are_delivered_once_each(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)) as watcher:
+        game = state.start_game(white="Alice", black="Bob")
+        started = await inbox.wait_for(game.id, GameStatus.STARTED)
+        assert started.variant == "antichess"
+        state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.BLACK)
+        finished = await inbox.wait_for(game.id, GameStatus.VARIANT_END)
+        assert finished.winner is Colour.BLACK
+        await play_sentinel(state, inbox)
+        await watcher.wait_backfilled()
+    assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.VARIANT_END]
+
+
+async def test_games_of_other_players_are_not_delivered(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)):
+        outsider = state.start_game(white="Alice", black="Carol")
+        await play_sentinel(state, inbox)
+    assert inbox.events(outsider.id) == []
+
+
+async def test_repeated_lines_are_delivered_once(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.repeat_lines = True
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)):
+        game = state.start_game(white="Alice", black="Bob")
+        state.finish_game(game.id, winner=Colour.WHITE)
+        await play_sentinel(state, inbox)
+    assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.RESIGN]
+
+
+async def test_a_malformed_line_is_skipped_without_reconnecting(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.malformed_lines_next = 1
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)) as watcher:
+        game = state.start_game(white="Alice", black="Bob")
+        await inbox.wait_for(game.id, GameStatus.STARTED)
+        assert state.knobs.malformed_lines_next == 0  # the garbage line was sent
+        assert watcher.connections == 1
+
+
+async def test_stream_dropped_mid_game_still_delivers_the_end_once(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.drop_stream_after_lines = 1
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)) as watcher:
+        game = state.start_game(white="Alice", black="Bob")
+        await inbox.wait_for(game.id, GameStatus.STARTED)
+        await clock.wait_for_sleepers(1)  # the stream ended; the watcher waits to reconnect
+        state.finish_game(game.id, winner=Colour.WHITE)  # while it is away
+        state.knobs.drop_stream_after_lines = None
+        clock.advance(dt.timedelta(seconds=1))
+        await inbox.wait_for(game.id, GameStatus.RESIGN)
+        await watcher.wait_backfilled()
+        assert watcher.connections == 2
+        await play_sentinel(state, inbox)
+    assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.RESIGN]
+
+
+async def test_game_ending_while_lichess_refuses_streams_comes_from_the_backfill(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    async with watching(make_watcher(client, clock, inbox)) as watcher:
+        await watcher.wait_backfilled()
+        game = state.start_game(white="Alice", black="Bob")
+        await inbox.wait_for(game.id, GameStatus.STARTED)
+        state.knobs.stream_unavailable = True
+        state.drop_streams()
+        await clock.wait_for_sleepers(1)
+        clock.advance(dt.timedelta(seconds=1))  # first retry: refused with 503
+        await until(lambda: clock.sleepers == 1 and not watcher.connected.is_set())
+        # a whole game starts and ends inside the gap, and the running one ends
+        short = state.start_game(white="Bob", black="Alice")
+        state.finish_game(short.id, status=GameStatus.OUTOFTIME, winner=Colour.WHITE)
+        state.finish_game(game.id, status=GameStatus.TIMEOUT, winner=Colour.BLACK)
+        state.knobs.stream_unavailable = False
+        clock.advance(dt.timedelta(seconds=2))
+        await watcher.connected.wait()
+        await watcher.wait_backfilled()
+        await play_sentinel(state, inbox)
+    assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.TIMEOUT]
+    assert inbox.events(short.id) == [GameStatus.OUTOFTIME]
+
+
+async def test_a_restarted_service_backfills_from_the_saved_last_seen(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    saved: list[dt.datetime] = []
+
+    async def save(when: dt.datetime) -> None:
+        saved.append(when)
+
+    async def load() -> dt.datetime | None:
+        return saved[-1] if saved else None
+
+    first = Inbox()
+    watcher = make_watcher(client, clock, first, save_last_seen=save, load_last_seen=load)
+    async with watching(watcher):
+        game = state.start_game(white="Alice", black="Bob")
+        await first.wait_for(game.id, GameStatus.STARTED)
+        await watcher.wait_backfilled()
+    assert saved  # the first watcher recorded how far it was up to date
+
+    clock.advance(dt.timedelta(hours=3))  # the service is down for three hours
+    state.finish_game(game.id, winner=Colour.WHITE, at=clock.now() - dt.timedelta(hours=2))
+
+    second = Inbox()
+    restarted = make_watcher(client, clock, second, save_last_seen=save, load_last_seen=load)
+    async with watching(restarted):
+        await second.wait_for(game.id, GameStatus.RESIGN)
+        await restarted.wait_backfilled()
+    assert second.events(game.id) == [GameStatus.RESIGN]
+    assert saved[-1] >= clock.now() - dt.timedelta(seconds=1)
+
+
+async def test_new_players_restart_the_stream(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    pairs: list[tuple[PlayerId, PlayerId]] = [(ALICE, BOB)]
+
+    async def provider() -> Iterable[tuple[PlayerId, PlayerId]]:
+        return list(pairs)
+
+    watcher = GameWatcher(
+        client=client, clock=clock, on_game=inbox, players=[ALICE, BOB], pairs_provider=provider
+    )
+    async with watching(watcher):
+        pairs.append((CAROL, DAVE))
+        watcher.set_players([ALICE, BOB, CAROL, DAVE])
+        await until(lambda: watcher.connections == 2)
+        await watcher.connected.wait()
+        game = state.start_game(white="Carol", black="Dave")
+        await inbox.wait_for(game.id, GameStatus.STARTED)
+
+
+async def test_players_past_the_limit_are_split_over_streams_keeping_pairs_together(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    watcher = make_watcher(
+        client,
+        clock,
+        inbox,
+        players=[ALICE, BOB, CAROL, DAVE],
+        pairs=((ALICE, BOB), (CAROL, DAVE)),
+        chunk_limit=2,
+    )
+    async with watching(watcher):
+        assert watcher.connections == 2
+        one = state.start_game(white="Alice", black="Bob")
+        two = state.start_game(white="Dave", black="Carol")
+        await inbox.wait_for(one.id, GameStatus.STARTED)
+        await inbox.wait_for(two.id, GameStatus.STARTED)
+
+
+async def test_a_failing_callback_does_not_stop_the_watcher(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    inbox = Inbox()
+    failures = collections.Counter[GameId]()
+
+    async def flaky(game: Game) -> None:
+        if failures[game.id] == 0:
+            failures[game.id] += 1
+            raise RuntimeError("database is down")
+        await inbox(game)
+
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=flaky,
+        players=[ALICE, BOB],
+        pairs_provider=pairs_of((ALICE, BOB)),
+    )
+    async with watching(watcher):
+        game = state.start_game(white="Alice", black="Bob")
+        state.finish_game(game.id, winner=Colour.WHITE)
+        # the first delivery failed and was forgotten, so the end still comes through
+        await inbox.wait_for(game.id, GameStatus.RESIGN)
+
+
+@given(
+    players=st.sets(st.sampled_from([PlayerId(f"p{i}") for i in range(40)]), max_size=40),
+    pair_indexes=st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), max_size=60),
+    limit=st.integers(min_value=2, max_value=12),
+)
+def test_chunks_cover_every_player_and_pair_within_the_limit(
+    players: set[PlayerId], pair_indexes: list[tuple[int, int]], limit: int
+) -> None:
+    pairs = [(PlayerId(f"p{a}"), PlayerId(f"p{b}")) for a, b in pair_indexes if a != b]
+    chunks = chunk_players(players, pairs, limit=limit)
+    assert all(len(c) <= limit for c in chunks)
+    covered = set().union(*chunks) if chunks else set()
+    assert covered >= players
+    for a, b in pairs:
+        assert any(a in c and b in c for c in chunks)
+
+
+def test_small_groups_stay_whole_in_one_stream() -> None:
+    pairs = [(ALICE, BOB), (CAROL, DAVE)]
+    assert chunk_players([ALICE, BOB, CAROL, DAVE], pairs, limit=300) == [
+        frozenset({ALICE, BOB, CAROL, DAVE})
+    ]
+
+
+def test_chunk_limit_below_two_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least the two players"):
+        chunk_players([ALICE], [], limit=1)
