@@ -15,6 +15,7 @@ import logging
 from typing import Protocol
 
 from bot.clock import Clock
+from bot.waiting import wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
 
@@ -106,12 +107,4 @@ class OutboxDispatcher:
         while True:
             self._wake.clear()
             await self.deliver_due()
-            next_retry = await self._next_retry()
-            waits = [asyncio.ensure_future(self._wake.wait())]
-            if next_retry is not None:
-                waits.append(asyncio.ensure_future(self.clock.sleep_until(next_retry)))
-            try:
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for w in waits:
-                    w.cancel()
+            await wake_or_time(self._wake, self.clock, await self._next_retry())

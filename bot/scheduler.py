@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
+
+from bot.clock import Clock, SystemClock
+from bot.waiting import wake_or_time
 from storage.db import Database
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
-
-from bot.clock import Clock, SystemClock
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +81,17 @@ class DeadlineRunner:
                 if handler is None:
                     log.error("no handler for deadline kind %s (id %s)", row.kind, row.id)
                     await uow.audit.record(
-                        at=now, actor="bot", action="deadline.unhandled", match_id=row.match_id,
+                        at=now,
+                        actor="bot",
+                        action="deadline.unhandled",
+                        match_id=row.match_id,
                         details={"kind": row.kind, "id": row.id},
                     )
                 else:
                     if firing.is_late:
-                        log.warning("deadline %s (%s) fires late by %s", row.id, row.kind, firing.late_by)
+                        log.warning(
+                            "deadline %s (%s) fires late by %s", row.id, row.kind, firing.late_by
+                        )
                     await handler(uow, firing)
                     await uow.audit.record(
                         at=now,
@@ -126,14 +132,7 @@ class DeadlineRunner:
                 self._schedule_wake(next_due)
             await self._wake.wait()
             return
-        waits = [asyncio.ensure_future(self._wake.wait())]
-        if next_due is not None:
-            waits.append(asyncio.ensure_future(self.clock.sleep_until(next_due)))
-        try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in waits:
-                w.cancel()
+        await wake_or_time(self._wake, self.clock, next_due)
 
     async def run(self) -> None:
         if isinstance(self.clock, SystemClock):
