@@ -233,3 +233,12 @@ class PlayerExitRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     decided_by: Mapped[str] = mapped_column(String(30))
     at: Mapped[dt.datetime]
+
+
+class SettingRow(Base):
+    """Small facts the service keeps across restarts (e.g. how far the games stream got)."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

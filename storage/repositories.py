@@ -19,6 +19,7 @@ from storage.models import (
     PlayerExitRow,
     PlayerRow,
     RoundRow,
+    SettingRow,
     StageEntrantRow,
     StageRow,
     TournamentRow,
@@ -351,3 +352,26 @@ class StageRepository(_Repository):
         self.session.add(row)
         await self.session.flush()
         return row
+
+
+class SettingRepository(_Repository):
+    async def get(self, key: str) -> str | None:
+        row = await self.session.get(SettingRow, key)
+        return None if row is None else row.value
+
+    async def set(self, key: str, value: str) -> None:
+        row = await self.session.get(SettingRow, key)
+        if row is None:
+            self.session.add(SettingRow(key=key, value=value))
+        else:
+            row.value = value
+        await self.session.flush()
+
+    async def get_time(self, key: str) -> dt.datetime | None:
+        value = await self.get(key)
+        return None if value is None else dt.datetime.fromisoformat(value)
+
+    async def set_time(self, key: str, when: dt.datetime) -> None:
+        if when.tzinfo is None:
+            raise ValueError(f"naive datetime {when!r} cannot be stored; use UTC")
+        await self.set(key, when.astimezone(dt.UTC).isoformat())

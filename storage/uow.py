@@ -13,6 +13,7 @@ from storage.repositories import (
     MatchRepository,
     OutboxRepository,
     PlayerRepository,
+    SettingRepository,
     StageRepository,
     TournamentRepository,
 )
@@ -40,6 +41,7 @@ class UnitOfWork:
         self.outbox = OutboxRepository(self.session)
         self.deadlines = DeadlineRepository(self.session)
         self.stages = StageRepository(self.session)
+        self.settings = SettingRepository(self.session)
         return self
 
     async def __aexit__(

@@ -65,6 +65,8 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, help="at most this many entries")
     p.add_argument("--json", action="store_true", help="print JSON")
 
+    command(sub, "run", service_run, "run the service: games stream, deadlines, outbox, web")
+
     from bot.cli import extra
 
     extra.register(sub)
@@ -325,4 +327,14 @@ async def audit_list(args: argparse.Namespace, config: Config) -> int:
                 ],
             )
         )
+    return 0
+
+
+async def service_run(args: argparse.Namespace, config: Config) -> int:
+    from bot.app import StartupError, run_service
+
+    try:
+        await run_service(config)
+    except StartupError as e:
+        raise CliError(str(e)) from None
     return 0

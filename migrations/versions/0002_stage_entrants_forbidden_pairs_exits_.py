@@ -1,8 +1,8 @@
-"""stage entrants, forbidden pairs, exits
+"""stage entrants, forbidden pairs, exits, settings
 
 Revision ID: 0002
 Revises: 0001
-Create Date: 2026-11-30 07:20:14.851769
+Create Date: 2026-11-30 07:24:07.893733
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
 
+    op.create_table('settings',
+    sa.Column('key', sa.String(length=100), nullable=False),
+    sa.Column('value', sa.Text(), nullable=False),
+    sa.PrimaryKeyConstraint('key', name=op.f('pk_settings'))
+    )
     op.create_table('player_exits',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('player_id', sa.String(length=30), nullable=False),
@@ -69,4 +74,5 @@ def downgrade() -> None:
     op.drop_table('stage_entrants')
     op.drop_table('forbidden_pairs')
     op.drop_table('player_exits')
+    op.drop_table('settings')
 
