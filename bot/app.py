@@ -256,7 +256,7 @@ async def _health(request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
 
 
-FEATURES: tuple[str, ...] = ()
+FEATURES: tuple[str, ...] = ("bot.weekly", "bot.stages", "bot.web")
 """Modules with a ``register(hooks: Hooks)`` function, in the order they are wired in."""
 
 

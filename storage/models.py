@@ -242,3 +242,7 @@ class SettingRow(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+# Feature tables register on Base.metadata when their modules load; import them last.
+from storage import models_stages, models_web, models_weekly  # noqa: E402, F401

@@ -1,9 +1,12 @@
-"""Subcommands contributed by other areas (pairing, service, demo)."""
+"""Subcommands that live beside their feature."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from bot.cli import pair_cmd, qualification_cmd, stages_cmd, weekly_cmd
+
 
 def register(sub: Any) -> None:
-    """Hook for commands that live beside their feature."""
+    for module in (qualification_cmd, stages_cmd, weekly_cmd, pair_cmd):
+        module.register(sub)

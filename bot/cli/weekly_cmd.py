@@ -1,0 +1,9 @@
+"""CLI commands of the weekly feature."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add this feature's subcommands."""

@@ -1,0 +1,7 @@
+"""Tables of the web feature (kept apart so features can grow their own tables)."""
+
+from __future__ import annotations
+
+from storage.models import Base
+
+__all__ = ["Base"]
