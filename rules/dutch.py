@@ -90,6 +90,7 @@ __all__ = [
     "RoundPairing",
     "RoundRecord",
     "SwissPlayer",
+    "float_in_round",
     "pair_round",
 ]
 
@@ -272,6 +273,14 @@ def _float_in(
     if own < other:
         return _Float.UP
     return _Float.NONE
+
+
+def float_in_round(
+    player: SwissPlayer, rounds_back: int, players: Mapping[PlayerNumber, SwissPlayer]
+) -> str:
+    """The float (``"up"``, ``"down"`` or ``"none"``) a player received ``rounds_back`` rounds
+    ago, by C.04.3 1.4; ``players`` maps numbers to players, for the opponents' scores."""
+    return _float_in(player, rounds_back, players).value
 
 
 def _validate(players: Sequence[SwissPlayer], round_number: int, total_rounds: int) -> None:

@@ -124,7 +124,7 @@ class TrfCell:
 
 @dataclass(frozen=True, slots=True)
 class TrfPlayer:
-    """A ``001`` record. ``static`` keeps columns 10-91 verbatim (sex, title, name, ...)."""
+    """A ``001`` record. ``static`` keeps columns 9-89 verbatim (sex, title, name, ...)."""
 
     number: int
     static: str
@@ -234,7 +234,7 @@ def _parse_player(text: str, line: int) -> TrfPlayer:
     number = _int_field(text[4:8], line, 5, "starting rank")
     if number < 1:
         raise TrfError(line, 5, "starting rank must be positive")
-    static = text[8:_FIRST_CELL].ljust(_FIRST_CELL - 8)
+    static = text[8 : _FIRST_CELL - 2].ljust(_FIRST_CELL - 10)
     points = static[72:76]
     if points.strip():
         try:
