@@ -842,6 +842,7 @@ class _RoundPairer:
         # Their opponents: each takes the highest resident the criteria allow.
         for index in chosen:
             bonus = 0
+            best: int | None = None
             for resident in reversed(residents):
                 if resident not in graph.adj:
                     continue
@@ -849,7 +850,11 @@ class _RoundPairer:
                 if base:
                     graph.set(index, resident, base + bonus)
                     bonus += 1
-            mate = graph.solve()
+                    best = resident
+            # The current matching is optimal; if it already gives the highest resident, the
+            # bonus cannot change it.
+            if mate.get(index) != best:
+                mate = graph.solve()
             opponent = mate.get(index)
             if opponent is None:  # pragma: no cover - the restriction guarantees a mate
                 raise NoLegalPairingError("A moved-down player lost every opponent.")
@@ -903,7 +908,10 @@ class _RoundPairer:
         for position, lower in enumerate(remainder):
             for higher in remainder[:position]:
                 graph.set(higher, lower, exchange_weight(higher, lower))
-        mate = graph.solve()
+        # With every S1 player in the S1 role there is no exchange and the index sum is the
+        # least possible: the current matching is already optimal for the exchange weights.
+        if not all(in_s1_role(index, mate) for index in remainder[:s1_size]):
+            mate = graph.solve()
         exchanges = sum(1 for index in remainder[:s1_size] if not in_s1_role(index, mate))
 
         # Exchanges: the lowest S1 players go to S2 first (2025 Article 4.3).
@@ -962,14 +970,17 @@ class _RoundPairer:
             if player not in graph.adj or not in_s1_role(player, mate):
                 continue
             bonus = 0
+            best: int | None = None
             for other in reversed(remainder):
                 if other <= player or other not in graph.adj:
                     continue
                 base = self._base(player, other)
                 if base:
                     graph.set(player, other, base + bonus)
+                    best = other
                 bonus += 1
-            mate = graph.solve()
+            if mate.get(player) != best:
+                mate = graph.solve()
             self._finalize(player, mate[player])
         return mate
 
