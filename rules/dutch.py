@@ -62,6 +62,9 @@ Points the text leaves to the implementer, and how this module decides them
   look at played games only.
 * A player with no colour history has no preference; two such players get colours by the
   initial-colour rule.
+* C9 acts in the bracket whose scoregroup holds the PAB assignee's score when no player carried
+  into it has to meet a lower scorer (as bbpPairings does), and also in the last bracket, whose
+  single leftover player gets the PAB even when he was moved down from a higher scoregroup.
 * Absent players (``present=False``) are not paired and receive nothing from this module; the
   caller records their zero-point round.
 """
@@ -751,6 +754,9 @@ class _RoundPairer:
                 break
             following = groups[next_group] if next_group < len(groups) else []
             next_group += 1
+            if not following and self.bye.score is not None:
+                # The last bracket downfloats just the player left over, who gets the PAB.
+                c9_active = True
             carried = self._pair_bracket(mdps, residents, following, c9_active)
             c9_active = self._next_c9(carried, following)
             mdps = [index for index in carried if index not in set(following)]

@@ -69,8 +69,12 @@ def _caissify_input(
     return entries, previous
 
 
-@pytest.mark.parametrize("seed", range(24))
-def test_pairs_agree_with_caissify(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("seed", "absent_rate"),
+    # Seed 51 with absences: C9 acts in the last bracket, whose leftover gets the PAB.
+    [(seed, 0.0) for seed in range(24)] + [(seed, 0.1) for seed in (*range(40, 52),)],
+)
+def test_pairs_agree_with_caissify(seed: int, absent_rate: float) -> None:
     rng = random.Random(seed)
     players, rounds = rng.randint(8, 20), rng.randint(4, 9)
     handler = _Collect()
@@ -80,7 +84,7 @@ def test_pairs_agree_with_caissify(seed: int) -> None:
     logger.setLevel(logging.INFO)
     compared = 0
     try:
-        for state in simulate(players, rounds, rng):
+        for state in simulate(players, rounds, rng, absent_rate=absent_rate):
             entries, previous = _caissify_input(state.players)
             handler.messages.clear()
             with warnings.catch_warnings():
@@ -88,7 +92,8 @@ def test_pairs_agree_with_caissify(seed: int) -> None:
                 theirs = caissify.generate_pairings(
                     "dutch", entries, previous, state.round_number, rounds
                 )
-            if handler.messages or (seed, state.round_number) in KNOWN_ORACLE_ERRORS:
+            known = (seed, state.round_number) in KNOWN_ORACLE_ERRORS and not absent_rate
+            if handler.messages or known:
                 continue
             their_pairs = {
                 frozenset((entry["white_id"], entry["black_id"]))
