@@ -1,0 +1,49 @@
+"""Time the Dutch engine on random tournaments.
+
+    python -m bench.pairing [--players 64,256,1000] [--round 8] [--rounds 9] [--repeat 3]
+
+For each field size, builds a seeded random history of ``round - 1`` rounds (greedy pairings,
+random results), then times ``pair_round`` for the given round; prints one table. Figures
+only: no assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from bench.tournaments import quick_history
+from rules.dutch import pair_round
+
+
+def _time_round(players: int, round_number: int, rounds: int, seed: int) -> float:
+    history = quick_history(players, round_number - 1, random.Random(seed))
+    start = time.perf_counter()
+    pair_round(history, round_number=round_number, total_rounds=rounds)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default="64,256,1000", help="comma-separated field sizes")
+    parser.add_argument("--round", type=int, default=8, help="round to pair")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds in the tournament")
+    parser.add_argument("--repeat", type=int, default=3, help="tournaments per field size")
+    arguments = parser.parse_args(argv)
+    print(f"{'players':>8} {'round':>5} {'p50 s':>8} {'max s':>8}")
+    for players in (int(value) for value in arguments.players.split(",")):
+        times = [
+            _time_round(players, arguments.round, max(arguments.rounds, arguments.round), seed)
+            for seed in range(arguments.repeat)
+        ]
+        print(
+            f"{players:>8} {arguments.round:>5} {statistics.median(times):>8.2f} "
+            f"{max(times):>8.2f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

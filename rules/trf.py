@@ -1,0 +1,491 @@
+"""Reading and writing FIDE Tournament Report Files (TRF16 and TRF-2026) for pairing.
+
+Only what pairing needs is interpreted: the ``001`` player records with their round cells, the
+number of rounds (``XXR`` in TRF16 / JaVaFo usage, ``142`` in TRF-2026), the initial colour
+(``XXC white1``/``XXC black1``, ``152 W``/``152 B``) and prohibited pairings (``XXP`` lists of
+players, ``260`` records with a round range). Every other line is kept verbatim and written
+back in its place, so ``parse_trf(write_trf(t)) == t``.
+
+Conventions (shared by the FIDE-endorsed engines):
+
+* The rounds already played are those in which some player has a *paired* cell (an opponent, or
+  the pairing-allocated bye ``U``); the next round is the one after the last of them.
+* A player's cell for the next round, if present, says he will not be paired: ``Z``, ``H``,
+  ``F``, ``-`` or blank with opponent ``0000`` mark him absent. A player with no cell for the
+  next round is present.
+* Scores are recomputed from the cells of the rounds played (win 1, draw 1/2, ``U``/``F``/``+``
+  1, ``H`` 1/2), not read from columns 81-84.
+* A forfeit (``+``/``-`` against an opponent) is a pairing whose game was not played.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.colour import Colour
+from rules.dutch import (
+    NoLegalPairingError,
+    PlayerNumber,
+    RoundKind,
+    RoundPairing,
+    RoundRecord,
+    SwissPlayer,
+    pair_round,
+)
+from rules.errors import RulesError
+
+__all__ = [
+    "TrfCell",
+    "TrfError",
+    "TrfPlayer",
+    "TrfProhibition",
+    "TrfReason",
+    "TrfResult",
+    "TrfTournament",
+    "format_pairing",
+    "next_round_number",
+    "parse_trf",
+    "players_for_next_round",
+    "run_pair",
+    "write_trf",
+]
+
+_FIRST_CELL = 91  # 0-based column of round 1's opponent field (position 92)
+_CELL_WIDTH = 10
+
+
+class TrfReason(enum.Enum):
+    """Why a TRF file was rejected."""
+
+    MALFORMED = "malformed"
+
+
+class TrfError(RulesError):
+    """The TRF text is invalid; ``line`` and ``column`` (1-based) locate the fault."""
+
+    def __init__(self, line: int, column: int, problem: str) -> None:
+        super().__init__(TrfReason.MALFORMED, f"line {line}, column {column}: {problem}")
+        self.line = line
+        self.column = column
+
+
+class TrfResult(enum.Enum):
+    """The result code of a round cell (TRF16 / TRF-2026 position 99)."""
+
+    WIN = "1"
+    LOSS = "0"
+    DRAW = "="
+    FORFEIT_WIN = "+"
+    FORFEIT_LOSS = "-"
+    UNRATED_WIN = "W"
+    UNRATED_DRAW = "D"
+    UNRATED_LOSS = "L"
+    PAIRING_BYE = "U"
+    HALF_BYE = "H"
+    FULL_BYE = "F"
+    ZERO_BYE = "Z"
+    BLANK = " "
+
+
+_PLAYED = {
+    TrfResult.WIN: Fraction(1),
+    TrfResult.LOSS: Fraction(0),
+    TrfResult.DRAW: Fraction(1, 2),
+    TrfResult.UNRATED_WIN: Fraction(1),
+    TrfResult.UNRATED_DRAW: Fraction(1, 2),
+    TrfResult.UNRATED_LOSS: Fraction(0),
+}
+_UNPLAYED = {
+    TrfResult.FORFEIT_WIN: Fraction(1),
+    TrfResult.FORFEIT_LOSS: Fraction(0),
+    TrfResult.PAIRING_BYE: Fraction(1),
+    TrfResult.HALF_BYE: Fraction(1, 2),
+    TrfResult.FULL_BYE: Fraction(1),
+    TrfResult.ZERO_BYE: Fraction(0),
+    TrfResult.BLANK: Fraction(0),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TrfCell:
+    """One round of a player: scheduled opponent (None for 0000), colour, result."""
+
+    opponent: int | None
+    colour: Colour | None
+    result: TrfResult
+
+    @property
+    def is_paired(self) -> bool:
+        """The player took part in the pairing of this round (opponent or PAB)."""
+        return self.opponent is not None or self.result is TrfResult.PAIRING_BYE
+
+
+@dataclass(frozen=True, slots=True)
+class TrfPlayer:
+    """A ``001`` record. ``static`` keeps columns 9-89 verbatim (sex, title, name, ...)."""
+
+    number: int
+    static: str
+    rounds: tuple[TrfCell, ...]
+
+    @property
+    def name(self) -> str:
+        """The name field, positions 15-47."""
+        return self.static[5:38].strip()
+
+
+@dataclass(frozen=True, slots=True)
+class TrfProhibition:
+    """Players who may not meet each other, in rounds ``first``..``last`` (None: every round)."""
+
+    players: tuple[int, ...]
+    first: int | None = None
+    last: int | None = None
+
+    def applies_to(self, round_number: int) -> bool:
+        """Whether the prohibition holds in ``round_number``."""
+        return (self.first is None or self.first <= round_number) and (
+            self.last is None or round_number <= self.last
+        )
+
+
+class _LineKind(enum.Enum):
+    PLAYER = "player"
+    ROUNDS = "rounds"
+    COLOUR = "colour"
+    PROHIBITION = "prohibition"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    kind: _LineKind
+    text: str
+    index: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class TrfTournament:
+    """The content of a TRF file that pairing needs, plus every other line verbatim."""
+
+    players: tuple[TrfPlayer, ...]
+    total_rounds: int | None = None
+    initial_colour: Colour | None = None
+    prohibitions: tuple[TrfProhibition, ...] = ()
+    trf2026: bool = False
+    """Write the round count, initial colour and prohibitions as 142/152/260 records."""
+    other_lines: tuple[str, ...] = ()
+    """Unrecognised lines, written back before the player records."""
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+
+def _int_field(text: str, line: int, column: int, what: str) -> int:
+    stripped = text.strip()
+    if not stripped.isdigit():
+        raise TrfError(line, column, f"{what} must be a number, found {text!r}")
+    return int(stripped)
+
+
+def _parse_cell(line_text: str, start: int, line: int) -> TrfCell:
+    field = line_text[start : start + 4]
+    opponent_text = field.strip()
+    if opponent_text and not opponent_text.isdigit():
+        raise TrfError(line, start + 1, f"opponent must be a number, found {field!r}")
+    opponent = int(opponent_text) if opponent_text else 0
+    colour_char = line_text[start + 5] if len(line_text) > start + 5 else " "
+    if line_text[start + 4 : start + 5].strip():
+        raise TrfError(line, start + 5, "expected a blank between opponent and colour")
+    colour: Colour | None
+    if colour_char in ("w", "W"):
+        colour = Colour.WHITE
+    elif colour_char in ("b", "B"):
+        colour = Colour.BLACK
+    elif colour_char in ("-", " "):
+        colour = None
+    else:
+        raise TrfError(line, start + 6, f"colour must be w, b or -, found {colour_char!r}")
+    result_char = line_text[start + 7] if len(line_text) > start + 7 else " "
+    try:
+        result = TrfResult(result_char.upper())
+    except ValueError:
+        raise TrfError(line, start + 8, f"unknown result code {result_char!r}") from None
+    if opponent == 0:
+        if result in _PLAYED:
+            raise TrfError(line, start + 8, "a played game needs an opponent")
+        return TrfCell(opponent=None, colour=None, result=result)
+    if result in _PLAYED and colour is None:
+        raise TrfError(line, start + 6, "a played game needs the colour w or b")
+    if result in (TrfResult.PAIRING_BYE, TrfResult.HALF_BYE, TrfResult.FULL_BYE):
+        raise TrfError(line, start + 8, "a bye cannot have an opponent")
+    return TrfCell(opponent=opponent, colour=colour, result=result)
+
+
+def _parse_player(text: str, line: int) -> TrfPlayer:
+    if len(text) < 8:
+        raise TrfError(line, len(text) + 1, "player record too short for its number")
+    if text[3:4].strip():
+        raise TrfError(line, 4, "expected a blank after 001")
+    number = _int_field(text[4:8], line, 5, "starting rank")
+    if number < 1:
+        raise TrfError(line, 5, "starting rank must be positive")
+    static = text[8 : _FIRST_CELL - 2].ljust(_FIRST_CELL - 10)
+    points = static[72:76]
+    if points.strip():
+        try:
+            Fraction(points.strip())
+        except ValueError:
+            raise TrfError(line, 81, f"points must be a number, found {points!r}") from None
+    cells: list[TrfCell] = []
+    start = _FIRST_CELL
+    rest = text.rstrip()
+    while start < len(rest):
+        if text[start - 2 : start].strip():
+            raise TrfError(line, start - 1, "round cells must be separated by blanks")
+        cells.append(_parse_cell(text.ljust(start + 8), start, line))
+        start += _CELL_WIDTH
+    # Trailing blank cells carry no information.
+    while cells and cells[-1] == TrfCell(None, None, TrfResult.BLANK):
+        cells.pop()
+    return TrfPlayer(number=number, static=static, rounds=tuple(cells))
+
+
+def _parse_numbers(text: str, line: int, offset: int) -> tuple[int, ...]:
+    numbers: list[int] = []
+    column = offset
+    for token in text.split(" "):
+        if token:
+            numbers.append(_int_field(token, line, column + 1, "player number"))
+        column += len(token) + 1
+    return tuple(numbers)
+
+
+def parse_trf(text: str) -> TrfTournament:
+    """Parse TRF16 or TRF-2026 text.
+
+    Raises:
+        TrfError: a line is malformed; the message names its line and column.
+    """
+    players: list[TrfPlayer] = []
+    others: list[str] = []
+    total_rounds: int | None = None
+    initial: Colour | None = None
+    prohibitions: list[TrfProhibition] = []
+    trf2026 = False
+    numbers: set[int] = set()
+    for line_number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r\n")
+        tag = line[:3]
+        if tag == "001":
+            player = _parse_player(line, line_number)
+            if player.number in numbers:
+                raise TrfError(line_number, 5, f"starting rank {player.number} appears twice")
+            numbers.add(player.number)
+            players.append(player)
+        elif tag == "XXR":
+            total_rounds = _int_field(line[3:], line_number, 5, "number of rounds")
+        elif tag == "142":
+            total_rounds = _int_field(line[3:], line_number, 5, "number of rounds")
+            trf2026 = True
+        elif tag == "XXC":
+            words = line[3:].split()
+            if "white1" in words:
+                initial = Colour.WHITE
+            elif "black1" in words:
+                initial = Colour.BLACK
+            elif not all(word == "rank" for word in words):
+                raise TrfError(line_number, 5, "XXC expects white1 or black1")
+        elif tag == "152":
+            value = line[4:].strip().upper()
+            if value not in ("W", "B"):
+                raise TrfError(line_number, 5, "152 expects W or B")
+            initial = Colour.WHITE if value == "W" else Colour.BLACK
+            trf2026 = True
+        elif tag == "XXP":
+            group = _parse_numbers(line[4:], line_number, 4)
+            if len(group) < 2:
+                raise TrfError(line_number, 5, "XXP needs at least two players")
+            prohibitions.append(TrfProhibition(players=group))
+        elif tag == "260":
+            first = _int_field(line[4:7], line_number, 5, "first round")
+            last = _int_field(line[8:11], line_number, 9, "last round")
+            group = _parse_numbers(line[12:], line_number, 12)
+            if len(group) < 2:
+                raise TrfError(line_number, 13, "260 needs at least two players")
+            if last < first:
+                raise TrfError(line_number, 9, "last round before first round")
+            prohibitions.append(TrfProhibition(players=group, first=first, last=last))
+            trf2026 = True
+        elif line.strip():
+            others.append(line)
+    return TrfTournament(
+        players=tuple(players),
+        total_rounds=total_rounds,
+        initial_colour=initial,
+        prohibitions=tuple(prohibitions),
+        trf2026=trf2026,
+        other_lines=tuple(others),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+
+def _format_cell(cell: TrfCell) -> str:
+    opponent = f"{cell.opponent:4d}" if cell.opponent is not None else "0000"
+    colour = cell.colour.value if cell.colour is not None else "-"
+    return f"{opponent} {colour} {cell.result.value}"
+
+
+def _format_player(player: TrfPlayer) -> str:
+    cells = "".join("  " + _format_cell(cell) for cell in player.rounds)
+    return f"001 {player.number:4d}{player.static}{cells}".rstrip()
+
+
+def write_trf(tournament: TrfTournament) -> str:
+    """Write a tournament as TRF text (TRF-2026 tags when ``trf2026``, else XX tags)."""
+    lines = list(tournament.other_lines)
+    if tournament.trf2026:
+        if tournament.total_rounds is not None:
+            lines.append(f"142 {tournament.total_rounds}")
+        if tournament.initial_colour is not None:
+            lines.append(f"152 {'W' if tournament.initial_colour is Colour.WHITE else 'B'}")
+    lines.extend(_format_player(player) for player in tournament.players)
+    for prohibition in tournament.prohibitions:
+        numbers = " ".join(f"{number:4d}" for number in prohibition.players)
+        if tournament.trf2026 or prohibition.first is not None:
+            first = prohibition.first if prohibition.first is not None else 1
+            last = prohibition.last if prohibition.last is not None else 999
+            lines.append(f"260 {first:03d} {last:03d} {numbers}")
+        else:
+            lines.append(f"XXP {numbers}")
+    if not tournament.trf2026:
+        if tournament.total_rounds is not None:
+            lines.append(f"XXR {tournament.total_rounds}")
+        if tournament.initial_colour is not None:
+            token = "white1" if tournament.initial_colour is Colour.WHITE else "black1"
+            lines.append(f"XXC {token}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# From a TRF to the pairing engine and back
+# ---------------------------------------------------------------------------
+
+
+def next_round_number(tournament: TrfTournament) -> int:
+    """The round to pair: one after the last round in which anybody was paired."""
+    played = 0
+    for player in tournament.players:
+        for index, cell in enumerate(player.rounds):
+            if cell.is_paired:
+                played = max(played, index + 1)
+    return played + 1
+
+
+def _record(cell: TrfCell) -> RoundRecord:
+    if cell.result in _PLAYED:
+        assert cell.opponent is not None
+        return RoundRecord(
+            kind=RoundKind.PLAYED,
+            points=_PLAYED[cell.result],
+            opponent=PlayerNumber(cell.opponent),
+            colour=cell.colour,
+        )
+    points = _UNPLAYED[cell.result]
+    if cell.result is TrfResult.PAIRING_BYE:
+        return RoundRecord(kind=RoundKind.PAIRING_BYE, points=points)
+    if cell.opponent is not None:
+        return RoundRecord(
+            kind=RoundKind.FORFEIT, points=points, opponent=PlayerNumber(cell.opponent)
+        )
+    return RoundRecord(kind=RoundKind.ABSENT, points=points)
+
+
+def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
+    """The players' states before :func:`next_round_number`, for :func:`rules.dutch.pair_round`.
+
+    Raises:
+        TrfError: a cell names an unknown opponent or the two players' cells disagree (the
+            line and column of the offending cell are given).
+    """
+    played = next_round_number(tournament) - 1
+    by_number = {player.number: player for player in tournament.players}
+    line_of = {player.number: index + 1 for index, player in enumerate(tournament.players)}
+    blank = TrfCell(opponent=None, colour=None, result=TrfResult.BLANK)
+    result: list[SwissPlayer] = []
+    for player in tournament.players:
+        cells = list(player.rounds[:played]) + [blank] * (played - len(player.rounds[:played]))
+        for index, cell in enumerate(cells):
+            if cell.opponent is None:
+                continue
+            column = _FIRST_CELL + 1 + index * _CELL_WIDTH
+            other = by_number.get(cell.opponent)
+            if other is None:
+                raise TrfError(line_of[player.number], column, f"unknown opponent {cell.opponent}")
+            back = other.rounds[index] if index < len(other.rounds) else blank
+            if back.opponent != player.number:
+                raise TrfError(
+                    line_of[player.number],
+                    column,
+                    f"player {cell.opponent} does not list {player.number} in round {index + 1}",
+                )
+        upcoming = player.rounds[played] if len(player.rounds) > played else None
+        result.append(
+            SwissPlayer(
+                number=PlayerNumber(player.number),
+                history=tuple(_record(cell) for cell in cells),
+                present=upcoming is None,
+            )
+        )
+    return result
+
+
+def format_pairing(pairing: RoundPairing) -> str:
+    """The FIDE engines' output: the number of pairs (bye included), then ``white black``
+    per board, the bye as ``number 0``."""
+    lines = [str(len(pairing.boards) + (pairing.bye is not None))]
+    lines.extend(f"{board.white} {board.black}" for board in pairing.boards)
+    if pairing.bye is not None:
+        lines.append(f"{pairing.bye} 0")
+    return "\n".join(lines) + "\n"
+
+
+def run_pair(trf_text: str) -> tuple[int, str]:
+    """Pair the next round of a TRF: ``(0, pairing)``, ``(1, reason)`` when no legal pairing
+    exists, ``(3, message)`` for invalid input (the message names line and column)."""
+    try:
+        tournament = parse_trf(trf_text)
+        round_number = next_round_number(tournament)
+        if tournament.total_rounds is None:
+            return 3, "no XXR or 142 line: the number of rounds is unknown"
+        if round_number > tournament.total_rounds:
+            return 3, f"all {tournament.total_rounds} rounds have already been paired"
+        players = players_for_next_round(tournament)
+        forbidden = frozenset(
+            frozenset((a, b))
+            for prohibition in tournament.prohibitions
+            if prohibition.applies_to(round_number)
+            for a in prohibition.players
+            for b in prohibition.players
+            if a != b
+        )
+        pairing = pair_round(
+            players,
+            round_number=round_number,
+            total_rounds=tournament.total_rounds,
+            forbidden=forbidden,
+            initial_colour=tournament.initial_colour or Colour.WHITE,
+        )
+    except NoLegalPairingError as error:
+        return 1, error.message
+    except RulesError as error:
+        return 3, error.message
+    return 0, format_pairing(pairing)

@@ -1,0 +1,124 @@
+"""Reference pairings: bbpPairings' expected outputs (FIDE-endorsed engine) and worked cases."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from rules.colour import Colour
+from rules.dutch import (
+    Board,
+    InvalidPairingInputError,
+    NoLegalPairingError,
+    PlayerNumber,
+    RoundKind,
+    RoundRecord,
+    SwissPlayer,
+    pair_round,
+)
+from rules.trf import run_pair
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # 2025 C9: the PAB goes to the player with fewer unplayed games (4, not 5).
+        ("bbp_dutch_2025_c9.trf", "3\n2 1\n3 5\n4 0\n"),
+        # 2025 C5 case, with an absent player (0000 - Z in the round being paired).
+        ("bbp_dutch_2025_c5.trf", "3\n1 5\n3 2\n6 0\n"),
+        # 60 players, last of 15 rounds: topscorers, forfeits, colours, board order.
+        (
+            "bbp_issue_7.trf",
+            "30\n1 15\n3 2\n11 17\n7 10\n8 14\n4 6\n5 12\n9 16\n13 25\n24 22\n18 29\n"
+            "20 23\n19 33\n21 38\n39 26\n28 36\n31 40\n37 35\n44 46\n30 32\n27 48\n47 42\n"
+            "51 55\n34 50\n49 45\n53 58\n41 59\n56 43\n60 52\n54 57\n",
+        ),
+    ],
+)
+def test_matches_bbppairings_reference_output(name: str, expected: str) -> None:
+    code, output = run_pair((DATA / name).read_text())
+    assert (code, output) == (0, expected)
+
+
+def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPlayer]:
+    return [
+        SwissPlayer(PlayerNumber(number), (), present=number not in absent)
+        for number in range(1, count + 1)
+    ]
+
+
+def test_round_one_pairs_top_half_against_bottom_half_with_alternating_colours() -> None:
+    pairing = pair_round(_fresh(8), round_number=1, total_rounds=5)
+    assert pairing.boards == (Board(1, 5), Board(6, 2), Board(3, 7), Board(8, 4))
+    assert pairing.bye is None
+
+
+def test_round_one_gives_the_bye_to_the_lowest_ranked_player() -> None:
+    pairing = pair_round(_fresh(7), round_number=1, total_rounds=5)
+    assert pairing.boards == (Board(1, 4), Board(5, 2), Board(3, 6))
+    assert pairing.bye == 7
+
+
+def test_round_one_initial_colour_black_gives_player_one_black() -> None:
+    pairing = pair_round(_fresh(4), round_number=1, total_rounds=3, initial_colour=Colour.BLACK)
+    assert pairing.boards == (Board(3, 1), Board(2, 4))
+
+
+def test_round_one_colours_follow_rank_among_present_players() -> None:
+    # Player 2 is absent: 3 becomes the second player present and takes Black.
+    pairing = pair_round(_fresh(8, absent=frozenset({2})), round_number=1, total_rounds=5)
+    assert pairing.boards == (Board(1, 5), Board(6, 3), Board(4, 7))
+    assert pairing.bye == 8
+
+
+def _played(opponent: int, colour: Colour, points: Fraction) -> RoundRecord:
+    return RoundRecord(RoundKind.PLAYED, points, PlayerNumber(opponent), colour)
+
+
+def test_round_two_pairs_winners_and_alternates_colours() -> None:
+    win, loss = Fraction(1), Fraction(0)
+    players = [
+        SwissPlayer(PlayerNumber(1), (_played(3, Colour.WHITE, win),)),
+        SwissPlayer(PlayerNumber(2), (_played(4, Colour.BLACK, win),)),
+        SwissPlayer(PlayerNumber(3), (_played(1, Colour.BLACK, loss),)),
+        SwissPlayer(PlayerNumber(4), (_played(2, Colour.WHITE, loss),)),
+    ]
+    pairing = pair_round(players, round_number=2, total_rounds=3)
+    # 1 and 2 have won; 2 had Black and gets White (colour preferences, rule 5.2.1).
+    assert pairing.boards == (Board(2, 1), Board(3, 4))
+
+
+def test_forbidden_pair_is_never_paired() -> None:
+    pairing = pair_round(
+        _fresh(4), round_number=1, total_rounds=3, forbidden=frozenset({frozenset({1, 3})})
+    )
+    assert frozenset({1, 3}) not in {frozenset((b.white, b.black)) for b in pairing.boards}
+
+
+def test_no_legal_pairing_when_everybody_has_met() -> None:
+    win, loss = Fraction(1), Fraction(0)
+    players = [
+        SwissPlayer(PlayerNumber(1), (_played(2, Colour.WHITE, win),)),
+        SwissPlayer(PlayerNumber(2), (_played(1, Colour.BLACK, loss),)),
+    ]
+    with pytest.raises(NoLegalPairingError):
+        pair_round(players, round_number=2, total_rounds=3)
+
+
+def test_no_second_pairing_allocated_bye() -> None:
+    bye = RoundRecord(RoundKind.PAIRING_BYE, Fraction(1))
+    absent = RoundRecord(RoundKind.ABSENT, Fraction(0))
+    players = [SwissPlayer(PlayerNumber(1), (bye,)), SwissPlayer(PlayerNumber(2), (absent,))]
+    players.append(SwissPlayer(PlayerNumber(3), (absent,), present=False))
+    players.append(SwissPlayer(PlayerNumber(4), (absent,)))
+    pairing = pair_round(players, round_number=2, total_rounds=3)
+    assert pairing.bye != 1
+
+
+def test_rejects_history_of_wrong_length() -> None:
+    with pytest.raises(InvalidPairingInputError):
+        pair_round(_fresh(4), round_number=2, total_rounds=3)
