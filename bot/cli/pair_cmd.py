@@ -29,10 +29,14 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``pair`` subcommand to an ``argparse`` subparsers object."""
-    parser = subparsers.add_parser(
-        "pair", help="pair the next round of a TRF file by the FIDE Dutch system"
+    """Add the ``pair`` subcommand to the ``acwc`` command line."""
+    from bot.cli import command
+
+    parser = command(
+        subparsers,
+        "pair",
+        lambda arguments, _config: run(arguments),
+        "pair the next round of a TRF file by the FIDE Dutch system",
     )
     parser.add_argument("trf", help="tournament report file (TRF16 or TRF-2026)")
     parser.add_argument("-p", "--output", help="write the pairing here (default: stdout)")
-    parser.set_defaults(handler=run)

@@ -15,20 +15,6 @@ from bot.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def acwc(in_tmp: Path, database_url: str, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    (in_tmp / "config.toml").write_text(
-        f'[tournament]\ntds = ["ODMWND"]\n[service]\ndatabase_url = "{database_url}"\n'
-    )
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 def test_help_lists_every_command() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "bot", "--help"],
