@@ -146,15 +146,17 @@ async def test_stream_dropped_mid_game_still_delivers_the_end_once(
     state.knobs.drop_stream_after_lines = 1
     inbox = Inbox()
     async with watching(make_watcher(client, clock, inbox)) as watcher:
+        await watcher.wait_backfilled()  # the start-up backfill must not find the game
         game = state.start_game(white="Alice", black="Bob")
         await inbox.wait_for(game.id, GameStatus.STARTED)
         await clock.wait_for_sleepers(1)  # the stream ended; the watcher waits to reconnect
         state.finish_game(game.id, winner=Colour.WHITE)  # while it is away
         state.knobs.drop_stream_after_lines = None
+        assert inbox.events(game.id) == [GameStatus.STARTED]
         clock.advance(dt.timedelta(seconds=1))
+        await until(lambda: watcher.connections == 2)
         await inbox.wait_for(game.id, GameStatus.RESIGN)
         await watcher.wait_backfilled()
-        assert watcher.connections == 2
         await play_sentinel(state, inbox)
     assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.RESIGN]
 
