@@ -125,6 +125,10 @@ class LichessClient:
             return None
         return self._paused_until
 
+    def note_rate_limit(self) -> None:
+        """Pause every queued call for a minute: the games stream got a 429 too."""
+        self._paused_until = self._clock.now() + self._rate_limit_pause
+
     # --- calls -------------------------------------------------------------------------
 
     async def get_user(self, username: str) -> LichessUser:

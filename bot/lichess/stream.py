@@ -283,7 +283,8 @@ class GameWatcher:
                 failures = 0 if lines else failures + 1
                 log.info("games stream closed by Lichess after %d lines; reconnecting", lines)
             except RateLimitedError:
-                log.warning("games stream rate limited: waiting a minute")
+                log.warning("games stream rate limited: every call waits a minute")
+                self._client.note_rate_limit()
                 await self._clock.sleep(60)
                 continue
             except (LichessError, aiohttp.ClientError, TimeoutError) as e:

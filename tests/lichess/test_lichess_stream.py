@@ -259,6 +259,25 @@ async def test_players_past_the_limit_are_split_over_streams_keeping_pairs_toget
         await inbox.wait_for(two.id, GameStatus.STARTED)
 
 
+async def test_a_rate_limited_stream_pauses_the_rest_calls_too(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.rate_limit_next = 1  # the first request is the stream's connection
+    inbox = Inbox()
+    watcher = make_watcher(client, clock, inbox)
+    task = asyncio.create_task(watcher.run())
+    try:
+        await clock.wait_for_sleepers(1)
+        assert client.paused_until == clock.now() + dt.timedelta(seconds=60)
+        assert not watcher.connected.is_set()
+        clock.advance(dt.timedelta(seconds=60))
+        await asyncio.wait_for(watcher.connected.wait(), 10)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 async def test_a_failing_callback_does_not_stop_the_watcher(
     client: LichessClient, state: SandboxState, clock: FakeClock
 ) -> None:
