@@ -125,6 +125,10 @@ class LichessClient:
             return None
         return self._paused_until
 
+    def note_rate_limit(self) -> None:
+        """Pause every queued call for a minute: the games stream got a 429 too."""
+        self._paused_until = self._clock.now() + self._rate_limit_pause
+
     # --- calls -------------------------------------------------------------------------
 
     async def get_user(self, username: str) -> LichessUser:
@@ -154,9 +158,9 @@ class LichessClient:
             until=to_millis(until) if until is not None else None,
             vs=vs,
             perf_type=perf_type,  # type: ignore[arg-type]
-            rated=rated,
+            rated=_lichess_bool(rated),  # type: ignore[arg-type]
             max=max_games,
-            moves=False,
+            moves=_lichess_bool(False),  # type: ignore[arg-type]
         )
         rows = await self._call("export_games", _consume(fn))
         return [game_from_export(row) for row in rows]
@@ -167,7 +171,10 @@ class LichessClient:
         games: list[Game] = []
         for chunk in _chunks(id_list, EXPORT_IDS_LIMIT):
             fn = functools.partial(
-                self._berserk.games.export_multi, *chunk, as_pgn=False, moves=False
+                self._berserk.games.export_multi,
+                *chunk,
+                as_pgn=False,
+                moves=_lichess_bool(False),  # type: ignore[arg-type]
             )
             rows = await self._call("export_games_by_ids", _consume(fn))
             games.extend(game_from_export(row) for row in rows)
@@ -179,7 +186,9 @@ class LichessClient:
         out: list[UserStatus] = []
         for chunk in _chunks(ids, STATUS_IDS_LIMIT):
             fn = functools.partial(
-                self._berserk.users.get_realtime_statuses, *chunk, with_game_ids=True
+                self._berserk.users.get_realtime_statuses,
+                *chunk,
+                with_game_ids=_lichess_bool(True),  # type: ignore[arg-type]
             )
             rows = await self._call("get_statuses", fn)
             if not isinstance(rows, list):
@@ -240,6 +249,14 @@ class LichessClient:
         loop = asyncio.get_running_loop()
         self.requests_made += 1
         return await loop.run_in_executor(self._executor, _translated, fn)
+
+
+def _lichess_bool(value: bool | None) -> str | None:
+    """berserk hands Python booleans to requests, which writes ``True``; Lichess reads only
+    ``true`` as true, so a ``rated=True`` filter would silently mean casual games."""
+    if value is None:
+        return None
+    return "true" if value else "false"
 
 
 def _consume(fn: Callable[[], Iterator[Any]]) -> Callable[[], list[Any]]:

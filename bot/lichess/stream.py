@@ -141,7 +141,7 @@ class GameWatcher:
         lookback: dt.timedelta = dt.timedelta(hours=1),
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
-        stall_timeout: float = 90.0,
+        stall_timeout: float = 300.0,
         save_every: dt.timedelta = dt.timedelta(seconds=30),
         chunk_limit: int = STREAM_USERS_LIMIT,
         dedup_capacity: int = 100_000,
@@ -277,22 +277,24 @@ class GameWatcher:
         failures = 0
         while True:
             try:
-                await self._stream_once(session, stream)
-                failures = 0
-                log.info("games stream closed by Lichess; reconnecting")
+                lines = await self._stream_once(session, stream)
+                # a stream that closes before saying anything counts as a failure, so a
+                # Lichess that keeps hanging up is not hammered (nor its export, by backfills)
+                failures = 0 if lines else failures + 1
+                log.info("games stream closed by Lichess after %d lines; reconnecting", lines)
             except RateLimitedError:
-                log.warning("games stream rate limited: waiting a minute")
+                log.warning("games stream rate limited: every call waits a minute")
+                self._client.note_rate_limit()
                 await self._clock.sleep(60)
                 continue
             except (LichessError, aiohttp.ClientError, TimeoutError) as e:
                 failures += 1
-                delay = min(self._backoff_max, self._backoff_initial * 2 ** (failures - 1))
-                log.warning("games stream failed (%s); reconnecting in %.1fs", _describe(e), delay)
-                await self._clock.sleep(delay)
-                continue
-            await self._clock.sleep(self._backoff_initial)
+                log.warning("games stream failed (%s); reconnecting", _describe(e))
+            delay = min(self._backoff_max, self._backoff_initial * 2 ** max(0, failures - 1))
+            await self._clock.sleep(delay)
 
-    async def _stream_once(self, session: aiohttp.ClientSession, stream: _Stream) -> None:
+    async def _stream_once(self, session: aiohttp.ClientSession, stream: _Stream) -> int:
+        """Read one connection to its end; return how many non-empty lines it carried."""
         url = f"{self._base_url}/api/stream/games-by-users"
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=self._stall_timeout)
         body = ",".join(sorted(stream.players))
@@ -310,9 +312,12 @@ class GameWatcher:
             stream.open = True
             if all(s.open for s in self._streams):
                 self.connected.set()
+            lines = 0
             try:
                 async for line in resp.content:
                     self._mark_seen(stream)
+                    if line.strip():
+                        lines += 1
                     try:
                         game = parse_stream_line(line)
                     except LichessPayloadError as e:
@@ -326,6 +331,7 @@ class GameWatcher:
             finally:
                 stream.open = False
                 self.connected.clear()
+            return lines
 
     def _mark_seen(self, stream: _Stream) -> None:
         stream.seen_at = self._clock.now()

@@ -178,15 +178,15 @@ class _BadParam(Exception):
 
 
 def _bool_param(request: web.Request, name: str, default: bool | None) -> bool | None:
+    """A boolean query parameter as Lichess reads it: ``true`` or ``1``, anything else is false.
+
+    So ``rated=True`` (what requests writes for a Python ``True``) means *false* on Lichess,
+    as berserk users found (rhgrant10/berserk#26); the sandbox keeps that trap.
+    """
     raw = request.query.get(name)
     if raw is None or raw == "":
         return default
-    value = raw.lower()
-    if value in ("true", "1", "yes"):
-        return True
-    if value in ("false", "0", "no"):
-        return False
-    raise _BadParam(f"{name}: not a boolean: {raw}")
+    return raw in ("true", "1")
 
 
 def _int_param(request: web.Request, name: str, *, minimum: int | None = None) -> int | None:

@@ -10,6 +10,7 @@ without one every game is written at once with its timestamps.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import random
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = [
     "MatchReport",
     "SimulatedPlayer",
     "play_match",
+    "play_round",
 ]
 
 DRAW_CHANCE = 0.06
@@ -217,6 +219,26 @@ async def play_match(
             break
     report.ended_at = at - plan.pause
     return report
+
+
+async def play_round(
+    host: GameHost,
+    plans: list[MatchPlan],
+    *,
+    rng: random.Random,
+    clock: Clock | None = None,
+) -> list[MatchReport]:
+    """Play every match of a round at once; each match draws from its own seeded generator,
+    so the results do not depend on how the matches interleave."""
+    seeds = [rng.getrandbits(64) for _ in plans]
+    return list(
+        await asyncio.gather(
+            *(
+                play_match(host, plan, rng=random.Random(seed), clock=clock)
+                for plan, seed in zip(plans, seeds, strict=True)
+            )
+        )
+    )
 
 
 def _outcome(

@@ -186,6 +186,17 @@ async def test_server_errors_give_up_after_the_cap(
         assert client.requests_made == 3
 
 
+async def test_a_slow_answer_times_out_as_a_transport_error(
+    sandbox_url: str, bot_token: str, state: SandboxState
+) -> None:
+    state.knobs.delay_seconds = 2.0
+    async with LichessClient(
+        base_url=sandbox_url, token=bot_token, clock=FakeClock(START), timeout=0.2, max_attempts=1
+    ) as client:
+        with pytest.raises(LichessTransportError, match="Timeout"):
+            await client.get_user("alice")
+
+
 async def test_unreachable_lichess_raises_a_transport_error_from_the_cause() -> None:
     clock = FakeClock(START, auto=True)
     async with LichessClient(

@@ -206,7 +206,7 @@ def _game(**changes: Any) -> Game:
         white_rating_diff=-5,
         black_rating_diff=5,
     )
-    fields = {f: getattr(base, f) for f in base.__slots__}  # type: ignore[attr-defined]
+    fields = {f: getattr(base, f) for f in base.__slots__}
     return Game(**(fields | changes))
 
 
@@ -227,7 +227,7 @@ def test_sandbox_shapes_round_trip(game: Game) -> None:
     assert stream == _game(
         **{
             f: getattr(game, f)
-            for f in game.__slots__  # type: ignore[attr-defined]
+            for f in game.__slots__
             if f not in ("last_move_at", "white_rating_diff", "black_rating_diff")
         },
         last_move_at=None,

@@ -14,7 +14,14 @@ from lichess_helpers import START, until
 
 from bot.clock import FakeClock
 from bot.lichess import GameWatcher, LichessClient
-from bot.sandbox.players import HttpHost, LocalHost, MatchPlan, SimulatedPlayer, play_match
+from bot.sandbox.players import (
+    HttpHost,
+    LocalHost,
+    MatchPlan,
+    SimulatedPlayer,
+    play_match,
+    play_round,
+)
 from bot.sandbox.state import SandboxState
 from rules.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
 from rules.model import Game, GameStatus, Match, MatchId, PlayerId, StageKind
@@ -151,3 +158,18 @@ async def test_a_live_match_reaches_the_watcher_game_by_game(
     finished = [g for g in delivered if g.status.is_finished]
     assert [g.id for g in finished] == report.game_ids
     assert [g.status for g in delivered].count(GameStatus.STARTED) == len(report.game_ids)
+
+
+async def test_a_round_of_matches_plays_reproducibly(state: SandboxState) -> None:
+    players = [SimulatedPlayer(f"P{i}", strength=1500 + 50 * i) for i in range(8)]
+
+    def plans() -> list[MatchPlan]:
+        return [
+            MatchPlan(players[i], players[i + 1], start=START + dt.timedelta(hours=i))
+            for i in range(0, 8, 2)
+        ]
+
+    first = await play_round(LocalHost(state), plans(), rng=random.Random(42))
+    again = await play_round(LocalHost(SandboxState(now=state.now)), plans(), rng=random.Random(42))
+    assert [r.points for r in first] == [r.points for r in again]
+    assert all(r.game_ids for r in first)

@@ -146,15 +146,17 @@ async def test_stream_dropped_mid_game_still_delivers_the_end_once(
     state.knobs.drop_stream_after_lines = 1
     inbox = Inbox()
     async with watching(make_watcher(client, clock, inbox)) as watcher:
+        await watcher.wait_backfilled()  # the start-up backfill must not find the game
         game = state.start_game(white="Alice", black="Bob")
         await inbox.wait_for(game.id, GameStatus.STARTED)
         await clock.wait_for_sleepers(1)  # the stream ended; the watcher waits to reconnect
         state.finish_game(game.id, winner=Colour.WHITE)  # while it is away
         state.knobs.drop_stream_after_lines = None
+        assert inbox.events(game.id) == [GameStatus.STARTED]
         clock.advance(dt.timedelta(seconds=1))
+        await until(lambda: watcher.connections == 2)
         await inbox.wait_for(game.id, GameStatus.RESIGN)
         await watcher.wait_backfilled()
-        assert watcher.connections == 2
         await play_sentinel(state, inbox)
     assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.RESIGN]
 
@@ -255,6 +257,25 @@ async def test_players_past_the_limit_are_split_over_streams_keeping_pairs_toget
         two = state.start_game(white="Dave", black="Carol")
         await inbox.wait_for(one.id, GameStatus.STARTED)
         await inbox.wait_for(two.id, GameStatus.STARTED)
+
+
+async def test_a_rate_limited_stream_pauses_the_rest_calls_too(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.rate_limit_next = 1  # the first request is the stream's connection
+    inbox = Inbox()
+    watcher = make_watcher(client, clock, inbox)
+    task = asyncio.create_task(watcher.run())
+    try:
+        await clock.wait_for_sleepers(1)
+        assert client.paused_until == clock.now() + dt.timedelta(seconds=60)
+        assert not watcher.connected.is_set()
+        clock.advance(dt.timedelta(seconds=60))
+        await asyncio.wait_for(watcher.connected.wait(), 10)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def test_a_failing_callback_does_not_stop_the_watcher(
