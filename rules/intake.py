@@ -41,12 +41,12 @@ class RefusalReason(enum.Enum):
     WRONG_CLOCK = "wrong_clock"  # rules 3.i: 2+5
     CASUAL = "casual"  # rules 3.i: all games rated
     MATCH_COMPLETE = "match_complete"  # the match was already decided or played out
+    CHEAT = "cheat"  # Lichess ended it for cheating: the TDs rule on it (rules 7)
 
 
 class Alert(enum.Enum):
     """Facts about an accepted game that the TDs decide on."""
 
-    CHEAT = "cheat"  # Lichess ended it for cheating (rules 7)
     TIMEOUT_CLAIM = "timeout_claim"  # a win claimed after the opponent left (rules 6.4: 10 min)
     LONG_GAP = "long_gap"  # started more than a break after the previous game (rules 6.1-6.2)
 
@@ -106,9 +106,10 @@ def classify_game(game: Game, context: MatchContext, *, ruleset: Ruleset) -> Int
     Checks, in order: the two paired players (else refused quietly, it is someone else's or a
     friendly game); started inside the window (before it: quietly; after it: TDs alerted, rules
     4.5); aborted or never started (quietly); variant, clock and rated (TDs alerted, rules 3.i);
-    the match already complete (TDs alerted). An accepted game carries alerts for a ``cheat``
-    ending, a ``timeout`` claim (rules 6.4 gives a player who left 10 minutes) and a gap
-    longer than a break since the previous game (rules 6.1-6.2). Never raises.
+    the match already complete (TDs alerted). A ``cheat`` ending is refused with an alert: its
+    result waits for the TDs (rules 7). An accepted game carries alerts for a ``timeout`` claim
+    (rules 6.4 gives a player who left 10 minutes) and a gap longer than a break since the
+    previous game (rules 6.1-6.2). Never raises.
     """
     match = context.match
     if {game.white, game.black} != set(match.players) or game.white == game.black:
@@ -134,7 +135,7 @@ def classify_game(game: Game, context: MatchContext, *, ruleset: Ruleset) -> Int
         return Refused(game, RefusalReason.UNKNOWN_FINISH, alert_td=True)
     alerts: list[Alert] = []
     if game.status is GameStatus.CHEAT:
-        alerts.append(Alert.CHEAT)
+        return Refused(game, RefusalReason.CHEAT, alert_td=True)
     if game.status is GameStatus.TIMEOUT:
         alerts.append(Alert.TIMEOUT_CLAIM)
     previous_end = context.previous_game_ended_at

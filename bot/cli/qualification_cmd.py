@@ -50,6 +50,12 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     p.add_argument("--trf2026", action="store_true", help="TRF-2026 tags (142/152/260)")
 
+    registration = group(sub, "registration", "registrations: eligibility and seeding")
+    p = command(registration, "check", registration_check, "check eligibility, store seed ratings")
+    p.add_argument("--lichess-url", help="Lichess (or a running sandbox) to ask")
+    p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
     p = command(sub, "adjudicate", match_adjudicate, "a TD decides an unfinished match")
     p.add_argument("match_id", type=int, help="match number")
     who = p.add_mutually_exclusive_group(required=True)
@@ -199,4 +205,63 @@ async def match_adjudicate(args: argparse.Namespace, config: Config) -> int:
         )
         await uow.commit()
     print(f"match {row.id}: {row.outcome} (adjudicated)")
+    return 0
+
+
+async def registration_check(args: argparse.Namespace, config: Config) -> int:
+    from bot.cli.commands import database
+    from bot.lichess.client import LichessClient
+    from bot.registration import check_registrations
+
+    url = args.lichess_url or (None if config.service.uses_sandbox else config.service.lichess_url)
+    if url is None:
+        raise CliError(
+            "the bundled sandbox starts empty: pass --lichess-url of a running sandbox "
+            "(python -m bot.sandbox) or set service.lichess_url"
+        )
+    actor = check_actor(config, args.by)
+    async with (
+        database(config) as db,
+        LichessClient(
+            base_url=url,
+            token=config.secrets.lichess_token,
+            clock=clock,
+            timeout=config.service.request_timeout_seconds,
+        ) as client,
+    ):
+        checks = await check_registrations(db, client, config, now=clock.now(), actor=actor)
+    data = [
+        {
+            "player": c.username,
+            "eligible": c.is_eligible,
+            "rated_games": None if c.verdict is None else c.verdict.rated_games_counted,
+            "rating_at_cutoff": None if c.verdict is None else c.verdict.rating_at_cutoff,
+            "peak_rating": None if c.verdict is None else c.verdict.peak_rating,
+            "seed_rating": None if c.verdict is None else c.verdict.seed_rating,
+            "reasons": c.reasons,
+        }
+        for c in checks
+    ]
+    if args.json:
+        print(as_json(data))
+    elif not data:
+        print("no players registered")
+    else:
+        print(
+            table(
+                ["player", "eligible", "games", "at cut-off", "peak", "seed", "reasons"],
+                [
+                    (
+                        d["player"],
+                        "yes" if d["eligible"] else "NO",
+                        d["rated_games"],
+                        d["rating_at_cutoff"],
+                        d["peak_rating"],
+                        d["seed_rating"],
+                        "; ".join(c.reasons) or "-",
+                    )
+                    for c, d in zip(checks, data, strict=True)
+                ],
+            )
+        )
     return 0

@@ -103,6 +103,7 @@ REFUSALS = [
         RefusalReason.MATCH_COMPLETE,
         True,
     ),
+    ("ended for cheating", game(status=GameStatus.CHEAT), CONTEXT, RefusalReason.CHEAT, True),
     (
         "unknown finish",
         game(status=GameStatus.UNKNOWN_FINISH, winner=None),
@@ -131,7 +132,6 @@ ACCEPTANCES = [
     ("in progress", game(status=GameStatus.STARTED, winner=None), CONTEXT, (), False),
     ("at the window's first minute", game(created_at=OPEN), CONTEXT, (), True),
     ("at the deadline itself", game(created_at=CLOSE), CONTEXT, (), True),
-    ("ended for cheating", game(status=GameStatus.CHEAT), CONTEXT, (Alert.CHEAT,), True),
     (
         "a claimed win after the opponent left",
         game(status=GameStatus.TIMEOUT),
