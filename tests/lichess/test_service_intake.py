@@ -1,0 +1,140 @@
+"""Games from the sandbox stream into the database through the running service (issue 5)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+from collections.abc import AsyncIterator
+from fractions import Fraction
+
+from lichess_helpers import until
+
+from bot.app import Hooks, Service
+from bot.clock import FakeClock
+from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.sandbox.state import SandboxState
+from bot.td import match_state
+from rules.colour import Colour
+from rules.model import GameStatus
+from storage.db import Database
+from storage.models import RoundRow
+from tests.factories import stored_match
+
+
+async def published_match(db: Database) -> int:
+    match_id = await stored_match(db, "alice", "bob")
+    async with db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        rnd = await uow.session.get(RoundRow, row.round_id)
+        assert rnd is not None
+        rnd.state = "published"
+        rnd.week_start = dt.datetime(2021, 10, 12, tzinfo=dt.UTC)
+        rnd.week_end = dt.datetime(2021, 10, 18, 23, 59, tzinfo=dt.UTC)
+        row.state = "scheduled"
+        await uow.commit()
+    return match_id
+
+
+@contextlib.asynccontextmanager
+async def service(db: Database, url: str, token: str, clock: FakeClock) -> AsyncIterator[Service]:
+    config = Config(
+        tournament=TournamentConfig(tds=("ODMWND",)),
+        service=ServiceConfig(database_url=db.url, lichess_url=url),
+        secrets=Secrets(lichess_token=token),
+    )
+    async with Service(config, clock=clock, hooks=Hooks(), serve_web=False) as svc:
+        task = asyncio.create_task(svc.run())
+        try:
+            async with asyncio.timeout(10):
+                await svc.watcher.connected.wait()
+            await svc.watcher.wait_backfilled()
+            yield svc
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def stored_soon(db: Database, match_id: int, ids: set[str], *, counted: bool) -> None:
+    """Wait until every game in ``ids`` is stored as counted (or as refused, with a reason).
+
+    Polls the database, which raises no event; fails after 10 real seconds (not a timing check).
+    """
+    async with asyncio.timeout(10):
+        while True:
+            done = {g[0] for g in await games_of(db, match_id) if (g[2] if counted else g[3])}
+            if done >= ids:
+                return
+            await asyncio.sleep(0.01)
+
+
+async def games_of(db: Database, match_id: int) -> list[tuple[str, str, bool, str | None]]:
+    async with db.uow() as uow:
+        rows = await uow.games.for_match(match_id, counted_only=False)
+        return [(g.id, g.status, g.counted, g.refusal) for g in rows]
+
+
+async def test_a_game_is_stored_once_through_drops_repeats_and_outages(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    match_id = await published_match(db)
+    state.knobs.repeat_lines = True
+    async with service(db, sandbox_url, bot_token, clock) as svc:
+        first = state.start_game(white="Alice", black="Bob")
+        await until(lambda: svc.intake.recorded >= 1)
+        state.drop_streams()  # the stream drops mid-game
+        await clock.wait_for_sleepers(1)
+        state.knobs.stream_unavailable = True
+        clock.advance(dt.timedelta(seconds=1))
+        await until(lambda: not svc.watcher.connected.is_set())
+        state.finish_game(
+            first.id, status=GameStatus.VARIANT_END, winner=Colour.WHITE
+        )  # while down
+        second = state.start_game(white="Bob", black="Alice")
+        state.finish_game(second.id, status=GameStatus.DRAW)
+        state.knobs.stream_unavailable = False
+        clock.advance(dt.timedelta(seconds=5))
+        await until(lambda: svc.watcher.connected.is_set())
+        await svc.watcher.wait_backfilled()
+        await stored_soon(db, match_id, {first.id, second.id}, counted=True)
+        third = state.start_game(white="Alice", black="Bob")
+        state.finish_game(third.id, status=GameStatus.RESIGN, winner=Colour.BLACK)
+        await stored_soon(db, match_id, {first.id, second.id, third.id}, counted=True)
+    stored = await games_of(db, match_id)
+    assert sorted(g[0] for g in stored) == sorted([first.id, second.id, third.id])  # once each
+    assert all(counted for _, _, counted, _ in stored)
+    async with db.uow() as uow:
+        audit = await uow.audit.list(match_id=match_id)
+    counted_events = [a for a in audit if a.action == "game.counted"]
+    assert len(counted_events) == 3  # repeated lines and the backfill changed nothing twice
+    async with db.uow() as uow:
+        state_ = await match_state(uow, match_id)
+    assert state_.score is not None
+    half = Fraction(1, 2)
+    assert (state_.score.first, state_.score.second) == (3 * half, 3 * half)  # win, draw, loss
+
+
+async def test_wrong_games_are_refused_with_a_reason_and_a_td_alert(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    match_id = await published_match(db)
+    async with service(db, sandbox_url, bot_token, clock):
+        blitz = state.start_game(white="Alice", black="Bob", clock_limit=180, clock_increment=2)
+        state.finish_game(blitz.id, winner=Colour.WHITE)
+        casual = state.start_game(white="Alice", black="Bob", rated=False)
+        state.finish_game(casual.id, winner=Colour.WHITE)
+        cheat = state.start_game(white="Bob", black="Alice")
+        state.finish_game(cheat.id, status=GameStatus.CHEAT, winner=Colour.WHITE)
+        await stored_soon(db, match_id, {blitz.id, casual.id, cheat.id}, counted=False)
+    stored = {g[0]: g for g in await games_of(db, match_id)}
+    assert stored[blitz.id][2:] == (False, "wrong_clock")
+    assert stored[casual.id][2:] == (False, "casual")
+    assert stored[cheat.id][2:] == (False, "cheat")
+    async with db.uow() as uow:
+        alerts = await uow.outbox.list(kind="td_alert")
+    texts = [a.body for a in alerts]
+    assert all(a.recipient == "ODMWND" for a in alerts)
+    for game_id, words in ((blitz.id, "wrong clock"), (casual.id, "casual"), (cheat.id, "cheat")):
+        assert any(game_id in t and words in t for t in texts), (game_id, texts)
