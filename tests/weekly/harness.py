@@ -19,17 +19,22 @@ from bot import weekly
 from bot.app import Hooks, LichessMessenger
 from bot.clock import FakeClock
 from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.intake import GameIntake
 from bot.lichess.client import LichessClient
 from bot.outbox import OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.scheduler import DeadlineRunner
 from bot.td import create_tournament
+from rules.colour import Colour
+from rules.model import Game, GameId, GameStatus, PlayerId
 from rules.ruleset import DEFAULT_RULESET, StageKind
+from rules.scoring import Outcome
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, MatchRow, OutboxRow, PlayerRow, RoundRow
 from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
 
 UTC = dt.UTC
 START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are published
@@ -62,6 +67,7 @@ class Week:
     hooks: Hooks
     runner: DeadlineRunner
     dispatcher: OutboxDispatcher
+    games_played: int = 0
 
     async def publish(self, *pairs: tuple[str, str]) -> list[int]:
         """A qualification round of ``pairs`` (by id), published now; the match ids."""
@@ -184,6 +190,41 @@ class Week:
             row = await uow.matches.get(match_id)
             assert row is not None
             return row
+
+    async def _changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
+        for hook in self.hooks.match_changed:
+            await hook(uow, match_id, outcome)
+
+    async def play(
+        self,
+        white: str,
+        black: str,
+        *,
+        start: dt.datetime,
+        minutes: int = 6,
+        winner: str | None = "w",
+        status: GameStatus = GameStatus.VARIANT_END,
+    ) -> Game:
+        """A finished 2+5 rated antichess game through the game intake (as the stream
+        delivers it), with the weekly feature's match hooks."""
+        self.games_played += 1
+        game = Game(
+            id=GameId(f"g{self.games_played:07d}"),
+            white=PlayerId(white),
+            black=PlayerId(black),
+            status=status,
+            winner=None if winner is None else Colour(winner),
+            variant="antichess",
+            rated=True,
+            clock_limit=120,
+            clock_increment=5,
+            created_at=start,
+            last_move_at=start + dt.timedelta(minutes=minutes),
+        )
+        self.clock.set(max(self.clock.now(), game.last_move_at or start))
+        intake = GameIntake(self.db, self.config, self.clock, on_match_change=self._changed)
+        await intake(game)
+        return game
 
     async def add_game(self, match_id: int, game: GameRow) -> None:
         async with self.db.uow() as uow:
