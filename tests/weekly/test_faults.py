@@ -74,8 +74,13 @@ async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fa
     assert f"acwc fault decide {match_id} --at-fault alice|bob|--nobody" in alert
     async with week.db.uow() as uow:
         await weekly.decide_fault(
-            uow, week.config, match_id, at_fault="Bob", reason="ignored offers",
-            now=week.clock.now(), actor="odmwnd",
+            uow,
+            week.config,
+            match_id,
+            at_fault="Bob",
+            reason="ignored offers",
+            now=week.clock.now(),
+            actor="odmwnd",
         )
         await uow.commit()
     assert "so you choose the match time" in (await week.dms_to("alice"))[-1]
@@ -100,8 +105,13 @@ async def test_tds_find_nobody_at_fault_and_the_match_is_tied_without_forfeits(
     await week.until(at(16, 1))
     async with week.db.uow() as uow:
         await weekly.decide_fault(
-            uow, week.config, match_id, at_fault=None, reason="both were travelling",
-            now=week.clock.now(), actor="shiaxou",
+            uow,
+            week.config,
+            match_id,
+            at_fault=None,
+            reason="both were travelling",
+            now=week.clock.now(),
+            actor="shiaxou",
         )
         await uow.commit()
     row = await week.match(match_id)

@@ -1,4 +1,4 @@
-"""Every refusal through handle_text: a clear sentence, a reason, and nothing written (rules 5.4)."""
+"""Every refusal through handle_text: a sentence, a reason, and nothing written (rules 5.4)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,14 @@ REFUSALS: list[tuple[str, Setup, str, str, str, str]] = [
         "too_close",
         "another time in this message",
     ),
-    ("the same time twice", (("alice", "offer thu 18:00"),), "alice", "offer thu 18:00", "duplicate", "separate"),
+    (
+        "the same time twice",
+        (("alice", "offer thu 18:00"),),
+        "alice",
+        "offer thu 18:00",
+        "duplicate",
+        "separate",
+    ),
     (
         "the opponent's time",
         (("bob", "offer thu 18:00"),),
@@ -47,19 +54,54 @@ REFUSALS: list[tuple[str, Setup, str, str, str, str]] = [
         "opponents_time",
         "send `accept 1`",
     ),
-    ("after the match week", (), "alice", "offer 2021-10-19 18:00", "outside_week", "outside this match week"),
+    (
+        "after the match week",
+        (),
+        "alice",
+        "offer 2021-10-19 18:00",
+        "outside_week",
+        "outside this match week",
+    ),
     ("a time already passed", (), "alice", "offer today 08:00", "in_the_past", "already passed"),
-    ("another time zone", (), "alice", "offer thu 18:00 CEST", "not_utc", "is 2021-10-14 16:00 UTC"),
+    (
+        "another time zone",
+        (),
+        "alice",
+        "offer thu 18:00 CEST",
+        "not_utc",
+        "is 2021-10-14 16:00 UTC",
+    ),
     ("no time of day", (), "alice", "offer thu", "no_time", "at what time"),
     ("an unknown command", (), "alice", "reschedule please", "unknown_command", "Commands:"),
-    ("one's own offer", (("alice", "offer thu 18:00"),), "alice", "accept 1", "own_offer", "your own"),
+    (
+        "one's own offer",
+        (("alice", "offer thu 18:00"),),
+        "alice",
+        "accept 1",
+        "own_offer",
+        "your own",
+    ),
     ("no such offer", (), "alice", "accept 3", "no_such_offer", "no offer 3"),
-    ("choosing without a ruling", (), "alice", "choose thu 18:00", "not_chooser", "Nobody has been ruled"),
+    (
+        "choosing without a ruling",
+        (),
+        "alice",
+        "choose thu 18:00",
+        "not_chooser",
+        "Nobody has been ruled",
+    ),
     ("a change before agreement", (), "bob", "change thu 18:00", "not_agreed", "No time is agreed"),
     ("a claim with no right to it", (), "bob", "claim win", "no_claim", "nothing to claim"),
     ("a break before any game", (), "alice", "break", "not_started", "between two games"),
     ("an armageddon bid", (), "alice", "bid 1:30", "not_available", "later-stages feature"),
-    ("someone else's match", (), "carol", "offer thu 18:00", "not_your_match", "your own match room"),
+    (
+        "someone else's match",
+        (),
+        "carol",
+        "offer thu 18:00",
+        "not_your_match",
+        "your own match room",
+    ),
 ]
 
 
