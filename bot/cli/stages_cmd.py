@@ -114,6 +114,10 @@ async def stage_advance(args: argparse.Namespace, config: Config) -> int:
 
     actor = check_actor(config, args.by)
     async with unit_of_work(config) as uow:
+        # Ties owe a repeat week or an armageddon even if the stage cannot advance yet: keep them.
+        await stages.sync_knockout(uow, now=clock.now())
+        await uow.commit()
+    async with unit_of_work(config) as uow:
         report = await stages.advance(uow, config, now=clock.now(), actor=actor)
         await uow.commit()
     if args.json:
