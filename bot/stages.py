@@ -1821,6 +1821,9 @@ async def exit_player(
     row.status_reason = reason
     row.engine_mark = row.engine_mark or engine_mark
     await uow.session.flush()
+    if current is StageKind.QUALIFICATION and StageKind.QUALIFICATION in in_stage:
+        # Recomputed from storage: the rules' report ranks only rounds it was given whole.
+        after = (_qual_table(await quals.standings(uow, config.rules), "qualification standings"),)
     if current is StageKind.CANDIDATES and StageKind.CANDIDATES in in_stage:
         after_tables = await pool_tables(uow, config)
         after = tuple(_pool_table(p, t[1]) for p, t in after_tables.items())
