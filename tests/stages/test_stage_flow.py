@@ -9,9 +9,9 @@ import pytest
 
 from bot import stages
 from bot.app import Hooks
+from bot.clock import FakeClock
 from bot.config import Config
 from bot.intake import GameIntake
-from bot.clock import FakeClock
 from bot.scheduler import DeadlineRunner
 from bot.td import OperationError
 from rules import commands
@@ -414,11 +414,11 @@ async def test_a_candidate_who_withdraws_has_every_game_disregarded(
         rows = tables[stages.Pool.UPPER][1]
         # Two round-1 matches remain among the other four; their opponent keeps nothing.
         assert sum(r.matches_played for r in rows) == 4
-        first = [
+        first = next(
             m
             for m in await matches_of(db, StageKind.CANDIDATES)
             if leaver in (m.white_first, m.black_first) and m.state == "complete"
-        ][0]
+        )
         opponent = first.black_first if first.white_first == leaver else first.white_first
         assert [r.matches_played for r in rows if r.player == opponent] == [0]
         open_rows = [
