@@ -157,14 +157,6 @@ SLOT_PLACE = {
 }
 VOID = "void"
 DECIDED_ELSEWHERE = ("forfeit", "td", "bye", "armageddon")
-UNFINISHED_STATES = ("proposed", "scheduled", "in_progress", "repeat", "armageddon")
-
-
-def _slot_of(row: MatchRow) -> Slot:
-    for slot, (stage, board) in SLOT_PLACE.items():
-        if stage.value == row.stage and board == row.board:
-            return slot
-    raise OperationError(f"match {row.id} is not a knockout match")
 
 
 # --------------------------------------------------------------------------------------------
