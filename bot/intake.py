@@ -120,6 +120,13 @@ class GameIntake:
         if found is None:
             return False
         row, context = found
+        if row.state == "armageddon":
+            # The tied knockout match waits for its armageddon game, which has another clock
+            # (rules 3.ix): the stages feature checks and records it. Imported here because
+            # bot.stages imports this module.
+            from bot.stages import armageddon_game
+
+            return await armageddon_game(uow, self.config, row, game, now=now)
         decision = classify_game(game, context, ruleset=self.config.rules)
         values = game_row_values(game)
         counted = isinstance(decision, Accepted) and decision.is_final

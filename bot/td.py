@@ -152,12 +152,12 @@ async def match_state(uow: UnitOfWork, match_id: int) -> MatchState:
 async def refresh_match(uow: UnitOfWork, match_id: int, *, now: dt.datetime) -> MatchState:
     """Recompute a match's state from its games (the one place that moves a match along).
 
-    A match decided by forfeit or by a TD keeps that decision; one decided by games follows them,
-    so a corrected game can reopen or re-decide it.
+    A match decided by forfeit, by a TD or by its armageddon game keeps that decision; one decided
+    by games follows them, so a corrected game can reopen or re-decide it.
     """
     state = await match_state(uow, match_id)
     row = state.row
-    if row.decided_by in ("forfeit", "td", "bye") or state.outcome is None:
+    if row.decided_by in ("forfeit", "td", "bye", "armageddon") or state.outcome is None:
         return state
     if state.outcome is Outcome.IN_PROGRESS:
         row.state, row.outcome, row.decided_by, row.completed_at = "scheduled", None, None, None

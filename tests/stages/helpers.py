@@ -1,0 +1,117 @@
+"""Building blocks for the later-stage tests: a tournament in storage, results entered through
+the TDs' own operation (``bot.td.record_result``, the function behind ``acwc result record``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from bot import qualification as quals
+from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.td import add_player, create_tournament, record_result
+from bot.weekly import publish_round
+from rules.candidates import berger_rounds
+from rules.ruleset import StageKind
+from storage.convert import fraction_to_text
+from storage.db import Database
+from storage.models import MatchRow, RoundRow
+
+UTC = dt.UTC
+FIRST_TUESDAY = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)
+SEEDED = ("PepsiNGaming", "GrohochetGrom")
+ENTRANTS = tuple(f"Player{i:02d}" for i in range(1, 11))  # rated 2500 down to 2050
+
+
+def config_for(url: str) -> Config:
+    return Config(
+        tournament=TournamentConfig(tds=("ODMWND", "Shiaxou")),
+        service=ServiceConfig(database_url=url),
+    )
+
+
+def tuesday(week: int) -> dt.datetime:
+    return FIRST_TUESDAY + dt.timedelta(weeks=week)
+
+
+async def register(db: Database, config: Config, *, seeded: Sequence[str] = SEEDED) -> None:
+    async with db.uow() as uow:
+        await create_tournament(uow, config, now=FIRST_TUESDAY, actor="test")
+        for name in seeded:
+            await add_player(uow, config, name, seed_rating=2600, now=FIRST_TUESDAY, actor="t")
+        for i, name in enumerate(ENTRANTS):
+            await add_player(
+                uow, config, name, seed_rating=2500 - 50 * i, now=FIRST_TUESDAY, actor="t"
+            )
+        await uow.commit()
+
+
+async def pair_qualification(db: Database, config: Config, number: int) -> list[int]:
+    """Round ``number`` of the qualification, paired from a Berger table (no Swiss engine
+    needed for these tests), approved and published in week ``number - 1``."""
+    async with db.uow() as uow:
+        stage = await quals.qualification_stage(uow)
+        field = await quals.fix_entrants(uow, stage, config.rules, now=FIRST_TUESDAY, actor="test")
+        table = berger_rounds(len(field))
+        now = tuesday(number - 1)
+        rnd = await uow.tournaments.add_round(
+            RoundRow(stage_id=stage.id, number=number, state="approved", approved_at=now)
+        )
+        fmt = config.rules.formats.qualification
+        ids = []
+        for board, (w, b) in enumerate(table[number - 1], start=1):
+            row = await uow.matches.add(
+                MatchRow(
+                    round_id=rnd.id,
+                    stage=StageKind.QUALIFICATION.value,
+                    board=board,
+                    white_first=field[w - 1].player,
+                    black_first=field[b - 1].player,
+                    games=fmt.games,
+                    clinch_at=fraction_to_text(fmt.clinch_at),
+                    tiebreak=fmt.tiebreak.value,
+                    max_weeks=fmt.max_weeks,
+                    state="proposed",
+                )
+            )
+            ids.append(row.id)
+        await publish_round(uow, config, rnd, now=now, actor="test")
+        await uow.commit()
+    return ids
+
+
+async def play(
+    db: Database, match_id: int, results: Sequence[str], *, now: dt.datetime | None = None
+) -> None:
+    """Record the games of a match in order (``"1-0"`` etc., White's view)."""
+    async with db.uow() as uow:
+        start = len(await uow.games.for_match(match_id))
+        for i, result in enumerate(results, start=start + 1):
+            await record_result(
+                uow,
+                match_id,
+                game_number=i,
+                result=result,
+                reason="result posted in the forum",
+                now=now or FIRST_TUESDAY,
+                actor="test",
+            )
+        await uow.commit()
+
+
+def first_wins(games: int = 6) -> list[str]:
+    """``white_first`` wins every game: colours alternate, so White wins odd games."""
+    return ["1-0" if i % 2 == 0 else "0-1" for i in range(games)]
+
+
+def second_wins(games: int = 6) -> list[str]:
+    return ["0-1" if i % 2 == 0 else "1-0" for i in range(games)]
+
+
+def draws(games: int) -> list[str]:
+    return ["1/2-1/2"] * games
+
+
+async def matches_of(db: Database, stage: StageKind) -> list[MatchRow]:
+    async with db.uow() as uow:
+        rows = await uow.matches.all()
+    return [r for r in rows if r.stage == stage.value and r.state != "void"]

@@ -1,0 +1,461 @@
+"""Stage transitions, the calendar, exits (rules 4.2, 8) and the knockout hooks, in storage."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pytest
+
+from bot import stages
+from bot.app import Hooks
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.intake import GameIntake
+from bot.scheduler import DeadlineRunner
+from bot.td import OperationError
+from rules import commands
+from rules.colour import Colour
+from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.ruleset import StageKind
+from storage.db import Database
+from storage.models import MatchRow
+from tests.stages.helpers import (
+    config_for,
+    draws,
+    first_wins,
+    matches_of,
+    pair_qualification,
+    play,
+    register,
+    tuesday,
+)
+
+
+async def _qualification_done(db: Database, config: Config, *, rounds: int = 5) -> None:
+    await register(db, config)
+    for number in range(1, rounds + 1):
+        for match_id in await pair_qualification(db, config, number):
+            await play(db, match_id, first_wins())
+
+
+async def _advance(db: Database, config: Config, now: dt.datetime) -> stages.AdvanceReport:
+    async with db.uow() as uow:
+        report = await stages.advance(uow, config, now=now, actor="odmwnd", rng=random.Random(1))
+        await uow.commit()
+    return report
+
+
+async def _approve(db: Database, config: Config, stage: StageKind, now: dt.datetime) -> None:
+    async with db.uow() as uow:
+        await stages.approve_round(uow, config, stage=stage, now=now, actor="odmwnd")
+        await uow.commit()
+
+
+async def _candidates_done(db: Database, config: Config) -> dt.date:
+    await _qualification_done(db, config)
+    report = await _advance(db, config, tuesday(5))
+    assert report.earliest_publication is not None
+    for number in range(5):
+        day = report.earliest_publication + dt.timedelta(weeks=number)
+        await _approve(
+            db, config, StageKind.CANDIDATES, dt.datetime.combine(day, dt.time(1), tzinfo=dt.UTC)
+        )
+        for row in await matches_of(db, StageKind.CANDIDATES):
+            if row.state == "scheduled":
+                await play(db, row.id, first_wins(6) + draws(4))
+    return report.earliest_publication + dt.timedelta(weeks=4)
+
+
+@pytest.fixture
+def config(database_url: str) -> Config:
+    return config_for(database_url)
+
+
+async def test_advance_lists_what_is_missing_and_changes_nothing(
+    db: Database, config: Config
+) -> None:
+    await register(db, config)
+    ids = await pair_qualification(db, config, 1)
+    await play(db, ids[0], first_wins(3))
+    async with db.uow() as uow:
+        with pytest.raises(OperationError) as caught:
+            await stages.advance(uow, config, now=tuesday(1), actor="odmwnd")
+    text = str(caught.value)
+    assert "is unfinished" in text
+    assert "Round 5 is not paired yet" in text
+    async with db.uow() as uow:
+        tournament = await uow.tournaments.current()
+        assert tournament is not None
+        assert tournament.current_stage == "qualification"
+
+
+async def test_candidates_are_the_qualifiers_in_the_regulation_pools(
+    db: Database, config: Config
+) -> None:
+    await _qualification_done(db, config)
+    report = await _advance(db, config, tuesday(5))
+    # Round 5 was published on 9 Nov: its own week, then the week's break (rules 4.2).
+    assert report.earliest_publication == dt.date(2021, 11, 23)
+    async with db.uow() as uow:
+        pools = await stages.pool_entries(uow)
+        from bot import qualification as quals
+
+        table = await quals.standings(uow, config.rules)
+    places = [row.player for row in table.rows]
+    upper = [e.player for e in pools[stages.Pool.UPPER]]
+    lower = [e.player for e in pools[stages.Pool.LOWER]]
+    # rules 3.vi.2.1: upper 9, 8, 5, 4, 2; lower 10, 7, 6, 3, 1; seeded first.
+    assert upper == ["pepsingaming", *(places[p - 1] for p in (2, 4, 5, 8, 9))]
+    assert lower == ["grohochetgrom", *(places[p - 1] for p in (1, 3, 6, 7, 10))]
+    rounds = await matches_of(db, StageKind.CANDIDATES)
+    assert len(rounds) == 30  # 5 Berger rounds of 3 matches in each pool
+    pairs = {frozenset((m.white_first, m.black_first)) for m in rounds}
+    assert len(pairs) == 30  # everyone meets everyone in their pool once
+
+
+async def test_a_round_is_not_published_before_the_break_is_over(
+    db: Database, config: Config
+) -> None:
+    await _qualification_done(db, config)
+    await _advance(db, config, tuesday(5))
+    with pytest.raises(OperationError, match="cannot be published before Tue 2021-11-23"):
+        await _approve(db, config, StageKind.CANDIDATES, tuesday(5))
+    await _approve(db, config, StageKind.CANDIDATES, tuesday(6))
+    with pytest.raises(OperationError, match="2021-11-30"):  # one round a week (rules 4.1)
+        await _approve(db, config, StageKind.CANDIDATES, tuesday(6))
+
+
+async def test_semifinals_pair_each_pool_winner_with_the_other_pools_second(
+    db: Database, config: Config
+) -> None:
+    last = await _candidates_done(db, config)
+    report = await _advance(db, config, dt.datetime.combine(last, dt.time(23), tzinfo=dt.UTC))
+    assert report.entered is StageKind.SEMIFINAL
+    assert report.earliest_publication == last + dt.timedelta(weeks=2)
+    async with db.uow() as uow:
+        tables = await stages.pool_tables(uow, config)
+        bracket = await stages.load_bracket(uow)
+    upper = [r.player for r in tables[stages.Pool.UPPER][1]]
+    lower = [r.player for r in tables[stages.Pool.LOWER][1]]
+    assert bracket is not None
+    sf1, sf2 = bracket.semifinals
+    assert (sf1.white_first, sf1.black_first) == (upper[0], lower[1])
+    assert (sf2.white_first, sf2.black_first) == (lower[0], upper[1])
+
+
+async def _semifinals_running(db: Database, config: Config) -> list[MatchRow]:
+    last = await _candidates_done(db, config)
+    report = await _advance(db, config, dt.datetime.combine(last, dt.time(23), tzinfo=dt.UTC))
+    assert report.earliest_publication is not None
+    publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
+    await _approve(db, config, StageKind.SEMIFINAL, publish)
+    return await matches_of(db, StageKind.SEMIFINAL)
+
+
+def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:
+    values: dict[str, object] = {
+        "status": GameStatus.DRAW,
+        "winner": None,
+        "variant": "antichess",
+        "rated": True,
+        "clock_limit": 120,
+        "clock_increment": 5,
+    }
+    values.update(kw)
+    return Game(
+        id=GameId(gid),
+        white=PlayerId(white),
+        black=PlayerId(black),
+        created_at=at,
+        last_move_at=at + dt.timedelta(minutes=10),
+        **values,  # type: ignore[arg-type]
+    )
+
+
+async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_through_intake(
+    db: Database, config: Config
+) -> None:
+    sf1 = (await _semifinals_running(db, config))[0]
+    a, b = sf1.white_first, sf1.black_first
+    assert b is not None
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sf1.round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        start = rnd.week_start + dt.timedelta(hours=20)
+    hooks = Hooks()
+    stages.register(hooks)
+    clock = FakeClock(start)
+
+    async def changed(uow, match_id, outcome):  # type: ignore[no-untyped-def]
+        for hook in hooks.match_changed:
+            await hook(uow, match_id, outcome)
+
+    intake = GameIntake(db, config, clock, on_match_change=changed)
+    for i in range(10):  # ten draws, colours alternating: level after 10 (rules 3.vii.2)
+        white, black = (a, b) if i % 2 == 0 else (b, a)
+        await intake(_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i)))
+    async with db.uow() as uow:
+        row = await uow.matches.get(sf1.id)
+        assert row is not None
+        assert row.state == "armageddon"
+        view = await stages.armageddon_view(uow, sf1.id)
+        assert view is not None
+        assert view["phase"] == "bidding"
+        dms = [m.body for m in await uow.outbox.list(kind="dm")]
+        assert sum("sealed time offer" in body for body in dms) == 2
+        reply = await stages.armageddon_action(
+            uow, config, match_id=sf1.id, player=b, command=commands.Bid(100), now=clock.now()
+        )
+        assert "sealed" in reply
+        with pytest.raises(stages.ArmageddonError, match="already made"):
+            await stages.armageddon_action(
+                uow, config, match_id=sf1.id, player=b, command=commands.Bid(90), now=clock.now()
+            )
+        public = await stages.armageddon_view(uow, sf1.id)
+        assert public is not None
+        assert public["bids"] is None  # sealed until both are in or the deadline passes
+        await uow.commit()
+    # Nobody else bids: at the deadline b plays White with their own offer (a made none).
+    clock.advance(dt.timedelta(hours=25))
+    runner = DeadlineRunner(db, clock, hooks.deadline_handlers)
+    assert await runner.fire_due() == 1
+    async with db.uow() as uow:
+        view = await stages.armageddon_view(uow, sf1.id)
+        assert view is not None
+        assert (view["white"], view["white_seconds"], view["decided_by"]) == (
+            b,
+            100,
+            "opponent_no_bid",
+        )
+        clocks = [
+            m.body
+            for m in await uow.outbox.list(kind="dm")
+            if m.body.startswith("Armageddon (rules 3.ix)")
+        ]
+        assert len(clocks) == 2
+        audit = [r.action for r in await uow.audit.list(match_id=sf1.id)]
+        assert "armageddon.bid_sealed" in audit
+        assert "armageddon.colours_decided" in audit
+    # A 2+5 game now is not the armageddon game: refused, TDs told.
+    later = clock.now() + dt.timedelta(hours=1)
+    await intake(_game("wrongclk", b, a, later, status=GameStatus.RESIGN, winner=Colour.WHITE))
+    # The armageddon game: 3+0, a draw, so Black wins the match (rules 3.ix.1.1).
+    await intake(
+        _game("armagedn", b, a, later, clock_limit=180, clock_increment=0, status=GameStatus.DRAW)
+    )
+    async with db.uow() as uow:
+        row = await uow.matches.get(sf1.id)
+        assert row is not None
+        assert (row.state, row.decided_by) == ("complete", "armageddon")
+        assert row.outcome == ("first_wins" if a == row.white_first else "second_wins")
+        alerts = [m.body for m in await uow.outbox.list(kind="td_alert")]
+        assert any("wrongclk" in t and "increment 5" in t for t in alerts)
+        assert any("armagedn" in t and "cannot be checked" in t for t in alerts)
+        game = await uow.games.get("armagedn")
+        assert game is not None
+        assert (game.counted, game.refusal) == (False, "armageddon_game")
+
+
+async def test_a_tied_final_week_is_played_again_with_colours_swapped(
+    db: Database, config: Config
+) -> None:
+    sfs = await _semifinals_running(db, config)
+    for row in sfs:
+        await play(db, row.id, first_wins(6))
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sfs[0].round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        week_start = rnd.week_start
+    report = await _advance(db, config, week_start + dt.timedelta(days=6))
+    assert report.earliest_publication == week_start.date() + dt.timedelta(weeks=1)
+    publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
+    await _approve(db, config, StageKind.FINAL, publish)
+    final = (await matches_of(db, StageKind.FINAL))[0]
+    hooks = Hooks()
+    stages.register(hooks)
+    async with db.uow() as uow:
+        from bot.td import refresh_match
+
+        await play(db, final.id, draws(12))
+        state = await refresh_match(uow, final.id, now=publish)
+        assert state.outcome is not None
+        assert state.outcome.value == "repeat"
+        for hook in hooks.match_changed:
+            await hook(uow, final.id, state.outcome)
+        await uow.commit()
+    weeks = sorted(await matches_of(db, StageKind.FINAL), key=lambda r: r.week)
+    assert [(r.week, r.white_first, r.black_first) for r in weeks] == [
+        (1, final.white_first, final.black_first),
+        (2, final.black_first, final.white_first),
+    ]
+    assert weeks[1].state == "scheduled"
+
+
+async def test_a_withdrawal_in_the_qualification_gives_the_unfinished_match_away(
+    db: Database, config: Config
+) -> None:
+    await register(db, config)
+    ids = await pair_qualification(db, config, 1)
+    for match_id in ids[1:]:
+        await play(db, match_id, first_wins())
+    await play(db, ids[0], first_wins(2))
+    async with db.uow() as uow:
+        row = await uow.matches.get(ids[0])
+        assert row is not None
+        leaver, opponent = row.white_first, row.black_first
+        preview = await stages.exit_player(
+            uow,
+            config,
+            player=leaver,
+            kind="withdrawal",
+            reason="personal reasons",
+            engine_mark=False,
+            now=tuesday(0),
+            actor="odmwnd",
+        )
+        await uow.commit()
+    assert preview.last_round == 1
+    assert all(r[2] == "0" for r in preview.before[0].rows)  # round 1 was not complete before
+    after = {r[1].lower(): r for r in preview.after[0].rows}
+    assert after[leaver][5] == "withdrawn"
+    assert after[opponent][2] == "1"
+    async with db.uow() as uow:
+        row = await uow.matches.get(ids[0])
+        assert row is not None
+        assert (row.decided_by, row.outcome, row.state) == ("forfeit", "second_wins", "complete")
+        player = await uow.players.get(leaver)
+        assert player is not None
+        assert player.status == "withdrawn"
+        with pytest.raises(OperationError, match="already left"):
+            await stages.exit_player(
+                uow,
+                config,
+                player=leaver,
+                kind="disqualification",
+                reason="again",
+                engine_mark=False,
+                now=tuesday(0),
+                actor="odmwnd",
+            )
+
+
+async def test_an_engine_mark_gives_every_finished_qualification_match_to_the_opponent(
+    db: Database, config: Config
+) -> None:
+    await register(db, config)
+    won = []
+    for number in (1, 2):
+        for match_id in await pair_qualification(db, config, number):
+            await play(db, match_id, first_wins())
+    async with db.uow() as uow:
+        cheater = "player01"
+        for row in await uow.matches.for_player(cheater):
+            won.append(row.id)
+        await stages.exit_player(
+            uow,
+            config,
+            player=cheater,
+            kind="disqualification",
+            reason="engine mark on Lichess",
+            engine_mark=True,
+            now=tuesday(2),
+            actor="odmwnd",
+        )
+        await uow.commit()
+    async with db.uow() as uow:
+        for match_id in won:
+            row = await uow.matches.get(match_id)
+            assert row is not None
+            assert row.decided_by == "forfeit"
+            winner = row.white_first if row.outcome == "first_wins" else row.black_first
+            assert winner != cheater
+        from bot import qualification as quals
+
+        table = await quals.standings(uow, config.rules)
+        assert table.row(PlayerId(cheater)).match_points == 0
+
+
+async def test_a_candidate_who_withdraws_has_every_game_disregarded(
+    db: Database, config: Config
+) -> None:
+    await _qualification_done(db, config)
+    report = await _advance(db, config, tuesday(5))
+    assert report.earliest_publication is not None
+    await _approve(
+        db,
+        config,
+        StageKind.CANDIDATES,
+        dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC),
+    )
+    for row in await matches_of(db, StageKind.CANDIDATES):
+        if row.state == "scheduled":
+            await play(db, row.id, first_wins(6) + draws(4))
+    async with db.uow() as uow:
+        pools = await stages.pool_entries(uow)
+        leaver = pools[stages.Pool.UPPER][1].player
+        preview = await stages.exit_player(
+            uow,
+            config,
+            player=leaver,
+            kind="withdrawal",
+            reason="illness",
+            engine_mark=False,
+            now=tuesday(7),
+            actor="odmwnd",
+        )
+        await uow.commit()
+    assert leaver in [r[1] for r in preview.before[0].rows]
+    assert leaver not in [r[1] for r in preview.after[0].rows]
+    async with db.uow() as uow:
+        tables = await stages.pool_tables(uow, config)
+        rows = tables[stages.Pool.UPPER][1]
+        # Two round-1 matches remain among the other four; their opponent keeps nothing.
+        assert sum(r.matches_played for r in rows) == 4
+        first = next(
+            m
+            for m in await matches_of(db, StageKind.CANDIDATES)
+            if leaver in (m.white_first, m.black_first) and m.state == "complete"
+        )
+        opponent = first.black_first if first.white_first == leaver else first.white_first
+        assert [r.matches_played for r in rows if r.player == opponent] == [0]
+        open_rows = [
+            m
+            for m in await matches_of(db, StageKind.CANDIDATES)
+            if leaver in (m.white_first, m.black_first)
+        ]
+        assert all(m.state == "complete" for m in open_rows)  # the rest are void
+
+
+async def test_a_semifinalist_who_withdraws_is_replaced_by_the_next_in_their_pool(
+    db: Database, config: Config
+) -> None:
+    sfs = await _semifinals_running(db, config)
+    async with db.uow() as uow:
+        bracket = await stages.load_bracket(uow)
+        assert bracket is not None
+        leaver = bracket.upper[0]
+        third = bracket.upper[2]
+        preview = await stages.exit_player(
+            uow,
+            config,
+            player=leaver,
+            kind="disqualification",
+            reason="two forfeits (rules 6.5)",
+            engine_mark=False,
+            now=dt.datetime(2022, 1, 5, tzinfo=dt.UTC),
+            actor="odmwnd",
+        )
+        await uow.commit()
+        bracket = await stages.load_bracket(uow)
+    assert bracket is not None
+    assert bracket.semifinals[0].white_first == bracket.upper[1]
+    assert bracket.semifinals[1].black_first == third
+    assert any("moves up" in c for c in preview.changes)
+    rows = await matches_of(db, StageKind.SEMIFINAL)
+    assert {r.id for r in sfs}.isdisjoint({r.id for r in rows})  # both semifinals paired anew
+    assert {(r.white_first, r.black_first) for r in rows} == {
+        (p.white_first, p.black_first) for p in bracket.semifinals
+    }
