@@ -43,7 +43,7 @@ from bot.config import Config
 from bot.intake import td_alert
 from bot.scheduler import Firing
 from bot.td import OperationError, match_state, require_tournament
-from bot.weekly import publication_date, publish_round
+from bot.weekly import Reply, publication_date, publish_round
 from rules import commands
 from rules.armageddon import (
     ArmageddonError,
@@ -134,6 +134,7 @@ __all__ = [
     "candidates_view",
     "earliest_publication",
     "exit_player",
+    "handle_armageddon",
     "knockout_view",
     "load_bracket",
     "on_match_changed",
@@ -1180,6 +1181,27 @@ async def armageddon_action(
                 " opponent's choice is in or the deadline passes."
             )
     return _phase_reply(proc, who)
+
+
+async def handle_armageddon(
+    uow: UnitOfWork,
+    config: Config,
+    *,
+    match_id: int,
+    player: str,
+    command: commands.Bid | commands.Rps,
+    now: dt.datetime,
+    via: str,
+) -> Reply:
+    """``bid``/``rps`` texts from :func:`bot.weekly.handle_text`, the one door for a player's text.
+
+    A refusal raises ``ArmageddonError`` (a ``RulesError``), which ``handle_text`` turns into
+    its refusal reply; ``via`` is not stored: the procedure's steps keep who and when.
+    """
+    text = await armageddon_action(
+        uow, config, match_id=match_id, player=player, command=command, now=now
+    )
+    return Reply(text, changed=True, command=commands.format_command(command))
 
 
 def _phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
