@@ -1,0 +1,674 @@
+"""The simulated TDs, players and games of a demo season.
+
+Each actor reads the database (and, for games, the sandbox: the world the players live in), acts
+through the service's own doors and says when it next wants to act:
+
+* :class:`TDActor`: the weekly routine of the TDs on publication day: pair and approve the next
+  qualification round (``bot.qualification``), withdraw the player who leaves (``bot.stages.
+  exit_player``), advance to the next stage and publish its rounds (``bot.stages``).
+* :class:`MatchActor`: per open match, the players' texts through ``bot.weekly.handle_text``
+  (offers, acceptances, choices, claims, armageddon bids and rock-paper-scissors) and the TDs'
+  per-match decisions (``decide_fault``, ``decide_claim``), all planned by
+  :mod:`bot.demo.scripts` from the stored state and the seed.
+* :class:`GameActor`: plays each agreed match on the sandbox, game by game, from the agreed time:
+  a game is created and started, and finished seven minutes later, so the service's real games
+  stream and intake record it.
+
+No actor keeps history between steps beyond caches of what the database or the sandbox say; a
+decision is a function of (stored state, seed), so a restarted driver or service makes the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import func, select
+
+from bot import qualification as quals
+from bot import stages, weekly
+from bot.config import Config
+from bot.demo.roster import Roster, rng_for
+from bot.demo.scripts import HOUR, MINUTE, Planned, match_script, plan_negotiation
+from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
+from bot.sandbox.state import SandboxState
+from bot.td import OperationError
+from rules.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.qualification import number_of_rounds
+from rules.ruleset import StageKind
+from storage.db import Database
+from storage.models import GameRow, MatchRow, RoundRow
+from storage.models_stages import ArmageddonRow, ArmageddonStepRow
+from storage.models_weekly import MatchEventRow
+from storage.repo_weekly import WeeklyRepository
+
+__all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
+
+log = logging.getLogger(__name__)
+
+OPEN_STATES = ("scheduled", "in_progress", "armageddon")
+GAME_LENGTH = dt.timedelta(minutes=7)
+GAME_PAUSE = dt.timedelta(minutes=1)
+ARMAGEDDON_LENGTH = dt.timedelta(minutes=5)
+
+
+class Notes(Protocol):
+    """Where actors report what a spectator wants to see."""
+
+    def event(self, when: dt.datetime, text: str) -> None: ...
+
+    def anomaly(self, when: dt.datetime, text: str) -> None: ...
+
+
+@dataclass
+class World:
+    """What every actor shares: the database, the config, the seed, the field and the sandbox."""
+
+    db: Database
+    config: Config
+    seed: int
+    roster: Roster
+    sandbox: SandboxState
+    notes: Notes
+    poke: Callable[[bool], Awaitable[None]]
+    """Tell the service that stored state changed (``True``: the pairings changed too)."""
+    on_game: Callable[[Game], None]
+    """Called after every change of a game on the sandbox (the driver waits for its row)."""
+
+    @property
+    def td(self) -> str:
+        return self.config.tournament.tds[0] if self.config.tournament.tds else "td"
+
+
+class Actor(Protocol):
+    name: str
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        """Do what is due at ``now``; (whether anything was done, when to be called next)."""
+        ...
+
+
+def _next_publication(now: dt.datetime, config: Config) -> dt.datetime:
+    """The next publication weekday 09:00 UTC strictly after ``now``."""
+    day = now.date()
+    while True:
+        at = dt.datetime.combine(day, dt.time(9, 0), tzinfo=dt.UTC)
+        if day.weekday() == config.rules.calendar.publish_weekday and at > now:
+            return at
+        day += dt.timedelta(days=1)
+
+
+# --- the TDs' weekly routine -----------------------------------------------------------------
+
+
+class TDActor:
+    """Publication day: pairings, withdrawals, stage transitions and later-stage rounds."""
+
+    name = "tds"
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.placement: tuple[PlayerId, ...] = ()
+        self.finished = False
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        if self.finished:
+            return False, None
+        first = dt.datetime.combine(
+            self.world.config.rules.calendar.first_publication, dt.time(9, 0), tzinfo=dt.UTC
+        )
+        if now < first:
+            return False, first
+        if now.weekday() != self.world.config.rules.calendar.publish_weekday or now.hour < 9:
+            return False, _next_publication(now, self.world.config)
+        acted = await self._routine(now)
+        return acted, None if self.finished else _next_publication(now, self.world.config)
+
+    async def _routine(self, now: dt.datetime) -> bool:
+        w = self.world
+        async with w.db.uow() as uow:
+            tournament = await uow.tournaments.current()
+            assert tournament is not None
+            current = StageKind(tournament.current_stage)
+        if current is StageKind.QUALIFICATION:
+            return await self._qualification(now)
+        return await self._later(now, current)
+
+    async def _qualification(self, now: dt.datetime) -> bool:
+        w = self.world
+        acted = False
+        async with w.db.uow() as uow:
+            stage = await quals.qualification_stage(uow)
+            stored = await quals.rounds(uow, stage)
+            field = await quals.entrants(uow, stage)
+        if stored and not stored[-1].is_finished:
+            return False  # still playing (a claim or a late match): next week
+        finished = len(stored)
+        withdrawer = w.roster.withdrawer
+        if withdrawer is not None and finished == w.roster.withdraw_after:
+            async with w.db.uow() as uow:
+                player = await uow.players.get(withdrawer)
+                if player is not None and player.status == "active":
+                    preview = await stages.exit_player(
+                        uow,
+                        w.config,
+                        player=withdrawer,
+                        kind="withdrawal",
+                        reason="withdrew by message to the TDs (demo)",
+                        engine_mark=False,
+                        now=now,
+                        actor=w.td,
+                    )
+                    await uow.commit()
+                    w.notes.event(now, f"{preview.username} withdraws (rules 8.i)")
+                    acted = True
+        total = number_of_rounds(len(field)) if field else None
+        if total is None or finished < total:
+            async with w.db.uow() as uow:
+                await quals.propose_round(uow, w.config, now=now, actor=w.td)
+                view = await quals.approve_round(uow, w.config, now=now, actor=w.td)
+                await uow.commit()
+            await w.poke(True)
+            byes = [b.white for b in view.boards if b.black is None]
+            w.notes.event(
+                now,
+                f"qualification round {view.number}/{view.total_rounds} published: "
+                f"{len(view.boards) - len(byes)} matches" + (f", bye {byes[0]}" if byes else ""),
+            )
+            return True
+        return await self._advance(now) or acted
+
+    async def _advance(self, now: dt.datetime) -> bool:
+        w = self.world
+        async with w.db.uow() as uow:
+            try:
+                report = await stages.advance(
+                    uow,
+                    w.config,
+                    now=now,
+                    actor=w.td,
+                    rng=rng_for(w.seed, "advance", now.isoformat()),
+                )
+            except OperationError:
+                return False
+            await uow.commit()
+        await w.poke(True)
+        w.notes.event(now, report.text().splitlines()[0])
+        if report.entered is None:
+            self.placement = report.placement
+            self.finished = True
+        return True
+
+    async def _later(self, now: dt.datetime, current: StageKind) -> bool:
+        acted = await self._advance(now)
+        if self.finished:
+            return True
+        w = self.world
+        async with w.db.uow() as uow:
+            tournament = await uow.tournaments.current()
+            assert tournament is not None
+            current = StageKind(tournament.current_stage)
+        kinds = (
+            (StageKind.FINAL, StageKind.THIRD_PLACE)
+            if current in (StageKind.FINAL, StageKind.THIRD_PLACE)
+            else (current,)
+        )
+        for kind in kinds:
+            async with w.db.uow() as uow:
+                try:
+                    rnd = await stages.approve_round(uow, w.config, stage=kind, now=now, actor=w.td)
+                except OperationError:
+                    continue
+                await uow.commit()
+            await w.poke(True)
+            w.notes.event(now, f"{kind.value.replace('_', ' ')} round {rnd.number} published")
+            acted = True
+        return acted
+
+
+# --- players' texts and the TDs' decisions, match by match -------------------------------------
+
+
+@dataclass
+class _MatchPlan:
+    version: tuple[Any, ...]
+    plans: list[Planned]
+
+
+@dataclass
+class MatchActor:
+    """Every open match's scheduling, claims and armageddon texts, and the TDs' rulings."""
+
+    world: World
+    name: str = "matches"
+    _cache: dict[int, _MatchPlan] = field(default_factory=dict)
+    _refused: set[tuple[int, tuple[Any, ...], tuple[str, str, str, str | None]]] = field(
+        default_factory=set
+    )
+
+    async def _versions(self) -> dict[int, tuple[Any, ...]]:
+        async with self.world.db.uow() as uow:
+            rows = (
+                await uow.session.execute(
+                    select(MatchRow).where(
+                        MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None)
+                    )
+                )
+            ).scalars()
+            matches = {r.id: r for r in rows}
+            if not matches:
+                return {}
+            seqs = dict(
+                (
+                    await uow.session.execute(
+                        select(MatchEventRow.match_id, func.max(MatchEventRow.seq))
+                        .where(MatchEventRow.match_id.in_(matches))
+                        .group_by(MatchEventRow.match_id)
+                    )
+                ).all()
+            )
+            steps: dict[int, int] = {}
+            if any(m.state == "armageddon" for m in matches.values()):
+                steps = dict(
+                    (
+                        await uow.session.execute(
+                            select(ArmageddonRow.match_id, func.count(ArmageddonStepRow.id))
+                            .join(
+                                ArmageddonStepRow,
+                                ArmageddonStepRow.armageddon_id == ArmageddonRow.id,
+                            )
+                            .group_by(ArmageddonRow.match_id)
+                        )
+                    ).all()
+                )
+        return {
+            mid: (m.state, m.outcome, m.week, m.agreed_time, seqs.get(mid), steps.get(mid))
+            for mid, m in sorted(matches.items())
+        }
+
+    async def _plan(self, match_id: int, now: dt.datetime) -> list[Planned]:
+        w = self.world
+        async with w.db.uow() as uow:
+            row = await uow.matches.get(match_id)
+            assert row is not None
+            assert row.black_first is not None
+            events = list(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+            if not any(e.kind == weekly.WEEK_STARTED for e in events):
+                # A repeated knockout week (rules 3.viii.3-4) is opened by the TDs.
+                return [Planned(now, w.td, "start_week")] if row.week > 1 else []
+            n = weekly.replay(events, w.config.rules)
+            plans: list[Planned] = []
+            if row.state != "armageddon" and row.outcome is None:
+                stage = StageKind(row.stage)
+                allow = stage in (StageKind.QUALIFICATION, StageKind.CANDIDATES)
+                if w.roster.absentee in (row.white_first, row.black_first):
+                    allow = False
+                script = match_script(
+                    w.seed, row.id, row.week, n.week, n.players, allow_faults=allow
+                )
+                plans += plan_negotiation(n, script, td=w.td)
+                plans += _claims(events, td=w.td)
+            if row.state == "armageddon":
+                plans += await _armageddon_plans(uow, w, row)
+        return plans
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        versions = await self._versions()
+        self._cache = {k: v for k, v in self._cache.items() if k in versions}
+        due: list[tuple[dt.datetime, int, Planned, tuple[Any, ...]]] = []
+        later: list[dt.datetime] = []
+        for match_id, version in versions.items():
+            cached = self._cache.get(match_id)
+            if cached is None or cached.version != version:
+                cached = _MatchPlan(version, await self._plan(match_id, now))
+                self._cache[match_id] = cached
+            for plan in cached.plans:
+                if (match_id, version, plan.key) in self._refused:
+                    continue
+                if plan.at <= now:
+                    due.append((plan.at, match_id, plan, version))
+                else:
+                    later.append(plan.at)
+        if not due:
+            return False, min(later, default=None)
+        for _, match_id, plan, version in sorted(due, key=lambda d: (d[0], d[1], d[2].key)):
+            ok = await self._carry_out(match_id, plan, now)
+            if not ok:
+                self._refused.add((match_id, version, plan.key))
+        await self.world.poke(False)
+        return True, None
+
+    async def _carry_out(self, match_id: int, plan: Planned, now: dt.datetime) -> bool:
+        w = self.world
+        async with w.db.uow() as uow:
+            try:
+                if plan.kind == "text":
+                    reply = await weekly.handle_text(
+                        uow,
+                        w.config,
+                        match_id=match_id,
+                        player=plan.actor,
+                        text=plan.text,
+                        now=now,
+                        via="web",
+                    )
+                    if not reply.ok:
+                        w.notes.anomaly(
+                            now, f"match {match_id}: {plan.actor} `{plan.text}`: {reply.text}"
+                        )
+                        return False
+                    if reply.changed:
+                        await uow.commit()
+                    _note_text(w, now, match_id, plan)
+                elif plan.kind == "decide_fault":
+                    await weekly.decide_fault(
+                        uow,
+                        w.config,
+                        match_id,
+                        at_fault=plan.arg,
+                        reason="no agreement by the deadline; the timeline shows who held it up",
+                        now=now,
+                        actor=plan.actor,
+                    )
+                    await uow.commit()
+                    w.notes.event(now, f"match {match_id}: TDs rule {plan.arg} at fault (5.9)")
+                elif plan.kind == "decide_claim":
+                    await weekly.decide_claim(
+                        uow,
+                        w.config,
+                        match_id,
+                        winner=plan.arg,
+                        reason="the opponent did not appear (rules 6.3)",
+                        now=now,
+                        actor=plan.actor,
+                    )
+                    await uow.commit()
+                    w.notes.event(
+                        now, f"match {match_id}: TDs grant {plan.arg}'s claim: match won by forfeit"
+                    )
+                elif plan.kind == "start_week":
+                    row = await uow.matches.get(match_id)
+                    assert row is not None
+                    await weekly.start_match_week(uow, w.config, row, now=now, actor=plan.actor)
+                    await uow.commit()
+                    w.notes.event(
+                        now, f"{row.stage} {row.white_first} - {row.black_first}: week {row.week}"
+                    )
+            except OperationError as e:
+                w.notes.anomaly(now, f"match {match_id}: {plan.kind} by {plan.actor} failed: {e}")
+                return False
+        return True
+
+
+def _note_text(w: World, now: dt.datetime, match_id: int, plan: Planned) -> None:
+    text = plan.text
+    if text.startswith(("claim", "choose")):
+        w.notes.event(now, f"match {match_id}: {plan.actor} sends `{text}`")
+    elif text.startswith(("bid", "rps")):
+        w.notes.event(now, f"match {match_id}: {plan.actor} sends a sealed `{text.split()[0]}`")
+
+
+def _claims(events: list[MatchEventRow], *, td: str) -> list[Planned]:
+    """The claimant claims 10 minutes after the right arises; the TDs rule an hour later."""
+    rights: dict[str, dt.datetime] = {}
+    claims: dict[str, dt.datetime] = {}
+    for e in events:
+        if e.kind == "claim_right":
+            rights.setdefault(str(e.data["claimant"]), e.at)
+        elif e.kind == "claim":
+            claims.setdefault(e.actor, e.at)
+        elif e.kind == "claim_decided":
+            rights, claims = {}, {}
+    plans = []
+    for claimant, at in sorted(rights.items()):
+        if claimant in claims:
+            plans.append(Planned(claims[claimant] + HOUR, td, "decide_claim", arg=claimant))
+        else:
+            plans.append(Planned(at + 10 * MINUTE, claimant, "text", "claim win"))
+    return plans
+
+
+async def _armageddon_plans(uow: Any, w: World, row: MatchRow) -> list[Planned]:
+    """Sealed bids, then rock-paper-scissors rounds, through the text door (rules 3.ix)."""
+    view = await stages.armageddon_view(uow, row.id)
+    if view is None:
+        return []
+    arm = await uow.session.scalar(select(ArmageddonRow).where(ArmageddonRow.match_id == row.id))
+    steps = list(
+        (
+            await uow.session.execute(
+                select(ArmageddonStepRow)
+                .where(ArmageddonStepRow.armageddon_id == arm.id)
+                .order_by(ArmageddonStepRow.seq)
+            )
+        ).scalars()
+    )
+    last = max(s.at for s in steps)
+    players = [PlayerId(p) for p in view["players"]]
+    plans = []
+    equal = row.stage == StageKind.FINAL.value  # the demo shows rock-paper-scissors in the final
+    if view["phase"] == "bidding":
+        for index, (player, has_bid) in enumerate(zip(players, view["bids_in"], strict=True)):
+            if has_bid:
+                continue
+            rng = rng_for(w.seed, "bid", row.id, player)
+            seconds = 90 if equal else rng.choice((45, 60, 75, 90, 105, 120))
+            plans.append(
+                Planned(
+                    arm.started_at + (2 + 3 * index) * HOUR,
+                    player,
+                    "text",
+                    f"bid {seconds // 60}:{seconds % 60:02d}",
+                )
+            )
+    elif view["phase"] == "rps":
+        rps_round = int(view["rps_round"])
+        for index, player in enumerate(players):
+            chosen = sum(1 for s in steps if s.kind == "rps" and s.player == player)
+            if chosen >= rps_round:
+                continue
+            hand = rng_for(w.seed, "rps", row.id, rps_round, player).choice(
+                ("rock", "paper", "scissors")
+            )
+            plans.append(Planned(last + (1 + index) * HOUR, player, "text", f"rps {hand}"))
+    return plans
+
+
+# --- games on the sandbox ----------------------------------------------------------------------
+
+
+@dataclass
+class GameActor:
+    """Plays every agreed match on the sandbox at its agreed time, game after game."""
+
+    world: World
+    name: str = "games"
+    _by_pair: dict[frozenset[PlayerId], list[GameId]] = field(default_factory=dict)
+    games_played: int = 0
+
+    def _games_of(self, a: str, b: str, since: dt.datetime) -> list[Game]:
+        ids = self._by_pair.get(frozenset((PlayerId(a), PlayerId(b))), [])
+        games = [self.world.sandbox.games[g] for g in ids]
+        return [g for g in games if g.created_at >= since]
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        w = self.world
+        async with w.db.uow() as uow:
+            rows = list(
+                (
+                    await uow.session.execute(
+                        select(MatchRow)
+                        .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
+                        .order_by(MatchRow.id)
+                    )
+                ).scalars()
+            )
+            arms = {
+                a.match_id: a
+                for a in (
+                    await uow.session.execute(
+                        select(ArmageddonRow).where(
+                            ArmageddonRow.match_id.in_([r.id for r in rows])
+                        )
+                    )
+                ).scalars()
+            }
+            counted = dict(
+                (
+                    await uow.session.execute(
+                        select(MatchRow.id, func.count())
+                        .select_from(MatchRow)
+                        .join(GameRow, GameRow.match_id == MatchRow.id)
+                        .where(MatchRow.id.in_([r.id for r in rows]), GameRow.counted)
+                        .group_by(MatchRow.id)
+                    )
+                ).all()
+            )
+            round_numbers = dict(
+                (await uow.session.execute(select(RoundRow.id, RoundRow.number))).all()
+            )
+            last_steps: dict[int, dt.datetime] = {}
+            for match_id, arm in arms.items():
+                if arm.phase == "decided":
+                    last_steps[match_id] = await uow.session.scalar(  # type: ignore[assignment]
+                        select(func.max(ArmageddonStepRow.at)).where(
+                            ArmageddonStepRow.armageddon_id == arm.id
+                        )
+                    )
+        acted = False
+        wakes: list[dt.datetime] = []
+        for row in rows:
+            assert row.black_first is not None
+            if row.state == "armageddon":
+                found = arms.get(row.id)
+                if found is None or found.phase != "decided" or found.white is None:
+                    continue
+                start = last_steps[row.id] + 2 * HOUR
+                games = self._games_of(row.white_first, row.black_first, found.started_at)
+                did, wake = self._advance_armageddon(row, found, games, start, now)
+            else:
+                if row.agreed_time is None or row.outcome is not None:
+                    continue
+                if w.roster.absentee in (row.white_first, row.black_first) and (
+                    row.stage == StageKind.QUALIFICATION.value
+                    and round_numbers.get(row.round_id) == w.roster.no_show_round
+                ):
+                    continue  # the absentee misses this match (rules 6.3)
+                games = self._games_of(row.white_first, row.black_first, row.agreed_time)
+                did, wake = self._advance_match(row, games, counted.get(row.id, 0), now)
+            acted = acted or did
+            if wake is not None:
+                wakes.append(wake)
+        return acted, None if acted else min(wakes, default=None)
+
+    def _start(self, white: str, black: str, at: dt.datetime, limit: int, increment: int) -> None:
+        rules = self.world.config.rules
+        game = self.world.sandbox.create_game(
+            white,
+            black,
+            variant=rules.time_control.variant,
+            rated=True,
+            clock_limit=limit,
+            clock_increment=increment,
+            created_at=at,
+        )
+        started = self.world.sandbox.start_game(game.id)
+        key = frozenset((game.white, game.black))
+        self._by_pair.setdefault(key, []).append(game.id)
+        self.games_played += 1
+        self.world.on_game(started)
+
+    def _finish(
+        self, game: Game, winner: Colour | None, status: GameStatus, at: dt.datetime
+    ) -> None:
+        finished = self.world.sandbox.finish_game(game.id, status=status, winner=winner, at=at)
+        self.world.on_game(finished)
+
+    def _advance_match(
+        self, row: MatchRow, games: list[Game], counted: int, now: dt.datetime
+    ) -> tuple[bool, dt.datetime | None]:
+        assert row.black_first is not None
+        assert row.agreed_time is not None
+        tc = self.world.config.rules.time_control
+        if games and games[-1].status is GameStatus.STARTED:
+            game = games[-1]
+            end = game.created_at + GAME_LENGTH
+            if end > now:
+                return False, end
+            winner, status = self._result(row, len(games))
+            self._finish(game, winner, status, end)
+            return True, None
+        if counted >= row.games:
+            return False, None
+        start = row.agreed_time if not games else (games[-1].last_move_at or now) + GAME_PAUSE
+        if start > now:
+            return False, start
+        number = len(games) + 1
+        white, black = (
+            (row.white_first, row.black_first)
+            if number % 2 == 1
+            else (row.black_first, row.white_first)
+        )
+        self._start(white, black, start, tc.limit_seconds, tc.increment_seconds)
+        return True, None
+
+    def _result(self, row: MatchRow, number: int) -> tuple[Colour | None, GameStatus]:
+        """Game ``number``'s result: by the Elo expectation of the two strengths; a final is
+        played in pairs of games that cancel out, so it is repeated and goes to armageddon."""
+        assert row.black_first is not None
+        w = self.world
+        white_is_first = number % 2 == 1
+        rng = rng_for(w.seed, "game", row.id, row.week, number)
+        ending = rng.choices([s for s, _ in WIN_ENDINGS], weights=[x for _, x in WIN_ENDINGS])[0]
+        if row.stage == StageKind.FINAL.value:
+            pair = rng_for(w.seed, "final-pair", row.id, row.week, (number + 1) // 2)
+            if pair.random() < 0.3:
+                return None, GameStatus.DRAW
+            first_wins_odd = pair.random() < 0.5
+            first_wins = first_wins_odd if number % 2 == 1 else not first_wins_odd
+        else:
+            s1 = w.roster.strength(row.white_first)
+            s2 = w.roster.strength(row.black_first)
+            if rng.random() < DRAW_CHANCE:
+                return None, GameStatus.DRAW if rng.random() < 0.5 else GameStatus.STALEMATE
+            first_wins = rng.random() < 1 / (1 + 10 ** ((s2 - s1) / 400))
+        white_wins = first_wins == white_is_first
+        return (Colour.WHITE if white_wins else Colour.BLACK), ending
+
+    def _advance_armageddon(
+        self,
+        row: MatchRow,
+        arm: ArmageddonRow,
+        games: list[Game],
+        start: dt.datetime,
+        now: dt.datetime,
+    ) -> tuple[bool, dt.datetime | None]:
+        assert row.black_first is not None
+        assert arm.white is not None
+        rules = self.world.config.rules
+        mine = [g for g in games if g.clock_increment == rules.armageddon.increment_seconds]
+        if mine and mine[-1].status is GameStatus.STARTED:
+            end = mine[-1].created_at + ARMAGEDDON_LENGTH
+            if end > now:
+                return False, end
+            rng = rng_for(self.world.seed, "armageddon", row.id)
+            roll = rng.random()
+            winner = Colour.WHITE if roll < 0.45 else (None if roll < 0.55 else Colour.BLACK)
+            status = GameStatus.DRAW if winner is None else GameStatus.VARIANT_END
+            self._finish(mine[-1], winner, status, end)
+            self.world.notes.event(
+                end,
+                f"armageddon of match {row.id}: "
+                + ("White wins" if winner is Colour.WHITE else "Black wins or draws (draw odds)"),
+            )
+            return True, None
+        if mine:
+            return False, None
+        if start > now:
+            return False, start
+        black = row.black_first if arm.white == row.white_first else row.white_first
+        self._start(arm.white, black, start, rules.armageddon.black_seconds, 0)
+        return True, None

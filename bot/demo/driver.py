@@ -1,0 +1,206 @@
+"""The season driver: a discrete-event simulation around the real service.
+
+The driver owns the fake clock, the sandbox Lichess and the simulated actors. Each step it
+
+1. lets the service **settle** (:meth:`SeasonDriver.settle`): it checks facts in the database, never
+   sleeps a fixed time: no outbox message due and unsent, no deadline due and unfired, and every
+   game the sandbox has started or finished stored with that status;
+2. runs the actors due at the current time in a fixed order (TDs, matches, games), settling after
+   each one that acted;
+3. moves the clock to the next event: the earliest of the next deadline row, the next outbox retry
+   and the actors' next wake-ups.
+
+Wall-clock time never decides anything; a settle that takes longer than ``settle_timeout`` wall
+seconds is a failure with the facts that were still missing.
+
+The service sits behind :class:`ServicePort`. :class:`InProcessService` runs ``bot.app.Service`` in
+this event loop (``acwc demo``). The settle facts are read from the database, so they hold just as
+well for a service in another process sharing the database (see :mod:`bot.demo.remote`): that port
+only has to carry the clock and the "state changed" poke across.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sqlalchemy import func, select
+
+from bot.app import Service
+from bot.clock import FakeClock
+from bot.demo.actors import Actor
+from bot.outbox import SENDABLE
+from rules.model import Game, GameId
+from storage.db import Database
+from storage.models import DeadlineRow, GameRow, OutboxRow
+
+__all__ = ["InProcessService", "SeasonDriver", "ServicePort", "SettleError", "StuckError"]
+
+log = logging.getLogger(__name__)
+
+
+class SettleError(RuntimeError):
+    """The service did not catch up with the world within the settle timeout."""
+
+
+class StuckError(RuntimeError):
+    """Nothing is due any more but the season is not over."""
+
+
+class ServicePort(Protocol):
+    """The driver's handle on the service, wherever it runs."""
+
+    async def poke(self, players_changed: bool) -> None:
+        """Stored state changed behind the service's back: look again (and re-watch players)."""
+        ...
+
+
+class InProcessService:
+    """``bot.app.Service`` running in the driver's event loop."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def poke(self, players_changed: bool) -> None:
+        if players_changed:
+            await self.service.refresh_players()
+        self.service.changed()
+
+
+@dataclass
+class Facts:
+    outbox_due: int
+    deadlines_due: int
+    games_missing: tuple[GameId, ...]
+
+    @property
+    def settled(self) -> bool:
+        return not self.outbox_due and not self.deadlines_due and not self.games_missing
+
+
+@dataclass
+class SeasonDriver:
+    db: Database
+    clock: FakeClock
+    port: ServicePort
+    actors: Sequence[Actor]
+    settle_timeout: float = 60.0
+    max_steps_at_one_time: int = 50
+    steps: int = 0
+    settles: int = 0
+    game_delays: list[float] = field(default_factory=list)
+    """Wall seconds from a game's end on the sandbox to its row in the database."""
+    _expected: dict[GameId, tuple[str, float]] = field(default_factory=dict)
+
+    def expect(self, game: Game) -> None:
+        """A game changed on the sandbox: the next settle waits for its row in this state."""
+        self._expected[game.id] = (game.status.value, time.perf_counter())
+
+    async def facts(self) -> Facts:
+        now = self.clock.now()
+        async with self.db.uow() as uow:
+            outbox = await uow.session.scalar(
+                select(func.count())
+                .select_from(OutboxRow)
+                .where(
+                    OutboxRow.status == "pending",
+                    OutboxRow.kind.in_(SENDABLE),
+                    (OutboxRow.next_attempt_at.is_(None)) | (OutboxRow.next_attempt_at <= now),
+                )
+            )
+            deadlines = await uow.session.scalar(
+                select(func.count())
+                .select_from(DeadlineRow)
+                .where(
+                    DeadlineRow.fired_at.is_(None),
+                    DeadlineRow.cancelled_at.is_(None),
+                    DeadlineRow.due_at <= now,
+                )
+            )
+            missing: list[GameId] = []
+            if self._expected:
+                stored = dict(
+                    (
+                        await uow.session.execute(
+                            select(GameRow.id, GameRow.status).where(
+                                GameRow.id.in_(list(self._expected))
+                            )
+                        )
+                    ).all()
+                )
+                seen = time.perf_counter()
+                for gid, (status, since) in list(self._expected.items()):
+                    if stored.get(gid) == status:
+                        del self._expected[gid]
+                        if status not in ("created", "started"):
+                            self.game_delays.append(seen - since)
+                    else:
+                        missing.append(gid)
+        return Facts(int(outbox or 0), int(deadlines or 0), tuple(missing))
+
+    async def settle(self) -> None:
+        """Return once the service has caught up with everything up to the current time."""
+        self.settles += 1
+        started = time.perf_counter()
+        pause = 0.0005
+        while True:
+            await asyncio.sleep(0)
+            facts = await self.facts()
+            if facts.settled:
+                return
+            if time.perf_counter() - started > self.settle_timeout:
+                raise SettleError(
+                    f"at {self.clock.now().isoformat()} the service did not settle in "
+                    f"{self.settle_timeout:.0f} s: {facts.outbox_due} message(s) due, "
+                    f"{facts.deadlines_due} deadline(s) due, games not stored: "
+                    f"{', '.join(facts.games_missing[:10]) or 'none'}"
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.02)
+
+    async def _service_next(self) -> dt.datetime | None:
+        async with self.db.uow() as uow:
+            deadline = await uow.deadlines.next_due()
+            retry = await uow.session.scalar(
+                select(func.min(OutboxRow.next_attempt_at)).where(
+                    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
+                )
+            )
+        times = [t for t in (deadline, retry) if t is not None]
+        return min(times) if times else None
+
+    async def run(self, *, finished: Actor | None = None) -> None:
+        """Step until ``finished`` (an actor with a ``finished`` flag) says the season is over."""
+        while not getattr(finished, "finished", False):
+            await self.settle()
+            now = self.clock.now()
+            wakes: list[dt.datetime] = []
+            for _ in range(self.max_steps_at_one_time):
+                wakes = []
+                acted_any = False
+                for actor in self.actors:
+                    acted, wake = await actor.step(now)
+                    if acted:
+                        acted_any = True
+                        await self.settle()
+                    elif wake is not None:
+                        wakes.append(wake)
+                    if getattr(finished, "finished", False):
+                        return
+                self.steps += 1
+                if not acted_any:
+                    break
+            else:
+                raise StuckError(f"actors keep acting at {now.isoformat()}")
+            service_next = await self._service_next()
+            if service_next is not None:
+                wakes.append(service_next)
+            future = [w for w in wakes if w > now]
+            if not future:
+                raise StuckError(f"nothing is due after {now.isoformat()}; the season is not over")
+            self.clock.set(min(future))

@@ -1,0 +1,158 @@
+"""What the demo shows: progress bars per stage, notable events, standings and figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+
+from storage.db import Database
+from storage.models import MatchRow
+
+__all__ = ["Progress", "Reporter", "endpoint_of", "percentile", "request_table"]
+
+Write = Callable[[str], None]
+
+_ENDPOINTS = (
+    (re.compile(r"^/api/user/[^/]+$"), "/api/user/{username}"),
+    (re.compile(r"^/api/games/user/[^/]+$"), "/api/games/user/{username}"),
+    (re.compile(r"^/inbox/[^/]+$"), "/inbox/{username}"),
+    (re.compile(r"^/team/[^/]+/pm-all$"), "/team/{teamId}/pm-all"),
+)
+
+
+def endpoint_of(path: str) -> str:
+    """A request path as the spec names its endpoint (usernames and ids replaced)."""
+    for pattern, name in _ENDPOINTS:
+        if pattern.match(path):
+            return name
+    return path
+
+
+def request_table(requests: Iterable[tuple[str, str]]) -> Counter[str]:
+    return Counter(f"{method} {endpoint_of(path)}" for method, path in requests)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _stamp(when: dt.datetime) -> str:
+    return f"{when:%a %d %b %H:%M}"
+
+
+@dataclass
+class Reporter:
+    """Prints events as they happen (``write``) and keeps them for the tests (``lines``)."""
+
+    write: Write | None = print
+    lines: list[str] = field(default_factory=list)
+    anomalies: list[str] = field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+        if self.write is not None:
+            self.write(text)
+
+    def event(self, when: dt.datetime, text: str) -> None:
+        self.say(f"  {_stamp(when)}  {text}")
+
+    def anomaly(self, when: dt.datetime, text: str) -> None:
+        self.anomalies.append(f"{when.isoformat()} {text}")
+        self.say(f"  {_stamp(when)}  ! {text}")
+
+
+STAGE_LABELS = {
+    "qualification": "Qualification",
+    "candidates": "Candidates",
+    "semifinal": "Semifinals",
+    "final": "Final",
+    "third_place": "Third place",
+}
+
+
+@dataclass
+class Progress:
+    """An actor that never acts: once a simulated day, a progress bar per stage in play."""
+
+    db: Database
+    reporter: Reporter
+    width: int = 24
+    name: str = "progress"
+    _day: dt.date | None = None
+    _shown: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        if self._day == now.date():
+            return False, None
+        self._day = now.date()
+        async with self.db.uow() as uow:
+            rows = (
+                await uow.session.execute(
+                    select(MatchRow.stage, MatchRow.state, func.count())
+                    .where(MatchRow.black_first.is_not(None), MatchRow.state != "void")
+                    .group_by(MatchRow.stage, MatchRow.state)
+                )
+            ).all()
+        totals: Counter[str] = Counter()
+        done: Counter[str] = Counter()
+        for stage, state, count in rows:
+            if state == "proposed":
+                continue
+            totals[stage] += count
+            if state in ("complete", "repeat"):
+                done[stage] += count
+        for stage in STAGE_LABELS:
+            if not totals[stage]:
+                continue
+            now_shown = (done[stage], totals[stage])
+            if self._shown.get(stage) == now_shown:
+                continue
+            self._shown[stage] = now_shown
+            filled = round(self.width * done[stage] / totals[stage])
+            bar = "#" * filled + "." * (self.width - filled)
+            self.reporter.say(
+                f"  {_stamp(now)}  {STAGE_LABELS[stage]:<13} [{bar}] "
+                f"{done[stage]}/{totals[stage]} matches"
+            )
+        return False, None
+
+
+def figures_table(
+    *,
+    wall: float,
+    requests: Counter[str],
+    matches: int,
+    games: int,
+    delays: list[float],
+    peak_mb: float,
+    steps: int,
+) -> list[str]:
+    lines = [
+        "Figures of the run",
+        f"  wall time                  {wall:8.1f} s",
+        f"  simulation steps           {steps:8d}",
+        f"  matches played             {matches:8d}",
+        f"  games on the sandbox       {games:8d}",
+    ]
+    p50, p99 = percentile(delays, 0.5), percentile(delays, 0.99)
+    if p50 is not None and p99 is not None:
+        lines.append(
+            f"  game end -> row, p50/p99   {p50 * 1000:6.1f} / {p99 * 1000:.1f} ms "
+            f"(mean {statistics.fmean(delays) * 1000:.1f} ms)"
+        )
+    lines.append(f"  peak memory (maxrss)       {peak_mb:8.1f} MB")
+    lines.append(f"  Lichess requests           {sum(requests.values()):8d}")
+    for name, count in sorted(requests.items(), key=lambda kv: (-kv[1], kv[0])):
+        per = count / matches if matches else 0.0
+        lines.append(f"    {count:7d}  {per:7.2f}/match  {name}")
+    return lines

@@ -1,0 +1,259 @@
+"""One whole demo season in this process: sandbox, database, service, web app, actors, driver."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import resource
+import socket
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from bot import qualification as quals
+from bot import stages
+from bot.app import Service
+from bot.clock import FakeClock
+from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.demo.actors import GameActor, MatchActor, TDActor, World
+from bot.demo.driver import InProcessService, SeasonDriver
+from bot.demo.report import Progress, Reporter, figures_table, request_table
+from bot.demo.roster import make_roster, seed_history
+from bot.registration import check_registrations
+from bot.sandbox.state import SandboxState
+from bot.td import add_player, create_tournament
+from rules.model import PlayerId
+from storage.models import GameRow, MatchRow, RoundRow
+
+__all__ = ["DemoOptions", "SeasonResult", "demo_config", "run_season"]
+
+DEMO_TDS = ("ODMWND", "Shiaxou")
+DEMO_TEAM = "acwc-demo"
+
+
+@dataclass(frozen=True, slots=True)
+class DemoOptions:
+    players: int = 48
+    seed: int = 1
+    folder: Path | None = None
+    database_url: str | None = None
+    keep_open: bool = False
+    serve_web: bool = True
+    settle_timeout: float = 60.0
+
+
+@dataclass
+class SeasonResult:
+    champion: PlayerId
+    placement: tuple[PlayerId, ...]
+    standings: list[str]
+    matches: list[tuple[Any, ...]]
+    games: list[tuple[Any, ...]]
+    wall_seconds: float
+    requests: Counter[str]
+    game_delays: list[float]
+    peak_mb: float
+    steps: int
+    season_games: int
+    anomalies: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """What the same seed must reproduce: placement, standings, matches and games."""
+        return (self.placement, tuple(self.standings), tuple(self.matches), tuple(self.games))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
+    """The config of a demo run: the given rules, the sandbox, the demo's TDs and team."""
+    tournament = base.tournament
+    if not tournament.tds:
+        tournament = TournamentConfig(name=tournament.name, tds=DEMO_TDS, team=DEMO_TEAM)
+    service = ServiceConfig(
+        database_url=database_url,
+        lichess_url="sandbox",
+        bot_account=base.service.bot_account,
+        web_host="127.0.0.1",
+        web_port=web_port,
+        public_url=f"http://127.0.0.1:{web_port}",
+        request_timeout_seconds=base.service.request_timeout_seconds,
+        log_level=base.service.log_level,
+    )
+    return dataclasses.replace(base, tournament=tournament, service=service)
+
+
+async def _register(service: Service, config: Config, world: World, now: dt.datetime) -> None:
+    async with service.db.uow() as uow:
+        await create_tournament(uow, config, now=now, actor=world.td)
+        for player in world.roster.players:
+            await add_player(
+                uow, config, player.username, seed_rating=None, now=now, actor=world.td
+            )
+        await uow.commit()
+    checks = await check_registrations(service.db, service.lichess, config, now=now, actor=world.td)
+    refused = [c for c in checks if not c.is_eligible]
+    world.notes.event(
+        now,
+        f"registration check: {len(checks) - len(refused)} of {len(checks)} eligible, "
+        "seeding ratings from their exported rated antichess games",
+    )
+
+
+async def _standings(service: Service, config: Config) -> list[str]:
+    lines = []
+    async with service.db.uow() as uow:
+        table = await quals.standings(uow, config.rules)
+        lines.append("Qualification (match points, Median-Buchholz, progressive score):")
+        for row in table.rows[:12]:
+            lines.append(
+                f"  {row.rank:3d}. {row.username:<22} {float(row.match_points):4.1f} "
+                f"{float(row.buchholz_median):6.2f} {float(row.progressive):6.1f}"
+            )
+        for pool in await stages.candidates_view(uow, config):
+            name = pool.get("pool", "pool")
+            order = [r["player"] for r in pool.get("standings", [])]
+            lines.append(f"Candidates {name} pool: " + ", ".join(order))
+    return lines
+
+
+async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    async with service.db.uow() as uow:
+        rounds = {r.id: r.number for r in (await uow.session.execute(select(RoundRow))).scalars()}
+        matches = [
+            (
+                m.id,
+                m.stage,
+                rounds.get(m.round_id),
+                m.board,
+                m.week,
+                m.white_first,
+                m.black_first,
+                m.state,
+                m.outcome,
+                m.decided_by,
+                None if m.agreed_time is None else m.agreed_time.isoformat(),
+            )
+            for m in (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+        ]
+        games = [
+            (g.id, g.match_id, g.white, g.black, g.status, g.winner, g.counted, g.refusal)
+            for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
+        ]
+    return matches, games
+
+
+async def run_season(
+    base: Config, options: DemoOptions, *, reporter: Reporter | None = None
+) -> SeasonResult:
+    """Run one championship; returns its result and figures (prints through ``reporter``)."""
+    reporter = reporter or Reporter()
+    wall = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        folder = options.folder
+        if folder is None and options.database_url is None:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="acwc-demo-")))
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        url = options.database_url or f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+        port = _free_port() if options.serve_web else 0
+        config = demo_config(base, database_url=url, web_port=port)
+        start = dt.datetime.combine(
+            config.rules.calendar.first_publication - dt.timedelta(days=7),
+            dt.time(9, 0),
+            tzinfo=dt.UTC,
+        )
+        clock = FakeClock(start)
+        sandbox = SandboxState(now=clock.now)
+        sandbox.knobs.keepalive_seconds = 30.0
+        roster = make_roster(options.players, options.seed, config.rules)
+        history = seed_history(sandbox, roster, options.seed, config.rules)
+        async with Service(
+            config, clock=clock, sandbox_state=sandbox, serve_web=options.serve_web
+        ) as service:
+            reporter.say(
+                f"acwc demo: {options.players} players, seed {options.seed}, database {url}"
+            )
+            reporter.say(f"  sandbox Lichess: {service.lichess_url}  ({history} history games)")
+            if service.web_url:
+                reporter.say(f"  web pages:       {service.web_url}/")
+            port_ = InProcessService(service)
+            driver = SeasonDriver(
+                service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
+            )
+            world = World(
+                db=service.db,
+                config=config,
+                seed=options.seed,
+                roster=roster,
+                sandbox=sandbox,
+                notes=reporter,
+                poke=port_.poke,
+                on_game=driver.expect,
+            )
+            td = TDActor(world)
+            games = GameActor(world)
+            driver.actors = [td, MatchActor(world), games, Progress(service.db, reporter)]
+            before = len(sandbox.requests)
+            async with asyncio.TaskGroup() as tasks:
+                runner = tasks.create_task(service.run(), name="service")
+                try:
+                    await _register(service, config, world, clock.now())
+                    await driver.run(finished=td)
+                    await driver.settle()
+                    standings = await _standings(service, config)
+                    matches, stored_games = await _fingerprint(service)
+                    if options.keep_open and service.web_url:
+                        reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await asyncio.Event().wait()
+                finally:
+                    runner.cancel()
+            requests = request_table(sandbox.requests[before:])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
+    result = SeasonResult(
+        champion=td.placement[0],
+        placement=td.placement,
+        standings=standings,
+        matches=matches,
+        games=stored_games,
+        wall_seconds=time.perf_counter() - wall,
+        requests=requests,
+        game_delays=driver.game_delays,
+        peak_mb=peak_mb,
+        steps=driver.steps,
+        season_games=games.games_played,
+        anomalies=reporter.anomalies,
+        lines=reporter.lines,
+    )
+    reporter.say("")
+    for line in standings:
+        reporter.say(line)
+    names = [roster.player(p).username for p in td.placement]
+    reporter.say("Final placement: " + ", ".join(f"{i}. {n}" for i, n in enumerate(names, 1)))
+    for line in figures_table(
+        wall=result.wall_seconds,
+        requests=requests,
+        matches=played,
+        games=result.season_games,
+        delays=result.game_delays,
+        peak_mb=peak_mb,
+        steps=driver.steps,
+    ):
+        reporter.say(line)
+    reporter.say(f"Champion: {roster.player(result.champion).username}")
+    return result
