@@ -14,6 +14,8 @@ import datetime as dt
 import logging
 from typing import Protocol
 
+from sqlalchemy import func, select
+
 from bot.clock import Clock
 from bot.waiting import wake_or_time
 from storage.db import Database
@@ -98,10 +100,14 @@ class OutboxDispatcher:
             self.sent += sent
 
     async def _next_retry(self) -> dt.datetime | None:
+        # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
+        # marks them posted, so over a season that list grows with every round.
         async with self.db.uow() as uow:
-            pending = await uow.outbox.list(status="pending")
-        times = [r.next_attempt_at for r in pending if r.kind in SENDABLE and r.next_attempt_at]
-        return min(times) if times else None
+            return await uow.session.scalar(
+                select(func.min(OutboxRow.next_attempt_at)).where(
+                    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
+                )
+            )
 
     async def run(self) -> None:
         while True:
