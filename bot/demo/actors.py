@@ -40,7 +40,7 @@ from rules.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.qualification import number_of_rounds
 from rules.ruleset import StageKind
 from storage.db import Database
-from storage.models import GameRow, MatchRow, RoundRow
+from storage.models import MatchRow, RoundRow
 from storage.models_stages import ArmageddonRow, ArmageddonStepRow
 from storage.models_weekly import MatchEventRow
 from storage.repo_weekly import WeeklyRepository
@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 OPEN_STATES = ("scheduled", "in_progress", "armageddon")
 GAME_LENGTH = dt.timedelta(minutes=7)
-GAME_PAUSE = dt.timedelta(minutes=1)
+GAME_PAUSE = dt.timedelta(0)  # the next game starts as the last ends: fewer events
 ARMAGEDDON_LENGTH = dt.timedelta(minutes=5)
 
 
@@ -487,6 +487,7 @@ class GameActor:
     world: World
     name: str = "games"
     _by_pair: dict[frozenset[PlayerId], list[GameId]] = field(default_factory=dict)
+    _rounds: dict[int, int] = field(default_factory=dict)  # round id -> number (never changes)
     games_played: int = 0
 
     def _games_of(self, a: str, b: str, since: dt.datetime) -> list[Game]:
@@ -506,30 +507,28 @@ class GameActor:
                     )
                 ).scalars()
             )
-            arms = {
-                a.match_id: a
-                for a in (
-                    await uow.session.execute(
-                        select(ArmageddonRow).where(
-                            ArmageddonRow.match_id.in_([r.id for r in rows])
+            arms: dict[int, ArmageddonRow] = {}
+            if any(r.state == "armageddon" for r in rows):
+                arms = {
+                    a.match_id: a
+                    for a in (
+                        await uow.session.execute(
+                            select(ArmageddonRow).where(
+                                ArmageddonRow.match_id.in_([r.id for r in rows])
+                            )
                         )
-                    )
-                ).scalars()
-            }
-            counted = dict(
-                (
-                    await uow.session.execute(
-                        select(MatchRow.id, func.count())
-                        .select_from(MatchRow)
-                        .join(GameRow, GameRow.match_id == MatchRow.id)
-                        .where(MatchRow.id.in_([r.id for r in rows]), GameRow.counted)
-                        .group_by(MatchRow.id)
-                    )
-                ).all()
-            )
-            round_numbers = dict(
-                (await uow.session.execute(select(RoundRow.id, RoundRow.number))).all()
-            )
+                    ).scalars()
+                }
+            unknown = {r.round_id for r in rows} - set(self._rounds)
+            if unknown:
+                self._rounds.update(
+                    (
+                        await uow.session.execute(
+                            select(RoundRow.id, RoundRow.number).where(RoundRow.id.in_(unknown))
+                        )
+                    ).all()
+                )
+            round_numbers = self._rounds
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
@@ -558,7 +557,7 @@ class GameActor:
                 ):
                     continue  # the absentee misses this match (rules 6.3)
                 games = self._games_of(row.white_first, row.black_first, row.agreed_time)
-                did, wake = self._advance_match(row, games, counted.get(row.id, 0), now)
+                did, wake = self._advance_match(row, games, now)
             acted = acted or did
             if wake is not None:
                 wakes.append(wake)
@@ -588,7 +587,7 @@ class GameActor:
         self.world.on_game(finished)
 
     def _advance_match(
-        self, row: MatchRow, games: list[Game], counted: int, now: dt.datetime
+        self, row: MatchRow, games: list[Game], now: dt.datetime
     ) -> tuple[bool, dt.datetime | None]:
         assert row.black_first is not None
         assert row.agreed_time is not None
@@ -601,8 +600,8 @@ class GameActor:
             winner, status = self._result(row, len(games))
             self._finish(game, winner, status, end)
             return True, None
-        if counted >= row.games:
-            return False, None
+        if sum(1 for g in games if g.status.is_finished) >= row.games:
+            return False, None  # the service decides what a full match means
         start = row.agreed_time if not games else (games[-1].last_move_at or now) + GAME_PAUSE
         if start > now:
             return False, start

@@ -95,7 +95,12 @@ class SeasonDriver:
     settles: int = 0
     game_delays: list[float] = field(default_factory=list)
     """Wall seconds from a game's end on the sandbox to its row in the database."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds spent settling and in each actor (for the figures)."""
     _expected: dict[GameId, tuple[str, float]] = field(default_factory=dict)
+
+    def _spent(self, what: str, since: float) -> None:
+        self.timings[what] = self.timings.get(what, 0.0) + time.perf_counter() - since
 
     def expect(self, game: Game) -> None:
         """A game changed on the sandbox: the next settle waits for its row in this state."""
@@ -104,7 +109,7 @@ class SeasonDriver:
     async def facts(self) -> Facts:
         now = self.clock.now()
         async with self.db.uow() as uow:
-            outbox = await uow.session.scalar(
+            outbox_due = (
                 select(func.count())
                 .select_from(OutboxRow)
                 .where(
@@ -112,8 +117,9 @@ class SeasonDriver:
                     OutboxRow.kind.in_(SENDABLE),
                     (OutboxRow.next_attempt_at.is_(None)) | (OutboxRow.next_attempt_at <= now),
                 )
+                .scalar_subquery()
             )
-            deadlines = await uow.session.scalar(
+            deadlines_due = (
                 select(func.count())
                 .select_from(DeadlineRow)
                 .where(
@@ -121,7 +127,9 @@ class SeasonDriver:
                     DeadlineRow.cancelled_at.is_(None),
                     DeadlineRow.due_at <= now,
                 )
+                .scalar_subquery()
             )
+            outbox, deadlines = (await uow.session.execute(select(outbox_due, deadlines_due))).one()
             missing: list[GameId] = []
             if self._expected:
                 stored = dict(
@@ -152,6 +160,7 @@ class SeasonDriver:
             await asyncio.sleep(0)
             facts = await self.facts()
             if facts.settled:
+                self._spent("settle", started)
                 return
             if time.perf_counter() - started > self.settle_timeout:
                 raise SettleError(
@@ -184,7 +193,9 @@ class SeasonDriver:
                 wakes = []
                 acted_any = False
                 for actor in self.actors:
+                    began = time.perf_counter()
                     acted, wake = await actor.step(now)
+                    self._spent(actor.name, began)
                     if acted:
                         acted_any = True
                         await self.settle()

@@ -93,11 +93,11 @@ def match_script(
         persona = Persona.NORMAL
     first = rng.randrange(2)
     proposer, responder = players[first], players[1 - first]
-    offer_at = week.start + 10 * HOUR + rng.randrange(0, 26 * 12) * 5 * MINUTE
+    offer_at = week.start + 10 * HOUR + rng.randrange(0, 27) * HOUR + 5 * MINUTE
     if persona is Persona.LATE:
-        reply_at = offer_at + 25 * HOUR + rng.randrange(0, 12 * 12) * 5 * MINUTE
+        reply_at = offer_at + 25 * HOUR + rng.randrange(0, 12) * HOUR
     else:
-        reply_at = offer_at + HOUR + rng.randrange(0, 19 * 12) * 5 * MINUTE
+        reply_at = offer_at + HOUR + rng.randrange(0, 19) * HOUR
     days = sorted(rng.sample(range(2, 6), 3))  # Thu..Sun of a Tuesday week: one offer a date
     first_offers = tuple(_at(week, d, rng.choice(FIRST_HOURS)) for d in days)
     other_days = sorted(rng.sample(range(2, 6), 3))
@@ -111,7 +111,7 @@ def match_script(
         first_offers=first_offers,
         second_offers=second_offers,
         pick=rng.randrange(3),
-        choose_delay=10 * HOUR + rng.randrange(0, 12) * 5 * MINUTE,
+        choose_delay=10 * HOUR + rng.randrange(0, 3) * HOUR,
         choose_times=(_at(week, 5, 14), _at(week, 6, 12)),
         td_at_fault=players[rng.randrange(2)],
     )

@@ -167,7 +167,11 @@ async def run_season(
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="acwc-demo-")))
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
-        url = options.database_url or f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+        if options.database_url is not None:
+            url = options.database_url
+        else:
+            assert folder is not None
+            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
         port = _free_port() if options.serve_web else 0
         config = demo_config(base, database_url=url, web_port=port)
         start = dt.datetime.combine(
