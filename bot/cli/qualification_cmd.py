@@ -42,7 +42,13 @@ def register(sub: Any) -> None:
     p = command(rounds, "approve", round_approve, "approve the proposed round and publish it")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
 
-    p = command(sub, "standings", standings_show, "qualification standings with every tiebreak")
+    p = command(sub, "standings", standings_show, "standings of a stage with every tiebreak")
+    p.add_argument(
+        "--stage",
+        choices=["qualification", "candidates", "knockout"],
+        default="qualification",
+        help="which stage (default: qualification)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
     trf = group(sub, "trf", "FIDE tournament report files")
@@ -149,6 +155,11 @@ async def round_approve(args: argparse.Namespace, config: Config) -> int:
 
 
 async def standings_show(args: argparse.Namespace, config: Config) -> int:
+    if args.stage != "qualification":
+        from bot.cli.stages_cmd import stage_standings
+
+        args.which = args.stage
+        return await stage_standings(args, config)
     async with unit_of_work(config) as uow:
         standings = await qualification.standings(uow, config.rules)
     rows = [
