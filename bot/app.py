@@ -237,8 +237,7 @@ class Service:
     # --- wiring ------------------------------------------------------------------------
 
     async def _match_changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        for hook in self.hooks.match_changed:
-            await hook(uow, match_id, outcome)
+        await run_match_hooks(self.hooks, uow, match_id, outcome)
 
     def changed(self) -> None:
         """Stored state changed: deliver queued messages and look at the deadlines again."""
@@ -262,6 +261,30 @@ async def _health(request: web.Request) -> web.Response:
 
 FEATURES: tuple[str, ...] = ("bot.weekly", "bot.stages", "bot.web")
 """Modules with a ``register(hooks: Hooks)`` function, in the order they are wired in."""
+
+
+@dataclass
+class Offline:
+    """What feature hooks may bind to outside the running service (the CLI): no Lichess client."""
+
+    config: Config
+    clock: Clock
+    lichess: LichessClient | None = None
+
+
+def offline_hooks(config: Config, clock: Clock) -> Hooks:
+    """The features' hooks bound for use in a CLI command (no user statuses available)."""
+    hooks = default_hooks()
+    for start in hooks.service_start:
+        start(Offline(config, clock))  # type: ignore[arg-type]
+    return hooks
+
+
+async def run_match_hooks(
+    hooks: Hooks, uow: UnitOfWork, match_id: int, outcome: Outcome | None
+) -> None:
+    for hook in hooks.match_changed:
+        await hook(uow, match_id, outcome)
 
 
 def default_hooks() -> Hooks:

@@ -12,7 +12,8 @@ from bot.cli import CliError, command, group
 from bot.cli.commands import check_actor, clock, unit_of_work
 from bot.cli.output import as_json, table
 from bot.config import Config
-from rules.scoring import format_points
+from rules.scoring import Outcome, format_points
+from storage.uow import UnitOfWork
 
 
 def register(sub: Any) -> None:
@@ -204,11 +205,19 @@ async def trf_export(args: argparse.Namespace, config: Config) -> int:
 
 
 async def match_adjudicate(args: argparse.Namespace, config: Config) -> int:
+    from bot.app import offline_hooks, run_match_hooks
+
     actor = check_actor(config, args.by)
+    hooks = offline_hooks(config, clock)
+
+    async def on_change(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
+        await run_match_hooks(hooks, uow, match_id, outcome)
+
     async with unit_of_work(config) as uow:
         row = await qualification.adjudicate(
             uow,
             args.match_id,
+            on_change=on_change,
             winner=None if args.tied else args.winner,
             reason=args.reason,
             now=clock.now(),

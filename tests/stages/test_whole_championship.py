@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main, qualification_cmd, stages_cmd
+from bot.cli import commands, main, qualification_cmd, stages_cmd
 from bot.clock import FakeClock
 from rules.ruleset import StageKind
 from storage.db import Database
@@ -57,6 +57,7 @@ def test_a_whole_championship_runs_to_a_champion(
     clock = FakeClock(tuesday(0))
     monkeypatch.setattr(stages_cmd, "clock", clock)
     monkeypatch.setattr(qualification_cmd, "clock", clock)
+    monkeypatch.setattr(commands, "clock", clock)
 
     def acwc(*args: str, code: int = 0) -> str:
         got = main(list(args))
