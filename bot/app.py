@@ -67,6 +67,8 @@ class Hooks:
         default_factory=list
     )
     web_setup: list[Callable[[web.Application, Service], None]] = field(default_factory=list)
+    service_start: list[Callable[[Service], None]] = field(default_factory=list)
+    """Called once the service has opened its database, clock and Lichess client."""
 
 
 async def active_players(db: Database) -> list[PlayerId]:
@@ -178,6 +180,8 @@ class Service:
             load_last_seen=self._load_last_seen,
             save_last_seen=self._save_last_seen,
         )
+        for start in self.hooks.service_start:
+            start(self)
         if self.serve_web:
             await self._start_web()
 

@@ -10,6 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from bot.td import OperationError, require_tournament
+from rules.colour import Colour
 from rules.model import Player, PlayerId
 from rules.qualification import (
     absent_result,
@@ -132,9 +133,10 @@ async def match_results(
                 opponent=o,
                 colour=c,
             )
+            # RoundResult needs the colour of game 1 for a played match: the paired colours.
             for p, o, c in (
-                (match.white_first, match.black_first, None),
-                (match.black_first, match.white_first, None),
+                (match.white_first, match.black_first, Colour.WHITE),
+                (match.black_first, match.white_first, Colour.BLACK),
             )
         ]
     return list(played_results(match, games))

@@ -1,0 +1,106 @@
+"""Repositories of the weekly feature, on the unit of work's session.
+
+Use: ``WeeklyRepository(uow.session)``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import DeadlineRow
+from storage.models_weekly import CheatReportRow, ForfeitRow, MatchEventRow
+
+
+class WeeklyRepository:
+    """The match event log, forfeits, private reports and a match's deadline rows."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    # --- the event log --------------------------------------------------------------------
+
+    async def events(self, match_id: int, *, week: int | None = None) -> Sequence[MatchEventRow]:
+        """A match's events in order (of one week if given)."""
+        query = select(MatchEventRow).where(MatchEventRow.match_id == match_id)
+        if week is not None:
+            query = query.where(MatchEventRow.week == week)
+        result = await self.session.execute(query.order_by(MatchEventRow.seq))
+        return result.scalars().all()
+
+    async def append(
+        self,
+        match_id: int,
+        *,
+        week: int,
+        at: dt.datetime,
+        actor: str,
+        kind: str,
+        data: dict[str, Any] | None = None,
+        via: str | None = None,
+    ) -> MatchEventRow:
+        """Append one event; ``seq`` is the next number of the match.
+
+        Two writers appending to one match at once collide on the unique (match, seq) pair and
+        the later commit fails, rather than interleaving two histories.
+        """
+        result = await self.session.execute(
+            select(func.max(MatchEventRow.seq)).where(MatchEventRow.match_id == match_id)
+        )
+        last = result.scalar_one_or_none() or 0
+        row = MatchEventRow(
+            match_id=match_id,
+            week=week,
+            seq=last + 1,
+            at=at,
+            actor=actor,
+            kind=kind,
+            via=via,
+            data=data or {},
+        )
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    # --- forfeits -------------------------------------------------------------------------
+
+    async def add_forfeit(self, row: ForfeitRow) -> ForfeitRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def forfeits(
+        self, *, player: str | None = None, match_id: int | None = None
+    ) -> Sequence[ForfeitRow]:
+        query = select(ForfeitRow)
+        if player is not None:
+            query = query.where(ForfeitRow.player_id == player)
+        if match_id is not None:
+            query = query.where(ForfeitRow.match_id == match_id)
+        result = await self.session.execute(query.order_by(ForfeitRow.id))
+        return result.scalars().all()
+
+    # --- private reports ------------------------------------------------------------------
+
+    async def add_report(self, row: CheatReportRow) -> CheatReportRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def reports(self) -> Sequence[CheatReportRow]:
+        result = await self.session.execute(select(CheatReportRow).order_by(CheatReportRow.id))
+        return result.scalars().all()
+
+    # --- deadlines ------------------------------------------------------------------------
+
+    async def deadlines(self, match_id: int | None = None) -> Sequence[DeadlineRow]:
+        """Every deadline row (of one match), fired and cancelled ones included."""
+        query = select(DeadlineRow)
+        if match_id is not None:
+            query = query.where(DeadlineRow.match_id == match_id)
+        result = await self.session.execute(query.order_by(DeadlineRow.due_at, DeadlineRow.id))
+        return result.scalars().all()

@@ -1,0 +1,287 @@
+"""A whole service week on a real database, a sandbox Lichess over real HTTP and a fake clock.
+
+The :class:`Week` harness drives the same pieces the service runs: ``handle_text`` (as the web
+match room and the TD relay call it), the ``DeadlineRunner`` with the weekly feature's handlers,
+and the ``OutboxDispatcher`` sending through a real ``LichessClient`` to the sandbox, whose inbox
+the tests read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import pytest
+from aiohttp import web
+
+from bot import weekly
+from bot.app import Hooks, LichessMessenger
+from bot.clock import FakeClock
+from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.intake import GameIntake
+from bot.lichess.client import LichessClient
+from bot.outbox import OutboxDispatcher
+from bot.sandbox.app import make_app
+from bot.sandbox.state import SandboxState
+from bot.scheduler import DeadlineRunner
+from bot.td import create_tournament
+from rules.colour import Colour
+from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.ruleset import DEFAULT_RULESET, StageKind
+from rules.scoring import Outcome
+from storage.convert import fraction_to_text
+from storage.db import Database
+from storage.models import DeadlineRow, GameRow, MatchRow, OutboxRow, PlayerRow, RoundRow
+from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
+
+UTC = dt.UTC
+START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are published
+BOT = "acwc-bot"
+TEAM = "acwc-2021"
+TDS = ("ODMWND", "Shiaxou")
+PLAYERS = ("Alice", "Bob", "Carol", "Dave")
+
+
+def at(day: int, hour: int, minute: int = 0) -> dt.datetime:
+    """A moment of October 2021 (the first match week runs Tue 12 to Mon 18)."""
+    return dt.datetime(2021, 10, day, hour, minute, tzinfo=UTC)
+
+
+def make_config(*, team: str | None = TEAM) -> Config:
+    return Config(
+        tournament=TournamentConfig(tds=TDS, team=team),
+        service=ServiceConfig(public_url="https://acwc.example"),
+    )
+
+
+@dataclass
+class Week:
+    db: Database
+    config: Config
+    clock: FakeClock
+    state: SandboxState
+    client: LichessClient
+    ctx: weekly.WeeklyContext
+    hooks: Hooks
+    runner: DeadlineRunner
+    dispatcher: OutboxDispatcher
+    games_played: int = 0
+
+    async def publish(self, *pairs: tuple[str, str]) -> list[int]:
+        """A qualification round of ``pairs`` (by id), published now; the match ids."""
+        async with self.db.uow() as uow:
+            tournament = await uow.tournaments.current()
+            if tournament is None:
+                tournament = await create_tournament(
+                    uow, self.config, now=self.clock.now(), actor="test"
+                )
+            stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
+            assert stage is not None
+            number = len(await uow.tournaments.rounds(stage.id)) + 1
+            rnd = await uow.tournaments.add_round(
+                RoundRow(stage_id=stage.id, number=number, state="approved")
+            )
+            fmt = DEFAULT_RULESET.formats.qualification
+            ids = []
+            for board, (white, black) in enumerate(pairs, start=1):
+                for name in (white, black):
+                    if await uow.players.get(name) is None:
+                        await uow.players.add(
+                            PlayerRow(
+                                id=name,
+                                username=name.title(),
+                                registered_at=self.clock.now(),
+                                seed_rating=2000,
+                            )
+                        )
+                row = await uow.matches.add(
+                    MatchRow(
+                        round_id=rnd.id,
+                        stage=StageKind.QUALIFICATION.value,
+                        board=board,
+                        white_first=white,
+                        black_first=black,
+                        games=fmt.games,
+                        clinch_at=fraction_to_text(fmt.clinch_at),
+                        tiebreak=fmt.tiebreak.value,
+                        max_weeks=fmt.max_weeks,
+                        state="proposed",
+                    )
+                )
+                ids.append(row.id)
+            await weekly.publish_round(uow, self.config, rnd, now=self.clock.now(), actor="odmwnd")
+            await uow.commit()
+        return ids
+
+    async def say(self, match_id: int, player: str, text: str, *, via: str = "web") -> weekly.Reply:
+        """What the web match room does: handle the text, commit only if it changed state."""
+        async with self.db.uow() as uow:
+            reply = await weekly.handle_text(
+                uow,
+                self.config,
+                match_id=match_id,
+                player=player,
+                text=text,
+                now=self.clock.now(),
+                via=via,
+            )
+            if reply.changed:
+                await uow.commit()
+        return reply
+
+    async def view(self, match_id: int, viewer: str | None) -> weekly.MatchView:
+        async with self.db.uow() as uow:
+            return await weekly.match_view(
+                uow, self.config, match_id=match_id, viewer=viewer, now=self.clock.now()
+            )
+
+    async def until(self, when: dt.datetime) -> list[str]:
+        """Move the clock to ``when`` firing every deadline due on the way, in order, each at
+        its own due time (as the running service would); the kinds fired."""
+        fired: list[str] = []
+        while True:
+            async with self.db.uow() as uow:
+                next_due = await uow.deadlines.next_due()
+            if next_due is None or next_due > when:
+                break
+            if next_due > self.clock.now():
+                self.clock.set(next_due)
+            before = {r.id for r in await self.deadlines(fired_only=True)}
+            await self.runner.fire_due()
+            fired.extend(
+                r.kind for r in await self.deadlines(fired_only=True) if r.id not in before
+            )
+        self.clock.set(max(when, self.clock.now()))
+        return fired
+
+    async def deliver(self) -> int:
+        return await self.dispatcher.deliver_due()
+
+    async def outbox(self, kind: str | None = None) -> Sequence[OutboxRow]:
+        async with self.db.uow() as uow:
+            return await uow.outbox.list(kind=kind)
+
+    async def dms_to(self, user: str) -> list[str]:
+        """Queued DMs to ``user`` (any status), oldest first."""
+        return [r.body for r in await self.outbox("dm") if r.recipient == user]
+
+    async def alerts(self) -> list[str]:
+        """TD alerts as the first TD gets them."""
+        return [r.body for r in await self.outbox("td_alert") if r.recipient == TDS[0]]
+
+    async def deadlines(
+        self, match_id: int | None = None, *, fired_only: bool = False
+    ) -> list[DeadlineRow]:
+        async with self.db.uow() as uow:
+            rows = await WeeklyRepository(uow.session).deadlines(match_id)
+        return [r for r in rows if r.fired_at is not None or not fired_only]
+
+    async def open_deadlines(self, match_id: int) -> list[tuple[str, dt.datetime]]:
+        return [
+            (r.kind, r.due_at)
+            for r in await self.deadlines(match_id)
+            if r.fired_at is None and r.cancelled_at is None
+        ]
+
+    async def match(self, match_id: int) -> MatchRow:
+        async with self.db.uow() as uow:
+            row = await uow.matches.get(match_id)
+            assert row is not None
+            return row
+
+    async def _changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
+        for hook in self.hooks.match_changed:
+            await hook(uow, match_id, outcome)
+
+    async def play(
+        self,
+        white: str,
+        black: str,
+        *,
+        start: dt.datetime,
+        minutes: int = 6,
+        winner: str | None = "w",
+        status: GameStatus = GameStatus.VARIANT_END,
+    ) -> Game:
+        """A finished 2+5 rated antichess game through the game intake (as the stream
+        delivers it), with the weekly feature's match hooks."""
+        self.games_played += 1
+        game = Game(
+            id=GameId(f"g{self.games_played:07d}"),
+            white=PlayerId(white),
+            black=PlayerId(black),
+            status=status,
+            winner=None if winner is None else Colour(winner),
+            variant="antichess",
+            rated=True,
+            clock_limit=120,
+            clock_increment=5,
+            created_at=start,
+            last_move_at=start + dt.timedelta(minutes=minutes),
+        )
+        self.clock.set(max(self.clock.now(), game.last_move_at or start))
+        intake = GameIntake(self.db, self.config, self.clock, on_match_change=self._changed)
+        await intake(game)
+        return game
+
+    async def add_game(self, match_id: int, game: GameRow) -> None:
+        async with self.db.uow() as uow:
+            game.match_id = match_id
+            await uow.games.add(game)
+            await uow.commit()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(START)
+
+
+@pytest.fixture
+def sandbox(clock: FakeClock) -> SandboxState:
+    state = SandboxState(now=clock.now)
+    state.knobs.keepalive_seconds = 0.5
+    for name in (*PLAYERS, *TDS):
+        state.add_user(name, online=False)
+    state.add_token(BOT, token="lip_bot_token_weekly")
+    state.make_team(TEAM, leaders=[BOT])
+    return state
+
+
+@pytest.fixture
+async def sandbox_url(sandbox: SandboxState) -> AsyncIterator[str]:
+    runner = web.AppRunner(make_app(sandbox), shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{site.port}"
+    finally:
+        sandbox.drop_streams()
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def client(sandbox_url: str, clock: FakeClock) -> AsyncIterator[LichessClient]:
+    async with LichessClient(
+        base_url=sandbox_url, token="lip_bot_token_weekly", clock=clock, timeout=10.0
+    ) as client:
+        yield client
+
+
+def build_week(
+    db: Database, clock: FakeClock, sandbox: SandboxState, client: LichessClient
+) -> Week:
+    config = make_config()
+    hooks = Hooks()
+    ctx = weekly.register(hooks)
+    ctx.bind(config=config, now=clock.now, statuses=client.get_statuses)
+    runner = DeadlineRunner(db, clock, hooks.deadline_handlers)
+    dispatcher = OutboxDispatcher(db, LichessMessenger(client), clock)
+    return Week(db, config, clock, sandbox, client, ctx, hooks, runner, dispatcher)
+
+
+@pytest.fixture
+def week(db: Database, clock: FakeClock, sandbox: SandboxState, client: LichessClient) -> Week:
+    return build_week(db, clock, sandbox, client)

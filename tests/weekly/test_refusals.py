@@ -1,0 +1,165 @@
+"""Every refusal through handle_text: a sentence, a reason, and nothing written (rules 5.4)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from bot import weekly
+from storage.models import AuditRow, DeadlineRow, OutboxRow
+from storage.models_weekly import MatchEventRow
+from tests.weekly.harness import Week
+
+Setup = tuple[tuple[str, str], ...]
+
+REFUSALS: list[tuple[str, Setup, str, str, str, str]] = [
+    # (case, setup, player, text, reason, words in the reply)
+    (
+        "2 h 59 min from another offer",
+        (("alice", "offer thu 18:00"),),
+        "alice",
+        "offer thu 20:59",
+        "too_close",
+        "only 2 hours 59 minutes from your offer 1",
+    ),
+    (
+        "a third offer on one date",
+        (("alice", "offer wed 09:00, wed 12:00"),),
+        "alice",
+        "offer wed 18:00",
+        "date_full",
+        "at most 2 offers may be on one date",
+    ),
+    (
+        "two too close in one message",
+        (),
+        "alice",
+        "offer thu 18:00, thu 19:00",
+        "too_close",
+        "another time in this message",
+    ),
+    (
+        "the same time twice",
+        (("alice", "offer thu 18:00"),),
+        "alice",
+        "offer thu 18:00",
+        "duplicate",
+        "separate",
+    ),
+    (
+        "the opponent's time",
+        (("bob", "offer thu 18:00"),),
+        "alice",
+        "offer thu 18:00",
+        "opponents_time",
+        "send `accept 1`",
+    ),
+    (
+        "after the match week",
+        (),
+        "alice",
+        "offer 2021-10-19 18:00",
+        "outside_week",
+        "outside this match week",
+    ),
+    ("a time already passed", (), "alice", "offer today 08:00", "in_the_past", "already passed"),
+    (
+        "another time zone",
+        (),
+        "alice",
+        "offer thu 18:00 CEST",
+        "not_utc",
+        "is 2021-10-14 16:00 UTC",
+    ),
+    ("no time of day", (), "alice", "offer thu", "no_time", "at what time"),
+    ("an unknown command", (), "alice", "reschedule please", "unknown_command", "Commands:"),
+    (
+        "one's own offer",
+        (("alice", "offer thu 18:00"),),
+        "alice",
+        "accept 1",
+        "own_offer",
+        "your own",
+    ),
+    ("no such offer", (), "alice", "accept 3", "no_such_offer", "no offer 3"),
+    (
+        "choosing without a ruling",
+        (),
+        "alice",
+        "choose thu 18:00",
+        "not_chooser",
+        "Nobody has been ruled",
+    ),
+    ("a change before agreement", (), "bob", "change thu 18:00", "not_agreed", "No time is agreed"),
+    ("a claim with no right to it", (), "bob", "claim win", "no_claim", "nothing to claim"),
+    ("a break before any game", (), "alice", "break", "not_started", "between two games"),
+    ("an armageddon bid", (), "alice", "bid 1:30", "not_available", "later-stages feature"),
+    (
+        "someone else's match",
+        (),
+        "carol",
+        "offer thu 18:00",
+        "not_your_match",
+        "your own match room",
+    ),
+]
+
+
+async def _counts(week: Week, uow: object) -> tuple[int, ...]:
+    session = uow.session  # type: ignore[attr-defined]
+    out = []
+    for table in (MatchEventRow, OutboxRow, AuditRow, DeadlineRow):
+        out.append((await session.execute(select(func.count()).select_from(table))).scalar_one())
+    return tuple(out)
+
+
+@pytest.mark.parametrize(
+    ("case", "setup", "player", "text", "reason", "words"), REFUSALS, ids=[r[0] for r in REFUSALS]
+)
+async def test_refusal_says_why_and_writes_nothing(
+    week: Week, case: str, setup: Setup, player: str, text: str, reason: str, words: str
+) -> None:
+    (match_id,) = await week.publish(("alice", "bob"))
+    await week.publish(("carol", "dave"))
+    for who, said in setup:
+        assert (await week.say(match_id, who, said)).changed
+    async with week.db.uow() as uow:
+        before = await _counts(week, uow)
+        reply = await weekly.handle_text(
+            uow, week.config, match_id=match_id, player=player, text=text, now=week.clock.now()
+        )
+        assert await _counts(week, uow) == before  # not even flushed
+    assert not reply.ok
+    assert not reply.changed
+    assert reply.reason == reason
+    assert words in reply.text
+
+
+async def test_three_hours_exactly_is_accepted(week: Week) -> None:
+    (match_id,) = await week.publish(("alice", "bob"))
+    assert (await week.say(match_id, "alice", "offer wed 12:00")).ok
+    reply = await week.say(match_id, "alice", "offer wed 15:00")
+    assert reply.ok
+    assert "You have made 2 of 3 offers" in reply.text
+
+
+async def test_status_and_help_answer_without_writing(week: Week) -> None:
+    (match_id,) = await week.publish(("alice", "bob"))
+    await week.say(match_id, "bob", "offer thu 18:00")
+    status = await week.say(match_id, "alice", "status")
+    assert status.ok
+    assert not status.changed
+    assert "1. bob: Thu 14 Oct 18:00 UTC, in 2 days 9 hours" in status.text
+    assert "You have made 0 of 3 offers" in status.text
+    help_reply = await week.say(match_id, "alice", "help offer")
+    assert "3 hours apart" in help_reply.text
+
+
+async def test_unpublished_match_is_refused(week: Week) -> None:
+    from tests.factories import stored_match
+
+    match_id = await stored_match(week.db, "alice", "bob")
+    reply = await week.say(match_id, "alice", "status")
+    assert reply.reason == "not_published"
+    unknown = await week.say(9999, "alice", "status")
+    assert unknown.reason == "no_such_match"
