@@ -34,6 +34,7 @@ from bot.web.core import (
 )
 from bot.web.room import say
 from rules.commands import MAX_LENGTH
+from rules.errors import RulesError
 from rules.model import normalise_username
 from storage.models import AuditRow, GameRow, OutboxRow, RoundRow
 from storage.repo_web import WebRepository
@@ -265,6 +266,192 @@ class FlaggedGames:
         return f"Game {key} counted as {choice}; match {game.match_id} stands {state.score}."
 
 
+async def open_match_views(
+    uow: UnitOfWork, config: Config, *, viewer: str, now: dt.datetime
+) -> list[weekly.MatchView]:
+    """The match room of every undecided match of a published round, as a TD sees it."""
+    out = []
+    for row in await uow.matches.all():
+        if row.black_first is None or row.state not in views.OPEN_STATES or row.outcome:
+            continue
+        rnd = await uow.tournaments.round(row.round_id)
+        if rnd is None or rnd.state not in ("published", "complete"):
+            continue
+        try:
+            out.append(
+                await weekly.match_view(uow, config, match_id=row.id, viewer=viewer, now=now)
+            )
+        except (OperationError, RulesError) as e:
+            log.info("desk: match %s has no view: %s", row.id, e)
+    return out
+
+
+async def weekly_timeline(uow: UnitOfWork, match_id: int) -> tuple[Evidence, ...]:
+    return tuple(
+        Evidence(at=t.at, text=f"{t.actor}: {t.text}") for t in await weekly.timeline(uow, match_id)
+    )
+
+
+def _td_viewer(config: Config) -> str:
+    return config.tournament.tds[0] if config.tournament.tds else "td"
+
+
+class FaultDecisions:
+    """Rules 5.8-5.10: both players offered, nothing agreed by the weekend: who is at fault?"""
+
+    kind = "fault"
+
+    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+        out = []
+        for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
+            if v.phase != "open" or v.offers_deadline is None:
+                continue
+            if now < v.offers_deadline + dt.timedelta(minutes=1):
+                continue  # the weekend has not begun
+            if not all(n >= v.required_offers for _, n in v.offers_counted):
+                continue  # the offers check rules on that by itself (rules 5.5, 5.6)
+            a, b = v.players
+            out.append(
+                Decision(
+                    kind=self.kind,
+                    key=f"{v.match_id}:w{v.week}",
+                    title=f"No agreed time in match {v.match_id}: {a} - {b} (rules 5.8)",
+                    summary="Both players made their offers but agreed no time. Who is at fault? "
+                    "The other player then chooses the time; nobody at fault ties the match.",
+                    at=v.offers_deadline,
+                    match_id=v.match_id,
+                    evidence=await weekly_timeline(uow, v.match_id),
+                    choices=(
+                        Choice(f"fault:{a}", f"{a} at fault", needs_reason=True),
+                        Choice(f"fault:{b}", f"{b} at fault", needs_reason=True),
+                        Choice("nobody", "Nobody at fault (tied match)", needs_reason=True),
+                    ),
+                    link=f"/match/{v.match_id}",
+                )
+            )
+        return out
+
+    async def settle(
+        self,
+        uow: UnitOfWork,
+        config: Config,
+        *,
+        key: str,
+        choice: str,
+        reason: str,
+        actor: str,
+        now: dt.datetime,
+    ) -> str:
+        match_id = int(key.split(":", 1)[0])
+        at_fault = None if choice == "nobody" else choice.removeprefix("fault:")
+        await weekly.decide_fault(
+            uow, config, match_id, at_fault=at_fault, reason=reason, now=now, actor=actor
+        )
+        who = "nobody" if at_fault is None else at_fault
+        return f"Match {match_id}: ruled {who} at fault."
+
+
+class ClaimDecisions:
+    """Rules 6.3-6.5: a player claimed the match (no-show, overlong break): grant or dismiss."""
+
+    kind = "claim"
+
+    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+        out = []
+        for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
+            for c in v.claims:
+                if not c.claimed:
+                    continue
+                out.append(
+                    Decision(
+                        kind=self.kind,
+                        key=f"{v.match_id}:{c.claimant}",
+                        title=f"{c.claimant} claims match {v.match_id} against {c.against}",
+                        summary=f"Reason: {c.reason.replace('_', ' ')}. Granting forfeits the "
+                        f"match for {c.against} (a forfeit on their record, rules 6.5).",
+                        at=c.since,
+                        match_id=v.match_id,
+                        evidence=await weekly_timeline(uow, v.match_id),
+                        choices=(
+                            Choice(f"grant:{c.claimant}", f"Grant to {c.claimant}", True),
+                            Choice("dismiss", "Dismiss the claim", True),
+                        ),
+                        link=f"/match/{v.match_id}",
+                    )
+                )
+        return out
+
+    async def settle(
+        self,
+        uow: UnitOfWork,
+        config: Config,
+        *,
+        key: str,
+        choice: str,
+        reason: str,
+        actor: str,
+        now: dt.datetime,
+    ) -> str:
+        match_id = int(key.split(":", 1)[0])
+        winner = None if choice == "dismiss" else choice.removeprefix("grant:")
+        await weekly.decide_claim(
+            uow, config, match_id, winner=winner, reason=reason, now=now, actor=actor
+        )
+        if winner is None:
+            return f"Match {match_id}: claim dismissed; the match goes on."
+        return f"Match {match_id}: granted to {winner}."
+
+
+class Disqualifications:
+    """Rules 6.5: forfeits in enough matches: the bot proposes, a TD confirms (with the standings
+    before and after, computed in a transaction that is rolled back)."""
+
+    kind = "dq"
+
+    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+        seen: dict[str, OutboxRow] = {}
+        for r in await uow.outbox.list(kind="td_alert"):
+            key = _alert_key(r)
+            if key.startswith("dq:"):
+                seen.setdefault(key.split(":")[1], r)
+        exited = {e.player_id for e in await uow.stages.exits()}
+        out = []
+        for player, r in seen.items():
+            if player in exited:
+                continue
+            out.append(
+                Decision(
+                    kind=self.kind,
+                    key=player,
+                    title=f"Disqualify {player}? (rules 6.5)",
+                    summary=r.body,
+                    at=r.created_at,
+                    choices=(
+                        Choice("confirm", f"Confirm: disqualify {player}", True),
+                        Choice("waive", "Do not disqualify", True),
+                    ),
+                    link=f"/players/{player}",
+                )
+            )
+        return out
+
+    async def settle(
+        self,
+        uow: UnitOfWork,
+        config: Config,
+        *,
+        key: str,
+        choice: str,
+        reason: str,
+        actor: str,
+        now: dt.datetime,
+    ) -> str:
+        if choice == "waive":
+            return f"{key} stays in the tournament."
+        await weekly.confirm_disqualification(uow, config, key, reason=reason, now=now, actor=actor)
+        return f"{key} is disqualified."
+
+
 class TdAlerts:
     """Alerts the bot sent the TDs (faults, claims, no-shows, reports...): read, act, mark done.
 
@@ -279,7 +466,8 @@ class TdAlerts:
         seen: dict[str, OutboxRow] = {}
         for r in rows:
             key = _alert_key(r)
-            seen.setdefault(key, r)
+            if not key.startswith("dq:"):
+                seen.setdefault(key, r)
         out = []
         for key, r in seen.items():
             match_id = _match_of(r)
@@ -333,7 +521,14 @@ def _match_of(row: OutboxRow) -> int | None:
     return int(found.group(1)) if found else None
 
 
-SOURCES: list[DecisionSource] = [RoundApprovals(), FlaggedGames(), TdAlerts()]
+SOURCES: list[DecisionSource] = [
+    RoundApprovals(),
+    FaultDecisions(),
+    ClaimDecisions(),
+    Disqualifications(),
+    FlaggedGames(),
+    TdAlerts(),
+]
 """Decision kinds, in the order the desk shows them. Feature modules may add their own."""
 
 
@@ -423,7 +618,7 @@ async def settle(request: web.Request) -> web.StreamResponse:
                 actor=who.username,
                 now=now,
             )
-        except OperationError as e:
+        except (OperationError, RulesError) as e:
             return redirect_with(request, "/desk", str(e), ok=False)
         await uow.audit.record(
             at=now,

@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from bot import weekly
+from bot.config import Config
 from bot.td import OperationError
 from bot.web import views
 from bot.web.core import (
@@ -140,18 +141,9 @@ def command_from_form(values: dict[str, str]) -> str:
     return command
 
 
-def reply_text(reply: Any) -> tuple[str, bool]:
-    """What handle_text answered, as (sentence, ok)."""
-    text = getattr(reply, "text", None)
-    if text is None:
-        text = str(reply)
-    ok = getattr(reply, "ok", True)
-    return str(text), bool(ok)
-
-
 async def say(
     uow: UnitOfWork,
-    config: Any,
+    config: Config,
     *,
     match_id: int,
     player: str,
@@ -165,18 +157,20 @@ async def say(
     Returns (the reply, whether it was a success, whether its changes may be committed: not
     after an exception, so a refusal changes nothing).
     """
-    handle = getattr(weekly, "handle_text", None)
-    if handle is None:
-        return "Scheduling through the web is not available yet; write to the TDs.", False, False
-    extra = {} if relayed_by is None else {"relayed_by": relayed_by}
     try:
-        reply = await handle(
-            uow, config, match_id=match_id, player=player, text=text, now=now, via=via, **extra
+        reply = await weekly.handle_text(
+            uow,
+            config,
+            match_id=match_id,
+            player=player,
+            text=text,
+            now=now,
+            via=via,
+            relayed_by=relayed_by,
         )
     except (RulesError, OperationError) as e:
         return str(e), False, False
-    message, ok = reply_text(reply)
-    return message, ok, bool(getattr(reply, "changed", ok))
+    return reply.text, reply.ok, reply.changed
 
 
 def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) -> list[Any]:
@@ -234,15 +228,10 @@ async def room(request: web.Request) -> web.StreamResponse:
         line = await views.match_line(uow, row, all_games=True)
         rnd = await uow.tournaments.round(row.round_id)
         view = None
-        match_view = getattr(weekly, "match_view", None)
-        if match_view is not None and row.black_first is not None:
+        if row.black_first is not None:
             try:
-                view = await match_view(
-                    uow,
-                    config,
-                    match_id=row.id,
-                    viewer=who.username,
-                    now=now,
+                view = await weekly.match_view(
+                    uow, config, match_id=row.id, viewer=who.username, now=now
                 )
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)

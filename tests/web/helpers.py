@@ -88,6 +88,7 @@ class Browser:
         self.site = site
         self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
         self.last_html = ""
+        self.landed = ""
 
     async def close(self) -> None:
         await self.http.close()
@@ -95,9 +96,10 @@ class Browser:
     def url(self, path: str) -> str:
         return path if path.startswith("http") else self.site.url + path
 
-    async def login(self, username: str) -> str:
+    async def login(self, username: str, *, next_path: str | None = None) -> str:
         """The whole login dance; returns the page the app lands on."""
-        async with self.http.get(self.url("/login"), allow_redirects=False) as resp:
+        params = {} if next_path is None else {"next": next_path}
+        async with self.http.get(self.url("/login"), params=params, allow_redirects=False) as resp:
             assert resp.status == 302, await resp.text()
             oauth = resp.headers["Location"]
         assert oauth.startswith(self.site.service.lichess_url + "/oauth?")
@@ -114,6 +116,7 @@ class Browser:
         async with self.http.get(callback) as resp:
             assert resp.status == 200, await resp.text()
             self.last_html = await resp.text()
+            self.landed = str(resp.url)
         return self.last_html
 
     async def get(self, path: str, *, status: int = 200) -> str:
