@@ -478,7 +478,7 @@ class TdAlerts:
                 Decision(
                     kind=self.kind,
                     key=key,
-                    title=r.subject or "Alert",
+                    title=r.subject or _first_sentence(r.body),
                     summary=r.body,
                     at=r.created_at,
                     match_id=match_id,
@@ -503,6 +503,12 @@ class TdAlerts:
         if choice != "done":
             raise OperationError("an alert can only be marked done")
         return "Alert marked done."
+
+
+def _first_sentence(text: str) -> str:
+    first = text.strip().split("\n", 1)[0].split(": ", 2)
+    line = ": ".join(first[:2]) if len(first) > 2 else first[0]
+    return line if len(line) <= 120 else line[:119] + "…"
 
 
 def _alert_key(row: OutboxRow) -> str:

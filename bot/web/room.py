@@ -183,8 +183,8 @@ def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) 
     except ValueError:
         return []
     return [
-        ("Offers deadline (rules 5.1)", week.offers_close + shift),
-        ("Match must be complete (rules 4.5)", week.closes + shift),
+        ("Offers deadline (rules 5.1)", week.offer_deadline + shift),
+        ("Match complete by (rules 4.5)", week.end + shift),
     ]
 
 

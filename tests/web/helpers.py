@@ -15,6 +15,7 @@ import aiohttp
 from bot.app import Service
 from bot.clock import FakeClock
 from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.qualification import fix_entrants
 from bot.td import add_player, create_tournament
 from bot.weekly import publish_round
 from rules.ruleset import DEFAULT_RULESET, StageKind
@@ -55,6 +56,7 @@ async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
             await add_player(uow, config, name, seed_rating=2200 - i * 10, now=NOW, actor=TD)
         stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
         assert stage is not None
+        await fix_entrants(uow, stage, config.rules, now=NOW, actor=TD)
         rnd = await uow.tournaments.add_round(RoundRow(stage_id=stage.id, number=1))
         fmt = DEFAULT_RULESET.formats.qualification
         ids = {}

@@ -39,9 +39,18 @@
     if (note) note.hidden = false;
   }
 
+  // Countdowns run on the server's clock (a demo may run on a simulated one): the page says
+  // what time the server had when it rendered, and the browser keeps the difference.
+  var skew = 0;
+  var serverNow = document.querySelector("footer time[datetime]");
+  if (serverNow) {
+    var rendered = new Date(serverNow.getAttribute("datetime"));
+    if (!isNaN(rendered)) skew = rendered.getTime() - Date.now();
+  }
+
   function tick() {
     var rels = document.querySelectorAll(".rel[data-until]");
-    var now = Date.now();
+    var now = Date.now() + skew;
     for (var i = 0; i < rels.length; i++) {
       var when = new Date(rels[i].getAttribute("data-until"));
       if (!isNaN(when)) rels[i].textContent = "(" + words(when - now) + ")";
