@@ -135,6 +135,8 @@ class RoundApprovals:
                 if rnd.state != "proposed":
                     continue
                 matches = await uow.matches.for_round(rnd.id)
+                if not matches:
+                    continue  # still being paired
                 table = tuple(
                     (
                         str(m.board),

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from rules.colour import Colour
-from storage.models import OutboxRow, RoundRow
+from storage.models import MatchRow, OutboxRow, RoundRow
 from tests.web.helpers import NOW, TD, Site
 from tests.web.test_room import game
 from tests.web.webdriver import Browser, chromium, chromium_paths
@@ -100,7 +100,21 @@ async def test_a_player_schedules_and_sees_the_result_in_chromium(site: Site) ->
         async with site.db.uow() as uow:  # the next round's pairings wait for a TD
             first = await uow.tournaments.round(1)
             assert first is not None
-            await uow.tournaments.add_round(RoundRow(stage_id=first.stage_id, number=2))
+            second = await uow.tournaments.add_round(RoundRow(stage_id=first.stage_id, number=2))
+            for board, (a, b_) in enumerate((("dave", "alice"), ("bob", "carol")), start=1):
+                await uow.matches.add(
+                    MatchRow(
+                        round_id=second.id,
+                        stage="qualification",
+                        board=board,
+                        white_first=a,
+                        black_first=b_,
+                        games=10,
+                        clinch_at="11/2",
+                        tiebreak="none",
+                        state="proposed",
+                    )
+                )
             await uow.commit()
         await login(b, site, TD)
         await b.go(f"{site.url}/desk")

@@ -6,7 +6,7 @@ import datetime as dt
 
 from rules.colour import Colour
 from rules.model import Game, GameId, GameStatus, PlayerId
-from storage.models import RoundRow
+from storage.models import MatchRow, RoundRow
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text
 
 
@@ -89,6 +89,19 @@ async def test_pairings_waiting_for_approval_are_approved_from_the_desk(
         first = await uow.tournaments.round(1)
         assert first is not None
         rnd = await uow.tournaments.add_round(RoundRow(stage_id=first.stage_id, number=2))
+        await uow.matches.add(
+            MatchRow(
+                round_id=rnd.id,
+                stage="qualification",
+                board=1,
+                white_first="dave",
+                black_first="alice",
+                games=10,
+                clinch_at="11/2",
+                tiebreak="none",
+                state="proposed",
+            )
+        )
         await uow.commit()
     b = await td(browsers)
     assert "Approve pairings: Qualification round 2" in b.last_html

@@ -62,6 +62,10 @@ async def test_an_offer_accepted_by_the_opponent_becomes_the_agreed_time(
     assert "Thu 14 Oct 18:00 UTC" in agreed.group(1)
     html = await browsers["nobody"].get("/pairings")
     assert "Thu 14 Oct 18:00 UTC" in html  # the public schedule shows it too
+    async with site.db.uow() as uow:  # the same DM confirmations as any other channel
+        dms = {(r.recipient.lower(), r.kind) for r in await uow.outbox.list(kind="dm")}
+    assert ("alice", "dm") in dms
+    assert ("bob", "dm") in dms
 
 
 async def test_finished_games_show_in_the_room_with_their_lichess_links(
