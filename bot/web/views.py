@@ -99,6 +99,21 @@ def game_result(row: GameRow) -> str:
     return "½-½"
 
 
+PUBLIC_ROUND_STATES = ("published", "complete")
+
+
+async def public_matches(uow: UnitOfWork, stage: str) -> list[MatchRow]:
+    """The stage's matches whose pairings are public (their round was published)."""
+    out = []
+    for m in await uow.matches.all():
+        if m.stage != stage:
+            continue
+        rnd = await uow.tournaments.round(m.round_id)
+        if rnd is not None and rnd.state in PUBLIC_ROUND_STATES:
+            out.append(m)
+    return out
+
+
 async def _names(uow: UnitOfWork) -> dict[str, str]:
     return {p.id: p.username for p in await uow.players.list()}
 
@@ -286,8 +301,9 @@ async def candidates_tables(uow: UnitOfWork) -> list[Crosstable]:
     pools: dict[str, list[str]] = defaultdict(list)
     for e in entrants:
         pools[e.pool or "pool"].append(e.player_id)
-    matches = await uow.matches.all()
-    stage_matches = [m for m in matches if m.stage == StageKind.CANDIDATES.value and m.black_first]
+    stage_matches = [
+        m for m in await public_matches(uow, StageKind.CANDIDATES.value) if m.black_first
+    ]
     if not pools:  # entrants not stored: one table of everyone who played
         seen: list[str] = []
         for m in stage_matches:
@@ -363,9 +379,7 @@ async def knockout(uow: UnitOfWork) -> dict[str, list[MatchLine]]:
     out: dict[str, list[MatchLine]] = {}
     for kind in (StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE):
         lines = [
-            await match_line(uow, m, names=names)
-            for m in await uow.matches.all()
-            if m.stage == kind.value
+            await match_line(uow, m, names=names) for m in await public_matches(uow, kind.value)
         ]
         out[kind.value] = sorted(lines, key=lambda m: (m.board, m.id))
     return out

@@ -177,3 +177,25 @@ async def test_both_offered_and_no_agreement_asks_the_tds_who_is_at_fault(
     assert "ruled alice at fault" in flash_text(html), flash_text(html)
     assert "No agreed time in match" not in html
     assert (TD, "no reply") in await audit(site, "fault.decide")
+
+
+async def test_a_td_reads_any_match_room_and_relays_from_it(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    match_id = site.matches["carol-dave"]
+    html = await b.get(f"/match/{match_id}")
+    assert "viewing this room as a tournament director" in html
+    assert "Send offer" not in html  # the TD does not act as a player here
+    html = await b.post(
+        "/desk/relay",
+        {
+            "player": "Dave",
+            "text": "offer thu 20:00",
+            "match_id": str(match_id),
+            "back": f"/match/{match_id}",
+        },
+    )
+    assert "dave (relayed)" in flash_text(html).lower()
+    assert f"<h1>Match {match_id}" in html
+    assert "Thu 14 Oct 20:00 UTC" in html

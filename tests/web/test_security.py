@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import re
 
 import aiohttp
@@ -254,3 +256,75 @@ async def test_pages_carry_no_secret_and_load_nothing_from_elsewhere(
             if src.startswith("http") and "rel=" not in src:
                 # links to Lichess games/profiles are fine; nothing is *loaded* from elsewhere
                 assert re.search(rf'<(?:script|link|img)[^>]+"{re.escape(src)}"', html) is None
+
+
+async def test_a_server_error_is_a_friendly_page_without_the_traceback(site: Site) -> None:
+    from aiohttp import web
+    from aiohttp.test_utils import TestServer
+
+    from bot.web.core import CONTEXT, error_middleware, headers_middleware, viewer_middleware
+    from bot.web.site import environment
+
+    assert site.service.web_app is not None
+    app = web.Application(middlewares=[headers_middleware, error_middleware, viewer_middleware])
+    app[CONTEXT] = site.service.web_app[CONTEXT]
+    environment(app)
+
+    async def broken(request: web.Request) -> web.Response:
+        raise RuntimeError("internal detail: /srv/acwc/secret.toml")
+
+    app.router.add_get("/broken", broken)
+    async with (
+        TestServer(app, host="127.0.0.1") as server,
+        aiohttp.ClientSession() as http,
+        http.get(server.make_url("/broken")) as resp,
+    ):
+        html = await resp.text()
+    assert resp.status == 500
+    assert "Something went wrong" in html
+    assert "internal detail" not in html
+    assert "Traceback" not in html
+
+
+def test_a_real_lichess_without_a_session_secret_refuses_to_start() -> None:
+    from bot.config import Secrets, ServiceConfig
+    from bot.web.security import MissingSecretError, session_key
+    from tests.web.helpers import make_config
+
+    config = make_config("sqlite+aiosqlite:///x.db")
+    real = dataclasses.replace(
+        config,
+        service=ServiceConfig(lichess_url="https://lichess.org"),
+        secrets=Secrets(lichess_token="lip_x"),
+    )
+    with pytest.raises(MissingSecretError, match="ACWC_SESSION_SECRET"):
+        session_key(real)
+    keyed = dataclasses.replace(real, secrets=Secrets(lichess_token="lip_x", session_secret="s3"))
+    assert session_key(keyed) == session_key(keyed)  # stable across restarts
+    assert b"s3" not in session_key(keyed)
+
+
+async def test_the_session_secret_never_reaches_a_page_or_the_log(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bot.app import Service
+    from bot.clock import FakeClock
+    from bot.config import Secrets
+    from tests.web.helpers import Browser, make_config, seed
+
+    secret = "correct-horse-battery-staple-7d1f"
+    config = dataclasses.replace(make_config(database_url), secrets=Secrets(session_secret=secret))
+    caplog.set_level(logging.DEBUG)
+    async with Service(config, clock=FakeClock(NOW), web_port=0) as service:
+        assert service.web_url is not None
+        matches = await seed(service)
+        site = Site(service=service, clock=FakeClock(NOW), url=service.web_url, matches=matches)
+        b = Browser(site)
+        try:
+            await b.login("Tina")
+            for path in ("/", "/desk", "/desk/audit", "/rules", "/account"):
+                assert secret not in await b.get(path)
+        finally:
+            await b.close()
+    assert secret not in caplog.text
+    assert "will not survive a restart" not in caplog.text
