@@ -7,7 +7,10 @@ Doors:
   negotiation starts, its deadlines are planned, and the pairing notices are queued.
 * :func:`handle_text` is the one door for a player's text, whatever the channel (web match room,
   a TD relaying a message, ...). It answers with a :class:`Reply`; the caller commits the unit of
-  work only when ``reply.changed`` is true (a refusal writes nothing).
+  work only when ``reply.changed`` is true (a refusal writes nothing), then calls
+  ``service.changed()`` so the outbox and the deadline runner look again. Two texts for one match
+  committed at the same instant collide on the log's unique (match, seq): the later commit raises
+  ``IntegrityError`` and may simply be retried.
 * :func:`match_view` is what the match room shows a viewer.
 * The deadline handlers and the ``match_changed`` hook are wired by :func:`register`; TD decisions
   (:func:`decide_fault`, :func:`decide_claim`, :func:`confirm_disqualification`) serve the CLI and
@@ -1956,6 +1959,13 @@ class WeeklyContext:
         unavailable: str,
     ) -> None:
         row = loaded.row
+        for e in loaded.events:
+            if (
+                e.kind == "no_show_check"
+                and e.data.get("scheduled") == alert.scheduled.isoformat()
+                and e.data.get("stage") == alert.stage.value
+            ):
+                return  # this check was recorded already: say nothing twice
         event = await _append(
             uow,
             row,

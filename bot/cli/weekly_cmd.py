@@ -112,8 +112,11 @@ async def fault_decide(args: argparse.Namespace, config: Config) -> int:
     if after.ruling is not None and after.ruling.tied:
         print(f"match {args.match_id}: nobody at fault; recorded as a tied match (rules 5.9)")
     else:
-        chooser = after.ruling.chooser if after.ruling else "-"
-        print(f"match {args.match_id}: {args.at_fault} at fault; {chooser} chooses the time")
+        assert after.ruling is not None
+        at_fault = ", ".join(after.ruling.at_fault)
+        print(
+            f"match {args.match_id}: {at_fault} at fault; {after.ruling.chooser} chooses the time"
+        )
     return 0
 
 
