@@ -32,7 +32,7 @@ from bot.web.core import (
     require_td,
     when,
 )
-from bot.web.room import say
+from bot.web.room import say_and_commit
 from rules.commands import MAX_LENGTH
 from rules.errors import RulesError
 from rules.model import normalise_username
@@ -697,28 +697,27 @@ async def relay(request: web.Request) -> web.StreamResponse:
             return redirect_with(
                 request, "/desk#relay", f"{username} has no such match to act on.", ok=False
             )
-        message, ok, keep = await say(
-            uow,
-            ctx.service.config,
-            match_id=row.id,
+        match_id = row.id
+
+    async def audit_relay(uow: UnitOfWork, reply: str, ok: bool) -> None:
+        await uow.audit.record(
+            at=now,
+            actor=who.username,
+            action="desk.relay",
             player=player_id,
-            text=text,
-            now=now,
-            via="td-relay",
-            relayed_by=who.username,
+            match_id=match_id,
+            details={"text": text, "reply": reply[:500], "ok": ok},
         )
-        if keep:
-            await uow.audit.record(
-                at=now,
-                actor=who.username,
-                action="desk.relay",
-                player=player_id,
-                match_id=row.id,
-                details={"text": text, "reply": message[:500], "ok": ok},
-            )
-            await uow.commit()
-    if keep:
-        ctx.service.changed()
+
+    message, ok = await say_and_commit(
+        ctx.service,
+        match_id=match_id,
+        player=player_id,
+        text=text,
+        via="td-relay",
+        relayed_by=who.username,
+        after=audit_relay,
+    )
     return redirect_with(request, back, f"{username} (relayed): {message}", ok=ok)
 
 

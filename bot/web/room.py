@@ -11,9 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
+from sqlalchemy.exc import IntegrityError
 
 from bot import weekly
 from bot.config import Config
@@ -37,6 +39,9 @@ from rules.errors import RulesError
 from rules.week import UTC, match_week
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
+
+if TYPE_CHECKING:
+    from bot.app import Service
 
 log = logging.getLogger(__name__)
 
@@ -173,6 +178,55 @@ async def say(
     return reply.text, reply.ok, reply.changed
 
 
+AfterSay = Callable[[UnitOfWork, str, bool], Awaitable[None]]
+
+ATTEMPTS = 3
+
+
+async def say_and_commit(
+    service: Service,
+    *,
+    match_id: int,
+    player: str,
+    text: str,
+    via: str,
+    relayed_by: str | None = None,
+    after: AfterSay | None = None,
+) -> tuple[str, bool]:
+    """:func:`say` in a unit of work of its own, committed when the text changed something.
+
+    Two texts on one match committed at the same instant collide on the match log's sequence
+    number; the loser is simply read and carried out again (``bot.weekly``'s contract).
+    ``after(uow, reply, ok)`` adds to the same transaction (the desk's audit of a relay).
+    """
+    for attempt in range(1, ATTEMPTS + 1):
+        async with service.db.uow() as uow:
+            try:
+                message, ok, keep = await say(
+                    uow,
+                    service.config,
+                    match_id=match_id,
+                    player=player,
+                    text=text,
+                    now=service.clock.now(),
+                    via=via,
+                    relayed_by=relayed_by,
+                )
+                if not keep:
+                    return message, ok
+                if after is not None:
+                    await after(uow, message, ok)
+                await uow.commit()
+            except IntegrityError:  # at the insert (flush) or at the commit
+                if attempt == ATTEMPTS:
+                    raise
+                log.info("match %s: a simultaneous text won; trying again", match_id)
+                continue
+        service.changed()
+        return message, ok
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) -> list[Any]:
     """The match week's deadlines: offers (rules 5.1) and completion (rules 4.5)."""
     if week_start is None:
@@ -273,20 +327,10 @@ async def act(request: web.Request) -> web.StreamResponse:
             raise forbidden("Only the two players of a match can act in its room.")
         if row.black_first is None:
             raise bad_request("A bye has nothing to schedule.")
-        text = command_from_form(values)
-        message, ok, keep = await say(
-            uow,
-            ctx.service.config,
-            match_id=match_id,
-            player=who.user_id,
-            text=text,
-            now=ctx.now(),
-            via="web",
-        )
-        if keep:
-            await uow.commit()
-    if keep:
-        ctx.service.changed()
+    text = command_from_form(values)
+    message, ok = await say_and_commit(
+        ctx.service, match_id=match_id, player=who.user_id, text=text, via="web"
+    )
     anchor = "#reply"
     return redirect_with(request, f"/match/{match_id}{anchor}", message, ok=ok)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import re
 
@@ -131,3 +132,21 @@ async def test_a_report_reaches_the_tds_and_no_public_page(
     async with site.db.uow() as uow:
         alerts = await uow.outbox.list(kind="td_alert")
     assert any("engine" in a.body for a in alerts)
+
+
+async def test_both_players_acting_at_once_are_both_carried_out(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    alice, bob = browsers["alice"], browsers["bob"]
+    match_id = site.matches["alice-bob"]
+    for b, name in ((alice, "Alice"), (bob, "Bob")):
+        await b.login(name)
+        await b.get(f"/match/{match_id}")
+    replies = await asyncio.gather(
+        alice.post(f"/match/{match_id}/say", {"action": "text", "text": "offer wed 18:00"}),
+        bob.post(f"/match/{match_id}/say", {"action": "text", "text": "offer thu 12:00"}),
+    )
+    assert all("flash ok" in html for html in replies), [flash_text(h) for h in replies]
+    html = await alice.get(f"/match/{match_id}")
+    assert "Wed 13 Oct 18:00 UTC" in html
+    assert "Thu 14 Oct 12:00 UTC" in html
