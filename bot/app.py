@@ -208,7 +208,7 @@ class Service:
 
     async def _start_web(self) -> None:
         app = web.Application(client_max_size=64 * 1024)
-        app["service"] = self
+        app[SERVICE_KEY] = self
         for setup in self.hooks.web_setup:
             setup(app, self)
         if not self.hooks.web_setup:
@@ -253,6 +253,10 @@ class Service:
             tasks.create_task(self.watcher.run(), name="games-watcher")
             tasks.create_task(self.dispatcher.run(), name="outbox")
             tasks.create_task(self.runner.run(), name="deadlines")
+
+
+SERVICE_KEY = web.AppKey("service", Service)
+"""The running :class:`Service` on the web Application (an AppKey: a plain string key warns)."""
 
 
 async def _health(request: web.Request) -> web.Response:
