@@ -1407,7 +1407,10 @@ async def record_armageddon_game(
         created_at=now,
         last_move_at=now,
     )
-    if not await armageddon_game(uow, config, row, game, now=now, source="td") or arm.winner is None:
+    if (
+        not await armageddon_game(uow, config, row, game, now=now, source="td")
+        or arm.winner is None
+    ):
         raise OperationError(
             f"the armageddon game of match {match_id} was not accepted; see the TD alerts"
         )
