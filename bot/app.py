@@ -208,7 +208,7 @@ class Service:
 
     async def _start_web(self) -> None:
         app = web.Application(client_max_size=64 * 1024)
-        app["service"] = self
+        app[SERVICE_KEY] = self
         for setup in self.hooks.web_setup:
             setup(app, self)
         if not self.hooks.web_setup:
@@ -237,8 +237,7 @@ class Service:
     # --- wiring ------------------------------------------------------------------------
 
     async def _match_changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        for hook in self.hooks.match_changed:
-            await hook(uow, match_id, outcome)
+        await run_match_hooks(self.hooks, uow, match_id, outcome)
 
     def changed(self) -> None:
         """Stored state changed: deliver queued messages and look at the deadlines again."""
@@ -256,12 +255,40 @@ class Service:
             tasks.create_task(self.runner.run(), name="deadlines")
 
 
+SERVICE_KEY = web.AppKey("service", Service)
+"""The running :class:`Service` on the web Application (an AppKey: a plain string key warns)."""
+
+
 async def _health(request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
 
 
 FEATURES: tuple[str, ...] = ("bot.weekly", "bot.stages", "bot.web")
 """Modules with a ``register(hooks: Hooks)`` function, in the order they are wired in."""
+
+
+@dataclass
+class Offline:
+    """What feature hooks may bind to outside the running service (the CLI): no Lichess client."""
+
+    config: Config
+    clock: Clock
+    lichess: LichessClient | None = None
+
+
+def offline_hooks(config: Config, clock: Clock) -> Hooks:
+    """The features' hooks bound for use in a CLI command (no user statuses available)."""
+    hooks = default_hooks()
+    for start in hooks.service_start:
+        start(Offline(config, clock))  # type: ignore[arg-type]
+    return hooks
+
+
+async def run_match_hooks(
+    hooks: Hooks, uow: UnitOfWork, match_id: int, outcome: Outcome | None
+) -> None:
+    for hook in hooks.match_changed:
+        await hook(uow, match_id, outcome)
 
 
 def default_hooks() -> Hooks:

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from sqlalchemy import func, select
 
-from bot.clock import Clock
+from bot.clock import Clock, SystemClock
 from bot.waiting import wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
@@ -27,6 +27,9 @@ SENDABLE = ("dm", "td_alert", "team_update")
 MAX_ATTEMPTS = 8
 RETRY_BASE = dt.timedelta(seconds=30)
 RETRY_CAP = dt.timedelta(hours=1)
+POLL = dt.timedelta(seconds=30)
+"""With the wall clock, look at the outbox at least this often: a TD command run in another
+process queues messages without waking this one."""
 
 
 class Messenger(Protocol):
@@ -113,4 +116,8 @@ class OutboxDispatcher:
         while True:
             self._wake.clear()
             await self.deliver_due()
-            await wake_or_time(self._wake, self.clock, await self._next_retry())
+            when = await self._next_retry()
+            if isinstance(self.clock, SystemClock):
+                poll = self.clock.now() + POLL
+                when = poll if when is None else min(when, poll)
+            await wake_or_time(self._wake, self.clock, when)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.config import Config
-from bot.td import OperationError, require_tournament
+from bot.td import MatchChanged, OperationError, require_tournament
 from bot.weekly import publish_round
 from rules.colour import Colour
 from rules.dutch import PlayerNumber, SwissPlayer, float_in_round, pair_round
@@ -28,7 +28,7 @@ from rules.qualification import (
 )
 from rules.qualification_pairing import swiss_players, to_trf
 from rules.ruleset import Ruleset, StageKind
-from rules.scoring import HALF, match_score
+from rules.scoring import HALF, Outcome, match_score
 from rules.swiss_results import Entrant, Exit, ExitKind, RoundKind, RoundResult
 from rules.tiebreaks import Standings, compute_standings
 from rules.trf import write_trf
@@ -441,8 +441,12 @@ async def adjudicate(
     reason: str,
     now: dt.datetime,
     actor: str,
+    on_change: MatchChanged | None = None,
 ) -> MatchRow:
-    """A TD decides an unfinished match (rules 1.3, 4.5): ``winner`` or, with None, a tie."""
+    """A TD decides an unfinished match (rules 1.3, 4.5): ``winner`` or, with None, a tie.
+
+    ``on_change`` runs the features' match hooks (the result notices) in the same transaction.
+    """
     if not reason.strip():
         raise OperationError("a reason is required: it goes into the audit log")
     row = await uow.matches.get(match_id)
@@ -468,6 +472,8 @@ async def adjudicate(
         details={"before": before, "outcome": outcome},
     )
     await uow.session.flush()
+    if on_change is not None:
+        await on_change(uow, match_id, Outcome(outcome))
     return row
 
 

@@ -28,6 +28,9 @@ from storage.uow import UnitOfWork
 log = logging.getLogger(__name__)
 
 LATE_AFTER = dt.timedelta(minutes=1)
+POLL = dt.timedelta(minutes=1)
+"""With the wall clock, look at the table at least this often: a TD command run in another
+process changes deadlines without waking this one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +131,8 @@ class DeadlineRunner:
 
     async def _wait(self, next_due: dt.datetime | None) -> None:
         if isinstance(self.clock, SystemClock):
-            if next_due is not None:
-                self._schedule_wake(next_due)
+            poll = self.clock.now() + POLL
+            self._schedule_wake(poll if next_due is None else min(next_due, poll))
             await self._wake.wait()
             return
         await wake_or_time(self._wake, self.clock, next_due)

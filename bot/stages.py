@@ -1429,7 +1429,13 @@ async def record_armageddon_game(
         created_at=now,
         last_move_at=now,
     )
-    await armageddon_game(uow, config, row, game, now=now, source="td")
+    if (
+        not await armageddon_game(uow, config, row, game, now=now, source="td")
+        or arm.winner is None
+    ):
+        raise OperationError(
+            f"the armageddon game of match {match_id} was not accepted; see the TD alerts"
+        )
     await uow.audit.record(
         at=now,
         actor=actor,
@@ -1438,7 +1444,6 @@ async def record_armageddon_game(
         match_id=match_id,
         details={"result": result},
     )
-    assert arm.winner is not None
     return PlayerId(arm.winner)
 
 

@@ -4,6 +4,7 @@ of work, and raises :class:`OperationError` with a sentence for the TD when it c
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.config import USERNAME, Config
@@ -14,6 +15,9 @@ from rules.scoring import MatchScore, Outcome, match_outcome, match_score
 from storage.convert import to_game, to_match
 from storage.models import GameRow, MatchRow, PlayerRow, StageRow, TournamentRow
 from storage.uow import UnitOfWork
+
+MatchChanged = Callable[[UnitOfWork, int, Outcome | None], Awaitable[None]]
+"""A hook run in the same transaction after a match's result changed."""
 
 
 class OperationError(Exception):
@@ -202,8 +206,13 @@ async def record_result(
     reason: str,
     now: dt.datetime,
     actor: str,
+    on_change: MatchChanged | None = None,
 ) -> MatchState:
-    """A TD records game ``game_number`` of a match by hand or corrects it (rules 1.3)."""
+    """A TD records game ``game_number`` of a match by hand or corrects it (rules 1.3).
+
+    ``on_change`` runs the features' match hooks (result notices, knockout repeats), as game
+    intake does for a game from Lichess.
+    """
     if not reason.strip():
         raise OperationError("a reason is required: it goes into the audit log")
     status, winner = parse_result(result)
@@ -247,7 +256,11 @@ async def record_result(
         before = None
         action = "result.record"
     await uow.session.flush()
+    outcome_before = row.outcome
     new_state = await refresh_match(uow, match_id, now=now)
+    if on_change is not None:
+        changed = new_state.outcome if row.outcome != outcome_before else None
+        await on_change(uow, match_id, changed)
     await uow.audit.record(
         at=now,
         actor=actor,

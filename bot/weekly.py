@@ -1767,8 +1767,11 @@ class WeeklyContext:
         self.config, self.now, self.statuses = config, now, statuses
 
     def bind_service(self, service: Service) -> None:
+        lichess = getattr(service, "lichess", None)
         self.bind(
-            config=service.config, now=service.clock.now, statuses=service.lichess.get_statuses
+            config=service.config,
+            now=service.clock.now,
+            statuses=None if lichess is None else lichess.get_statuses,
         )
 
     def _config(self) -> Config:

@@ -13,7 +13,7 @@ from bot.cli.output import as_json, table
 from bot.clock import SystemClock
 from bot.config import Config, describe_rules
 from rules.model import normalise_username
-from rules.scoring import format_points
+from rules.scoring import Outcome, format_points
 from storage import migrate
 from storage.db import Database
 from storage.uow import UnitOfWork
@@ -270,6 +270,13 @@ async def match_show(args: argparse.Namespace, config: Config) -> int:
 
 async def result_record(args: argparse.Namespace, config: Config) -> int:
     actor = check_actor(config, args.by)
+    from bot.app import offline_hooks, run_match_hooks
+
+    hooks = offline_hooks(config, clock)
+
+    async def on_change(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
+        await run_match_hooks(hooks, uow, match_id, outcome)
+
     async with unit_of_work(config) as uow:
         state = await td.record_result(
             uow,
@@ -279,6 +286,7 @@ async def result_record(args: argparse.Namespace, config: Config) -> int:
             reason=args.reason,
             now=clock.now(),
             actor=actor,
+            on_change=on_change,
         )
         await uow.commit()
     outcome = state.outcome.value if state.outcome else "-"

@@ -12,7 +12,8 @@ from bot.cli import CliError, command, group
 from bot.cli.commands import check_actor, clock, unit_of_work
 from bot.cli.output import as_json, table
 from bot.config import Config
-from rules.scoring import format_points
+from rules.scoring import Outcome, format_points
+from storage.uow import UnitOfWork
 
 
 def register(sub: Any) -> None:
@@ -42,7 +43,13 @@ def register(sub: Any) -> None:
     p = command(rounds, "approve", round_approve, "approve the proposed round and publish it")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
 
-    p = command(sub, "standings", standings_show, "qualification standings with every tiebreak")
+    p = command(sub, "standings", standings_show, "standings of a stage with every tiebreak")
+    p.add_argument(
+        "--stage",
+        choices=["qualification", "candidates", "knockout"],
+        default="qualification",
+        help="which stage (default: qualification)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
     trf = group(sub, "trf", "FIDE tournament report files")
@@ -149,6 +156,11 @@ async def round_approve(args: argparse.Namespace, config: Config) -> int:
 
 
 async def standings_show(args: argparse.Namespace, config: Config) -> int:
+    if args.stage != "qualification":
+        from bot.cli.stages_cmd import stage_standings
+
+        args.which = args.stage
+        return await stage_standings(args, config)
     async with unit_of_work(config) as uow:
         standings = await qualification.standings(uow, config.rules)
     rows = [
@@ -193,11 +205,19 @@ async def trf_export(args: argparse.Namespace, config: Config) -> int:
 
 
 async def match_adjudicate(args: argparse.Namespace, config: Config) -> int:
+    from bot.app import offline_hooks, run_match_hooks
+
     actor = check_actor(config, args.by)
+    hooks = offline_hooks(config, clock)
+
+    async def on_change(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
+        await run_match_hooks(hooks, uow, match_id, outcome)
+
     async with unit_of_work(config) as uow:
         row = await qualification.adjudicate(
             uow,
             args.match_id,
+            on_change=on_change,
             winner=None if args.tied else args.winner,
             reason=args.reason,
             now=clock.now(),

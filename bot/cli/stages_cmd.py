@@ -84,11 +84,6 @@ def register(sub: Any) -> None:
     p.add_argument("--reason", required=True, help="why (audit log)")
     _by(p)
 
-    if "standings" not in sub.choices:
-        p = command(sub, "standings", standings, "standings of the Candidates or the knockout")
-        p.add_argument("--stage", choices=["candidates", "knockout"], required=True)
-        _json(p)
-
     player = _subcommands(sub, "player", "registered players")
     for name, kind, words in (
         ("withdraw", "withdrawal", "withdraw a player (rules 8)"),
@@ -295,11 +290,6 @@ async def stage_standings(args: argparse.Namespace, config: Config) -> int:
     else:
         _print_bracket(data)
     return 0
-
-
-async def standings(args: argparse.Namespace, config: Config) -> int:
-    args.which = args.stage
-    return await stage_standings(args, config)
 
 
 async def stage_sync(args: argparse.Namespace, config: Config) -> int:

@@ -7,3 +7,6 @@ from bot.app import Hooks
 
 def register(hooks: Hooks) -> None:
     """Routes of the web app."""
+    from bot.web.site import setup
+
+    hooks.web_setup.append(setup)

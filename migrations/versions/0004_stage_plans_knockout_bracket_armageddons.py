@@ -1,7 +1,7 @@
 """stage plans, knockout bracket, armageddons
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-30 07:28:13.323912
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 
 
 revision: str = '0004'
-down_revision: str | None = '0003'
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """A whole championship, registration to champion, through the CLI on SQLite and PostgreSQL.
 
-The qualification is paired in storage from a Berger table (``acwc round pair`` is the lead's and
-not on main yet). Most games are entered with ``bot.td.record_result`` (the operation behind
+The qualification is paired by ``acwc round pair`` (the Dutch engine) and published by
+``acwc round approve``. Most games are entered with ``bot.td.record_result`` (the operation behind
 ``acwc result record``) to keep the test fast; one match per stage goes through the CLI command
 itself. Every stage transition, publication, armageddon step and standings view is a CLI command.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main, stages_cmd
+from bot.cli import commands, main, qualification_cmd, stages_cmd
 from bot.clock import FakeClock
 from rules.ruleset import StageKind
 from storage.db import Database
@@ -25,11 +25,9 @@ from storage.models import MatchRow
 from tests.stages.helpers import (
     ENTRANTS,
     SEEDED,
-    config_for,
     draws,
     first_wins,
     matches_of,
-    pair_qualification,
     play,
     tuesday,
 )
@@ -56,9 +54,10 @@ def test_a_whole_championship_runs_to_a_champion(
     (in_tmp / "config.toml").write_text(
         f'[tournament]\ntds = ["ODMWND", "Shiaxou"]\n[service]\ndatabase_url = "{url}"\n'
     )
-    config = config_for(url)
     clock = FakeClock(tuesday(0))
     monkeypatch.setattr(stages_cmd, "clock", clock)
+    monkeypatch.setattr(qualification_cmd, "clock", clock)
+    monkeypatch.setattr(commands, "clock", clock)
 
     def acwc(*args: str, code: int = 0) -> str:
         got = main(list(args))
@@ -96,7 +95,10 @@ def test_a_whole_championship_runs_to_a_champion(
 
     # Qualification: 10 entrants, 5 rounds (rules 3.v.2); White in game 1 always wins.
     for number in range(1, 6):
-        ids = run(url, lambda db, n=number: pair_qualification(db, config, n))
+        clock.set(tuesday(number - 1))
+        assert acwc_json("round", "pair")["round"] == number
+        acwc("round", "approve")
+        ids = [m.id for m in matches(StageKind.QUALIFICATION) if m.state == "scheduled"]
         if number == 1:
             cli_games(ids[0], first_wins())
             ids = ids[1:]

@@ -1,0 +1,194 @@
+"""Login with Lichess (OAuth2 authorization code with PKCE), sessions and logout.
+
+``GET /login`` keeps the verifier server side (keyed by the state), puts the state in a signed,
+short-lived cookie that binds the attempt to this browser, and sends the browser to Lichess with
+no scope: identifying the player through ``GET /api/account`` needs none. ``GET /login/callback``
+checks the state against both, trades the code and verifier for a token, asks Lichess who it
+belongs to, and opens a session. The player's token is not kept: the app only needed the name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import aiohttp
+from aiohttp import web
+
+from bot.lichess.errors import LichessError, OAuthError
+from bot.lichess.oauth import exchange_code, fetch_account, start_login
+from bot.web.core import (
+    CONTEXT,
+    bad_request,
+    context,
+    read_form,
+    redirect,
+    redirect_with,
+    render,
+)
+from bot.web.security import (
+    LOGIN_COOKIE,
+    LOGIN_LIFETIME,
+    SESSION_COOKIE,
+    SESSION_LIFETIME,
+    new_token,
+    token_id,
+)
+from storage.models_web import WebSessionRow
+from storage.repo_web import WebRepository
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING_LOGINS = 5000
+"""Logins started but not finished that the app remembers; the oldest are forgotten first."""
+
+
+def safe_next(value: str | None) -> str:
+    """Only a path on this site: never another host (no open redirect)."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    return value[:300]
+
+
+def client_id(base_url: str) -> str:
+    """Lichess needs no registered client; the app names itself by its address."""
+    return base_url.split("://", 1)[-1].split("/", 1)[0] or "acwc-bot"
+
+
+def _prune(pending: dict[str, tuple[object, dt.datetime]], now: dt.datetime) -> None:
+    for state in [s for s, (_, at) in pending.items() if now - at > LOGIN_LIFETIME]:
+        del pending[state]
+    while len(pending) >= MAX_PENDING_LOGINS:
+        del pending[next(iter(pending))]
+
+
+async def login(request: web.Request) -> web.StreamResponse:
+    """``GET /login``: off to Lichess to say who you are."""
+    ctx = context(request)
+    now = ctx.now()
+    base = ctx.base_url(request)
+    pending = start_login(
+        base_url=ctx.service.lichess_url,
+        client_id=client_id(base),
+        redirect_uri=f"{base}/login/callback",
+    )
+    _prune(ctx.pending_logins, now)  # type: ignore[arg-type]
+    ctx.pending_logins[pending.state] = (pending, now)
+    next_path = safe_next(request.query.get("next"))
+    response = redirect(pending.url, status=302)
+    response.set_cookie(
+        LOGIN_COOKIE,
+        ctx.signer.sign("login", f"{pending.state}~{next_path.replace('.', '%2E')}"),
+        max_age=int(LOGIN_LIFETIME.total_seconds()),
+        httponly=True,
+        samesite="Lax",
+        secure=ctx.secure_cookies,
+        path="/login",
+    )
+    return response
+
+
+async def callback(request: web.Request) -> web.StreamResponse:
+    """``GET /login/callback?code=&state=``: check, exchange, identify, open a session."""
+    ctx = context(request)
+    now = ctx.now()
+    bound = ctx.signer.unsign("login", request.cookies.get(LOGIN_COOKIE))
+    state = request.query.get("state", "")[:200]
+    if bound is None:
+        raise bad_request(
+            "This login was not started from this browser, or took too long. Please log in again."
+        )
+    bound_state, _, next_path = bound.partition("~")
+    entry = ctx.pending_logins.get(bound_state)
+    if entry is None or entry[1] + LOGIN_LIFETIME < now:
+        raise bad_request("This login has expired or was already used. Please log in again.")
+    pending, _ = entry
+    if ctx.http is None:  # pragma: no cover - set up on startup
+        raise RuntimeError("the web app's HTTP client is not started")
+    try:
+        token = await exchange_code(
+            ctx.http,
+            pending,
+            code=request.query.get("code", "")[:500] or None,
+            state=state or None,
+            error=request.query.get("error", "")[:100] or None,
+        )
+        user = await fetch_account(ctx.http, ctx.service.lichess_url, token)
+    except OAuthError as e:
+        if e.error != "state_mismatch":  # a mismatched state must not burn the real attempt
+            ctx.pending_logins.pop(bound_state, None)
+        if e.error == "access_denied":
+            raise bad_request("You cancelled the login on Lichess.") from None
+        log.info("web login refused: %s", e.error)
+        raise bad_request(
+            "Lichess did not confirm this login (it may have expired). Please log in again."
+        ) from None
+    except LichessError as e:
+        log.warning("web login: Lichess could not be reached: %s", e.__class__.__name__)
+        raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
+    ctx.pending_logins.pop(bound_state, None)
+    session_token = new_token()
+    async with ctx.service.db.uow() as uow:
+        repo = WebRepository(uow.session)
+        await repo.delete_expired(now)
+        await repo.add_session(
+            WebSessionRow(
+                id=token_id(session_token),
+                user_id=user.id,
+                username=user.username,
+                csrf=new_token(),
+                created_at=now,
+                expires_at=now + SESSION_LIFETIME,
+            )
+        )
+        await uow.audit.record(at=now, actor=user.username, action="web.login", player=user.id)
+        await uow.commit()
+    log.info("web login: %s", user.username)
+    response = redirect(safe_next(next_path.replace("%2E", ".")))
+    response.set_cookie(
+        SESSION_COOKIE,
+        ctx.signer.sign("session", session_token),
+        max_age=int(SESSION_LIFETIME.total_seconds()),
+        httponly=True,
+        samesite="Lax",
+        secure=ctx.secure_cookies,
+        path="/",
+    )
+    response.del_cookie(LOGIN_COOKIE, path="/login")
+    return response
+
+
+async def login_page(request: web.Request) -> web.StreamResponse:
+    """``GET /account``: who you are logged in as, and the logout button."""
+    return await render(request, "account.html", {"title": "Your account"})
+
+
+async def logout(request: web.Request) -> web.StreamResponse:
+    """``POST /logout`` (CSRF checked): the session row goes, so the cookie is dead everywhere."""
+    ctx = context(request)
+    who, _ = await read_form(request, {})
+    async with ctx.service.db.uow() as uow:
+        await WebRepository(uow.session).delete_session(who.session_id)
+        await uow.commit()
+    response = redirect_with(request, "/", "You are logged out.")
+    response.del_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+async def _open_http(app: web.Application) -> None:
+    app[CONTEXT].http = aiohttp.ClientSession()
+
+
+async def _close_http(app: web.Application) -> None:
+    http = app[CONTEXT].http
+    if http is not None:
+        await http.close()
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/login", login)
+    app.router.add_get("/login/callback", callback)
+    app.router.add_get("/account", login_page)
+    app.router.add_post("/logout", logout)
+    app.on_startup.append(_open_http)
+    app.on_cleanup.append(_close_http)

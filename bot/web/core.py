@@ -1,0 +1,364 @@
+"""What every page shares: the web context, who is asking (the viewer), errors, forms, rendering.
+
+Every request passes three middlewares, outermost first: friendly errors (never a traceback),
+security headers, and the viewer (the logged-in session, if any, with its role). Pages call
+:func:`require_player`, :func:`require_td` or :func:`require_login` on the server for every
+request; a form handler calls :func:`read_form`, which checks the CSRF token and bounds every
+field before anything else happens.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+import aiohttp
+import aiohttp_jinja2
+from aiohttp import web
+from multidict import MultiDictProxy
+
+from bot.lichess.oauth import PendingLogin
+from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
+from rules.week import label_duration, label_time
+from storage.repo_web import WebRepository
+
+if TYPE_CHECKING:
+    from bot.app import Service
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+MAX_FIELD = 2000
+"""Longest value any form field may carry unless the field says otherwise."""
+
+
+@dataclass
+class WebContext:
+    """The web app's state, kept on the aiohttp Application under :data:`CONTEXT`."""
+
+    service: Service
+    signer: Signer
+    secure_cookies: bool
+    http: aiohttp.ClientSession | None = None
+    pending_logins: dict[str, tuple[PendingLogin, dt.datetime]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return "WebContext(...)"
+
+    def base_url(self, request: web.Request) -> str:
+        """Where browsers reach this app: the configured public URL, or (sandbox) where it runs."""
+        service = self.service
+        if service.config.service.uses_sandbox and service.web_url:
+            return service.web_url
+        return service.config.service.public_url.rstrip("/")
+
+    def now(self) -> dt.datetime:
+        return self.service.clock.now()
+
+
+CONTEXT = web.AppKey("acwc.web", WebContext)
+
+
+def context(request: web.Request) -> WebContext:
+    return request.app[CONTEXT]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """A logged-in browser: who, their role, and the session's CSRF token."""
+
+    user_id: str
+    username: str
+    session_id: str
+    csrf: str
+    is_td: bool
+    is_player: bool
+
+    @property
+    def role(self) -> str:
+        if self.is_td:
+            return "td"
+        return "player" if self.is_player else "visitor"
+
+
+VIEWER = web.RequestKey("acwc.viewer", Viewer)
+
+
+def viewer(request: web.Request) -> Viewer | None:
+    return request.get(VIEWER)
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class PageError(Exception):
+    """An error the visitor should read: ``status`` and a sentence."""
+
+    def __init__(self, status: int, message: str, *, title: str | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status
+        self.message = message
+        self.title = title or {
+            400: "That did not work",
+            403: "Not allowed",
+            404: "Not found",
+            405: "Not allowed",
+            413: "Too long",
+        }.get(status, "Something went wrong")
+
+
+def bad_request(message: str) -> PageError:
+    return PageError(400, message)
+
+
+def forbidden(message: str = "This page is not yours to use.") -> PageError:
+    return PageError(403, message)
+
+
+def not_found(message: str = "There is no such page.") -> PageError:
+    return PageError(404, message)
+
+
+_STATUS_TEXT = {
+    400: "The request could not be understood.",
+    403: "This page is not yours to use.",
+    404: "There is no such page.",
+    405: "That page does not take this kind of request.",
+    413: "What you sent is too long.",
+}
+
+
+async def _error_page(request: web.Request, status: int, title: str, message: str) -> web.Response:
+    try:
+        return aiohttp_jinja2.render_template(
+            "error.html",
+            request,
+            await base_context(request) | {"title": title, "message": message, "status": status},
+            status=status,
+        )
+    except Exception:  # the error page must never fail: plain text then
+        log.exception("could not render the error page")
+        return web.Response(status=status, text=f"{title}: {message}")
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Friendly pages for every error; the traceback goes to the log, never to the browser."""
+    try:
+        return await handler(request)
+    except PageError as e:
+        return await _error_page(request, e.status_code, e.title, e.message)
+    except web.HTTPException as e:
+        if e.status_code < 400:
+            raise
+        title = {404: "Not found", 403: "Not allowed", 413: "Too long"}.get(
+            e.status_code, "That did not work"
+        )
+        return await _error_page(
+            request, e.status_code, title, _STATUS_TEXT.get(e.status_code, e.reason)
+        )
+    except Exception:
+        log.exception("web request %s %s failed", request.method, request.path)
+        return await _error_page(
+            request,
+            500,
+            "Something went wrong",
+            "The server could not finish this request. Nothing was changed unless the page "
+            "says so; please try again, and tell the TDs if it keeps happening.",
+        )
+
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+
+
+@web.middleware
+async def headers_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    response = await handler(request)
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    if not request.path.startswith("/static/") and not request.path.endswith(".ics"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+@web.middleware
+async def viewer_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Load the session named by the cookie (if it is genuine and alive) and the viewer's role."""
+    ctx = context(request)
+    token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
+    if token is not None:
+        service = ctx.service
+        async with service.db.uow() as uow:
+            row = await WebRepository(uow.session).get_session(token_id(token), now=ctx.now())
+            if row is not None:
+                player = await uow.players.get(row.user_id)
+                request[VIEWER] = Viewer(
+                    user_id=row.user_id,
+                    username=row.username,
+                    session_id=row.id,
+                    csrf=row.csrf,
+                    is_td=service.config.is_td(row.username),
+                    is_player=player is not None,
+                )
+    return await handler(request)
+
+
+# --- roles ----------------------------------------------------------------------------------
+
+
+def require_login(request: web.Request) -> Viewer:
+    who = viewer(request)
+    if who is None:
+        if request.method == "GET":
+            raise web.HTTPFound(f"/login?next={request.path_qs}")
+        raise forbidden("Log in with Lichess first.")
+    return who
+
+
+def require_td(request: web.Request) -> Viewer:
+    who = require_login(request)
+    if not who.is_td:
+        raise forbidden("Only the tournament directors can use this page.")
+    return who
+
+
+# --- forms ----------------------------------------------------------------------------------
+
+
+async def read_form(
+    request: web.Request, limits: Mapping[str, int] | None = None
+) -> tuple[Viewer, dict[str, str]]:
+    """The logged-in viewer and the form's fields, after the CSRF check; each field bounded.
+
+    Unknown fields are dropped; a field longer than its limit is refused with a page that says
+    which one. Raises a 403 page for a missing or wrong CSRF token or no session.
+    """
+    who = viewer(request)
+    if who is None:
+        raise forbidden("Log in with Lichess first (your session may have ended).")
+    try:
+        form: MultiDictProxy[str | bytes | Any] = await request.post()
+    except ValueError:
+        raise bad_request("The form could not be read.") from None
+    if not check_csrf(who.csrf, form.get("csrf")):
+        raise forbidden(
+            "This form is out of date or did not come from this site. "
+            "Reload the page and try again."
+        )
+    allowed = dict(limits or {})
+    values: dict[str, str] = {}
+    for name, limit in allowed.items():
+        raw = form.get(name)
+        if raw is None:
+            continue
+        if not isinstance(raw, str):
+            raise bad_request(f"The field {name!r} must be text.")
+        if len(raw) > min(limit, MAX_FIELD):
+            raise PageError(
+                413, f"The field {name!r} is too long: at most {min(limit, MAX_FIELD)} characters."
+            )
+        values[name] = raw
+    return who, values
+
+
+def int_field(values: Mapping[str, str], name: str, *, low: int = 0, high: int = 10**9) -> int:
+    raw = values.get(name, "").strip()
+    try:
+        number = int(raw)
+    except ValueError:
+        raise bad_request(
+            f"{name.replace('_', ' ').capitalize()} must be a whole number."
+        ) from None
+    if not low <= number <= high:
+        raise bad_request(f"{name.replace('_', ' ').capitalize()} must be from {low} to {high}.")
+    return number
+
+
+def match_id_of(request: web.Request) -> int:
+    raw = request.match_info.get("match_id", "")
+    if not raw.isdigit() or len(raw) > 9:
+        raise not_found("There is no such match.")
+    return int(raw)
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def when(value: dt.datetime | None, now: dt.datetime) -> dict[str, Any] | None:
+    """A time as templates show it: UTC label, ISO for scripts, and a server-side countdown."""
+    if value is None:
+        return None
+    delta = value - now
+    if delta.total_seconds() >= 0:
+        relative = f"in {label_duration(delta)}"
+    else:
+        relative = f"{label_duration(delta)} ago"
+    return {
+        "label": label_time(value),
+        "iso": value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        "relative": relative,
+        "past": delta.total_seconds() < 0,
+    }
+
+
+async def base_context(request: web.Request) -> dict[str, Any]:
+    ctx = context(request)
+    config = ctx.service.config
+    now = ctx.now()
+    return {
+        "viewer": viewer(request),
+        "tournament_name": config.tournament.name,
+        "now": when(now, now),
+        "path": request.path,
+    } | flash(request)
+
+
+async def render(
+    request: web.Request, template: str, values: Mapping[str, Any], *, status: int = 200
+) -> web.Response:
+    return aiohttp_jinja2.render_template(
+        template, request, await base_context(request) | dict(values), status=status
+    )
+
+
+def redirect(location: str, *, status: int = 303) -> web.Response:
+    """A redirect as a plain response (returning an HTTPException object is deprecated)."""
+    return web.Response(status=status, headers={"Location": location})
+
+
+def redirect_with(
+    request: web.Request, location: str, message: str, *, ok: bool = True
+) -> web.Response:
+    """Post/redirect/get with a one-line message. The message is signed, so nobody can craft a
+    link that makes this site show words it never said."""
+    data = base64.urlsafe_b64encode(message[:600].encode("utf-8")).rstrip(b"=").decode("ascii")
+    signed = context(request).signer.sign("flash-ok" if ok else "flash-error", data)
+    location, hash_mark, fragment = location.partition("#")
+    joiner = "&" if "?" in location else "?"
+    key = "ok" if ok else "error"
+    return redirect(f"{location}{joiner}{urlencode({key: signed})}{hash_mark}{fragment}")
+
+
+def _unflash(request: web.Request, key: str) -> str | None:
+    data = context(request).signer.unsign(f"flash-{key}", request.query.get(key))
+    if data is None:
+        return None
+    try:
+        return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)).decode("utf-8")
+    except ValueError:
+        return None
+
+
+def flash(request: web.Request) -> dict[str, str | None]:
+    return {"flash_ok": _unflash(request, "ok"), "flash_error": _unflash(request, "error")}

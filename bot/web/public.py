@@ -1,0 +1,313 @@
+"""Public pages: pairings and agreed times, standings, Candidates, knockout, players, rules, feeds.
+
+Anyone may read these; none of them shows an offer, a report or anything else private.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+import icalendar
+from aiohttp import web
+
+from bot import qualification
+from bot.config import describe_rules
+from bot.td import OperationError
+from bot.web import views
+from bot.web.core import context, not_found, render, viewer, when
+from rules.scoring import format_points
+from rules.tiebreaks import Standings
+
+PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
+
+
+def _player_id(request: web.Request) -> str:
+    raw = request.match_info.get("player", "").lower()
+    if not PLAYER_ID.match(raw):
+        raise not_found("There is no such player.")
+    return raw
+
+
+async def home(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    now = ctx.now()
+    async with ctx.service.db.uow() as uow:
+        rounds = await views.published_rounds(uow)
+        mine = None
+        who = viewer(request)
+        if who is not None and who.is_player:
+            row = await views.current_match(uow, who.user_id)
+            mine = None if row is None else row.id
+    current = [r for r in rounds if r.state == "published"] or rounds[:1]
+    return await render(
+        request,
+        "home.html",
+        {"title": "Home", "rounds": current, "my_match": mine, "when": lambda t: when(t, now)},
+    )
+
+
+async def pairings(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    now = ctx.now()
+    async with ctx.service.db.uow() as uow:
+        rounds = await views.published_rounds(uow)
+    return await render(
+        request,
+        "pairings.html",
+        {"title": "Pairings and times", "rounds": rounds, "when": lambda t: when(t, now)},
+    )
+
+
+def _standings_rows(table: Standings) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": r.rank,
+            "player": r.player,
+            "username": r.username,
+            "pairing_number": r.pairing_number,
+            "match_points": format_points(r.match_points),
+            "buchholz_median": format_points(r.buchholz_median),
+            "progressive": format_points(r.progressive),
+            "buchholz": format_points(r.buchholz),
+            "game_points": format_points(r.game_points),
+            "games": r.games,
+            "status": r.status.value,
+            "cut": ", ".join(
+                f"R{c.round} {format_points(c.value)}" for c in sorted(r.cut, key=lambda c: c.round)
+            ),
+        }
+        for r in table.rows
+    ]
+
+
+async def standings(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    table: Standings | None = None
+    problem = None
+    async with ctx.service.db.uow() as uow:
+        try:
+            table = await qualification.standings(uow, ctx.service.config.rules)
+        except OperationError as e:
+            problem = str(e)
+    return await render(
+        request,
+        "standings.html",
+        {
+            "title": "Qualification standings",
+            "rows": [] if table is None else _standings_rows(table),
+            "rounds": 0 if table is None else table.rounds,
+            "edition": None if table is None else table.edition.value,
+            "problem": problem,
+        },
+    )
+
+
+async def candidates(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        tables = await views.candidates_tables(uow)
+    return await render(request, "candidates.html", {"title": "Candidates", "tables": tables})
+
+
+async def knockout(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    now = ctx.now()
+    async with ctx.service.db.uow() as uow:
+        stages = await views.knockout(uow)
+    return await render(
+        request,
+        "knockout.html",
+        {
+            "title": "Semifinals and final",
+            "stages": stages,
+            "labels": views.STAGE_LABELS,
+            "when": lambda t: when(t, now),
+        },
+    )
+
+
+async def player_page(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    now = ctx.now()
+    player_id = _player_id(request)
+    async with ctx.service.db.uow() as uow:
+        row = await views.player(uow, player_id)
+        if row is None:
+            raise not_found("There is no such player in this tournament.")
+        matches = await views.player_matches(uow, row.id)
+    return await render(
+        request,
+        "player.html",
+        {
+            "title": row.username,
+            "player": row,
+            "matches": matches,
+            "when": lambda t: when(t, now),
+        },
+    )
+
+
+async def players(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        rows = await uow.players.list()
+    return await render(request, "players.html", {"title": "Players", "players": rows})
+
+
+def _rules_summary(config: Any) -> list[tuple[str, list[tuple[str, str]]]]:
+    r = config.rules
+    fmt = r.formats
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
+    stage_lines = []
+    for kind in ("qualification", "candidates", "semifinal", "final", "third_place"):
+        f = getattr(fmt, kind)
+        clinch = "" if f.clinch_at is None else f", decided at {format_points(f.clinch_at)}"
+        stage_lines.append(
+            (
+                views.STAGE_LABELS[kind],
+                f"{f.games} games{clinch}; tie-break: {f.tiebreak.value.replace('_', ' ')}",
+            )
+        )
+    sections.append(("Matches", stage_lines))
+    tc = r.time_control
+    sections.append(
+        (
+            "Games",
+            [
+                (
+                    "Time control",
+                    f"{tc.limit_seconds // 60}+{tc.increment_seconds}, rated antichess on Lichess",
+                ),
+            ],
+        )
+    )
+    o = r.offers
+    sections.append(
+        (
+            "Scheduling (all times UTC)",
+            [
+                ("Offers", f"at least {o.required_offers} start times by the offers deadline"),
+                ("Between offers", f"at least {o.min_gap.total_seconds() / 3600:g} hours"),
+                ("Per date", f"at most {o.max_per_date} offers on one date"),
+                ("Reply", f"within {o.reply_within.total_seconds() / 3600:g} hours"),
+            ],
+        )
+    )
+    c = r.conduct
+    sections.append(
+        (
+            "Conduct",
+            [
+                ("No-show", f"claim after {c.no_show_grace.total_seconds() / 60:g} minutes"),
+                ("Break", f"one break of at most {c.break_length.total_seconds() / 60:g} minutes"),
+                ("Forfeits", f"{c.forfeit_limit} forfeits and a player is out"),
+            ],
+        )
+    )
+    a = r.armageddon
+    sections.append(
+        (
+            "Armageddon",
+            [
+                ("Black", f"{a.black_seconds // 60}:{a.black_seconds % 60:02d} and draw odds"),
+                (
+                    "White",
+                    f"bids at least {a.min_white_seconds} seconds; the lowest bid plays White",
+                ),
+            ],
+        )
+    )
+    return sections
+
+
+async def rules_page(request: web.Request) -> web.StreamResponse:
+    config = context(request).service.config
+    try:
+        sections = _rules_summary(config)
+    except (AttributeError, TypeError):  # a ruleset shape this summary does not know
+        sections = []
+    return await render(
+        request,
+        "rules.html",
+        {"title": "Rules", "sections": sections, "settings": describe_rules(config.rules)},
+    )
+
+
+# --- iCalendar ----------------------------------------------------------------------------------
+
+
+def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, host: str) -> bytes:
+    cal = icalendar.Calendar()
+    cal.add("prodid", "-//acwc-bot//match times//EN")
+    cal.add("version", "2.0")
+    cal.add("x-wr-calname", name)
+    for m in matches:
+        if m.agreed_time is None or m.second is None:
+            continue
+        event = icalendar.Event()
+        event.add("uid", f"match-{m.id}@{host}")
+        event.add("dtstamp", now)
+        event.add("dtstart", m.agreed_time)
+        event.add("dtend", m.agreed_time + dt.timedelta(hours=3))
+        event.add("summary", f"{m.first} - {m.second} ({m.stage_label})")
+        event.add("description", f"{m.stage_label}, round {m.round_number}: {m.games} games.")
+        cal.add_component(event)
+    body: bytes = cal.to_ical()
+    return body
+
+
+def _ics(body: bytes, filename: str) -> web.Response:
+    return web.Response(
+        body=body,
+        content_type="text/calendar",
+        charset="utf-8",
+        headers={
+            "Content-Disposition": f'inline; filename="{filename}"',
+            "Cache-Control": "max-age=300",
+        },
+    )
+
+
+async def event_calendar(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        rounds = await views.published_rounds(uow)
+    matches = [m for r in rounds for m in r.matches]
+    host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
+    body = _calendar(ctx.service.config.tournament.name, matches, now=ctx.now(), host=host)
+    return _ics(body, "acwc.ics")
+
+
+async def player_calendar(request: web.Request) -> web.StreamResponse:
+    ctx = context(request)
+    player_id = _player_id(request)
+    async with ctx.service.db.uow() as uow:
+        row = await views.player(uow, player_id)
+        if row is None:
+            raise not_found("There is no such player in this tournament.")
+        matches = await views.player_matches(uow, row.id)
+    host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
+    body = _calendar(
+        f"{ctx.service.config.tournament.name}: {row.username}", matches, now=ctx.now(), host=host
+    )
+    return _ics(body, f"acwc-{row.id}.ics")
+
+
+async def health(request: web.Request) -> web.StreamResponse:
+    return web.json_response({"ok": True})
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/", home)
+    app.router.add_get("/pairings", pairings)
+    app.router.add_get("/standings", standings)
+    app.router.add_get("/candidates", candidates)
+    app.router.add_get("/knockout", knockout)
+    app.router.add_get("/players", players)
+    app.router.add_get("/players/{player}", player_page)
+    app.router.add_get("/players/{player}/calendar.ics", player_calendar)
+    app.router.add_get("/calendar.ics", event_calendar)
+    app.router.add_get("/rules", rules_page)
+    app.router.add_get("/healthz", health)

@@ -1,0 +1,341 @@
+"""The match room: one player's current match, and every action they can take on it.
+
+Every action, whether typed in the text box or sent by a button, becomes a line of the one offer
+grammar (rules/commands.py) and goes through ``bot.weekly.handle_text`` with ``via="web"``; the
+room itself never changes the match. A button only builds the equivalent text ("accept 2").
+Only the match's two players may act; the TDs may look, and relay from the desk.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+from sqlalchemy.exc import IntegrityError
+
+from bot import weekly
+from bot.config import Config
+from bot.td import OperationError
+from bot.web import views
+from bot.web.core import (
+    Viewer,
+    bad_request,
+    context,
+    forbidden,
+    match_id_of,
+    not_found,
+    read_form,
+    redirect_with,
+    render,
+    require_login,
+    when,
+)
+from rules.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
+from rules.errors import RulesError
+from rules.week import UTC, match_week
+from storage.models import MatchRow
+from storage.uow import UnitOfWork
+
+if TYPE_CHECKING:
+    from bot.app import Service
+
+log = logging.getLogger(__name__)
+
+OFFER_FIELDS = ("time1", "time2", "time3")
+LOCAL_INPUT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
+ACTIONS = (
+    "text",
+    "offer",
+    "accept",
+    "time",
+    "report",
+    "bid",
+    "rps",
+    "claim",
+    "break",
+    "button",
+)
+TIME_VERBS: dict[str, type[ProposeChange] | type[ChooseTime]] = {
+    "change": ProposeChange,
+    "choose": ChooseTime,
+}
+BUTTON_COMMANDS = ("accept change", "decline change", "status", "help")
+HANDS = ("rock", "paper", "scissors")
+FIELD_LIMITS = {
+    "action": 20,
+    "text": MAX_LENGTH,
+    "report": MAX_LENGTH - len("report "),
+    "index": 6,
+    "bid": 10,
+    "hand": 10,
+    "command": 30,
+    "verb": 10,
+    "time": 40,
+    **{name: 40 for name in OFFER_FIELDS},
+}
+
+
+def parse_local_input(value: str) -> dt.datetime:
+    """A ``datetime-local`` value (``2021-10-14T18:00``), read as UTC as the form's label says."""
+    text = value.strip()
+    if not LOCAL_INPUT.match(text):
+        raise bad_request(
+            f"{value!r} is not a date and time: use the picker, or type 2021-10-14T18:00."
+        )
+    try:
+        parsed = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise bad_request(f"{value!r} is not a date that exists.") from None
+    return parsed.replace(tzinfo=UTC)
+
+
+def command_from_form(values: dict[str, str]) -> str:
+    """The grammar's text for what the form asked; raises a 400 page for an impossible form."""
+    action = values.get("action", "text")
+    if action not in ACTIONS:
+        raise bad_request("That is not something the match room can do.")
+    if action == "text":
+        text = values.get("text", "").strip()
+        if not text:
+            raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
+        return text
+    if action == "offer":
+        times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
+        if not times:
+            raise bad_request("Pick at least one start time to offer.")
+        return format_command(Offer(tuple(times)))
+    if action == "accept":
+        index = values.get("index", "").strip()
+        if not index.isdigit():
+            raise bad_request("Say which offer to accept.")
+        return f"accept {int(index)}"
+    if action == "time":
+        verb = TIME_VERBS.get(values.get("verb", ""))
+        if verb is None or not values.get("time", "").strip():
+            raise bad_request("Pick a time.")
+        return format_command(verb(parse_local_input(values["time"])))
+    if action == "report":
+        text = " ".join(values.get("report", "").split())
+        if not text:
+            raise bad_request("Write what you want the TDs to know.")
+        return f"report {text}"
+    if action == "bid":
+        bid = values.get("bid", "").strip()
+        if not bid:
+            raise bad_request("Give your bid, e.g. 3:30.")
+        return f"bid {bid}"
+    if action == "rps":
+        hand = values.get("hand", "")
+        if hand not in HANDS:
+            raise bad_request("Pick rock, paper or scissors.")
+        return f"rps {hand}"
+    if action == "claim":
+        return "claim win"
+    if action == "break":
+        return "break"
+    # "button": a canned command a button carries (accept change, decline change, ...)
+    command = " ".join(values.get("command", "").split())
+    if command.startswith("withdraw offer ") and command.removeprefix("withdraw offer ").isdigit():
+        return command
+    if command not in BUTTON_COMMANDS:
+        raise bad_request("That button carries no command the room knows.")
+    return command
+
+
+async def say(
+    uow: UnitOfWork,
+    config: Config,
+    *,
+    match_id: int,
+    player: str,
+    text: str,
+    now: dt.datetime,
+    via: str,
+    relayed_by: str | None = None,
+) -> tuple[str, bool, bool]:
+    """One line of the grammar from ``player`` on ``match_id``, through the weekly flow.
+
+    Returns (the reply, whether it was a success, whether its changes may be committed: not
+    after an exception, so a refusal changes nothing).
+    """
+    try:
+        reply = await weekly.handle_text(
+            uow,
+            config,
+            match_id=match_id,
+            player=player,
+            text=text,
+            now=now,
+            via=via,
+            relayed_by=relayed_by,
+        )
+    except (RulesError, OperationError) as e:
+        return str(e), False, False
+    return reply.text, reply.ok, reply.changed
+
+
+AfterSay = Callable[[UnitOfWork, str, bool], Awaitable[None]]
+
+ATTEMPTS = 3
+
+
+async def say_and_commit(
+    service: Service,
+    *,
+    match_id: int,
+    player: str,
+    text: str,
+    via: str,
+    relayed_by: str | None = None,
+    after: AfterSay | None = None,
+) -> tuple[str, bool]:
+    """:func:`say` in a unit of work of its own, committed when the text changed something.
+
+    Two texts on one match committed at the same instant collide on the match log's sequence
+    number; the loser is simply read and carried out again (``bot.weekly``'s contract).
+    ``after(uow, reply, ok)`` adds to the same transaction (the desk's audit of a relay).
+    """
+    for attempt in range(1, ATTEMPTS + 1):
+        async with service.db.uow() as uow:
+            try:
+                message, ok, keep = await say(
+                    uow,
+                    service.config,
+                    match_id=match_id,
+                    player=player,
+                    text=text,
+                    now=service.clock.now(),
+                    via=via,
+                    relayed_by=relayed_by,
+                )
+                if not keep:
+                    return message, ok
+                if after is not None:
+                    await after(uow, message, ok)
+                await uow.commit()
+            except IntegrityError:  # at the insert (flush) or at the commit
+                if attempt == ATTEMPTS:
+                    raise
+                log.info("match %s: a simultaneous text won; trying again", match_id)
+                continue
+        service.changed()
+        return message, ok
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) -> list[Any]:
+    """The match week's deadlines: offers (rules 5.1) and completion (rules 4.5)."""
+    if week_start is None:
+        return []
+    shift = dt.timedelta(weeks=max(row.week - 1, 0))
+    try:
+        week = match_week(week_start.date(), ruleset)
+    except ValueError:
+        return []
+    return [
+        ("Offers deadline (rules 5.1)", week.offer_deadline + shift),
+        ("Match complete by (rules 4.5)", week.end + shift),
+    ]
+
+
+async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
+    ctx = context(request)
+    match_id = match_id_of(request)
+    async with ctx.service.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        if row is None:
+            raise not_found("There is no such match.")
+        rnd = await uow.tournaments.round(row.round_id)
+    is_mine = who.user_id in (row.white_first, row.black_first)
+    if not is_mine and not who.is_td:
+        raise forbidden("This is not your match: you can only open your own match room.")
+    if (rnd is None or rnd.state not in ("published", "complete")) and not who.is_td:
+        raise not_found("This match has not been published yet.")
+    return row, is_mine
+
+
+async def my_match(request: web.Request) -> web.StreamResponse:
+    """``GET /match``: the viewer's current match room."""
+    who = require_login(request)
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        row = await views.current_match(uow, who.user_id)
+    if row is None:
+        if who.is_td:
+            raise web.HTTPFound("/desk")
+        return await render(request, "no_match.html", {"title": "Your match"})
+    raise web.HTTPFound(f"/match/{row.id}")
+
+
+async def room(request: web.Request) -> web.StreamResponse:
+    """``GET /match/{id}``: the match room (its players; TDs read it too)."""
+    who = require_login(request)
+    row, is_mine = await _load(request, who)
+    ctx = context(request)
+    config = ctx.service.config
+    now = ctx.now()
+    async with ctx.service.db.uow() as uow:
+        line = await views.match_line(uow, row, all_games=True)
+        rnd = await uow.tournaments.round(row.round_id)
+        view = None
+        if row.black_first is not None:
+            try:
+                view = await weekly.match_view(
+                    uow, config, match_id=row.id, viewer=who.username, now=now
+                )
+            except (RulesError, OperationError) as e:
+                log.info("match view of %s unavailable: %s", row.id, e)
+    opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
+    opponent = line.second if who.user_id == row.white_first else line.first
+    deadlines = [
+        (label, when(at, now))
+        for label, at in week_deadlines(row, rnd.week_start if rnd else None, config.rules)
+    ]
+    return await render(
+        request,
+        "room.html",
+        {
+            "title": f"Match {row.id}",
+            "match": line,
+            "is_mine": is_mine,
+            "opponent": opponent,
+            "opponent_id": opponent_id,
+            "deadlines": deadlines,
+            "agreed": when(row.agreed_time, now),
+            "view": view,
+            "when": lambda t: when(t, now),
+            "max_text": MAX_LENGTH,
+            "can_act": is_mine and row.black_first is not None,
+        },
+    )
+
+
+async def act(request: web.Request) -> web.StreamResponse:
+    """``POST /match/{id}/say``: one action of a player on their own match."""
+    who, values = await read_form(request, FIELD_LIMITS)
+    ctx = context(request)
+    match_id = match_id_of(request)
+    async with ctx.service.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        if row is None:
+            raise not_found("There is no such match.")
+        if who.user_id not in (row.white_first, row.black_first):
+            raise forbidden("Only the two players of a match can act in its room.")
+        if row.black_first is None:
+            raise bad_request("A bye has nothing to schedule.")
+    text = command_from_form(values)
+    message, ok = await say_and_commit(
+        ctx.service, match_id=match_id, player=who.user_id, text=text, via="web"
+    )
+    anchor = "#reply"
+    return redirect_with(request, f"/match/{match_id}{anchor}", message, ok=ok)
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/match", my_match)
+    app.router.add_get("/match/{match_id}", room)
+    app.router.add_post("/match/{match_id}/say", act)

@@ -1,0 +1,60 @@
+"""Wires the web app into the service's aiohttp Application (``hooks.web_setup``)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+
+from bot.web import auth, desk, public, room
+from bot.web.core import (
+    CONTEXT,
+    WebContext,
+    error_middleware,
+    headers_middleware,
+    viewer_middleware,
+)
+from bot.web.security import Signer, session_key
+
+if TYPE_CHECKING:
+    from bot.app import Service
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+
+
+def environment(app: web.Application) -> jinja2.Environment:
+    return aiohttp_jinja2.setup(
+        app,
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def setup(app: web.Application, service: Service) -> None:
+    """Add the pages, the static files and the middlewares to ``app``.
+
+    Raises ``bot.web.security.MissingSecretError`` when a real deployment has no session secret.
+    """
+    public_url = service.config.service.public_url
+    app[CONTEXT] = WebContext(
+        service=service,
+        signer=Signer(session_key(service.config)),
+        secure_cookies=public_url.startswith("https://")
+        and not service.config.service.uses_sandbox,
+    )
+    environment(app)
+    app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
+    public.add_routes(app)
+    auth.add_routes(app)
+    room.add_routes(app)
+    desk.add_routes(app)
+    app.router.add_static("/static/", HERE / "static", name="static", append_version=False)

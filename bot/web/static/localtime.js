@@ -1,0 +1,104 @@
+// Progressive enhancement only: every page works without this file.
+// Adds the visitor's local time next to each UTC time, keeps countdowns current, shows the
+// local equivalent of a UTC date-time picker, and turns on the "Copy" buttons of the TD desk.
+(function () {
+  "use strict";
+  var localFormat;
+  try {
+    localFormat = new Intl.DateTimeFormat(undefined, {
+      weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit",
+      timeZoneName: "short"
+    });
+  } catch (e) { return; }
+
+  function words(ms) {
+    var past = ms < 0, m = Math.floor(Math.abs(ms) / 60000);
+    var d = Math.floor(m / 1440), h = Math.floor((m % 1440) / 60), mm = m % 60;
+    var parts = [];
+    if (d) parts.push(d + (d === 1 ? " day" : " days"));
+    if (h) parts.push(h + (h === 1 ? " hour" : " hours"));
+    if (mm && parts.length < 2) parts.push(mm + (mm === 1 ? " minute" : " minutes"));
+    var text = parts.slice(0, 2).join(" ") || "0 minutes";
+    return past ? text + " ago" : "in " + text;
+  }
+
+  function addLocalTimes() {
+    var times = document.querySelectorAll("time.utc[datetime]");
+    for (var i = 0; i < times.length; i++) {
+      var t = times[i];
+      if (t.getAttribute("data-local-done")) continue;
+      var when = new Date(t.getAttribute("datetime"));
+      if (isNaN(when)) continue;
+      var span = document.createElement("span");
+      span.className = "localtime";
+      span.textContent = " · your time: " + localFormat.format(when);
+      t.parentNode.insertBefore(span, t.nextSibling);
+      t.setAttribute("data-local-done", "1");
+    }
+    var note = document.querySelector(".localnote");
+    if (note) note.hidden = false;
+  }
+
+  // Countdowns run on the server's clock (a demo may run on a simulated one): the page says
+  // what time the server had when it rendered, and the browser keeps the difference.
+  var skew = 0;
+  var serverNow = document.querySelector("footer time[datetime]");
+  if (serverNow) {
+    var rendered = new Date(serverNow.getAttribute("datetime"));
+    if (!isNaN(rendered)) skew = rendered.getTime() - Date.now();
+  }
+
+  function tick() {
+    var rels = document.querySelectorAll(".rel[data-until]");
+    var now = Date.now() + skew;
+    for (var i = 0; i < rels.length; i++) {
+      var when = new Date(rels[i].getAttribute("data-until"));
+      if (!isNaN(when)) rels[i].textContent = "(" + words(when - now) + ")";
+    }
+  }
+
+  function pickers() {
+    var inputs = document.querySelectorAll("input[data-utc-input]");
+    for (var i = 0; i < inputs.length; i++) {
+      (function (input) {
+        var out = document.getElementById(input.id + "-local");
+        function show() {
+          if (!out) return;
+          if (!input.value) { out.textContent = ""; return; }
+          var when = new Date(input.value + ":00Z");
+          out.textContent = isNaN(when) ? "" : "Your time: " + localFormat.format(when);
+        }
+        input.addEventListener("input", show);
+        show();
+      })(inputs[i]);
+    }
+  }
+
+  function copyButtons() {
+    var buttons = document.querySelectorAll("button.copy[data-copy]");
+    for (var i = 0; i < buttons.length; i++) {
+      (function (button) {
+        var area = document.getElementById(button.getAttribute("data-copy"));
+        if (!area || !navigator.clipboard) return;
+        button.hidden = false;
+        button.addEventListener("click", function () {
+          navigator.clipboard.writeText(area.value).then(function () {
+            button.textContent = "Copied";
+          }, function () {
+            area.select();
+          });
+        });
+      })(buttons[i]);
+    }
+  }
+
+  function start() {
+    addLocalTimes();
+    tick();
+    pickers();
+    copyButtons();
+    setInterval(tick, 30000);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,391 @@
+"""Read models for the pages: stored rows turned into what a template shows.
+
+Scores are recomputed from the counted games every time (bot.td.match_state), never read from a
+stored total. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from bot.td import match_state
+from rules.ruleset import StageKind
+from rules.scoring import format_points
+from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
+from storage.uow import UnitOfWork
+
+STAGE_LABELS = {
+    "qualification": "Qualification",
+    "candidates": "Candidates",
+    "semifinal": "Semifinal",
+    "final": "Final",
+    "third_place": "Match for third place",
+}
+
+OUTCOME_LABELS = {
+    "first_wins": "won by {first}",
+    "second_wins": "won by {second}",
+    "tied": "tied",
+    "repeat": "tied: replayed next week",
+    "armageddon": "tied: armageddon decides",
+}
+
+
+def lichess_game_url(game_id: str) -> str | None:
+    """Games entered by a TD by hand have no Lichess page."""
+    if game_id.startswith("td-"):
+        return None
+    return f"https://lichess.org/{game_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    number: int
+    id: str
+    url: str | None
+    white: str
+    black: str
+    result: str  # "1-0", "0-1", "½-½", "*"
+    status: str
+    counted: bool
+    refusal: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLine:
+    id: int
+    stage: str
+    stage_label: str
+    round_number: int
+    board: int
+    first: str  # usernames
+    second: str | None
+    first_id: str
+    second_id: str | None
+    score_first: str
+    score_second: str
+    games_played: int
+    games: int
+    state: str
+    outcome: str | None
+    outcome_label: str | None
+    agreed_time: dt.datetime | None
+    games_list: tuple[GameLine, ...]
+    week_start: dt.datetime | None
+    week_end: dt.datetime | None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.second is None
+
+    def has(self, player_id: str) -> bool:
+        return player_id in (self.first_id, self.second_id)
+
+    def opponent_of(self, player_id: str) -> str | None:
+        return self.second if player_id == self.first_id else self.first
+
+
+def game_result(row: GameRow) -> str:
+    if row.status in ("created", "started"):
+        return "*"
+    if row.winner == "w":
+        return "1-0"
+    if row.winner == "b":
+        return "0-1"
+    return "½-½"
+
+
+PUBLIC_ROUND_STATES = ("published", "complete")
+
+
+async def public_matches(uow: UnitOfWork, stage: str) -> list[MatchRow]:
+    """The stage's matches whose pairings are public (their round was published)."""
+    out = []
+    for m in await uow.matches.all():
+        if m.stage != stage:
+            continue
+        rnd = await uow.tournaments.round(m.round_id)
+        if rnd is not None and rnd.state in PUBLIC_ROUND_STATES:
+            out.append(m)
+    return out
+
+
+async def _names(uow: UnitOfWork) -> dict[str, str]:
+    return {p.id: p.username for p in await uow.players.list()}
+
+
+async def match_line(
+    uow: UnitOfWork,
+    row: MatchRow,
+    *,
+    names: dict[str, str] | None = None,
+    rnd: RoundRow | None = None,
+    all_games: bool = False,
+) -> MatchLine:
+    names = names if names is not None else await _names(uow)
+    rnd = rnd or await uow.tournaments.round(row.round_id)
+    state = await match_state(uow, row.id)
+    games = await uow.games.for_match(row.id, counted_only=not all_games)
+    first = names.get(row.white_first, row.white_first)
+    second = None if row.black_first is None else names.get(row.black_first, row.black_first)
+    numbered: list[GameLine] = []
+    counted_number = 0
+    for g in games:
+        if g.counted:
+            counted_number += 1
+        numbered.append(
+            GameLine(
+                number=counted_number if g.counted else 0,
+                id=g.id,
+                url=lichess_game_url(g.id),
+                white=names.get(g.white, g.white),
+                black=names.get(g.black, g.black),
+                result=game_result(g),
+                status=g.status,
+                counted=g.counted,
+                refusal=g.refusal,
+            )
+        )
+    score = state.score
+    label = None
+    if row.outcome:
+        label = OUTCOME_LABELS.get(row.outcome, row.outcome.replace("_", " ")).format(
+            first=first, second=second or ""
+        )
+        if row.decided_by in ("forfeit", "td"):
+            label += f" ({'by forfeit' if row.decided_by == 'forfeit' else 'TD decision'})"
+    return MatchLine(
+        id=row.id,
+        stage=row.stage,
+        stage_label=STAGE_LABELS.get(row.stage, row.stage),
+        round_number=rnd.number if rnd else 0,
+        board=row.board,
+        first=first,
+        second=second,
+        first_id=row.white_first,
+        second_id=row.black_first,
+        score_first=format_points(score.first) if score else "",
+        score_second=format_points(score.second) if score else "",
+        games_played=score.games_played if score else 0,
+        games=row.games,
+        state=row.state,
+        outcome=row.outcome,
+        outcome_label=label,
+        agreed_time=row.agreed_time,
+        games_list=tuple(numbered),
+        week_start=None if rnd is None else rnd.week_start,
+        week_end=None if rnd is None else rnd.week_end,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundView:
+    stage: str
+    stage_label: str
+    number: int
+    state: str
+    week_start: dt.datetime | None
+    week_end: dt.datetime | None
+    matches: tuple[MatchLine, ...]
+
+
+async def _stages(uow: UnitOfWork) -> Sequence[StageRow]:
+    tournament = await uow.tournaments.current()
+    if tournament is None:
+        return ()
+    return await uow.tournaments.stages(tournament.id)
+
+
+async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
+    """Every published round of every stage, newest first."""
+    names = await _names(uow)
+    out: list[RoundView] = []
+    for stage in await _stages(uow):
+        for rnd in await uow.tournaments.rounds(stage.id):
+            if rnd.state not in ("published", "complete"):
+                continue
+            lines = [
+                await match_line(uow, m, names=names, rnd=rnd)
+                for m in await uow.matches.for_round(rnd.id)
+            ]
+            out.append(
+                RoundView(
+                    stage=stage.kind,
+                    stage_label=STAGE_LABELS.get(stage.kind, stage.kind),
+                    number=rnd.number,
+                    state=rnd.state,
+                    week_start=rnd.week_start,
+                    week_end=rnd.week_end,
+                    matches=tuple(lines),
+                )
+            )
+    out.sort(key=lambda r: (r.week_start or dt.datetime.min.replace(tzinfo=dt.UTC), r.number))
+    out.reverse()
+    return out
+
+
+async def player_matches(uow: UnitOfWork, player_id: str) -> list[MatchLine]:
+    names = await _names(uow)
+    lines = []
+    for m in await uow.matches.for_player(player_id):
+        rnd = await uow.tournaments.round(m.round_id)
+        if rnd is None or rnd.state not in ("published", "complete"):
+            continue  # pairings not yet public
+        lines.append(await match_line(uow, m, names=names, rnd=rnd, all_games=False))
+    lines.sort(key=lambda m: (m.week_start or dt.datetime.min.replace(tzinfo=dt.UTC), m.id))
+    return lines
+
+
+OPEN_STATES = ("scheduled", "in_progress", "repeat", "armageddon")
+
+
+async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
+    """The player's open match in a published round (the newest), else their latest one."""
+    latest: MatchRow | None = None
+    for m in reversed(await uow.matches.for_player(player_id)):
+        rnd = await uow.tournaments.round(m.round_id)
+        if rnd is None or rnd.state not in ("published", "complete") or m.black_first is None:
+            continue
+        if m.state in OPEN_STATES:
+            return m
+        latest = latest or m
+    return latest
+
+
+# --- candidates crosstables and the knockout ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CrossCell:
+    text: str  # e.g. "6½-3½" or "" (not played) or "x" (self)
+    match_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CrossRow:
+    username: str
+    player_id: str
+    cells: tuple[CrossCell, ...]
+    match_points: str
+    game_points: str
+
+
+@dataclass(frozen=True, slots=True)
+class Crosstable:
+    pool: str
+    players: tuple[str, ...]
+    rows: tuple[CrossRow, ...]
+
+
+def _pts(value: Fraction) -> str:
+    whole, frac = divmod(value, 1)
+    if frac == 0:
+        return str(whole)
+    return ("" if whole == 0 else str(whole)) + "½"
+
+
+async def candidates_tables(uow: UnitOfWork) -> list[Crosstable]:
+    """One crosstable per pool, from the stored matches: each cell the pair's game score."""
+    tournament = await uow.tournaments.current()
+    if tournament is None:
+        return []
+    stage = await uow.tournaments.stage(tournament.id, StageKind.CANDIDATES.value)
+    if stage is None:
+        return []
+    names = await _names(uow)
+    entrants = await uow.stages.entrants(stage.id)
+    pools: dict[str, list[str]] = defaultdict(list)
+    for e in entrants:
+        pools[e.pool or "pool"].append(e.player_id)
+    stage_matches = [
+        m for m in await public_matches(uow, StageKind.CANDIDATES.value) if m.black_first
+    ]
+    if not pools:  # entrants not stored: one table of everyone who played
+        seen: list[str] = []
+        for m in stage_matches:
+            for p in (m.white_first, m.black_first):
+                if p is not None and p not in seen:
+                    seen.append(p)
+        if seen:
+            pools["pool"] = seen
+    # pair -> (game points of a, of b, match ids), a < b
+    pair_scores: dict[tuple[str, str], list[Fraction]] = {}
+    pair_matches: dict[tuple[str, str], list[int]] = defaultdict(list)
+    match_points: dict[str, Fraction] = defaultdict(Fraction)
+    game_points: dict[str, Fraction] = defaultdict(Fraction)
+    for m in stage_matches:
+        assert m.black_first is not None
+        state = await match_state(uow, m.id)
+        if state.score is None or state.score.games_played == 0:
+            pair_matches[tuple(sorted((m.white_first, m.black_first)))].append(m.id)  # type: ignore[index]
+            continue
+        a, b = sorted((m.white_first, m.black_first))
+        mine = {m.white_first: state.score.first, m.black_first: state.score.second}
+        total = pair_scores.setdefault((a, b), [Fraction(0), Fraction(0)])
+        total[0] += mine[a]
+        total[1] += mine[b]
+        pair_matches[(a, b)].append(m.id)
+        game_points[a] += mine[a]
+        game_points[b] += mine[b]
+        if m.state == "complete":
+            for p, q in ((a, b), (b, a)):
+                if mine[p] > mine[q]:
+                    match_points[p] += 1
+                elif mine[p] == mine[q]:
+                    match_points[p] += Fraction(1, 2)
+    tables = []
+    for pool in sorted(pools):
+        players = pools[pool]
+        rows = []
+        for p in players:
+            cells = []
+            for q in players:
+                if p == q:
+                    cells.append(CrossCell("x", ()))
+                    continue
+                a, b = sorted((p, q))
+                score = pair_scores.get((a, b))
+                ids = tuple(pair_matches.get((a, b), ()))
+                if score is None:
+                    cells.append(CrossCell("", ids))
+                    continue
+                mine_s, theirs = (score[0], score[1]) if p == a else (score[1], score[0])
+                cells.append(CrossCell(f"{_pts(mine_s)}-{_pts(theirs)}", ids))
+            rows.append(
+                CrossRow(
+                    username=names.get(p, p),
+                    player_id=p,
+                    cells=tuple(cells),
+                    match_points=_pts(match_points[p]),
+                    game_points=_pts(game_points[p]),
+                )
+            )
+        rows.sort(
+            key=lambda r: (-match_points[r.player_id], -game_points[r.player_id], r.player_id)
+        )
+        tables.append(
+            Crosstable(pool=pool, players=tuple(names.get(p, p) for p in players), rows=tuple(rows))
+        )
+    return tables
+
+
+async def knockout(uow: UnitOfWork) -> dict[str, list[MatchLine]]:
+    """Semifinals, final and the match for third place, as stored."""
+    names = await _names(uow)
+    out: dict[str, list[MatchLine]] = {}
+    for kind in (StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE):
+        lines = [
+            await match_line(uow, m, names=names) for m in await public_matches(uow, kind.value)
+        ]
+        out[kind.value] = sorted(lines, key=lambda m: (m.board, m.id))
+    return out
+
+
+async def player(uow: UnitOfWork, player_id: str) -> PlayerRow | None:
+    if not player_id or len(player_id) > 30:
+        return None
+    return await uow.players.get(player_id.lower())

@@ -1,0 +1,60 @@
+"""Repository of the web feature's tables, on the unit of work's session."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from storage.models import AuditRow, OutboxRow
+from storage.models_web import WebSessionRow
+
+
+class WebRepository:
+    """``WebRepository(uow.session)``: sessions, desk marks and the TD desk's reads."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def add_session(self, row: WebSessionRow) -> WebSessionRow:
+        self.session.add(row)
+        await self.session.flush()
+        return row
+
+    async def get_session(self, session_id: str, *, now: dt.datetime) -> WebSessionRow | None:
+        row = await self.session.get(WebSessionRow, session_id)
+        if row is None or row.expires_at <= now:
+            return None
+        return row
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.session.execute(delete(WebSessionRow).where(WebSessionRow.id == session_id))
+
+    async def delete_expired(self, now: dt.datetime) -> None:
+        await self.session.execute(delete(WebSessionRow).where(WebSessionRow.expires_at <= now))
+
+    async def audit_actions(self, prefix: str) -> Sequence[AuditRow]:
+        """Audit rows whose action starts with ``prefix``, oldest first."""
+        result = await self.session.execute(
+            select(AuditRow).where(AuditRow.action.startswith(prefix)).order_by(AuditRow.id)
+        )
+        return result.scalars().all()
+
+    async def recent_audit(self, *, limit: int, before: int | None = None) -> Sequence[AuditRow]:
+        """The newest audit rows first (``before``: older than that id, for paging)."""
+        query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
+        if before is not None:
+            query = query.where(AuditRow.id < before)
+        result = await self.session.execute(query)
+        return result.scalars().all()
+
+    async def forum_drafts(self) -> Sequence[OutboxRow]:
+        """Forum posts to paste (pending first), then the ones already marked posted."""
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(OutboxRow.kind == "forum_draft")
+            .order_by((OutboxRow.status == "posted").asc(), OutboxRow.id)
+        )
+        return result.scalars().all()

@@ -1,0 +1,166 @@
+"""A real service (sandbox Lichess, real database, web on port 0) and a cookie-keeping client."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
+
+import aiohttp
+
+from bot.app import Service
+from bot.clock import FakeClock
+from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.qualification import fix_entrants
+from bot.td import add_player, create_tournament
+from bot.weekly import publish_round
+from rules.ruleset import DEFAULT_RULESET, StageKind
+from storage.convert import fraction_to_text
+from storage.db import Database
+from storage.models import MatchRow, RoundRow
+
+NOW = dt.datetime(2021, 10, 12, 12, 0, tzinfo=dt.UTC)  # a Tuesday: publication day
+TD = "Tina"
+PLAYERS = ("Alice", "Bob", "Carol", "Dave")
+
+
+def make_config(database_url: str, **service: object) -> Config:
+    return Config(
+        tournament=TournamentConfig(name="Test Antichess Championship", tds=(TD,)),
+        service=dataclasses.replace(ServiceConfig(database_url=database_url), **service),
+    )
+
+
+@dataclass
+class Site:
+    service: Service
+    clock: FakeClock
+    url: str
+    matches: dict[str, int]
+
+    @property
+    def db(self) -> Database:
+        return self.service.db
+
+
+async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
+    """A tournament, four players, round 1 of the qualification: Alice-Bob, Carol-Dave."""
+    config = service.config
+    async with service.db.uow() as uow:
+        tournament = await create_tournament(uow, config, now=NOW, actor=TD)
+        for i, name in enumerate(PLAYERS):
+            await add_player(uow, config, name, seed_rating=2200 - i * 10, now=NOW, actor=TD)
+        stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
+        assert stage is not None
+        await fix_entrants(uow, stage, config.rules, now=NOW, actor=TD)
+        rnd = await uow.tournaments.add_round(RoundRow(stage_id=stage.id, number=1))
+        fmt = DEFAULT_RULESET.formats.qualification
+        ids = {}
+        for board, (a, b) in enumerate((("alice", "bob"), ("carol", "dave")), start=1):
+            row = await uow.matches.add(
+                MatchRow(
+                    round_id=rnd.id,
+                    stage=StageKind.QUALIFICATION.value,
+                    board=board,
+                    white_first=a,
+                    black_first=b,
+                    games=fmt.games,
+                    clinch_at=fraction_to_text(fmt.clinch_at),
+                    tiebreak=fmt.tiebreak.value,
+                    max_weeks=fmt.max_weeks,
+                    state="proposed",
+                )
+            )
+            ids[f"{a}-{b}"] = row.id
+        if publish:
+            rnd.state = "approved"
+            await publish_round(uow, config, rnd, now=NOW, actor=TD)
+        await uow.commit()
+    return ids
+
+
+class Browser:
+    """An HTTP client with its own cookies, that logs in through the sandbox's OAuth page."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+        self.last_html = ""
+        self.landed = ""
+
+    async def close(self) -> None:
+        await self.http.close()
+
+    def url(self, path: str) -> str:
+        return path if path.startswith("http") else self.site.url + path
+
+    async def login(self, username: str, *, next_path: str | None = None) -> str:
+        """The whole login dance; returns the page the app lands on."""
+        params = {} if next_path is None else {"next": next_path}
+        async with self.http.get(self.url("/login"), params=params, allow_redirects=False) as resp:
+            assert resp.status == 302, await resp.text()
+            oauth = resp.headers["Location"]
+        assert oauth.startswith(self.site.service.lichess_url + "/oauth?")
+        form = {k: v[0] for k, v in parse_qs(urlsplit(oauth).query).items()}
+        assert "scope" not in form  # identifying the player needs no scope
+        form |= {"username": username, "decision": "approve"}
+        async with self.http.post(
+            self.site.service.lichess_url + "/_sandbox/oauth/authorize",
+            data=form,
+            allow_redirects=False,
+        ) as resp:
+            assert resp.status == 302
+            callback = resp.headers["Location"]
+        async with self.http.get(callback) as resp:
+            assert resp.status == 200, await resp.text()
+            self.last_html = await resp.text()
+            self.landed = str(resp.url)
+        return self.last_html
+
+    async def get(self, path: str, *, status: int = 200) -> str:
+        async with self.http.get(self.url(path), allow_redirects=True) as resp:
+            text = await resp.text()
+            assert resp.status == status, (resp.status, text[:2000])
+        self.last_html = text
+        return text
+
+    async def get_raw(self, path: str) -> aiohttp.ClientResponse:
+        resp = await self.http.get(self.url(path), allow_redirects=False)
+        await resp.read()
+        resp.release()
+        return resp
+
+    def csrf(self) -> str:
+        found = re.search(r'name="csrf" value="([^"]+)"', self.last_html)
+        assert found, "no CSRF token on the last page"
+        return found.group(1)
+
+    async def post(
+        self,
+        path: str,
+        data: Mapping[str, str],
+        *,
+        csrf: str | None = "page",
+        status: int = 200,
+        follow: bool = True,
+    ) -> str:
+        form = dict(data)
+        if csrf == "page":
+            form["csrf"] = self.csrf()
+        elif csrf is not None:
+            form["csrf"] = csrf
+        async with self.http.post(self.url(path), data=form, allow_redirects=follow) as resp:
+            text = await resp.text()
+            assert resp.status == status, (resp.status, text[:2000])
+        if follow:
+            self.last_html = text
+        return text
+
+
+def flash_text(html: str) -> str:
+    found = re.search(r'<p class="flash (?:ok|error)" id="reply" role="\w+">(.*?)</p>', html, re.S)
+    return unescape(found.group(1)) if found else ""

@@ -1,0 +1,43 @@
+"""The iCalendar feeds parse with a calendar library and hold the agreed times."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import icalendar
+
+from tests.web.helpers import Browser, Site
+from tests.web.test_room import offer_and_accept
+
+
+async def fetch(b: Browser, path: str) -> icalendar.Calendar:
+    async with b.http.get(b.url(path)) as resp:
+        assert resp.status == 200
+        assert resp.content_type == "text/calendar"
+        return icalendar.Calendar.from_ical(await resp.read())
+
+
+async def test_event_and_player_feeds_hold_the_agreed_match_time(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    nobody = browsers["nobody"]
+    agreed = dt.datetime(2021, 10, 14, 18, 0, tzinfo=dt.UTC)
+    for path in ("/calendar.ics", "/players/alice/calendar.ics", "/players/bob/calendar.ics"):
+        cal = await fetch(nobody, path)
+        events = list(cal.walk("VEVENT"))
+        assert len(events) == 1, path
+        event = events[0]
+        assert event.decoded("dtstart") == agreed
+        assert str(event["uid"]).startswith(f"match-{match_id}@")
+        assert "Alice - Bob" in str(event["summary"])
+    assert list((await fetch(nobody, "/players/carol/calendar.ics")).walk("VEVENT")) == []
+
+
+async def test_a_feed_of_an_unknown_player_is_a_404(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    async with browsers["nobody"].http.get(
+        browsers["nobody"].url("/players/zed/calendar.ics")
+    ) as r:
+        assert r.status == 404

@@ -1,0 +1,201 @@
+"""The TD desk over HTTP: decisions, corrections, relays, forum posts, all audited by name."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rules.colour import Colour
+from rules.model import Game, GameId, GameStatus, PlayerId
+from storage.models import MatchRow, RoundRow
+from tests.web.helpers import NOW, TD, Browser, Site, flash_text
+
+
+async def td(browsers: dict[str, Browser]) -> Browser:
+    b = browsers["tina"]
+    await b.login(TD)
+    await b.get("/desk")
+    return b
+
+
+async def audit(site: Site, action: str) -> list[tuple[str, str | None]]:
+    async with site.db.uow() as uow:
+        return [(r.actor, r.reason) for r in await uow.audit.list() if r.action == action]
+
+
+async def test_forum_post_is_listed_until_marked_posted_once(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    async with site.db.uow() as uow:
+        row = await uow.outbox.enqueue(
+            now=NOW,
+            kind="forum_draft",
+            recipient="forum",
+            body="Round 1: Alice - Bob",
+            subject="R1",
+        )
+        await uow.commit()
+    assert row is not None
+    b = await td(browsers)
+    assert "Round 1: Alice - Bob" in b.last_html
+    assert "Mark posted" in b.last_html
+    html = await b.post(f"/desk/forum/{row.id}/posted", {})
+    assert "Marked posted." in flash_text(html)
+    assert "Round 1: Alice - Bob" not in html.split("Recently posted")[0]
+    html = await b.post(f"/desk/forum/{row.id}/posted", {"csrf": b.csrf()}, csrf=None)
+    assert "already marked posted" in flash_text(html)
+    assert await audit(site, "forum.posted") == [(TD, None)]
+    async with site.db.uow() as uow:
+        stored = await uow.outbox.get(row.id)
+        assert stored is not None
+        assert stored.status == "posted"
+
+
+async def test_result_correction_needs_a_reason_and_is_audited_with_the_tds_name(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    match_id = site.matches["carol-dave"]
+    data = {"match_id": str(match_id), "game": "1", "result": "0-1", "reason": " "}
+    html = await b.post("/desk/result", data)
+    assert "reason is required" in flash_text(html)
+    html = await b.post("/desk/result", data | {"reason": "game played on a wrong link"})
+    assert "score 0-1" in flash_text(html)
+    assert await audit(site, "result.record") == [(TD, "game played on a wrong link")]
+    html = await browsers["nobody"].get("/players/dave")
+    assert "entered by a TD" in html
+
+
+async def test_a_td_relays_a_players_message_through_the_same_handler(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    html = await b.post("/desk/relay", {"player": "alice", "text": "offer thu 18:00"})
+    assert "flash ok" in html, flash_text(html)
+    assert "alice (relayed)" in flash_text(html)
+    relays = await audit(site, "desk.relay")
+    assert relays == [(TD, None)]
+    alice = browsers["alice"]
+    await alice.login("Alice")
+    html = await alice.get(f"/match/{site.matches['alice-bob']}")
+    assert "Thu 14 Oct 18:00 UTC" in html
+    html = await b.post("/desk/relay", {"player": "alice", "text": "offer someday"})
+    assert "flash error" in html
+
+
+async def test_pairings_waiting_for_approval_are_approved_from_the_desk(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    async with site.db.uow() as uow:
+        first = await uow.tournaments.round(1)
+        assert first is not None
+        rnd = await uow.tournaments.add_round(RoundRow(stage_id=first.stage_id, number=2))
+        await uow.matches.add(
+            MatchRow(
+                round_id=rnd.id,
+                stage="qualification",
+                board=1,
+                white_first="dave",
+                black_first="alice",
+                games=10,
+                clinch_at="11/2",
+                tiebreak="none",
+                state="proposed",
+            )
+        )
+        await uow.commit()
+    b = await td(browsers)
+    assert "Approve pairings: Qualification round 2" in b.last_html
+    html = await b.post("/desk/decide", {"kind": "round", "key": str(rnd.id), "choice": "approve"})
+    assert "approved and published" in flash_text(html)
+    assert "Approve pairings" not in html
+    assert [a for a, _ in await audit(site, "round.approve")] == [TD]
+    assert [a for a, _ in await audit(site, "desk.settle")] == [TD]
+    html = await b.post("/desk/decide", {"kind": "round", "key": str(rnd.id), "choice": "approve"})
+    assert "already settled" in flash_text(html)
+
+
+async def test_a_game_that_did_not_count_waits_for_a_ruling(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    casual = Game(
+        id=GameId("Casual01"),
+        white=PlayerId("alice"),
+        black=PlayerId("bob"),
+        status=GameStatus.MATE,
+        winner=Colour.WHITE,
+        variant="antichess",
+        rated=False,
+        clock_limit=120,
+        clock_increment=5,
+        created_at=NOW + dt.timedelta(hours=2),
+        last_move_at=NOW + dt.timedelta(hours=2, minutes=5),
+    )
+    await site.service.intake(casual)
+    b = await td(browsers)
+    assert "Game Casual01 did not count" in b.last_html
+    html = await b.post("/desk/decide", {"kind": "game", "key": "Casual01", "choice": "1-0"})
+    assert "Give a reason" in flash_text(html)
+    html = await b.post(
+        "/desk/decide",
+        {"kind": "game", "key": "Casual01", "choice": "1-0", "reason": "agreed casual by mistake"},
+    )
+    assert "counted as 1-0" in flash_text(html)
+    assert "Game Casual01 did not count" not in html
+    async with site.db.uow() as uow:
+        rows = await uow.audit.list(match_id=site.matches["alice-bob"])
+    assert any(r.action == "result.record" and r.actor == TD for r in rows)
+
+
+async def test_the_audit_log_lists_every_td_action_with_its_name(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    await b.post("/desk/relay", {"player": "bob", "text": "offer fri 18:00"})
+    html = await b.get("/desk/audit")
+    assert "desk.relay" in html
+    assert f"<td>{TD}</td>" in html
+
+
+async def test_both_offered_and_no_agreement_asks_the_tds_who_is_at_fault(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    for player, times in (
+        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
+        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
+    ):
+        html = await b.post("/desk/relay", {"player": player, "text": times})
+        assert "flash ok" in html, flash_text(html)
+    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
+    html = await b.get("/desk")
+    match_id = site.matches["alice-bob"]
+    assert f"No agreed time in match {match_id}" in html
+    html = await b.post(
+        "/desk/decide",
+        {"kind": "fault", "key": f"{match_id}:w1", "choice": "fault:alice", "reason": "no reply"},
+    )
+    assert "ruled alice at fault" in flash_text(html), flash_text(html)
+    assert "No agreed time in match" not in html
+    assert (TD, "no reply") in await audit(site, "fault.decide")
+
+
+async def test_a_td_reads_any_match_room_and_relays_from_it(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    match_id = site.matches["carol-dave"]
+    html = await b.get(f"/match/{match_id}")
+    assert "viewing this room as a tournament director" in html
+    assert "Send offer" not in html  # the TD does not act as a player here
+    html = await b.post(
+        "/desk/relay",
+        {
+            "player": "Dave",
+            "text": "offer thu 20:00",
+            "match_id": str(match_id),
+            "back": f"/match/{match_id}",
+        },
+    )
+    assert "dave (relayed)" in flash_text(html).lower()
+    assert f"<h1>Match {match_id}" in html
+    assert "Thu 14 Oct 20:00 UTC" in html
