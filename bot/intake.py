@@ -76,6 +76,8 @@ class GameIntake:
         self.on_match_change = on_match_change
         self.after_commit = after_commit
         self.recorded = 0
+        self.after_game: Callable[[Game], None] | None = None
+        """Called once each delivered game is dealt with and committed (the demo waits on it)."""
 
     async def __call__(self, game: Game) -> None:
         async with self.db.uow() as uow:
@@ -83,6 +85,8 @@ class GameIntake:
             await uow.commit()
         if changed and self.after_commit is not None:
             self.after_commit()
+        if self.after_game is not None:
+            self.after_game(game)
 
     async def _context(self, uow: UnitOfWork, game: Game) -> tuple[MatchRow, MatchContext] | None:
         """The pair's match whose week holds the game, else their latest published match."""

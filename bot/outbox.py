@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from sqlalchemy import func, select
@@ -56,10 +57,23 @@ class OutboxDispatcher:
         self.clock = clock
         self._wake = asyncio.Event()
         self.sent = 0
+        self._waiting = False
+        self._until: dt.datetime | None = None
+        self.on_wait: Callable[[], None] | None = None
+        """Called each time the dispatcher has done what was due and goes to wait."""
 
     def wake(self) -> None:
         """Something was queued: look now rather than at the next retry time."""
         self._wake.set()
+
+    @property
+    def quiet(self) -> bool:
+        """Waiting with nothing to do: no wake-up pending and its next retry still ahead."""
+        return (
+            self._waiting
+            and not self._wake.is_set()
+            and (self._until is None or self._until > self.clock.now())
+        )
 
     async def _send(self, row: OutboxRow) -> None:
         if row.kind == "team_update":
@@ -120,4 +134,10 @@ class OutboxDispatcher:
             if isinstance(self.clock, SystemClock):
                 poll = self.clock.now() + POLL
                 when = poll if when is None else min(when, poll)
-            await wake_or_time(self._wake, self.clock, when)
+            self._waiting, self._until = True, when
+            if self.on_wait is not None:
+                self.on_wait()
+            try:
+                await wake_or_time(self._wake, self.clock, when)
+            finally:
+                self._waiting = False

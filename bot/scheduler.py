@@ -61,10 +61,23 @@ class DeadlineRunner:
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
         self.after_fire: Callable[[], None] | None = None
+        self._waiting = False
+        self._until: dt.datetime | None = None
+        self.on_wait: Callable[[], None] | None = None
+        """Called each time the runner has fired what was due and goes to wait."""
 
     def wake(self) -> None:
         """Deadlines changed: look again now."""
         self._wake.set()
+
+    @property
+    def quiet(self) -> bool:
+        """Waiting with nothing to do: no wake-up pending and its next deadline still ahead."""
+        return (
+            self._waiting
+            and not self._wake.is_set()
+            and (self._until is None or self._until > self.clock.now())
+        )
 
     async def fire_due(self) -> int:
         """Fire every deadline that is due now, each in its own transaction; how many fired."""
@@ -130,6 +143,15 @@ class DeadlineRunner:
         )
 
     async def _wait(self, next_due: dt.datetime | None) -> None:
+        self._waiting, self._until = True, next_due
+        if self.on_wait is not None:
+            self.on_wait()
+        try:
+            await self._wait_for(next_due)
+        finally:
+            self._waiting = False
+
+    async def _wait_for(self, next_due: dt.datetime | None) -> None:
         if isinstance(self.clock, SystemClock):
             poll = self.clock.now() + POLL
             self._schedule_wake(poll if next_due is None else min(next_due, poll))

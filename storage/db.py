@@ -32,17 +32,38 @@ def check_url(url: str) -> str:
     return url
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any, *, busy_ms: int = 10000) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
     cursor.close()
 
 
+def _inline_pragmas(dbapi_connection: Any, record: Any) -> None:
+    # The inline connection waits for a lock itself, yielding to the event loop (never 10 s
+    # inside SQLite, which would block the loop the lock holder needs).
+    _sqlite_pragmas(dbapi_connection, record, busy_ms=0)
+
+
 def create_engine(url: str) -> AsyncEngine:
+    """An engine for ``url``. A SQLite URL with ``?inline=true`` runs SQLite on the event loop's
+    thread (:mod:`storage.inline_sqlite`) instead of aiosqlite's worker thread: much faster for
+    a small local database (the demo season), at the price of blocking the loop while a
+    statement runs."""
     check_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.query.get("inline") in ("true", "1"):
+        from storage import inline_sqlite
+
+        path = parsed.database or ":memory:"
+        plain = parsed.difference_update_query(["inline"])
+        engine = create_async_engine(
+            plain, async_creator=lambda: inline_sqlite.connect(path, uri=False)
+        )
+        event.listen(engine.sync_engine, "connect", _inline_pragmas)
+        return engine
     engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     if engine.dialect.name == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)

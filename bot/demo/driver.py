@@ -22,6 +22,7 @@ only has to carry the clock and the "state changed" poke across.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 import time
@@ -61,10 +62,32 @@ class ServicePort(Protocol):
 
 
 class InProcessService:
-    """``bot.app.Service`` running in the driver's event loop."""
+    """``bot.app.Service`` running in the driver's event loop.
+
+    Being in the same process, it can tell when the service has settled from what the service
+    knows in memory, without asking the database: the outbox dispatcher and the deadline runner
+    say when they have done what was due and gone to wait (:attr:`quiet`), and the intake says
+    which game it has dealt with last, in which state (:attr:`games`). Each of those moments
+    sets :attr:`activity`, which the driver waits on.
+    """
 
     def __init__(self, service: Service) -> None:
         self.service = service
+        self.activity = asyncio.Event()
+        self.games: dict[GameId, tuple[str, float]] = {}
+        """Each game the intake dealt with: its last state and when (perf_counter seconds)."""
+        service.dispatcher.on_wait = self.activity.set
+        service.runner.on_wait = self.activity.set
+        service.intake.after_game = self._game_done
+
+    def _game_done(self, game: Game) -> None:
+        self.games[game.id] = (game.status.value, time.perf_counter())
+        self.activity.set()
+
+    @property
+    def quiet(self) -> bool:
+        """The dispatcher and the runner both wait with nothing due."""
+        return self.service.dispatcher.quiet and self.service.runner.quiet
 
     async def poke(self, players_changed: bool) -> None:
         if players_changed:
@@ -155,6 +178,10 @@ class SeasonDriver:
         """Return once the service has caught up with everything up to the current time."""
         self.settles += 1
         started = time.perf_counter()
+        if isinstance(self.port, InProcessService):
+            await self._settle_in_memory(self.port, started)
+            self._spent("settle", started)
+            return
         pause = 0.0005
         while True:
             await asyncio.sleep(0)
@@ -171,6 +198,39 @@ class SeasonDriver:
                 )
             await asyncio.sleep(pause)
             pause = min(pause * 2, 0.02)
+
+    def _missing_in_memory(self, port: InProcessService) -> list[GameId]:
+        missing: list[GameId] = []
+        for gid, (status, since) in list(self._expected.items()):
+            done = port.games.get(gid)
+            if done is not None and done[0] == status:
+                del self._expected[gid]
+                if status not in ("created", "started"):
+                    self.game_delays.append(done[1] - since)
+            else:
+                missing.append(gid)
+        return missing
+
+    async def _settle_in_memory(self, port: InProcessService, started: float) -> None:
+        while True:
+            port.activity.clear()
+            await asyncio.sleep(0)  # let what the last action woke take its turn
+            missing = self._missing_in_memory(port)
+            if not missing and port.quiet:
+                return
+            left = self.settle_timeout - (time.perf_counter() - started)
+            if left <= 0:
+                facts = await self.facts()
+                raise SettleError(
+                    f"at {self.clock.now().isoformat()} the service did not settle in "
+                    f"{self.settle_timeout:.0f} s: dispatcher "
+                    f"{'quiet' if port.service.dispatcher.quiet else 'busy'}, runner "
+                    f"{'quiet' if port.service.runner.quiet else 'busy'}, "
+                    f"{facts.outbox_due} message(s) due, {facts.deadlines_due} deadline(s) "
+                    f"due, games not dealt with: {', '.join(missing[:10]) or 'none'}"
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(port.activity.wait(), left)
 
     async def _service_next(self) -> dt.datetime | None:
         async with self.db.uow() as uow:

@@ -63,6 +63,8 @@ class SeasonResult:
     peak_mb: float
     steps: int
     season_games: int
+    timings: dict[str, float] = field(default_factory=dict)
+    """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
@@ -171,7 +173,7 @@ async def run_season(
             url = options.database_url
         else:
             assert folder is not None
-            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}?inline=true"
         port = _free_port() if options.serve_web else 0
         config = demo_config(base, database_url=url, web_port=port)
         start = dt.datetime.combine(
@@ -241,6 +243,7 @@ async def run_season(
         peak_mb=peak_mb,
         steps=driver.steps,
         season_games=games.games_played,
+        timings=dict(driver.timings),
         anomalies=reporter.anomalies,
         lines=reporter.lines,
     )

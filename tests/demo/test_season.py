@@ -3,13 +3,23 @@
 Short matches (4 games, a setting) keep it to seconds; everything else is the 2021 rules: a
 13-player field with both seeded entrants, 5 qualification rounds, two Candidates pools, the
 semifinals and a final that is tied three weeks running and goes to armageddon.
+
+``data/season_seed7.json`` is the fingerprint of seed 7 (placement, standings, every match and
+game) as the first, slow version of the demo recorded it: whatever makes the demo faster must
+give the same season. Regenerate it only for a deliberate change of the season's rules or
+scripts: ``python -m tests.demo.test_season > tests/demo/data/season_seed7.json``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import json
+import sys
+import tempfile
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from bot.config import Config
 from bot.demo.report import Reporter
@@ -17,6 +27,8 @@ from bot.demo.season import DemoOptions, SeasonResult, run_season
 from rules.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
 
 PLAYERS = 13
+RECORDED = Path(__file__).parent / "data" / "season_seed7.json"
+PARTS = ("placement", "standings", "matches", "games")
 
 
 def short_matches() -> Config:
@@ -52,7 +64,29 @@ async def season(seed: int, *, url: str | None = None, folder: Path | None = Non
     return await run_season(short_matches(), options, reporter=Reporter(write=None))
 
 
-async def test_a_season_runs_to_a_champion_and_the_same_seed_repeats_it_on_sqlite(
+def as_json(fingerprint: tuple[Any, ...]) -> dict[str, Any]:
+    """A fingerprint as its JSON file holds it (tuples become lists)."""
+    loaded: dict[str, Any] = json.loads(json.dumps(dict(zip(PARTS, fingerprint, strict=True))))
+    return loaded
+
+
+def recorded() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(RECORDED.read_text())
+    return loaded
+
+
+def dump(fingerprint: tuple[Any, ...]) -> str:
+    """One match or game a line, so a difference shows as a readable diff."""
+    lines = ["{"]
+    for i, (part, rows) in enumerate(zip(PARTS, fingerprint, strict=True)):
+        lines.append(f' "{part}": [')
+        lines.append(",\n".join("  " + json.dumps(row) for row in rows))
+        lines.append(" ]" + ("," if i < len(PARTS) - 1 else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     database_url: str, tmp_path: Path
 ) -> None:
     first = await season(7, url=database_url)
@@ -71,12 +105,19 @@ async def test_a_season_runs_to_a_champion_and_the_same_seed_repeats_it_on_sqlit
     assert finals[-1][9] == "armageddon"
     assert first.game_delays
     assert first.requests["POST /api/stream/games-by-users"] >= 1
+    assert as_json(first.fingerprint()) == recorded()
 
     again = await season(7, folder=tmp_path / "again")  # SQLite, whatever ACWC_TEST_DB says
     assert again.fingerprint() == first.fingerprint()
 
 
 async def test_another_seed_gives_another_season(tmp_path: Path) -> None:
-    a = await season(7, folder=tmp_path / "a")
-    b = await season(8, folder=tmp_path / "b")
-    assert a.fingerprint() != b.fingerprint()
+    other = await season(8, folder=tmp_path / "b")
+    assert other.anomalies == []
+    assert as_json(other.fingerprint()) != recorded()
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as folder:
+        result = asyncio.run(season(7, folder=Path(folder)))
+    sys.stdout.write(dump(result.fingerprint()))
