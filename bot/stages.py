@@ -43,7 +43,7 @@ from bot.config import Config
 from bot.intake import td_alert
 from bot.scheduler import Firing
 from bot.td import OperationError, match_state, require_tournament
-from bot.weekly import Reply, publication_date, publish_round
+from bot.weekly import Reply, publication_date, publish_round, start_match_week
 from rules import commands
 from rules.armageddon import (
     ArmageddonError,
@@ -125,6 +125,7 @@ __all__ = [
     "ARMAGEDDON_RPS",
     "AdvanceReport",
     "ExitPreview",
+    "StagesContext",
     "Table",
     "advance",
     "approve_round",
@@ -137,7 +138,6 @@ __all__ = [
     "handle_armageddon",
     "knockout_view",
     "load_bracket",
-    "on_match_changed",
     "progress",
     "record_armageddon_game",
     "register",
@@ -606,7 +606,7 @@ async def advance(
     stage = await _stage_row(uow, current)
     if current is StageKind.FINAL and stage.state == "complete":
         raise OperationError("the championship is over: there is no stage after the final")
-    await sync_knockout(uow, now=now)
+    await sync_knockout(uow, now=now, config=config)
     prog = await progress(uow, config, current)
     if not prog.complete:
         raise _missing_error(current, prog)
@@ -887,8 +887,13 @@ async def approve_round(
 # Knockout matches that need more: a repeat week (rules 3.viii.3-4) or armageddon (3.ix)
 
 
-async def ensure_next_week(uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> MatchRow | None:
-    """Create next week's match of a tied final (rules 3.viii.3-4), once; colours of game 1 swap."""
+async def ensure_next_week(
+    uow: UnitOfWork, row: MatchRow, *, now: dt.datetime, config: Config
+) -> MatchRow | None:
+    """Create next week's match of a tied final (rules 3.viii.3-4), once; colours of game 1 swap.
+
+    When its round is published, the new week's negotiation starts in the same transaction
+    (``bot.weekly.start_match_week``: the pairing DMs and the week's deadlines)."""
     if row.stage not in KNOCKOUT_VALUES or row.black_first is None:
         return None
     later = [
@@ -930,6 +935,8 @@ async def ensure_next_week(uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) 
         match_id=new.id,
         details={"previous": row.id, "week": new.week},
     )
+    if new.state == "scheduled":
+        await start_match_week(uow, config, new, now=now, actor="bot")
     return new
 
 
@@ -1451,7 +1458,7 @@ async def record_armageddon_game(
 # Hooks
 
 
-async def sync_knockout(uow: UnitOfWork, *, now: dt.datetime) -> list[str]:
+async def sync_knockout(uow: UnitOfWork, *, now: dt.datetime, config: Config) -> list[str]:
     """Create what tied knockout matches are owed (repeat weeks, armageddon procedures).
 
     The match hook does this as games arrive; results a TD records by hand do not run hooks,
@@ -1463,7 +1470,7 @@ async def sync_knockout(uow: UnitOfWork, *, now: dt.datetime) -> list[str]:
             continue
         outcome = await _outcome(uow, row)
         if outcome is Outcome.REPEAT:
-            new = await ensure_next_week(uow, row, now=now)
+            new = await ensure_next_week(uow, row, now=now, config=config)
             if new is not None:
                 done.append(f"match {row.id} tied: week {new.week} is match {new.id}")
         elif outcome is Outcome.ARMAGEDDON and row.decided_by != "armageddon":
@@ -1474,26 +1481,46 @@ async def sync_knockout(uow: UnitOfWork, *, now: dt.datetime) -> list[str]:
     return done
 
 
-async def on_match_changed(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-    """``hooks.match_changed``: a tied knockout match gets its next week or its armageddon."""
-    if outcome not in (Outcome.REPEAT, Outcome.ARMAGEDDON):
-        return
-    row = await uow.matches.get(match_id)
-    if row is None or row.stage not in KNOCKOUT_VALUES:
-        return
-    now = row.completed_at
-    assert now is not None  # refresh_match stamps a decided outcome
-    if outcome is Outcome.REPEAT:
-        await ensure_next_week(uow, row, now=now)
-    else:
-        await ensure_armageddon(uow, row, now=now)
+@dataclass
+class StagesContext:
+    """What the match hook needs beyond (uow, match, outcome): the config, bound when the
+    service starts (a test binds it with :meth:`bind`)."""
+
+    config: Config | None = None
+
+    def bind(self, config: Config) -> None:
+        self.config = config
+
+    def bind_service(self, service: Any) -> None:
+        self.bind(service.config)
+
+    async def on_match_changed(
+        self, uow: UnitOfWork, match_id: int, outcome: Outcome | None
+    ) -> None:
+        """``hooks.match_changed``: a tied knockout match gets its next week or its armageddon."""
+        if outcome not in (Outcome.REPEAT, Outcome.ARMAGEDDON):
+            return
+        row = await uow.matches.get(match_id)
+        if row is None or row.stage not in KNOCKOUT_VALUES:
+            return
+        now = row.completed_at
+        assert now is not None  # refresh_match stamps a decided outcome
+        if outcome is Outcome.REPEAT:
+            if self.config is None:
+                raise RuntimeError("the stages feature is not bound to a service (bind)")
+            await ensure_next_week(uow, row, now=now, config=self.config)
+        else:
+            await ensure_armageddon(uow, row, now=now)
 
 
-def register(hooks: Hooks) -> None:
-    """Match hooks of the later stages and the armageddon deadlines."""
-    hooks.match_changed.append(on_match_changed)
+def register(hooks: Hooks) -> StagesContext:
+    """Match hooks of the later stages and the armageddon deadlines; returns their context."""
+    ctx = StagesContext()
+    hooks.match_changed.append(ctx.on_match_changed)
+    hooks.service_start.append(ctx.bind_service)
     hooks.deadline_handlers[ARMAGEDDON_BIDS] = _armageddon_deadline
     hooks.deadline_handlers[ARMAGEDDON_RPS] = _armageddon_deadline
+    return ctx
 
 
 # --------------------------------------------------------------------------------------------

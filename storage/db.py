@@ -8,6 +8,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from storage.changes import TableChanges
 from storage.uow import UnitOfWork
 
 
@@ -77,6 +78,18 @@ class Database:
         self.url = url
         self.engine = create_engine(url)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.changes: TableChanges | None = None
+
+    def track_changes(self) -> TableChanges:
+        """Count committed writes per table from now on (:mod:`storage.changes`)."""
+        if self.changes is None:
+            self.changes = TableChanges()
+            self.sessions = async_sessionmaker(
+                self.engine,
+                expire_on_commit=False,
+                sync_session_class=self.changes.session_class(),
+            )
+        return self.changes
 
     def uow(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)

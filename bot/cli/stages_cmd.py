@@ -110,7 +110,7 @@ async def stage_advance(args: argparse.Namespace, config: Config) -> int:
     actor = check_actor(config, args.by)
     async with unit_of_work(config) as uow:
         # Ties owe a repeat week or an armageddon even if the stage cannot advance yet: keep them.
-        await stages.sync_knockout(uow, now=clock.now())
+        await stages.sync_knockout(uow, now=clock.now(), config=config)
         await uow.commit()
     async with unit_of_work(config) as uow:
         report = await stages.advance(uow, config, now=clock.now(), actor=actor)
@@ -296,7 +296,7 @@ async def stage_sync(args: argparse.Namespace, config: Config) -> int:
     from bot.cli.commands import unit_of_work
 
     async with unit_of_work(config) as uow:
-        done = await stages.sync_knockout(uow, now=clock.now())
+        done = await stages.sync_knockout(uow, now=clock.now(), config=config)
         await uow.commit()
     if args.json:
         print(as_json(done))

@@ -39,6 +39,7 @@ from bot.td import OperationError
 from rules.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.qualification import number_of_rounds
 from rules.ruleset import StageKind
+from storage.changes import TableChanges
 from storage.db import Database
 from storage.models import MatchRow, RoundRow
 from storage.models_stages import ArmageddonRow, ArmageddonStepRow
@@ -50,6 +51,12 @@ __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
 log = logging.getLogger(__name__)
 
 OPEN_STATES = ("scheduled", "in_progress", "armageddon")
+MATCH_TABLES = ("matches", "match_events", "armageddons", "armageddon_steps")
+"""What the match actor's plans are made of."""
+GAME_TABLES = ("matches", "rounds", "armageddons", "armageddon_steps")
+"""What the game actor reads."""
+TD_IGNORES = ("outbox", "settings", "audit_log", "web_sessions")
+"""Tables the TDs' routine never decides by (messages, the stream's mark, the log, logins)."""
 GAME_LENGTH = dt.timedelta(minutes=7)
 GAME_PAUSE = dt.timedelta(0)  # the next game starts as the last ends: fewer events
 ARMAGEDDON_LENGTH = dt.timedelta(minutes=5)
@@ -77,6 +84,12 @@ class World:
     """Tell the service that stored state changed (``True``: the pairings changed too)."""
     on_game: Callable[[Game], None]
     """Called after every change of a game on the sandbox (the driver waits for its row)."""
+    changes: TableChanges | None = None
+    """Committed writes per table, when the service runs in this process: an actor reads again
+    only what changed since it last read (``None``: read every time)."""
+
+    def version(self, tables: tuple[str, ...]) -> tuple[int, ...] | None:
+        return None if self.changes is None else self.changes.version(tables)
 
     @property
     def td(self) -> str:
@@ -113,6 +126,7 @@ class TDActor:
         self.world = world
         self.placement: tuple[PlayerId, ...] = ()
         self.finished = False
+        self._idle_at: tuple[Any, ...] | None = None
 
     async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
         if self.finished:
@@ -128,6 +142,17 @@ class TDActor:
         return acted, None if self.finished else _next_publication(now, self.world.config)
 
     async def _routine(self, now: dt.datetime) -> bool:
+        w = self.world
+        # The routine's outcome depends on the stored state and the date only (publication
+        # days, rules 4.1-4.2): after it did nothing, it does nothing again until one changes.
+        key = None if w.changes is None else (now.date(), w.changes.version_except(TD_IGNORES))
+        if key is not None and key == self._idle_at:
+            return False
+        acted = await self._routine_once(now)
+        self._idle_at = None if acted else key
+        return acted
+
+    async def _routine_once(self, now: dt.datetime) -> bool:
         w = self.world
         async with w.db.uow() as uow:
             tournament = await uow.tournaments.current()
@@ -248,8 +273,19 @@ class MatchActor:
     _refused: set[tuple[int, tuple[Any, ...], tuple[str, str, str, str | None]]] = field(
         default_factory=set
     )
+    _weeks_shown: set[tuple[int, int]] = field(default_factory=set)
+    _read: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    _read_at: tuple[int, ...] | None = None
 
     async def _versions(self) -> dict[int, tuple[Any, ...]]:
+        key = self.world.version(MATCH_TABLES)
+        if key is not None and key == self._read_at:
+            return self._read
+        self._read = await self._read_versions()
+        self._read_at = key
+        return self._read
+
+    async def _read_versions(self) -> dict[int, tuple[Any, ...]]:
         async with self.world.db.uow() as uow:
             rows = (
                 await uow.session.execute(
@@ -297,8 +333,12 @@ class MatchActor:
             assert row.black_first is not None
             events = list(await WeeklyRepository(uow.session).events(row.id, week=row.week))
             if not any(e.kind == weekly.WEEK_STARTED for e in events):
-                # A repeated knockout week (rules 3.viii.3-4) is opened by the TDs.
-                return [Planned(now, w.td, "start_week")] if row.week > 1 else []
+                return []  # not started yet (the service starts a repeated week itself)
+            if row.week > 1 and (row.id, row.week) not in self._weeks_shown:
+                self._weeks_shown.add((row.id, row.week))
+                w.notes.event(
+                    now, f"{row.stage} {row.white_first} - {row.black_first}: week {row.week}"
+                )
             n = weekly.replay(events, w.config.rules)
             plans: list[Planned] = []
             if row.state != "armageddon" and row.outcome is None:
@@ -388,14 +428,6 @@ class MatchActor:
                     await uow.commit()
                     w.notes.event(
                         now, f"match {match_id}: TDs grant {plan.arg}'s claim: match won by forfeit"
-                    )
-                elif plan.kind == "start_week":
-                    row = await uow.matches.get(match_id)
-                    assert row is not None
-                    await weekly.start_match_week(uow, w.config, row, now=now, actor=plan.actor)
-                    await uow.commit()
-                    w.notes.event(
-                        now, f"{row.stage} {row.white_first} - {row.black_first}: week {row.week}"
                     )
             except OperationError as e:
                 w.notes.anomaly(now, f"match {match_id}: {plan.kind} by {plan.actor} failed: {e}")
@@ -489,13 +521,28 @@ class GameActor:
     _by_pair: dict[frozenset[PlayerId], list[GameId]] = field(default_factory=dict)
     _rounds: dict[int, int] = field(default_factory=dict)  # round id -> number (never changes)
     games_played: int = 0
+    _stored: tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]] = field(
+        default_factory=lambda: ([], {}, {})
+    )
+    _read_at: tuple[int, ...] | None = None
 
     def _games_of(self, a: str, b: str, since: dt.datetime) -> list[Game]:
         ids = self._by_pair.get(frozenset((PlayerId(a), PlayerId(b))), [])
         games = [self.world.sandbox.games[g] for g in ids]
         return [g for g in games if g.created_at >= since]
 
-    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+    async def _read(
+        self,
+    ) -> tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]]:
+        key = self.world.version(GAME_TABLES)
+        if key is None or key != self._read_at:
+            self._stored = await self._read_stored()
+            self._read_at = key
+        return self._stored
+
+    async def _read_stored(
+        self,
+    ) -> tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]]:
         w = self.world
         async with w.db.uow() as uow:
             rows = list(
@@ -528,7 +575,6 @@ class GameActor:
                         )
                     ).all()
                 )
-            round_numbers = self._rounds
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
@@ -537,6 +583,12 @@ class GameActor:
                             ArmageddonStepRow.armageddon_id == arm.id
                         )
                     )
+        return rows, arms, last_steps
+
+    async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:
+        w = self.world
+        rows, arms, last_steps = await self._read()
+        round_numbers = self._rounds
         acted = False
         wakes: list[dt.datetime] = []
         for row in rows:

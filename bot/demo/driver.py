@@ -121,6 +121,8 @@ class SeasonDriver:
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds spent settling and in each actor (for the figures)."""
     _expected: dict[GameId, tuple[str, float]] = field(default_factory=dict)
+    _next: dt.datetime | None = None
+    _next_at: tuple[int, ...] | None = None
 
     def _spent(self, what: str, since: float) -> None:
         self.timings[what] = self.timings.get(what, 0.0) + time.perf_counter() - since
@@ -233,6 +235,14 @@ class SeasonDriver:
                 await asyncio.wait_for(port.activity.wait(), left)
 
     async def _service_next(self) -> dt.datetime | None:
+        changes = self.db.changes
+        key = None if changes is None else changes.version(("deadlines", "outbox"))
+        if key is None or key != self._next_at:
+            self._next = await self._read_service_next()
+            self._next_at = key
+        return self._next
+
+    async def _read_service_next(self) -> dt.datetime | None:
         async with self.db.uow() as uow:
             deadline = await uow.deadlines.next_due()
             retry = await uow.session.scalar(

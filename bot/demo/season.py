@@ -208,6 +208,7 @@ async def run_season(
                 notes=reporter,
                 poke=port_.poke,
                 on_game=driver.expect,
+                changes=service.db.track_changes(),
             )
             td = TDActor(world)
             games = GameActor(world)

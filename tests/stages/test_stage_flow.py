@@ -21,6 +21,7 @@ from rules.model import Game, GameId, GameStatus, PlayerId
 from rules.ruleset import StageKind
 from storage.db import Database
 from storage.models import DeadlineRow, MatchRow
+from storage.repo_weekly import WeeklyRepository
 from tests.stages.helpers import (
     config_for,
     draws,
@@ -284,7 +285,7 @@ async def test_a_tied_final_week_is_played_again_with_colours_swapped(
     await _approve(db, config, StageKind.FINAL, publish)
     final = (await matches_of(db, StageKind.FINAL))[0]
     hooks = Hooks()
-    stages.register(hooks)
+    stages.register(hooks).bind(config)
     async with db.uow() as uow:
         from bot.td import refresh_match
 
@@ -301,6 +302,11 @@ async def test_a_tied_final_week_is_played_again_with_colours_swapped(
         (2, final.black_first, final.white_first),
     ]
     assert weeks[1].state == "scheduled"
+    async with db.uow() as uow:  # the service started week 2's negotiation itself
+        events = await WeeklyRepository(uow.session).events(weeks[1].id, week=2)
+        deadlines = await uow.deadlines.open_for_match(weeks[1].id)
+    assert [e.kind for e in events] == ["week_started"]
+    assert deadlines
 
 
 async def test_a_withdrawal_in_the_qualification_gives_the_unfinished_match_away(
