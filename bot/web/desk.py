@@ -828,6 +828,72 @@ async def pair_round(request: web.Request) -> web.StreamResponse:
     )
 
 
+EXIT_KINDS = ("withdrawal", "disqualification")
+
+
+async def _exit_preview(
+    request: web.Request, values: dict[str, str], actor: str, *, commit: bool
+) -> tuple[Any, str | None]:
+    """Run the exit in a unit of work: committed to confirm, rolled back for the preview."""
+    kind = values.get("kind", "")
+    if kind not in EXIT_KINDS:
+        raise bad_request("Choose a withdrawal or a disqualification.")
+    player = values.get("player", "").strip()
+    if not USERNAME.match(player):
+        raise bad_request("Give the player's Lichess username.")
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        try:
+            preview = await stages.exit_player(
+                uow,
+                ctx.service.config,
+                player=player,
+                kind=kind,
+                reason=" ".join(values.get("reason", "").split()),
+                engine_mark=values.get("engine") == "1",
+                now=ctx.now(),
+                actor=actor,
+            )
+        except (OperationError, RulesError) as e:
+            return None, str(e)
+        if commit:
+            await uow.commit()
+    if commit:
+        ctx.service.changed()
+        await ctx.service.refresh_players()
+    return preview, None
+
+
+EXIT_LIMITS = {"player": 30, "kind": 20, "engine": 1, "reason": REASON_LIMIT}
+
+
+async def exit_page(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/exit/preview``: the standings before and after a withdrawal or
+    disqualification (rules 8), nothing changed yet; the page's button confirms it."""
+    require_td(request)
+    who, values = await read_form(request, EXIT_LIMITS)
+    preview, error = await _exit_preview(request, values, who.username, commit=False)
+    if error is not None:
+        return redirect_with(request, "/desk#exits", error, ok=False)
+    return await render(
+        request,
+        "desk_exit.html",
+        {"title": "Confirm the exit", "preview": preview, "values": values},
+    )
+
+
+async def exit_confirm(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/exit``: make the withdrawal or disqualification (audited by name)."""
+    require_td(request)
+    who, values = await read_form(request, EXIT_LIMITS)
+    preview, error = await _exit_preview(request, values, who.username, commit=True)
+    if error is not None:
+        return redirect_with(request, "/desk#exits", error, ok=False)
+    return redirect_with(
+        request, "/desk", f"{preview.username}: {preview.kind} recorded ({preview.stage} stage)."
+    )
+
+
 AUDIT_PAGE = 100
 
 
@@ -858,4 +924,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/forum/{draft_id}/posted", mark_posted)
     app.router.add_get("/desk/rounds", rounds_page)
     app.router.add_post("/desk/rounds/pair", pair_round)
+    app.router.add_post("/desk/exit/preview", exit_page)
+    app.router.add_post("/desk/exit", exit_confirm)
     app.router.add_get("/desk/audit", audit_page)

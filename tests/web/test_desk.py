@@ -243,3 +243,30 @@ async def test_td_pairs_forbids_and_approves_a_qualification_round_from_the_desk
         published = await uow.tournaments.round(rounds[-1].id)
     assert published is not None
     assert published.state == "published"
+
+
+async def test_a_withdrawal_shows_before_and_after_and_changes_nothing_until_confirmed(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    assert 'action="/desk/exit/preview"' in b.last_html
+    form = {"player": "Bob", "kind": "withdrawal", "reason": "moving house"}
+    html = await b.post("/desk/exit/preview", form)
+    assert "Confirm: Bob, withdrawal" in html
+    assert "Before" in html
+    assert "After" in html
+    async with site.db.uow() as uow:
+        bob = await uow.players.get("bob")
+        assert bob is not None
+        assert bob.status == "active"  # the preview changed nothing
+        assert await uow.stages.exits() == []
+    html = await b.post("/desk/exit", form)
+    assert "Bob: withdrawal recorded" in flash_text(html)
+    async with site.db.uow() as uow:
+        exits = await uow.stages.exits()
+        match = await uow.matches.get(site.matches["alice-bob"])
+    assert [(e.player_id, e.kind, e.decided_by) for e in exits] == [("bob", "withdrawal", TD)]
+    assert match is not None
+    assert (match.outcome, match.decided_by) == ("first_wins", "forfeit")  # rules 8.i.1
+    html = await b.post("/desk/exit/preview", form)
+    assert "flash error" in html  # already out

@@ -56,6 +56,8 @@ def td_actions(draft_id: int, match_id: int) -> list[tuple[str, dict[str, str]]]
         (f"/desk/forum/{draft_id}/posted", {}),
         ("/desk/rounds/pair", {"action": "pair"}),
         ("/desk/rounds/pair", {"action": "forbid", "first": "alice", "second": "bob"}),
+        ("/desk/exit/preview", {"player": "bob", "kind": "withdrawal", "reason": "r"}),
+        ("/desk/exit", {"player": "bob", "kind": "withdrawal", "reason": "r"}),
     ]
 
 
