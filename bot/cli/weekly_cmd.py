@@ -332,15 +332,15 @@ async def forfeit_list(args: argparse.Namespace, config: Config) -> int:
                 ["#", "player", "match", "kind", "reason", "at (UTC)", "waived"],
                 [
                     (
-                        d["id"],
-                        d["player"],
-                        d["match"],
-                        d["kind"],
-                        d["reason"],
-                        d["at"][:16].replace("T", " "),
-                        d["waived_by"] or "-",
+                        r.id,
+                        r.player_id,
+                        r.match_id,
+                        r.kind,
+                        r.reason,
+                        f"{r.at:%Y-%m-%d %H:%M}",
+                        r.waived_by or "-",
                     )
-                    for d in data
+                    for r in rows
                 ],
             )
         )
