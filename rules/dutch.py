@@ -397,41 +397,93 @@ def _states(
 
 
 class _Graph:
-    """Positive integer edge weights among the players still unpaired, and a solver."""
+    """The players still unpaired, their edge weights, and a maximum-weight matching solver.
 
-    __slots__ = ("adj",)
+    ``adj`` holds the criteria weights set while pairing a bracket (0: the pair may not be
+    made); a pair never set has the plain weight (completion only) when the players are
+    compatible. The completion field ("top") is added when solving. A player in
+    ``restricted`` keeps only the pairs set explicitly.
 
-    def __init__(self, vertices: Iterable[int]) -> None:
+    A solve uses either the whole field, or (``scope`` set) only the current and next
+    bracket: when the players below them are so well connected (Dirac's condition) that any
+    set of players left over from the two brackets, together with them, can always be
+    completed, the lower players cannot change which pairing of the two brackets is best, and
+    leaving them out makes each matching far smaller.
+    """
+
+    __slots__ = ("adj", "restricted", "scope", "weights")
+
+    def __init__(self, vertices: Iterable[int], weights: _Weights) -> None:
         self.adj: dict[int, dict[int, int]] = {vertex: {} for vertex in vertices}
+        self.restricted: set[int] = set()
+        self.scope: frozenset[int] | None = None
+        self.weights = weights
 
     def set(self, u: int, v: int, weight: int) -> None:
-        if weight > 0:
-            self.adj[u][v] = weight
-            self.adj[v][u] = weight
-        else:
-            self.adj[u].pop(v, None)
-            self.adj[v].pop(u, None)
-
-    def get(self, u: int, v: int) -> int:
-        return self.adj[u].get(v, 0)
+        weight = max(weight, 0)
+        self.adj[u][v] = weight
+        self.adj[v][u] = weight
 
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
+        self.restricted.discard(vertex)
+
+    def restrict(self, vertex: int, allowed: Iterable[int]) -> None:
+        """Keep only the vertex' explicitly set pairs with ``allowed`` players."""
+        keep = set(allowed)
+        for other in list(self.adj[vertex]):
+            if other not in keep:
+                self.set(vertex, other, 0)
+        self.restricted.add(vertex)
+
+    def weight(self, u: int, v: int) -> int:
+        """The weight the solver sees for the pair, 0 if it may not be made."""
+        weights = self.weights
+        top_shift = weights.layout.shift["top"]
+        explicit = self.adj[u].get(v)
+        if self.scope is not None:
+            if not explicit:
+                return 0
+            must = (u in self.restricted) + (v in self.restricted)
+            return explicit + (must << top_shift)
+        if explicit is None:
+            if u in self.restricted or v in self.restricted or not weights.compatible(u, v):
+                return 0
+            explicit = 0
+        elif not explicit:
+            return 0
+        return explicit + (_top(u, v, weights.bye) << top_shift)
+
+    def vertices(self) -> list[int]:
+        alive = self.adj if self.scope is None else (v for v in self.adj if v in self.scope)
+        return sorted(alive, key=lambda vertex: vertex)
 
     def solve(self) -> dict[int, int]:
         """A maximum-weight matching, as a map from each matched vertex to its mate."""
-        graph = nx.Graph()
-        graph.add_nodes_from(sorted(self.adj, key=lambda vertex: vertex))
-        for u in sorted(self.adj, key=lambda vertex: vertex):
-            for v, weight in self.adj[u].items():
-                if u < v:
-                    graph.add_edge(u, v, weight=weight)
-        mate: dict[int, int] = {}
-        for u, v in nx.max_weight_matching(graph, maxcardinality=False):
-            mate[u] = v
-            mate[v] = u
-        return mate
+        vertices = self.vertices()
+        edges: list[tuple[int, int, int]] = []
+        for position, u in enumerate(vertices):
+            for v in vertices[position + 1 :]:
+                weight = self.weight(u, v)
+                if weight > 0:
+                    edges.append((u, v, weight))
+        return _max_weight_matching(vertices, edges)
+
+
+def _max_weight_matching(
+    vertices: Sequence[int], edges: Sequence[tuple[int, int, int]]
+) -> dict[int, int]:
+    """A maximum-weight matching of positive-weight edges, as a map from vertex to mate."""
+    graph = nx.Graph()
+    graph.add_nodes_from(vertices)
+    for u, v, weight in edges:
+        graph.add_edge(u, v, weight=weight)
+    mate: dict[int, int] = {}
+    for u, v in nx.max_weight_matching(graph, maxcardinality=False):
+        mate[u] = v
+        mate[v] = u
+    return mate
 
 
 # ---------------------------------------------------------------------------
@@ -575,21 +627,16 @@ class _Weights:
             self._compat[key] = known
         return known
 
-    def plain(self, u: int, v: int) -> int:
-        """Weight of a pair outside the current and next bracket: completion only (C4, C2)."""
-        if not self.compatible(u, v):
-            return 0
-        return _top(u, v, self.bye) << self.layout.shift["top"]
-
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
-        """Weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket."""
+        """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
+        without the completion field, which the solver adds."""
         if not self.compatible(hi, lo):
             return 0
         layout = self.layout
         shift = layout.shift
         hs = self.states[hi]
         ls = self.states[lo]
-        weight = _top(hi, lo, self.bye) << shift["top"]
+        weight = 0
         if in_current:
             weight |= 1 << shift["c6"]
             weight |= layout.level_digit(hs.level) << shift["c7"]
@@ -644,23 +691,95 @@ class _Weights:
 # ---------------------------------------------------------------------------
 
 
+def _blocked_pairs(
+    states: Sequence[_State], forbidden: frozenset[frozenset[int]]
+) -> list[list[int]]:
+    """Per player, the players he may not meet for C1 (met before, or forbidden)."""
+    index_of = {state.number: index for index, state in enumerate(states)}
+    blocked: list[list[int]] = [
+        sorted((index_of[number] for number in state.met if number in index_of), key=int)
+        for state in states
+    ]
+    for pair in sorted(forbidden, key=sorted):
+        numbers = sorted(pair)
+        if len(numbers) == 2 and numbers[0] in index_of and numbers[1] in index_of:
+            first, second = index_of[numbers[0]], index_of[numbers[1]]
+            blocked[first].append(second)
+            blocked[second].append(first)
+    return blocked
+
+
+def _c3_class(state: _State) -> Colour | None:
+    """The colour of a non-topscorer's absolute preference: two such players of the same
+    colour may not meet (C3)."""
+    return state.preference if state.absolute and not state.topscorer else None
+
+
+def _dirac(
+    states: Sequence[_State],
+    blocked: Sequence[Sequence[int]],
+    upper: Iterable[int],
+    lower: Iterable[int],
+) -> bool:
+    """Whether every player of ``upper`` and ``lower`` is compatible with at least half of
+    all of them among the ``lower`` players alone.
+
+    Then (Dirac's theorem) the players of ``lower`` together with any of the ``upper`` ones
+    have a Hamiltonian cycle: they can be paired completely, or, for an odd number, completely
+    but for any one player chosen beforehand.
+    """
+    lower_set = frozenset(lower)
+    everybody = [*upper, *lower_set]
+    total = len(everybody)
+    if len(lower_set) < 3:
+        return False
+    classes: dict[Colour, int] = {}
+    for index in lower_set:
+        colour = _c3_class(states[index])
+        if colour is not None:
+            classes[colour] = classes.get(colour, 0) + 1
+    for index in everybody:
+        degree = len(lower_set) - (index in lower_set)
+        colour = _c3_class(states[index])
+        if colour is not None:
+            degree -= classes.get(colour, 0)
+        degree -= sum(1 for other in blocked[index] if other in lower_set)
+        if 2 * degree < total:
+            return False
+    return True
+
+
 def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]]) -> _ByeContext:
     """Check C4 for the whole round and, for an odd number of players, apply C2 and C5."""
     n = len(states)
     eligible = frozenset(index for index, state in enumerate(states) if state.bye_eligible)
     odd = n % 2 == 1
     probe = _ByeContext(candidates=eligible if odd else frozenset(), score=None, c9_value={})
+    top_score = states[0].score
+    if _dirac(states, _blocked_pairs(states, forbidden), (), range(n)):
+        # Any player can be left out of a complete pairing: no PAB for an even number, else
+        # the PAB goes to the lowest eligible scoregroup (C5). Only when that is the top
+        # scoregroup does C9's first-bracket rule need an actual matching.
+        if not odd:
+            return _ByeContext(candidates=frozenset(), score=None, c9_value={})
+        if not eligible:
+            raise NoLegalPairingError(
+                "Every player who could take the pairing-allocated bye has already scored a "
+                "win without playing (C.04.3 C2)."
+            )
+        lowest = min(states[index].score for index in eligible)
+        if lowest < top_score:
+            return _bye_context(states, eligible, lowest, first=False)
     level_bits = (n * (max((s.level for s in states), default=0) + 1)).bit_length() + 1
     top_bits = n.bit_length() + 1
-    top_score = states[0].score
-    graph = _Graph(range(n))
+    edges: list[tuple[int, int, int]] = []
     for u in range(n):
         for v in range(u + 1, n):
             if _compatible(states[u], states[v], forbidden):
                 weight = (_top(u, v, probe) << level_bits) + states[u].level + states[v].level
                 weight = (weight << top_bits) + int(states[v].score >= top_score)
-                graph.set(u, v, weight)
-    mate = graph.solve()
+                edges.append((u, v, weight))
+    mate = _max_weight_matching(range(n), edges)
     unmatched = [index for index in range(n) if index not in mate]
     if len(unmatched) > (1 if odd else 0):
         raise NoLegalPairingError(
@@ -676,6 +795,19 @@ def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]
             "win without playing (C.04.3 C2)."
         )
     score = states[assignee].score
+    # C9 acts in the first bracket when the PAB goes to a player of the top scoregroup and
+    # that scoregroup downfloats nobody else.
+    first = score >= top_score and all(
+        index not in mate or states[mate[index]].score >= top_score
+        for index, state in enumerate(states)
+        if state.score >= top_score
+    )
+    return _bye_context(states, eligible, score, first=first)
+
+
+def _bye_context(
+    states: Sequence[_State], eligible: frozenset[int], score: Fraction, *, first: bool
+) -> _ByeContext:
     candidates = frozenset(index for index in eligible if states[index].score <= score)
     most = max(state.played_games for state in states)
     # C9: pairing a player with fewer played games is worth more, so the PAB goes to the
@@ -685,13 +817,6 @@ def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]
         for index, state in enumerate(states)
         if state.score == score
     }
-    # C9 acts in the first bracket when the PAB goes to a player of the top scoregroup and
-    # that scoregroup downfloats nobody else.
-    first = score >= top_score and all(
-        index not in mate or states[mate[index]].score >= top_score
-        for index, state in enumerate(states)
-        if state.score >= top_score
-    )
     return _ByeContext(
         candidates=candidates, score=score, c9_value=c9_value, c9_first_bracket=first
     )
@@ -713,10 +838,8 @@ class _RoundPairer:
         self.layout = _Layout(states, rounds_played, c9_width)
         self.weights = _Weights(states, self.layout, bye, forbidden)
         self.bye = bye
-        self.graph = _Graph(range(n))
-        for u in range(n):
-            for v in range(u + 1, n):
-                self.graph.set(u, v, self.weights.plain(u, v))
+        self.graph = _Graph(range(n), self.weights)
+        self.blocked = _blocked_pairs(states, forbidden)
         self.pairs: list[tuple[int, int]] = []
         self.base: dict[tuple[int, int], int] = {}
         self.last_mate: dict[int, int] = {}
@@ -805,6 +928,7 @@ class _RoundPairer:
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
                 graph.set(first, second, 0)
+        graph.scope = self._scope(members)
         mate = graph.solve()
         resident_lo = residents[0] if residents else len(self.states)
         resident_hi = resident_lo + len(residents)
@@ -873,11 +997,21 @@ class _RoundPairer:
         carried = [index for index in bracket if index in graph.adj]
         return carried + list(following)
 
+    def _scope(self, members: Sequence[int]) -> frozenset[int] | None:
+        """The bracket and the next one, when the players below them need not be solved with
+        them: they are well connected (see :func:`_dirac`) and, for an odd number of players,
+        one of them can take the PAB, so every pairing of the two brackets completes the round
+        with the same (best) C4-C5 outcome."""
+        member_set = frozenset(members)
+        lower = [index for index in self.graph.adj if index not in member_set]
+        if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
+            return None
+        if not _dirac(self.states, self.blocked, members, lower):
+            return None
+        return member_set
+
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
-        keep = set(allowed)
-        for other in list(self.graph.adj[index]):
-            if other not in keep:
-                self.graph.set(index, other, 0)
+        self.graph.restrict(index, allowed)
 
     def _pair_remainder(
         self,
