@@ -695,7 +695,7 @@ def _blocked_pairs(
     states: Sequence[_State], forbidden: frozenset[frozenset[int]]
 ) -> list[list[int]]:
     """Per player, the players he may not meet for C1 (met before, or forbidden)."""
-    index_of = {state.number: index for index, state in enumerate(states)}
+    index_of: dict[int, int] = {state.number: index for index, state in enumerate(states)}
     blocked: list[list[int]] = [
         sorted((index_of[number] for number in state.met if number in index_of), key=int)
         for state in states
