@@ -72,7 +72,7 @@ Points the text leaves to the implementer, and how this module decides them
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
@@ -411,12 +411,15 @@ class _Graph:
     leaving them out makes each matching far smaller.
     """
 
-    __slots__ = ("adj", "restricted", "scope", "weights")
+    __slots__ = ("adj", "guaranteed", "lower", "lower_matching", "restricted", "scope", "weights")
 
     def __init__(self, vertices: Iterable[int], weights: _Weights) -> None:
         self.adj: dict[int, dict[int, int]] = {vertex: {} for vertex in vertices}
         self.restricted: set[int] = set()
         self.scope: frozenset[int] | None = None
+        self.lower: list[int] = []
+        self.guaranteed = False
+        self.lower_matching: dict[int, int] | None = None
         self.weights = weights
 
     def set(self, u: int, v: int, weight: int) -> None:
@@ -460,7 +463,55 @@ class _Graph:
         return sorted(alive, key=lambda vertex: vertex)
 
     def solve(self) -> dict[int, int]:
-        """A maximum-weight matching, as a map from each matched vertex to its mate."""
+        """A maximum-weight matching, as a map from each matched vertex to its mate.
+
+        With a scope, the matching of the scope's players is one of the whole field's maximum
+        weight matchings restricted to them: either Dirac's condition shows that whatever
+        they leave over completes the round, or a completion is found for the leftover.
+        Otherwise the whole field is solved.
+        """
+        mate = self._solve()
+        if self.scope is None or self._completes(mate):
+            return mate
+        scope, self.scope = self.scope, None
+        try:
+            return self._solve()
+        finally:
+            self.scope = scope
+
+    def _completes(self, mate: Mapping[int, int]) -> bool:
+        leftover = [vertex for vertex in self.vertices() if vertex not in mate]
+        if any(vertex in self.restricted for vertex in leftover):
+            return False
+        if self.guaranteed:
+            return True
+        compatible = self.weights.compatible
+        candidates = self.weights.bye.candidates
+        lower_set = frozenset(self.lower)
+
+        def bye_allowed(vertex: int) -> bool:
+            return vertex in candidates and vertex in lower_set
+
+        if self.lower_matching is None:
+            # Pairs among the lower players alone, the start of every completion.
+            lower = self.lower
+            start: dict[int, int] = {}
+            for vertex in lower:
+                if vertex not in start:
+                    _alternating_search(
+                        vertex,
+                        start,
+                        lambda u: (v for v in lower if v != u and compatible(u, v)),
+                        lambda _: True,
+                        to_free=True,
+                    )
+            self.lower_matching = start
+        completion = _complete_matching(
+            leftover, self.lower, compatible, bye_allowed, self.lower_matching
+        )
+        return completion is not None
+
+    def _solve(self) -> dict[int, int]:
         vertices = self.vertices()
         edges: list[tuple[int, int, int]] = []
         for position, u in enumerate(vertices):
@@ -715,6 +766,94 @@ def _c3_class(state: _State) -> Colour | None:
     return state.preference if state.absolute and not state.topscorer else None
 
 
+def _alternating_search(
+    start: int,
+    matching: dict[int, int],
+    neighbours: Callable[[int], Iterable[int]],
+    goal: Callable[[int], bool],
+    *,
+    to_free: bool,
+) -> bool:
+    """Grow alternating paths from the unmatched ``start``; flip the first that ends well.
+
+    With ``to_free``, a path ends at another unmatched player accepted by ``goal`` (an
+    augmenting path: one more pair). Otherwise it ends by freeing a matched player accepted by
+    ``goal`` (``start`` is matched instead). Only simple paths are grown, so a path found is
+    always valid; a path may be missed (blossoms), which callers treat as "not found".
+    """
+    parent: dict[int, int] = {start: start}
+    queue = [start]
+    for outer in queue:
+        for other in neighbours(outer):
+            if other in parent:
+                continue
+            partner = matching.get(other)
+            if partner is None:
+                if not to_free or not goal(other):
+                    continue
+                tail, head = outer, other
+            elif partner in parent:
+                continue
+            elif not to_free and goal(partner):
+                del matching[partner]
+                tail, head = outer, other
+            else:
+                parent[other] = outer
+                parent[partner] = other
+                queue.append(partner)
+                continue
+            while True:
+                previous = matching.get(tail) if tail != start else None
+                matching[tail] = head
+                matching[head] = tail
+                if previous is None:
+                    return True
+                head = previous
+                tail = parent[previous]
+    return False
+
+
+def _complete_matching(
+    upper: Sequence[int],
+    lower: Sequence[int],
+    compatible: Callable[[int, int], bool],
+    bye_allowed: Callable[[int], bool],
+    start: Mapping[int, int],
+) -> dict[int, int] | None:
+    """A pairing of all of ``upper`` and ``lower`` that pairs ``upper`` players only with
+    ``lower`` ones, leaving out nobody or (for an odd number) one player ``bye_allowed``.
+
+    Grown by augmenting paths from ``start`` (a matching of ``lower`` players). None when
+    none was found, which does not prove that there is none.
+    """
+    upper_set = frozenset(upper)
+
+    def neighbours(vertex: int) -> Iterable[int]:
+        if vertex in upper_set:
+            return (other for other in lower if compatible(vertex, other))
+        return (
+            other
+            for group in (upper, lower)
+            for other in group
+            if other != vertex and compatible(vertex, other)
+        )
+
+    matching = dict(start)
+    everybody = [*upper, *lower]
+    for vertex in everybody:
+        if vertex not in matching:
+            _alternating_search(vertex, matching, neighbours, lambda _: True, to_free=True)
+    left = [vertex for vertex in everybody if vertex not in matching]
+    if not left:
+        return matching
+    if len(left) > 1:
+        return None
+    if bye_allowed(left[0]):
+        return matching
+    found = _alternating_search(left[0], matching, neighbours, bye_allowed, to_free=False)
+    return matching if found else None
+
+
 def _dirac(
     states: Sequence[_State],
     blocked: Sequence[Sequence[int]],
@@ -928,7 +1067,7 @@ class _RoundPairer:
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
                 graph.set(first, second, 0)
-        graph.scope = self._scope(members)
+        self._set_scope(members)
         mate = graph.solve()
         resident_lo = residents[0] if residents else len(self.states)
         resident_hi = resident_lo + len(residents)
@@ -997,18 +1136,22 @@ class _RoundPairer:
         carried = [index for index in bracket if index in graph.adj]
         return carried + list(following)
 
-    def _scope(self, members: Sequence[int]) -> frozenset[int] | None:
-        """The bracket and the next one, when the players below them need not be solved with
-        them: they are well connected (see :func:`_dirac`) and, for an odd number of players,
-        one of them can take the PAB, so every pairing of the two brackets completes the round
-        with the same (best) C4-C5 outcome."""
+    def _set_scope(self, members: Sequence[int]) -> None:
+        """Solve the bracket and the next one without the players below them when a solve can
+        show that its pairing of the two brackets completes the round with the best C4-C5
+        outcome (see :class:`_Graph`)."""
+        graph = self.graph
         member_set = frozenset(members)
-        lower = [index for index in self.graph.adj if index not in member_set]
+        lower = [index for index in sorted(graph.adj, key=int) if index not in member_set]
+        graph.scope = None
+        graph.lower = lower
+        graph.lower_matching = None
+        if not lower:
+            return
         if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
-            return None
-        if not _dirac(self.states, self.blocked, members, lower):
-            return None
-        return member_set
+            return
+        graph.scope = member_set
+        graph.guaranteed = _dirac(self.states, self.blocked, members, lower)
 
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
         self.graph.restrict(index, allowed)
