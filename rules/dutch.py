@@ -458,6 +458,14 @@ class _Graph:
             return 0
         return explicit + (_top(u, v, weights.bye) << top_shift)
 
+    def full_weight(self, u: int, v: int) -> int:
+        """The weight of the pair when the whole field is solved."""
+        scope, self.scope = self.scope, None
+        try:
+            return self.weight(u, v)
+        finally:
+            self.scope = scope
+
     def vertices(self) -> list[int]:
         alive = self.adj if self.scope is None else (v for v in self.adj if v in self.scope)
         return sorted(alive, key=lambda vertex: vertex)
@@ -1110,19 +1118,18 @@ class _RoundPairer:
                         graph.set(index, resident, 0)
         # Their opponents: each takes the highest resident the criteria allow.
         for index in chosen:
-            bonus = 0
-            best: int | None = None
-            for resident in reversed(residents):
-                if resident not in graph.adj:
-                    continue
-                base = self._base(index, resident)
-                if base:
-                    graph.set(index, resident, base + bonus)
-                    bonus += 1
-                    best = resident
-            # The current matching is optimal; if it already gives the highest resident, the
-            # bonus cannot change it.
-            if mate.get(index) != best:
+            best = next((r for r in residents if r in graph.adj and self._base(index, r)), None)
+            # The current matching is optimal; if it already gives (or a swap gives at no
+            # cost) the highest resident, the bonus cannot change it.
+            if mate.get(index) != best and not self._swap(mate, index, best):
+                bonus = 0
+                for resident in reversed(residents):
+                    if resident not in graph.adj:
+                        continue
+                    base = self._base(index, resident)
+                    if base:
+                        graph.set(index, resident, base + bonus)
+                        bonus += 1
                 mate = graph.solve()
             opponent = mate.get(index)
             if opponent is None:  # pragma: no cover - the restriction guarantees a mate
@@ -1152,6 +1159,24 @@ class _RoundPairer:
             return
         graph.scope = member_set
         graph.guaranteed = _dirac(self.states, self.blocked, members, lower)
+
+    def _swap(self, mate: dict[int, int], player: int, target: int | None) -> bool:
+        """Give ``player`` the ``target`` by swapping partners with the target's opponent, if
+        that costs nothing: then ``mate``, a maximum-weight matching, stays one."""
+        current = mate.get(player)
+        other = None if target is None else mate.get(target)
+        if target is None or current is None or other is None:
+            return False
+        weight = self.graph.full_weight
+        gained = weight(player, target)
+        kept = weight(current, other)
+        if not gained or not kept:
+            return False
+        if gained + kept != weight(player, current) + weight(target, other):
+            return False
+        mate[player], mate[target] = target, player
+        mate[current], mate[other] = other, current
+        return True
 
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
         self.graph.restrict(index, allowed)
@@ -1252,17 +1277,23 @@ class _RoundPairer:
         for player in remainder:
             if player not in graph.adj or not in_s1_role(player, mate):
                 continue
-            bonus = 0
-            best: int | None = None
-            for other in reversed(remainder):
-                if other <= player or other not in graph.adj:
-                    continue
-                base = self._base(player, other)
-                if base:
-                    graph.set(player, other, base + bonus)
-                    best = other
-                bonus += 1
-            if mate.get(player) != best:
+            best = next(
+                (
+                    other
+                    for other in remainder
+                    if other > player and other in graph.adj and self._base(player, other)
+                ),
+                None,
+            )
+            if mate.get(player) != best and not self._swap(mate, player, best):
+                bonus = 0
+                for other in reversed(remainder):
+                    if other <= player or other not in graph.adj:
+                        continue
+                    base = self._base(player, other)
+                    if base:
+                        graph.set(player, other, base + bonus)
+                    bonus += 1
                 mate = graph.solve()
             self._finalize(player, mate[player])
         return mate
