@@ -411,7 +411,18 @@ class _Graph:
     leaving them out makes each matching far smaller.
     """
 
-    __slots__ = ("adj", "guaranteed", "lower", "lower_matching", "restricted", "scope", "weights")
+    __slots__ = (
+        "adj",
+        "bracket",
+        "following",
+        "following_matching",
+        "guaranteed",
+        "lower",
+        "lower_matching",
+        "restricted",
+        "scope",
+        "weights",
+    )
 
     def __init__(self, vertices: Iterable[int], weights: _Weights) -> None:
         self.adj: dict[int, dict[int, int]] = {vertex: {} for vertex in vertices}
@@ -420,6 +431,9 @@ class _Graph:
         self.lower: list[int] = []
         self.guaranteed = False
         self.lower_matching: dict[int, int] | None = None
+        self.bracket: frozenset[int] | None = None
+        self.following: list[int] = []
+        self.following_matching: dict[int, int] | None = None
         self.weights = weights
 
     def set(self, u: int, v: int, weight: int) -> None:
@@ -476,24 +490,52 @@ class _Graph:
         With a scope, the matching of the scope's players is one of the whole field's maximum
         weight matchings restricted to them: either Dirac's condition shows that whatever
         they leave over completes the round, or a completion is found for the leftover.
-        Otherwise the whole field is solved.
+        Before that, the current bracket alone is tried (``bracket``): its matching is one of
+        the best when a completion is found in which the next bracket does as well as it can
+        on C8 with the players it leaves over. Otherwise the whole field is solved.
         """
-        mate = self._solve()
-        if self.scope is None or self._completes(mate):
-            return mate
-        scope, self.scope = self.scope, None
+        scope = self.scope
         try:
+            if self.bracket is not None:
+                self.scope = self.bracket
+                mate = self._solve()
+                if self._next_bracket_completes(mate):
+                    return mate
+                self.scope = scope
+            mate = self._solve()
+            if scope is None or self._completes(mate):
+                return mate
+            self.scope = None
             return self._solve()
         finally:
             self.scope = scope
 
-    def _completes(self, mate: Mapping[int, int]) -> bool:
+    def _leftover(self, mate: Mapping[int, int]) -> list[int] | None:
+        """The scope's players the matching leaves unpaired; None if one of them must be
+        paired in the scope."""
         leftover = [vertex for vertex in self.vertices() if vertex not in mate]
         if any(vertex in self.restricted for vertex in leftover):
-            return False
-        if self.guaranteed:
-            return True
+            return None
+        return leftover
+
+    def _start(self, group: Sequence[int]) -> dict[int, int]:
+        """Pairs among the players of a group alone, the start of completions."""
         compatible = self.weights.compatible
+        start: dict[int, int] = {}
+        for vertex in group:
+            if vertex not in start:
+                _alternating_search(
+                    vertex,
+                    start,
+                    lambda u: (v for v in group if v != u and compatible(u, v)),
+                    lambda _: True,
+                    to_free=True,
+                )
+        return start
+
+    def _lower_completes(self, upper: Sequence[int]) -> bool:
+        """Whether ``upper`` players (none of them to take the PAB) and the lower players can
+        all be paired, each ``upper`` one with a lower one."""
         candidates = self.weights.bye.candidates
         lower_set = frozenset(self.lower)
 
@@ -501,23 +543,41 @@ class _Graph:
             return vertex in candidates and vertex in lower_set
 
         if self.lower_matching is None:
-            # Pairs among the lower players alone, the start of every completion.
-            lower = self.lower
-            start: dict[int, int] = {}
-            for vertex in lower:
-                if vertex not in start:
-                    _alternating_search(
-                        vertex,
-                        start,
-                        lambda u: (v for v in lower if v != u and compatible(u, v)),
-                        lambda _: True,
-                        to_free=True,
-                    )
-            self.lower_matching = start
+            self.lower_matching = self._start(self.lower)
         completion = _complete_matching(
-            leftover, self.lower, compatible, bye_allowed, self.lower_matching
+            upper, self.lower, self.weights.compatible, bye_allowed, self.lower_matching
         )
         return completion is not None
+
+    def _completes(self, mate: Mapping[int, int]) -> bool:
+        leftover = self._leftover(mate)
+        if leftover is None:
+            return False
+        return self.guaranteed or self._lower_completes(leftover)
+
+    def _next_bracket_completes(self, mate: Mapping[int, int]) -> bool:
+        """Whether the current bracket's leftover all meet next-bracket players, the other
+        next-bracket players meet each other (but for one, for an odd number) and the rest of
+        the round completes: the most pairs C8 can count, with the most points, for the
+        scores that C6-C7 (already best) let down."""
+        leftover = self._leftover(mate)
+        following = self.following
+        if leftover is None or len(leftover) > len(following):
+            return False
+        following_set = frozenset(following)
+        if self.following_matching is None:
+            self.following_matching = self._start(following)
+        inner = _complete_matching(
+            leftover,
+            following,
+            self.weights.compatible,
+            lambda vertex: vertex in following_set,
+            self.following_matching,
+        )
+        if inner is None:
+            return False
+        spare = [vertex for vertex in following if vertex not in inner]
+        return self._lower_completes(spare)
 
     def _solve(self) -> dict[int, int]:
         vertices = self.vertices()
@@ -1075,7 +1135,7 @@ class _RoundPairer:
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
                 graph.set(first, second, 0)
-        self._set_scope(members)
+        self._set_scope(bracket, following, members)
         mate = graph.solve()
         resident_lo = residents[0] if residents else len(self.states)
         resident_hi = resident_lo + len(residents)
@@ -1143,7 +1203,9 @@ class _RoundPairer:
         carried = [index for index in bracket if index in graph.adj]
         return carried + list(following)
 
-    def _set_scope(self, members: Sequence[int]) -> None:
+    def _set_scope(
+        self, bracket: Sequence[int], following: list[int], members: Sequence[int]
+    ) -> None:
         """Solve the bracket and the next one without the players below them when a solve can
         show that its pairing of the two brackets completes the round with the best C4-C5
         outcome (see :class:`_Graph`)."""
@@ -1151,14 +1213,19 @@ class _RoundPairer:
         member_set = frozenset(members)
         lower = [index for index in sorted(graph.adj, key=int) if index not in member_set]
         graph.scope = None
+        graph.bracket = None
         graph.lower = lower
         graph.lower_matching = None
+        graph.following = following
+        graph.following_matching = None
         if not lower:
             return
         if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
             return
         graph.scope = member_set
         graph.guaranteed = _dirac(self.states, self.blocked, members, lower)
+        if following:
+            graph.bracket = frozenset(bracket)
 
     def _swap(self, mate: dict[int, int], player: int, target: int | None) -> bool:
         """Give ``player`` the ``target`` by swapping partners with the target's opponent, if
