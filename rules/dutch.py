@@ -1245,6 +1245,34 @@ class _RoundPairer:
         mate[current], mate[other] = other, current
         return True
 
+    def _natural_roles(self, mate: dict[int, int], s1: Sequence[int], s2: Sequence[int]) -> None:
+        """Swap partners at no cost between S1-S1 and S2-S2 pairs of ``mate`` (a maximum-weight
+        matching, which stays one) so that S1 players meet S2 players where possible."""
+        s1_set = frozenset(s1)
+        s2_set = frozenset(s2)
+        weight = self.graph.full_weight
+        for first in s1:
+            second = mate.get(first)
+            if second is None or second not in s1_set or second < first:
+                continue
+            for third in s2:
+                fourth = mate.get(third)
+                if fourth is None or fourth not in s2_set:
+                    continue
+                before = weight(first, second) + weight(third, fourth)
+                for a, b in ((third, fourth), (fourth, third)):
+                    if (
+                        weight(first, a)
+                        and weight(second, b)
+                        and weight(first, a) + weight(second, b) == before
+                    ):
+                        mate[first], mate[a] = a, first
+                        mate[second], mate[b] = b, second
+                        break
+                else:
+                    continue
+                break
+
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
         self.graph.restrict(index, allowed)
 
@@ -1280,6 +1308,7 @@ class _RoundPairer:
             )
             return base + addend
 
+        self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
         for position, lower in enumerate(remainder):
             for higher in remainder[:position]:
                 graph.set(higher, lower, exchange_weight(higher, lower))
