@@ -72,6 +72,7 @@ Points the text leaves to the implementer, and how this module decides them
 from __future__ import annotations
 
 import enum
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -1245,6 +1246,116 @@ class _RoundPairer:
         mate[current], mate[other] = other, current
         return True
 
+    def _assign_s1(
+        self,
+        mate: dict[int, int],
+        remainder: Sequence[int],
+        in_s1_role: Callable[[int, Mapping[int, int]], bool],
+    ) -> bool:
+        """Let each S1-role player, in order, take the highest S2-role opponent an optimal
+        matching allows, when the remainder is paired completely within itself.
+
+        The remainder's pairs are then an assignment problem of their own: ``mate`` gives an
+        optimal assignment, from which dual prices follow (longest paths, no positive cycle
+        as it is optimal). The optimal assignments are exactly the perfect matchings of the
+        tight pairs, so a player can take an opponent when that pair is tight and an
+        alternating path of tight pairs re-pairs the others. The same choices as re-solving
+        with bonuses, without re-solving. Returns False (nothing changed) otherwise.
+        """
+        graph = self.graph
+        alive = [index for index in remainder if index in graph.adj]
+        s1 = [index for index in alive if in_s1_role(index, mate)]
+        s1_set = frozenset(s1)
+        s2 = [index for index in alive if index not in s1_set]
+        if len(s1) != len(s2) or any(mate.get(index) not in s1_set for index in s2):
+            return False
+        weight = graph.full_weight
+        edges = {
+            first: {second: w for second in s2 if second > first and (w := weight(first, second))}
+            for first in s1
+        }
+        # Prices of S1 players: u[a] >= u[b's mate] + w(a, b) - w(b's mate, b) for every pair.
+        price = dict.fromkeys(s1, 0)
+        arcs: dict[int, list[tuple[int, int]]] = {first: [] for first in s1}
+        for first in s1:
+            for second, w in edges[first].items():
+                holder = mate[second]
+                if holder != first:
+                    arcs[holder].append((first, w - edges[holder][second]))
+        queue = deque(s1)
+        queued = set(s1)
+        rounds = 0
+        while queue:
+            rounds += 1
+            if rounds > len(s1) * len(s1) + len(s1):  # pragma: no cover - mate is optimal
+                return False
+            current = queue.popleft()
+            queued.discard(current)
+            for target, length in arcs[current]:
+                if price[current] + length > price[target]:
+                    price[target] = price[current] + length
+                    if target not in queued:
+                        queue.append(target)
+                        queued.add(target)
+
+        def tight(first: int, second: int) -> bool:
+            holder = mate[second]
+            return price[first] + edges[holder][second] - price[holder] == edges[first].get(second)
+
+        for player in s1:
+            opponent = mate[player]
+            for candidate in s2:
+                if candidate not in graph.adj or candidate not in edges[player]:
+                    continue
+                if candidate == opponent:
+                    break
+                if tight(player, candidate) and self._tight_path(
+                    mate, player, candidate, edges, tight
+                ):
+                    opponent = candidate
+                    break
+            self._finalize(player, opponent)
+        return True
+
+    def _tight_path(
+        self,
+        mate: dict[int, int],
+        player: int,
+        candidate: int,
+        edges: Mapping[int, Mapping[int, int]],
+        tight: Callable[[int, int], bool],
+    ) -> bool:
+        """Re-pair by tight pairs so that ``player`` meets ``candidate``; False if impossible."""
+        graph = self.graph
+        freed = mate[player]
+        start = mate[candidate]
+        parent: dict[int, int] = {start: start}
+        queue = [start]
+        for first in queue:
+            for second in edges[first]:
+                if second == candidate or second not in graph.adj or not tight(first, second):
+                    continue
+                if second == freed:
+                    # Flip the path: first - freed, then back to start.
+                    while True:
+                        previous = mate[first] if first != start else candidate
+                        mate[first] = second
+                        mate[second] = first
+                        if first == start:
+                            break
+                        second = previous
+                        first = parent[previous]
+                    mate[player] = candidate
+                    mate[candidate] = player
+                    return True
+                holder = mate[second]
+                if holder in parent or holder == player:
+                    continue
+                parent[holder] = first
+                parent[second] = first
+                queue.append(holder)
+        return False
+
     def _natural_roles(self, mate: dict[int, int], s1: Sequence[int], s2: Sequence[int]) -> None:
         """Swap partners at no cost between S1-S1 and S2-S2 pairs of ``mate`` (a maximum-weight
         matching, which stays one) so that S1 players meet S2 players where possible."""
@@ -1370,6 +1481,8 @@ class _RoundPairer:
                     self._set_base(higher, lower, 0)
                 graph.set(higher, lower, self._base(higher, lower))
         # Each S1 player, in order, takes the highest opponent the criteria allow.
+        if self._assign_s1(mate, remainder, in_s1_role):
+            return mate
         for player in remainder:
             if player not in graph.adj or not in_s1_role(player, mate):
                 continue
