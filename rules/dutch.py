@@ -525,6 +525,19 @@ class _Graph:
         start: dict[int, int] = {}
         for vertex in group:
             if vertex not in start:
+                partner = next(
+                    (
+                        other
+                        for other in group
+                        if other != vertex and other not in start and compatible(vertex, other)
+                    ),
+                    None,
+                )
+                if partner is not None:
+                    start[vertex] = partner
+                    start[partner] = vertex
+        for vertex in group:
+            if vertex not in start:
                 _alternating_search(
                     vertex,
                     start,
@@ -737,15 +750,15 @@ class _Weights:
         self.layout = layout
         self.bye = bye
         self.forbidden = forbidden
-        self._compat: dict[tuple[int, int], bool] = {}
+        self.blocked = [frozenset(row) for row in _blocked_pairs(states, forbidden)]
+        self.c3 = [_c3_class(state) for state in states]
 
     def compatible(self, u: int, v: int) -> bool:
-        key = (u, v) if u < v else (v, u)
-        known = self._compat.get(key)
-        if known is None:
-            known = _compatible(self.states[u], self.states[v], self.forbidden)
-            self._compat[key] = known
-        return known
+        """Absolute criteria C1 and C3 (as :func:`_compatible`)."""
+        if v in self.blocked[u]:
+            return False
+        colour = self.c3[u]
+        return colour is None or colour is not self.c3[v]
 
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
         """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
