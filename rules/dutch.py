@@ -575,8 +575,12 @@ class _Graph:
         the round completes: the most pairs C8 can count, with the most points, for the
         scores that C6-C7 (already best) let down."""
         leftover = self._leftover(mate)
+        return leftover is not None and self.next_bracket_takes(leftover)
+
+    def next_bracket_takes(self, leftover: Sequence[int]) -> bool:
+        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket."""
         following = self.following
-        if leftover is None or len(leftover) > len(following):
+        if len(leftover) > len(following):
             return False
         following_set = frozenset(following)
         if self.following_matching is None:
@@ -1266,42 +1270,58 @@ class _RoundPairer:
         in_s1_role: Callable[[int, Mapping[int, int]], bool],
     ) -> bool:
         """Let each S1-role player, in order, take the highest S2-role opponent an optimal
-        matching allows, when the remainder is paired completely within itself.
+        matching allows, without re-solving.
 
-        The remainder's pairs are then an assignment problem of their own: ``mate`` gives an
-        optimal assignment, from which dual prices follow (longest paths, no positive cycle
-        as it is optimal). The optimal assignments are exactly the perfect matchings of the
-        tight pairs, so a player can take an opponent when that pair is tight and an
-        alternating path of tight pairs re-pairs the others. The same choices as re-solving
-        with bonuses, without re-solving. Returns False (nothing changed) otherwise.
+        The remainder's pairs form an assignment problem of their own when the remainder
+        pairs within itself, or, when it leaves S2-role players over, in the current bracket
+        alone (dummy S1 players take the leftover at no weight). ``mate`` gives an optimal
+        assignment, from which dual prices follow (longest paths: no positive cycle when it
+        is optimal). The optimal assignments are exactly the perfect matchings of the tight
+        pairs, so a player can take an opponent when that pair is tight and an alternating
+        path of tight pairs re-pairs the others; with a leftover, the new leftover must also
+        let the next bracket do its best (as for the bracket-alone solve). Returns False when
+        this does not apply; players already given their opponents stay paired.
         """
         graph = self.graph
         alive = [index for index in remainder if index in graph.adj]
         s1 = [index for index in alive if in_s1_role(index, mate)]
         s1_set = frozenset(s1)
         s2 = [index for index in alive if index not in s1_set]
-        if len(s1) != len(s2) or any(mate.get(index) not in s1_set for index in s2):
+        spare = len(s2) - len(s1)
+        assign: dict[int, int] = {}
+        for first in s1:
+            assign[first] = mate[first]
+            assign[mate[first]] = first
+        left = [index for index in s2 if index not in assign]
+        if spare < 0 or len(left) != spare:
+            return False
+        if spare and graph.bracket is None:
             return False
         weight = graph.full_weight
-        edges = {
+        edges: dict[int, dict[int, int]] = {
             first: {second: w for second in s2 if second > first and (w := weight(first, second))}
             for first in s1
         }
+        for number, second in enumerate(left):
+            dummy = -1 - number
+            edges[dummy] = dict.fromkeys(s2, 0)
+            assign[dummy] = second
+            assign[second] = dummy
         # Prices of S1 players: u[a] >= u[b's mate] + w(a, b) - w(b's mate, b) for every pair.
-        price = dict.fromkeys(s1, 0)
-        arcs: dict[int, list[tuple[int, int]]] = {first: [] for first in s1}
-        for first in s1:
-            for second, w in edges[first].items():
-                holder = mate[second]
+        price = dict.fromkeys(edges, 0)
+        arcs: dict[int, list[tuple[int, int]]] = {first: [] for first in edges}
+        for first, row in edges.items():
+            for second, w in row.items():
+                holder = assign[second]
                 if holder != first:
                     arcs[holder].append((first, w - edges[holder][second]))
-        queue = deque(s1)
-        queued = set(s1)
-        rounds = 0
+        queue = deque(edges)
+        queued = set(edges)
+        steps = 0
         while queue:
-            rounds += 1
-            if rounds > len(s1) * len(s1) + len(s1):  # pragma: no cover - mate is optimal
-                return False
+            steps += 1
+            if steps > len(edges) * len(edges) + len(edges):
+                return False  # a positive cycle: not optimal for the bracket alone
             current = queue.popleft()
             queued.discard(current)
             for target, length in arcs[current]:
@@ -1312,27 +1332,55 @@ class _RoundPairer:
                         queued.add(target)
 
         def tight(first: int, second: int) -> bool:
-            holder = mate[second]
+            holder = assign[second]
             return price[first] + edges[holder][second] - price[holder] == edges[first].get(second)
 
+        bracket = graph.bracket or frozenset()
         for player in s1:
-            opponent = mate[player]
+            opponent = assign[player]
             for candidate in s2:
                 if candidate not in graph.adj or candidate not in edges[player]:
                     continue
                 if candidate == opponent:
                     break
-                if tight(player, candidate) and self._tight_path(
-                    mate, player, candidate, edges, tight
-                ):
-                    opponent = candidate
-                    break
+                if not tight(player, candidate):
+                    continue
+                before = dict(assign)
+                if not self._tight_path(assign, player, candidate, edges, tight):
+                    continue
+                if spare:
+                    leftover = [
+                        index
+                        for index in bracket
+                        if index in graph.adj and assign.get(index, -1) < 0
+                    ]
+                    if not graph.next_bracket_takes(leftover):
+                        # Not shown to be optimal for the whole round: re-solve from here.
+                        assign.clear()
+                        assign.update(before)
+                        self._sync(mate, assign)
+                        return False
+                opponent = candidate
+                break
+            mate[player], mate[opponent] = opponent, player
             self._finalize(player, opponent)
+        self._sync(mate, assign)
         return True
+
+    @staticmethod
+    def _sync(mate: dict[int, int], assign: Mapping[int, int]) -> None:
+        """Copy the assignment's pairs into ``mate``; players left over get no mate."""
+        for first, second in assign.items():
+            if first < 0:
+                continue
+            if second < 0:
+                mate.pop(first, None)
+            else:
+                mate[first] = second
 
     def _tight_path(
         self,
-        mate: dict[int, int],
+        mate: dict[int, int],  # the assignment, dummies included
         player: int,
         candidate: int,
         edges: Mapping[int, Mapping[int, int]],
@@ -1393,6 +1441,42 @@ class _RoundPairer:
                         mate[first], mate[a] = a, first
                         mate[second], mate[b] = b, second
                         break
+                else:
+                    continue
+                break
+        graph = self.graph
+        bracket = graph.bracket
+        if bracket is None:
+            return
+        # An S1 player left over while two S2 players meet: he can take one of them at no
+        # cost for the bracket alone; the matching stays one of the best when the new
+        # leftover still lets the next bracket do its best (see _Graph.solve).
+        for first in s1:
+            partner = mate.get(first)
+            if partner is not None and partner in bracket:
+                continue
+            for third in s2:
+                fourth = mate.get(third)
+                if fourth is None or fourth not in s2_set or fourth < third:
+                    continue
+                before = graph.adj[third].get(fourth, 0)
+                for taken, freed in ((third, fourth), (fourth, third)):
+                    if graph.adj[first].get(taken, 0) != before or not before:
+                        continue
+                    leftover = [
+                        index
+                        for index in bracket
+                        if index in graph.adj
+                        and index != first
+                        and (mate.get(index) not in bracket or index == freed)
+                    ]
+                    if not graph.next_bracket_takes(leftover):
+                        continue
+                    if partner is not None:
+                        mate.pop(partner, None)
+                    mate[first], mate[taken] = taken, first
+                    mate.pop(freed, None)
+                    break
                 else:
                     continue
                 break
