@@ -44,6 +44,20 @@ which S2 players, each S1 player's opponent) are then fixed one at a time in the
 2025 text, each time re-solving with a small bonus and keeping the bonus' choice only if it
 costs nothing on the criteria.
 
+Each answer the method reads from a matching (how many moved-down players of each score are
+paired, who is exchanged, each player's highest allowed opponent) is a property of the set of
+maximum-weight matchings, not of the one a solver happens to return, so the work is cut
+without changing any pairing:
+
+* A solve covers the current bracket alone, or with the next bracket, instead of every
+  unpaired player, when its result is shown to be optimal for the whole field: the players it
+  leaves over can be completed with lower players (found by augmenting paths, or guaranteed by
+  Dirac's condition) with the PAB to a lower candidate, and, for the bracket alone, the next
+  bracket then scores the most C8 allows. Otherwise the whole field is solved.
+* A choice is fixed without a re-solve when a zero-cost swap of two pairs already shows it,
+  and the S1 players' opponents are fixed on one assignment problem by dual prices and
+  alternating paths of tight pairs.
+
 Points the text leaves to the implementer, and how this module decides them
 --------------------------------------------------------------------------
 * Pairing numbers are the ``number`` of each :class:`SwissPlayer` (1 = highest ranked). The
@@ -523,20 +537,16 @@ class _Graph:
         """Pairs among the players of a group alone, the start of completions."""
         compatible = self.weights.compatible
         start: dict[int, int] = {}
+        waiting: list[int] = []
         for vertex in group:
-            if vertex not in start:
-                partner = next(
-                    (
-                        other
-                        for other in group
-                        if other != vertex and other not in start and compatible(vertex, other)
-                    ),
-                    None,
-                )
-                if partner is not None:
-                    start[vertex] = partner
-                    start[partner] = vertex
-        for vertex in group:
+            partner = next((other for other in waiting if compatible(vertex, other)), None)
+            if partner is None:
+                waiting.append(vertex)
+            else:
+                waiting.remove(partner)
+                start[vertex] = partner
+                start[partner] = vertex
+        for vertex in list(waiting):
             if vertex not in start:
                 _alternating_search(
                     vertex,
@@ -544,6 +554,8 @@ class _Graph:
                     lambda u: (v for v in group if v != u and compatible(u, v)),
                     lambda _: True,
                     to_free=True,
+                    free=[other for other in waiting if other not in start],
+                    adjacent=compatible,
                 )
         return start
 
@@ -859,6 +871,8 @@ def _alternating_search(
     goal: Callable[[int], bool],
     *,
     to_free: bool,
+    free: Sequence[int] = (),
+    adjacent: Callable[[int, int], bool] | None = None,
 ) -> bool:
     """Grow alternating paths from the unmatched ``start``; flip the first that ends well.
 
@@ -866,11 +880,22 @@ def _alternating_search(
     augmenting path: one more pair). Otherwise it ends by freeing a matched player accepted by
     ``goal`` (``start`` is matched instead). Only simple paths are grown, so a path found is
     always valid; a path may be missed (blossoms), which callers treat as "not found".
+    ``free`` (the unmatched players) and ``adjacent`` let an augmenting path end as soon as
+    it reaches a player next to one of them, before all neighbours are scanned.
     """
     parent: dict[int, int] = {start: start}
     queue = [start]
     for outer in queue:
-        for other in neighbours(outer):
+        shortcut = (
+            [
+                other
+                for other in free
+                if other not in parent and adjacent(outer, other) and goal(other)
+            ][:1]
+            if to_free and adjacent is not None
+            else []
+        )
+        for other in (*shortcut, *neighbours(outer)):
             if other in parent:
                 continue
             partner = matching.get(other)
@@ -924,11 +949,23 @@ def _complete_matching(
             if other != vertex and compatible(vertex, other)
         )
 
+    def adjacent(vertex: int, other: int) -> bool:
+        return (vertex not in upper_set or other not in upper_set) and compatible(vertex, other)
+
     matching = dict(start)
     everybody = [*upper, *lower]
-    for vertex in everybody:
+    free = [vertex for vertex in everybody if vertex not in matching]
+    for vertex in free:
         if vertex not in matching:
-            _alternating_search(vertex, matching, neighbours, lambda _: True, to_free=True)
+            _alternating_search(
+                vertex,
+                matching,
+                neighbours,
+                lambda _: True,
+                to_free=True,
+                free=[other for other in free if other not in matching],
+                adjacent=adjacent,
+            )
     left = [vertex for vertex in everybody if vertex not in matching]
     if not left:
         return matching
