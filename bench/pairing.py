@@ -1,10 +1,12 @@
 """Time the Dutch engine on random tournaments.
 
-    python -m bench.pairing [--players 64,256,1000] [--round 8] [--rounds 9] [--repeat 3]
+    PYTHONPATH=. python bench/pairing.py [--players 64,256,1000] [--round 8] [--rounds 9]
+        [--repeat 3] [--season 128]
 
 For each field size, builds a seeded random history of ``round - 1`` rounds (greedy pairings,
-random results), then times ``pair_round`` for the given round; prints one table. Figures
-only: no assertions.
+random results), then times ``pair_round`` for the given round; prints one table. With
+``--season N``, also times pairing every round of an N-player season (``--rounds`` rounds,
+each paired by the engine). Figures only: no assertions.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import random
 import statistics
 import time
 
-from bench.tournaments import quick_history
+from bench.tournaments import quick_history, simulate
 from rules.dutch import pair_round
 
 
@@ -31,6 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--round", type=int, default=8, help="round to pair")
     parser.add_argument("--rounds", type=int, default=9, help="rounds in the tournament")
     parser.add_argument("--repeat", type=int, default=3, help="tournaments per field size")
+    parser.add_argument("--season", type=int, default=0, help="also time a whole season")
     arguments = parser.parse_args(argv)
     print(f"{'players':>8} {'round':>5} {'p50 s':>8} {'max s':>8}")
     for players in (int(value) for value in arguments.players.split(",")):
@@ -42,6 +45,13 @@ def main(argv: list[str] | None = None) -> None:
             f"{players:>8} {arguments.round:>5} {statistics.median(times):>8.2f} "
             f"{max(times):>8.2f}",
             flush=True,
+        )
+    if arguments.season:
+        start = time.perf_counter()
+        paired = sum(1 for _ in simulate(arguments.season, arguments.rounds, random.Random(0)))
+        print(
+            f"season: {arguments.season} players, {paired} rounds paired in "
+            f"{time.perf_counter() - start:.2f} s"
         )
 
 

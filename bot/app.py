@@ -300,7 +300,16 @@ def default_hooks() -> Hooks:
 
 
 async def run_service(config: Config) -> None:
-    """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly."""
+    """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly.
+
+    With ``service.clock_url`` (tests only) the service follows a demo driver's fake clock
+    (:class:`bot.demo.remote.RemoteClock`) and stops when that feed ends.
+    """
+    if config.service.clock_url is not None:
+        from bot.demo.remote import run_on_remote_clock
+
+        await run_on_remote_clock(config, config.service.clock_url)
+        return
     loop = asyncio.get_running_loop()
     async with Service(config) as service:
         task = asyncio.current_task()

@@ -413,9 +413,9 @@ async def propose_round(
     return await round_view(uow, config, number)
 
 
-async def approve_round(
+async def approve_proposed(
     uow: UnitOfWork, config: Config, *, now: dt.datetime, actor: str
-) -> RoundView:
+) -> RoundRow:
     """A TD fixes the proposed round; it is published into its match week (rules 3.v.6, 4.3-4.4)."""
     stage = await qualification_stage(uow)
     stored = await rounds(uow, stage)
@@ -430,6 +430,14 @@ async def approve_round(
         at=now, actor=actor, action="round.approve", details={"round": row.number}
     )
     await publish_round(uow, config, row, now=now, actor=actor)
+    return row
+
+
+async def approve_round(
+    uow: UnitOfWork, config: Config, *, now: dt.datetime, actor: str
+) -> RoundView:
+    """:func:`approve_proposed`, then the published round's boards with scores and colours."""
+    row = await approve_proposed(uow, config, now=now, actor=actor)
     return await round_view(uow, config, row.number)
 
 

@@ -30,6 +30,8 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import random
 import secrets
 from collections.abc import Iterable, Sequence
@@ -1120,7 +1122,12 @@ async def _act(
 ) -> ArmageddonProcedure:
     """Apply one input to the procedure, store it, and carry out its effects."""
     before, match, ruleset = await _procedure(uow, arm)
-    salt = secrets.token_hex(16) if kind in ("bid", "rps") else None
+    salt = None
+    stored_secret = await uow.settings.get(SALT_SECRET_KEY)
+    secret = stored_secret or secrets.token_hex(32)
+    if kind in ("bid", "rps"):
+        steps = len(await StagesRepository(uow.session).steps(arm.id))
+        salt = armageddon_salt(secret, match_id=arm.match_id, step=steps, player=player or "")
     who = PlayerId(player or "")
     if kind == "bid":
         proc, events = before.submit_bid(who, value or "", salt=salt or "", now=now)
@@ -1130,11 +1137,36 @@ async def _act(
         proc, events = before.reveal(now=now)
     else:
         proc, events = before.td_decide(who, now=now)
+    if salt is not None and stored_secret is None:
+        await set_salt_secret(uow, secret)  # only once an input was accepted
     await StagesRepository(uow.session).add_step(
         arm.id, kind=kind, at=now, player=player, value=value, salt=salt
     )
     await _apply_events(uow, arm, before, proc, events, match, ruleset, now=now, actor=actor)
     return proc
+
+
+SALT_SECRET_KEY = "armageddon.salt_secret"
+"""The settings row holding the tournament's secret that the sealed values' salts derive from."""
+
+
+def armageddon_salt(secret: str, *, match_id: int, step: int, player: str) -> str:
+    """The salt of a sealed bid or choice: HMAC-SHA256 of the tournament's secret and the step.
+
+    Derived, not drawn, so a replay of the same inputs (a restarted service, the crash test's
+    uninterrupted twin run) stores the same steps and audit entries. The secret is created once
+    (random, stored in the settings table with the first accepted sealed value); a demo or a test
+    may store a seed-derived one first with :func:`set_salt_secret`. Until the reveal nobody
+    outside the database can compute a salt, so the published commitments still hide the values
+    (rules 3.ix).
+    """
+    message = f"{match_id}:{step}:{normalise_username(player) if player else ''}".encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()[:32]
+
+
+async def set_salt_secret(uow: UnitOfWork, secret: str) -> None:
+    """Store the secret salts derive from (before any armageddon; the caller commits)."""
+    await uow.settings.set(SALT_SECRET_KEY, secret)
 
 
 def _no_armageddon(match_id: int) -> ArmageddonError:

@@ -658,6 +658,31 @@ async def record_forfeit(
     return row
 
 
+async def waive_forfeit(
+    uow: UnitOfWork, forfeit_id: int, *, reason: str, now: dt.datetime, actor: str
+) -> ForfeitRow:
+    """Rules 5.10: the TDs waive a forfeit; it stays on record but no longer counts (rules 6.5)."""
+    if not reason.strip():
+        raise OperationError("a reason is required: it goes into the audit log")
+    row = await uow.session.get(ForfeitRow, forfeit_id)
+    if row is None:
+        raise OperationError(f"there is no forfeit {forfeit_id}")
+    if row.waived:
+        raise OperationError(f"forfeit {forfeit_id} was waived already (by {row.waived_by})")
+    row.waived, row.waived_by, row.note = True, actor, reason
+    await uow.audit.record(
+        at=now,
+        actor=actor,
+        action="forfeit.waive",
+        reason=reason,
+        player=row.player_id,
+        match_id=row.match_id,
+        details={"forfeit": row.id, "kind": row.kind},
+    )
+    await uow.session.flush()
+    return row
+
+
 async def _forfeit_records(uow: UnitOfWork, player: PlayerId | None = None) -> list[ForfeitRecord]:
     rows = await WeeklyRepository(uow.session).forfeits(player=player)
     return [

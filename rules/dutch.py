@@ -44,6 +44,20 @@ which S2 players, each S1 player's opponent) are then fixed one at a time in the
 2025 text, each time re-solving with a small bonus and keeping the bonus' choice only if it
 costs nothing on the criteria.
 
+Each answer the method reads from a matching (how many moved-down players of each score are
+paired, who is exchanged, each player's highest allowed opponent) is a property of the set of
+maximum-weight matchings, not of the one a solver happens to return, so the work is cut
+without changing any pairing:
+
+* A solve covers the current bracket alone, or with the next bracket, instead of every
+  unpaired player, when its result is shown to be optimal for the whole field: the players it
+  leaves over can be completed with lower players (found by augmenting paths, or guaranteed by
+  Dirac's condition) with the PAB to a lower candidate, and, for the bracket alone, the next
+  bracket then scores the most C8 allows. Otherwise the whole field is solved.
+* A choice is fixed without a re-solve when a zero-cost swap of two pairs already shows it,
+  and the S1 players' opponents are fixed on one assignment problem by dual prices and
+  alternating paths of tight pairs.
+
 Points the text leaves to the implementer, and how this module decides them
 --------------------------------------------------------------------------
 * Pairing numbers are the ``number`` of each :class:`SwissPlayer` (1 = highest ranked). The
@@ -72,7 +86,8 @@ Points the text leaves to the implementer, and how this module decides them
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
@@ -397,41 +412,227 @@ def _states(
 
 
 class _Graph:
-    """Positive integer edge weights among the players still unpaired, and a solver."""
+    """The players still unpaired, their edge weights, and a maximum-weight matching solver.
 
-    __slots__ = ("adj",)
+    ``adj`` holds the criteria weights set while pairing a bracket (0: the pair may not be
+    made); a pair never set has the plain weight (completion only) when the players are
+    compatible. The completion field ("top") is added when solving. A player in
+    ``restricted`` keeps only the pairs set explicitly.
 
-    def __init__(self, vertices: Iterable[int]) -> None:
+    A solve uses either the whole field, or (``scope`` set) only the current and next
+    bracket: when the players below them are so well connected (Dirac's condition) that any
+    set of players left over from the two brackets, together with them, can always be
+    completed, the lower players cannot change which pairing of the two brackets is best, and
+    leaving them out makes each matching far smaller.
+    """
+
+    __slots__ = (
+        "adj",
+        "bracket",
+        "following",
+        "following_matching",
+        "guaranteed",
+        "lower",
+        "lower_matching",
+        "restricted",
+        "scope",
+        "weights",
+    )
+
+    def __init__(self, vertices: Iterable[int], weights: _Weights) -> None:
         self.adj: dict[int, dict[int, int]] = {vertex: {} for vertex in vertices}
+        self.restricted: set[int] = set()
+        self.scope: frozenset[int] | None = None
+        self.lower: list[int] = []
+        self.guaranteed = False
+        self.lower_matching: dict[int, int] | None = None
+        self.bracket: frozenset[int] | None = None
+        self.following: list[int] = []
+        self.following_matching: dict[int, int] | None = None
+        self.weights = weights
 
     def set(self, u: int, v: int, weight: int) -> None:
-        if weight > 0:
-            self.adj[u][v] = weight
-            self.adj[v][u] = weight
-        else:
-            self.adj[u].pop(v, None)
-            self.adj[v].pop(u, None)
-
-    def get(self, u: int, v: int) -> int:
-        return self.adj[u].get(v, 0)
+        weight = max(weight, 0)
+        self.adj[u][v] = weight
+        self.adj[v][u] = weight
 
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
+        self.restricted.discard(vertex)
+
+    def restrict(self, vertex: int, allowed: Iterable[int]) -> None:
+        """Keep only the vertex' explicitly set pairs with ``allowed`` players."""
+        keep = set(allowed)
+        for other in list(self.adj[vertex]):
+            if other not in keep:
+                self.set(vertex, other, 0)
+        self.restricted.add(vertex)
+
+    def weight(self, u: int, v: int) -> int:
+        """The weight the solver sees for the pair, 0 if it may not be made."""
+        weights = self.weights
+        top_shift = weights.layout.shift["top"]
+        explicit = self.adj[u].get(v)
+        if self.scope is not None:
+            if not explicit:
+                return 0
+            must = (u in self.restricted) + (v in self.restricted)
+            return explicit + (must << top_shift)
+        if explicit is None:
+            if u in self.restricted or v in self.restricted or not weights.compatible(u, v):
+                return 0
+            explicit = 0
+        elif not explicit:
+            return 0
+        return explicit + (_top(u, v, weights.bye) << top_shift)
+
+    def full_weight(self, u: int, v: int) -> int:
+        """The weight of the pair when the whole field is solved."""
+        scope, self.scope = self.scope, None
+        try:
+            return self.weight(u, v)
+        finally:
+            self.scope = scope
+
+    def vertices(self) -> list[int]:
+        alive = self.adj if self.scope is None else (v for v in self.adj if v in self.scope)
+        return sorted(alive, key=lambda vertex: vertex)
 
     def solve(self) -> dict[int, int]:
-        """A maximum-weight matching, as a map from each matched vertex to its mate."""
-        graph = nx.Graph()
-        graph.add_nodes_from(sorted(self.adj, key=lambda vertex: vertex))
-        for u in sorted(self.adj, key=lambda vertex: vertex):
-            for v, weight in self.adj[u].items():
-                if u < v:
-                    graph.add_edge(u, v, weight=weight)
-        mate: dict[int, int] = {}
-        for u, v in nx.max_weight_matching(graph, maxcardinality=False):
-            mate[u] = v
-            mate[v] = u
-        return mate
+        """A maximum-weight matching, as a map from each matched vertex to its mate.
+
+        With a scope, the matching of the scope's players is one of the whole field's maximum
+        weight matchings restricted to them: either Dirac's condition shows that whatever
+        they leave over completes the round, or a completion is found for the leftover.
+        Before that, the current bracket alone is tried (``bracket``): its matching is one of
+        the best when a completion is found in which the next bracket does as well as it can
+        on C8 with the players it leaves over. Otherwise the whole field is solved.
+        """
+        scope = self.scope
+        try:
+            if self.bracket is not None:
+                self.scope = self.bracket
+                mate = self._solve()
+                if self._next_bracket_completes(mate):
+                    return mate
+                self.scope = scope
+            mate = self._solve()
+            if scope is None or self._completes(mate):
+                return mate
+            self.scope = None
+            return self._solve()
+        finally:
+            self.scope = scope
+
+    def _leftover(self, mate: Mapping[int, int]) -> list[int] | None:
+        """The scope's players the matching leaves unpaired; None if one of them must be
+        paired in the scope."""
+        leftover = [vertex for vertex in self.vertices() if vertex not in mate]
+        if any(vertex in self.restricted for vertex in leftover):
+            return None
+        return leftover
+
+    def _start(self, group: Sequence[int]) -> dict[int, int]:
+        """Pairs among the players of a group alone, the start of completions."""
+        compatible = self.weights.compatible
+        start: dict[int, int] = {}
+        waiting: list[int] = []
+        for vertex in group:
+            partner = next((other for other in waiting if compatible(vertex, other)), None)
+            if partner is None:
+                waiting.append(vertex)
+            else:
+                waiting.remove(partner)
+                start[vertex] = partner
+                start[partner] = vertex
+        for vertex in list(waiting):
+            if vertex not in start:
+                _alternating_search(
+                    vertex,
+                    start,
+                    lambda u: (v for v in group if v != u and compatible(u, v)),
+                    lambda _: True,
+                    to_free=True,
+                    free=[other for other in waiting if other not in start],
+                    adjacent=compatible,
+                )
+        return start
+
+    def _lower_completes(self, upper: Sequence[int]) -> bool:
+        """Whether ``upper`` players (none of them to take the PAB) and the lower players can
+        all be paired, each ``upper`` one with a lower one."""
+        candidates = self.weights.bye.candidates
+        lower_set = frozenset(self.lower)
+
+        def bye_allowed(vertex: int) -> bool:
+            return vertex in candidates and vertex in lower_set
+
+        if self.lower_matching is None:
+            self.lower_matching = self._start(self.lower)
+        completion = _complete_matching(
+            upper, self.lower, self.weights.compatible, bye_allowed, self.lower_matching
+        )
+        return completion is not None
+
+    def _completes(self, mate: Mapping[int, int]) -> bool:
+        leftover = self._leftover(mate)
+        if leftover is None:
+            return False
+        return self.guaranteed or self._lower_completes(leftover)
+
+    def _next_bracket_completes(self, mate: Mapping[int, int]) -> bool:
+        """Whether the current bracket's leftover all meet next-bracket players, the other
+        next-bracket players meet each other (but for one, for an odd number) and the rest of
+        the round completes: the most pairs C8 can count, with the most points, for the
+        scores that C6-C7 (already best) let down."""
+        leftover = self._leftover(mate)
+        return leftover is not None and self.next_bracket_takes(leftover)
+
+    def next_bracket_takes(self, leftover: Sequence[int]) -> bool:
+        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket."""
+        following = self.following
+        if len(leftover) > len(following):
+            return False
+        following_set = frozenset(following)
+        if self.following_matching is None:
+            self.following_matching = self._start(following)
+        inner = _complete_matching(
+            leftover,
+            following,
+            self.weights.compatible,
+            lambda vertex: vertex in following_set,
+            self.following_matching,
+        )
+        if inner is None:
+            return False
+        spare = [vertex for vertex in following if vertex not in inner]
+        return self._lower_completes(spare)
+
+    def _solve(self) -> dict[int, int]:
+        vertices = self.vertices()
+        edges: list[tuple[int, int, int]] = []
+        for position, u in enumerate(vertices):
+            for v in vertices[position + 1 :]:
+                weight = self.weight(u, v)
+                if weight > 0:
+                    edges.append((u, v, weight))
+        return _max_weight_matching(vertices, edges)
+
+
+def _max_weight_matching(
+    vertices: Sequence[int], edges: Sequence[tuple[int, int, int]]
+) -> dict[int, int]:
+    """A maximum-weight matching of positive-weight edges, as a map from vertex to mate."""
+    graph = nx.Graph()
+    graph.add_nodes_from(vertices)
+    for u, v, weight in edges:
+        graph.add_edge(u, v, weight=weight)
+    mate: dict[int, int] = {}
+    for u, v in nx.max_weight_matching(graph, maxcardinality=False):
+        mate[u] = v
+        mate[v] = u
+    return mate
 
 
 # ---------------------------------------------------------------------------
@@ -565,31 +766,26 @@ class _Weights:
         self.layout = layout
         self.bye = bye
         self.forbidden = forbidden
-        self._compat: dict[tuple[int, int], bool] = {}
+        self.blocked = [frozenset(row) for row in _blocked_pairs(states, forbidden)]
+        self.c3 = [_c3_class(state) for state in states]
 
     def compatible(self, u: int, v: int) -> bool:
-        key = (u, v) if u < v else (v, u)
-        known = self._compat.get(key)
-        if known is None:
-            known = _compatible(self.states[u], self.states[v], self.forbidden)
-            self._compat[key] = known
-        return known
-
-    def plain(self, u: int, v: int) -> int:
-        """Weight of a pair outside the current and next bracket: completion only (C4, C2)."""
-        if not self.compatible(u, v):
-            return 0
-        return _top(u, v, self.bye) << self.layout.shift["top"]
+        """Absolute criteria C1 and C3 (as :func:`_compatible`)."""
+        if v in self.blocked[u]:
+            return False
+        colour = self.c3[u]
+        return colour is None or colour is not self.c3[v]
 
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
-        """Weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket."""
+        """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
+        without the completion field, which the solver adds."""
         if not self.compatible(hi, lo):
             return 0
         layout = self.layout
         shift = layout.shift
         hs = self.states[hi]
         ls = self.states[lo]
-        weight = _top(hi, lo, self.bye) << shift["top"]
+        weight = 0
         if in_current:
             weight |= 1 << shift["c6"]
             weight |= layout.level_digit(hs.level) << shift["c7"]
@@ -644,23 +840,208 @@ class _Weights:
 # ---------------------------------------------------------------------------
 
 
+def _blocked_pairs(
+    states: Sequence[_State], forbidden: frozenset[frozenset[int]]
+) -> list[list[int]]:
+    """Per player, the players he may not meet for C1 (met before, or forbidden)."""
+    index_of: dict[int, int] = {state.number: index for index, state in enumerate(states)}
+    blocked: list[list[int]] = [
+        sorted((index_of[number] for number in state.met if number in index_of), key=int)
+        for state in states
+    ]
+    for pair in sorted(forbidden, key=sorted):
+        numbers = sorted(pair)
+        if len(numbers) == 2 and numbers[0] in index_of and numbers[1] in index_of:
+            first, second = index_of[numbers[0]], index_of[numbers[1]]
+            blocked[first].append(second)
+            blocked[second].append(first)
+    return blocked
+
+
+def _c3_class(state: _State) -> Colour | None:
+    """The colour of a non-topscorer's absolute preference: two such players of the same
+    colour may not meet (C3)."""
+    return state.preference if state.absolute and not state.topscorer else None
+
+
+def _alternating_search(
+    start: int,
+    matching: dict[int, int],
+    neighbours: Callable[[int], Iterable[int]],
+    goal: Callable[[int], bool],
+    *,
+    to_free: bool,
+    free: Sequence[int] = (),
+    adjacent: Callable[[int, int], bool] | None = None,
+) -> bool:
+    """Grow alternating paths from the unmatched ``start``; flip the first that ends well.
+
+    With ``to_free``, a path ends at another unmatched player accepted by ``goal`` (an
+    augmenting path: one more pair). Otherwise it ends by freeing a matched player accepted by
+    ``goal`` (``start`` is matched instead). Only simple paths are grown, so a path found is
+    always valid; a path may be missed (blossoms), which callers treat as "not found".
+    ``free`` (the unmatched players) and ``adjacent`` let an augmenting path end as soon as
+    it reaches a player next to one of them, before all neighbours are scanned.
+    """
+    parent: dict[int, int] = {start: start}
+    queue = [start]
+    for outer in queue:
+        shortcut = (
+            [
+                other
+                for other in free
+                if other not in parent and adjacent(outer, other) and goal(other)
+            ][:1]
+            if to_free and adjacent is not None
+            else []
+        )
+        for other in (*shortcut, *neighbours(outer)):
+            if other in parent:
+                continue
+            partner = matching.get(other)
+            if partner is None:
+                if not to_free or not goal(other):
+                    continue
+                tail, head = outer, other
+            elif partner in parent:
+                continue
+            elif not to_free and goal(partner):
+                del matching[partner]
+                tail, head = outer, other
+            else:
+                parent[other] = outer
+                parent[partner] = other
+                queue.append(partner)
+                continue
+            while True:
+                previous = matching.get(tail) if tail != start else None
+                matching[tail] = head
+                matching[head] = tail
+                if previous is None:
+                    return True
+                head = previous
+                tail = parent[previous]
+    return False
+
+
+def _complete_matching(
+    upper: Sequence[int],
+    lower: Sequence[int],
+    compatible: Callable[[int, int], bool],
+    bye_allowed: Callable[[int], bool],
+    start: Mapping[int, int],
+) -> dict[int, int] | None:
+    """A pairing of all of ``upper`` and ``lower`` that pairs ``upper`` players only with
+    ``lower`` ones, leaving out nobody or (for an odd number) one player ``bye_allowed``.
+
+    Grown by augmenting paths from ``start`` (a matching of ``lower`` players). None when
+    none was found, which does not prove that there is none.
+    """
+    upper_set = frozenset(upper)
+
+    def neighbours(vertex: int) -> Iterable[int]:
+        if vertex in upper_set:
+            return (other for other in lower if compatible(vertex, other))
+        return (
+            other
+            for group in (upper, lower)
+            for other in group
+            if other != vertex and compatible(vertex, other)
+        )
+
+    def adjacent(vertex: int, other: int) -> bool:
+        return (vertex not in upper_set or other not in upper_set) and compatible(vertex, other)
+
+    matching = dict(start)
+    everybody = [*upper, *lower]
+    free = [vertex for vertex in everybody if vertex not in matching]
+    for vertex in free:
+        if vertex not in matching:
+            _alternating_search(
+                vertex,
+                matching,
+                neighbours,
+                lambda _: True,
+                to_free=True,
+                free=[other for other in free if other not in matching],
+                adjacent=adjacent,
+            )
+    left = [vertex for vertex in everybody if vertex not in matching]
+    if not left:
+        return matching
+    if len(left) > 1:
+        return None
+    if bye_allowed(left[0]):
+        return matching
+    found = _alternating_search(left[0], matching, neighbours, bye_allowed, to_free=False)
+    return matching if found else None
+
+
+def _dirac(
+    states: Sequence[_State],
+    blocked: Sequence[Sequence[int]],
+    upper: Iterable[int],
+    lower: Iterable[int],
+) -> bool:
+    """Whether every player of ``upper`` and ``lower`` is compatible with at least half of
+    all of them among the ``lower`` players alone.
+
+    Then (Dirac's theorem) the players of ``lower`` together with any of the ``upper`` ones
+    have a Hamiltonian cycle: they can be paired completely, or, for an odd number, completely
+    but for any one player chosen beforehand.
+    """
+    lower_set = frozenset(lower)
+    everybody = [*upper, *lower_set]
+    total = len(everybody)
+    if len(lower_set) < 3:
+        return False
+    classes: dict[Colour, int] = {}
+    for index in lower_set:
+        colour = _c3_class(states[index])
+        if colour is not None:
+            classes[colour] = classes.get(colour, 0) + 1
+    for index in everybody:
+        degree = len(lower_set) - (index in lower_set)
+        colour = _c3_class(states[index])
+        if colour is not None:
+            degree -= classes.get(colour, 0)
+        degree -= sum(1 for other in blocked[index] if other in lower_set)
+        if 2 * degree < total:
+            return False
+    return True
+
+
 def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]]) -> _ByeContext:
     """Check C4 for the whole round and, for an odd number of players, apply C2 and C5."""
     n = len(states)
     eligible = frozenset(index for index, state in enumerate(states) if state.bye_eligible)
     odd = n % 2 == 1
     probe = _ByeContext(candidates=eligible if odd else frozenset(), score=None, c9_value={})
+    top_score = states[0].score
+    if _dirac(states, _blocked_pairs(states, forbidden), (), range(n)):
+        # Any player can be left out of a complete pairing: no PAB for an even number, else
+        # the PAB goes to the lowest eligible scoregroup (C5). Only when that is the top
+        # scoregroup does C9's first-bracket rule need an actual matching.
+        if not odd:
+            return _ByeContext(candidates=frozenset(), score=None, c9_value={})
+        if not eligible:
+            raise NoLegalPairingError(
+                "Every player who could take the pairing-allocated bye has already scored a "
+                "win without playing (C.04.3 C2)."
+            )
+        lowest = min(states[index].score for index in eligible)
+        if lowest < top_score:
+            return _bye_context(states, eligible, lowest, first=False)
     level_bits = (n * (max((s.level for s in states), default=0) + 1)).bit_length() + 1
     top_bits = n.bit_length() + 1
-    top_score = states[0].score
-    graph = _Graph(range(n))
+    edges: list[tuple[int, int, int]] = []
     for u in range(n):
         for v in range(u + 1, n):
             if _compatible(states[u], states[v], forbidden):
                 weight = (_top(u, v, probe) << level_bits) + states[u].level + states[v].level
                 weight = (weight << top_bits) + int(states[v].score >= top_score)
-                graph.set(u, v, weight)
-    mate = graph.solve()
+                edges.append((u, v, weight))
+    mate = _max_weight_matching(range(n), edges)
     unmatched = [index for index in range(n) if index not in mate]
     if len(unmatched) > (1 if odd else 0):
         raise NoLegalPairingError(
@@ -676,6 +1057,19 @@ def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]
             "win without playing (C.04.3 C2)."
         )
     score = states[assignee].score
+    # C9 acts in the first bracket when the PAB goes to a player of the top scoregroup and
+    # that scoregroup downfloats nobody else.
+    first = score >= top_score and all(
+        index not in mate or states[mate[index]].score >= top_score
+        for index, state in enumerate(states)
+        if state.score >= top_score
+    )
+    return _bye_context(states, eligible, score, first=first)
+
+
+def _bye_context(
+    states: Sequence[_State], eligible: frozenset[int], score: Fraction, *, first: bool
+) -> _ByeContext:
     candidates = frozenset(index for index in eligible if states[index].score <= score)
     most = max(state.played_games for state in states)
     # C9: pairing a player with fewer played games is worth more, so the PAB goes to the
@@ -685,13 +1079,6 @@ def _determine_bye(states: Sequence[_State], forbidden: frozenset[frozenset[int]
         for index, state in enumerate(states)
         if state.score == score
     }
-    # C9 acts in the first bracket when the PAB goes to a player of the top scoregroup and
-    # that scoregroup downfloats nobody else.
-    first = score >= top_score and all(
-        index not in mate or states[mate[index]].score >= top_score
-        for index, state in enumerate(states)
-        if state.score >= top_score
-    )
     return _ByeContext(
         candidates=candidates, score=score, c9_value=c9_value, c9_first_bracket=first
     )
@@ -713,10 +1100,8 @@ class _RoundPairer:
         self.layout = _Layout(states, rounds_played, c9_width)
         self.weights = _Weights(states, self.layout, bye, forbidden)
         self.bye = bye
-        self.graph = _Graph(range(n))
-        for u in range(n):
-            for v in range(u + 1, n):
-                self.graph.set(u, v, self.weights.plain(u, v))
+        self.graph = _Graph(range(n), self.weights)
+        self.blocked = _blocked_pairs(states, forbidden)
         self.pairs: list[tuple[int, int]] = []
         self.base: dict[tuple[int, int], int] = {}
         self.last_mate: dict[int, int] = {}
@@ -805,6 +1190,7 @@ class _RoundPairer:
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
                 graph.set(first, second, 0)
+        self._set_scope(bracket, following, members)
         mate = graph.solve()
         resident_lo = residents[0] if residents else len(self.states)
         resident_hi = resident_lo + len(residents)
@@ -847,19 +1233,18 @@ class _RoundPairer:
                         graph.set(index, resident, 0)
         # Their opponents: each takes the highest resident the criteria allow.
         for index in chosen:
-            bonus = 0
-            best: int | None = None
-            for resident in reversed(residents):
-                if resident not in graph.adj:
-                    continue
-                base = self._base(index, resident)
-                if base:
-                    graph.set(index, resident, base + bonus)
-                    bonus += 1
-                    best = resident
-            # The current matching is optimal; if it already gives the highest resident, the
-            # bonus cannot change it.
-            if mate.get(index) != best:
+            best = next((r for r in residents if r in graph.adj and self._base(index, r)), None)
+            # The current matching is optimal; if it already gives (or a swap gives at no
+            # cost) the highest resident, the bonus cannot change it.
+            if mate.get(index) != best and not self._swap(mate, index, best):
+                bonus = 0
+                for resident in reversed(residents):
+                    if resident not in graph.adj:
+                        continue
+                    base = self._base(index, resident)
+                    if base:
+                        graph.set(index, resident, base + bonus)
+                        bonus += 1
                 mate = graph.solve()
             opponent = mate.get(index)
             if opponent is None:  # pragma: no cover - the restriction guarantees a mate
@@ -873,11 +1258,268 @@ class _RoundPairer:
         carried = [index for index in bracket if index in graph.adj]
         return carried + list(following)
 
+    def _set_scope(
+        self, bracket: Sequence[int], following: list[int], members: Sequence[int]
+    ) -> None:
+        """Solve the bracket and the next one without the players below them when a solve can
+        show that its pairing of the two brackets completes the round with the best C4-C5
+        outcome (see :class:`_Graph`)."""
+        graph = self.graph
+        member_set = frozenset(members)
+        lower = [index for index in sorted(graph.adj, key=int) if index not in member_set]
+        graph.scope = None
+        graph.bracket = None
+        graph.lower = lower
+        graph.lower_matching = None
+        graph.following = following
+        graph.following_matching = None
+        if not lower:
+            return
+        if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
+            return
+        graph.scope = member_set
+        graph.guaranteed = _dirac(self.states, self.blocked, members, lower)
+        if following:
+            graph.bracket = frozenset(bracket)
+
+    def _swap(self, mate: dict[int, int], player: int, target: int | None) -> bool:
+        """Give ``player`` the ``target`` by swapping partners with the target's opponent, if
+        that costs nothing: then ``mate``, a maximum-weight matching, stays one."""
+        current = mate.get(player)
+        other = None if target is None else mate.get(target)
+        if target is None or current is None or other is None:
+            return False
+        weight = self.graph.full_weight
+        gained = weight(player, target)
+        kept = weight(current, other)
+        if not gained or not kept:
+            return False
+        if gained + kept != weight(player, current) + weight(target, other):
+            return False
+        mate[player], mate[target] = target, player
+        mate[current], mate[other] = other, current
+        return True
+
+    def _assign_s1(
+        self,
+        mate: dict[int, int],
+        remainder: Sequence[int],
+        in_s1_role: Callable[[int, Mapping[int, int]], bool],
+    ) -> bool:
+        """Let each S1-role player, in order, take the highest S2-role opponent an optimal
+        matching allows, without re-solving.
+
+        The remainder's pairs form an assignment problem of their own when the remainder
+        pairs within itself, or, when it leaves S2-role players over, in the current bracket
+        alone (dummy S1 players take the leftover at no weight). ``mate`` gives an optimal
+        assignment, from which dual prices follow (longest paths: no positive cycle when it
+        is optimal). The optimal assignments are exactly the perfect matchings of the tight
+        pairs, so a player can take an opponent when that pair is tight and an alternating
+        path of tight pairs re-pairs the others; with a leftover, the new leftover must also
+        let the next bracket do its best (as for the bracket-alone solve). Returns False when
+        this does not apply; players already given their opponents stay paired.
+        """
+        graph = self.graph
+        alive = [index for index in remainder if index in graph.adj]
+        s1 = [index for index in alive if in_s1_role(index, mate)]
+        s1_set = frozenset(s1)
+        s2 = [index for index in alive if index not in s1_set]
+        spare = len(s2) - len(s1)
+        assign: dict[int, int] = {}
+        for first in s1:
+            assign[first] = mate[first]
+            assign[mate[first]] = first
+        left = [index for index in s2 if index not in assign]
+        if spare < 0 or len(left) != spare:
+            return False
+        if spare and graph.bracket is None:
+            return False
+        weight = graph.full_weight
+        edges: dict[int, dict[int, int]] = {
+            first: {second: w for second in s2 if second > first and (w := weight(first, second))}
+            for first in s1
+        }
+        for number, second in enumerate(left):
+            dummy = -1 - number
+            edges[dummy] = dict.fromkeys(s2, 0)
+            assign[dummy] = second
+            assign[second] = dummy
+        # Prices of S1 players: u[a] >= u[b's mate] + w(a, b) - w(b's mate, b) for every pair.
+        price = dict.fromkeys(edges, 0)
+        arcs: dict[int, list[tuple[int, int]]] = {first: [] for first in edges}
+        for first, row in edges.items():
+            for second, w in row.items():
+                holder = assign[second]
+                if holder != first:
+                    arcs[holder].append((first, w - edges[holder][second]))
+        queue = deque(edges)
+        queued = set(edges)
+        steps = 0
+        while queue:
+            steps += 1
+            if steps > len(edges) * len(edges) + len(edges):
+                return False  # a positive cycle: not optimal for the bracket alone
+            current = queue.popleft()
+            queued.discard(current)
+            for target, length in arcs[current]:
+                if price[current] + length > price[target]:
+                    price[target] = price[current] + length
+                    if target not in queued:
+                        queue.append(target)
+                        queued.add(target)
+
+        def tight(first: int, second: int) -> bool:
+            holder = assign[second]
+            return price[first] + edges[holder][second] - price[holder] == edges[first].get(second)
+
+        bracket = graph.bracket or frozenset()
+        for player in s1:
+            opponent = assign[player]
+            for candidate in s2:
+                if candidate not in graph.adj or candidate not in edges[player]:
+                    continue
+                if candidate == opponent:
+                    break
+                if not tight(player, candidate):
+                    continue
+                before = dict(assign)
+                if not self._tight_path(assign, player, candidate, edges, tight):
+                    continue
+                if spare:
+                    leftover = [
+                        index
+                        for index in bracket
+                        if index in graph.adj and assign.get(index, -1) < 0
+                    ]
+                    if not graph.next_bracket_takes(leftover):
+                        # Not shown to be optimal for the whole round: re-solve from here.
+                        assign.clear()
+                        assign.update(before)
+                        self._sync(mate, assign)
+                        return False
+                opponent = candidate
+                break
+            mate[player], mate[opponent] = opponent, player
+            self._finalize(player, opponent)
+        self._sync(mate, assign)
+        return True
+
+    @staticmethod
+    def _sync(mate: dict[int, int], assign: Mapping[int, int]) -> None:
+        """Copy the assignment's pairs into ``mate``; players left over get no mate."""
+        for first, second in assign.items():
+            if first < 0:
+                continue
+            if second < 0:
+                mate.pop(first, None)
+            else:
+                mate[first] = second
+
+    def _tight_path(
+        self,
+        mate: dict[int, int],  # the assignment, dummies included
+        player: int,
+        candidate: int,
+        edges: Mapping[int, Mapping[int, int]],
+        tight: Callable[[int, int], bool],
+    ) -> bool:
+        """Re-pair by tight pairs so that ``player`` meets ``candidate``; False if impossible."""
+        graph = self.graph
+        freed = mate[player]
+        start = mate[candidate]
+        parent: dict[int, int] = {start: start}
+        queue = [start]
+        for first in queue:
+            for second in edges[first]:
+                if second == candidate or second not in graph.adj or not tight(first, second):
+                    continue
+                if second == freed:
+                    # Flip the path: first - freed, then back to start.
+                    while True:
+                        previous = mate[first] if first != start else candidate
+                        mate[first] = second
+                        mate[second] = first
+                        if first == start:
+                            break
+                        second = previous
+                        first = parent[previous]
+                    mate[player] = candidate
+                    mate[candidate] = player
+                    return True
+                holder = mate[second]
+                if holder in parent or holder == player:
+                    continue
+                parent[holder] = first
+                parent[second] = first
+                queue.append(holder)
+        return False
+
+    def _natural_roles(self, mate: dict[int, int], s1: Sequence[int], s2: Sequence[int]) -> None:
+        """Swap partners at no cost between S1-S1 and S2-S2 pairs of ``mate`` (a maximum-weight
+        matching, which stays one) so that S1 players meet S2 players where possible."""
+        s1_set = frozenset(s1)
+        s2_set = frozenset(s2)
+        weight = self.graph.full_weight
+        for first in s1:
+            second = mate.get(first)
+            if second is None or second not in s1_set or second < first:
+                continue
+            for third in s2:
+                fourth = mate.get(third)
+                if fourth is None or fourth not in s2_set:
+                    continue
+                before = weight(first, second) + weight(third, fourth)
+                for a, b in ((third, fourth), (fourth, third)):
+                    if (
+                        weight(first, a)
+                        and weight(second, b)
+                        and weight(first, a) + weight(second, b) == before
+                    ):
+                        mate[first], mate[a] = a, first
+                        mate[second], mate[b] = b, second
+                        break
+                else:
+                    continue
+                break
+        graph = self.graph
+        bracket = graph.bracket
+        if bracket is None:
+            return
+        # An S1 player left over while two S2 players meet: he can take one of them at no
+        # cost for the bracket alone; the matching stays one of the best when the new
+        # leftover still lets the next bracket do its best (see _Graph.solve).
+        for first in s1:
+            partner = mate.get(first)
+            if partner is not None and partner in bracket:
+                continue
+            for third in s2:
+                fourth = mate.get(third)
+                if fourth is None or fourth not in s2_set or fourth < third:
+                    continue
+                before = graph.adj[third].get(fourth, 0)
+                for taken, freed in ((third, fourth), (fourth, third)):
+                    if graph.adj[first].get(taken, 0) != before or not before:
+                        continue
+                    leftover = [
+                        index
+                        for index in bracket
+                        if index in graph.adj
+                        and index != first
+                        and (mate.get(index) not in bracket or index == freed)
+                    ]
+                    if not graph.next_bracket_takes(leftover):
+                        continue
+                    if partner is not None:
+                        mate.pop(partner, None)
+                    mate[first], mate[taken] = taken, first
+                    mate.pop(freed, None)
+                    break
+                else:
+                    continue
+                break
+
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
-        keep = set(allowed)
-        for other in list(self.graph.adj[index]):
-            if other not in keep:
-                self.graph.set(index, other, 0)
+        self.graph.restrict(index, allowed)
 
     def _pair_remainder(
         self,
@@ -911,6 +1553,7 @@ class _RoundPairer:
             )
             return base + addend
 
+        self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
         for position, lower in enumerate(remainder):
             for higher in remainder[:position]:
                 graph.set(higher, lower, exchange_weight(higher, lower))
@@ -972,20 +1615,28 @@ class _RoundPairer:
                     self._set_base(higher, lower, 0)
                 graph.set(higher, lower, self._base(higher, lower))
         # Each S1 player, in order, takes the highest opponent the criteria allow.
+        if self._assign_s1(mate, remainder, in_s1_role):
+            return mate
         for player in remainder:
             if player not in graph.adj or not in_s1_role(player, mate):
                 continue
-            bonus = 0
-            best: int | None = None
-            for other in reversed(remainder):
-                if other <= player or other not in graph.adj:
-                    continue
-                base = self._base(player, other)
-                if base:
-                    graph.set(player, other, base + bonus)
-                    best = other
-                bonus += 1
-            if mate.get(player) != best:
+            best = next(
+                (
+                    other
+                    for other in remainder
+                    if other > player and other in graph.adj and self._base(player, other)
+                ),
+                None,
+            )
+            if mate.get(player) != best and not self._swap(mate, player, best):
+                bonus = 0
+                for other in reversed(remainder):
+                    if other <= player or other not in graph.adj:
+                        continue
+                    base = self._base(player, other)
+                    if base:
+                        graph.set(player, other, base + bonus)
+                    bonus += 1
                 mate = graph.solve()
             self._finalize(player, mate[player])
         return mate

@@ -149,9 +149,10 @@ async def round_show(args: argparse.Namespace, config: Config) -> int:
 async def round_approve(args: argparse.Namespace, config: Config) -> int:
     actor = check_actor(config, args.by)
     async with unit_of_work(config) as uow:
-        view = await qualification.approve_round(uow, config, now=clock.now(), actor=actor)
+        row = await qualification.approve_proposed(uow, config, now=clock.now(), actor=actor)
+        boards = len(await uow.matches.for_round(row.id))
         await uow.commit()
-    print(f"round {view.number} approved and published ({len(view.boards)} boards)")
+    print(f"round {row.number} approved and published ({boards} boards)")
     return 0
 
 

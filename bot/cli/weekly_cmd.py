@@ -57,6 +57,15 @@ def register(sub: Any) -> None:
     p.add_argument("--reason", required=True, help="why (audit log)")
     _by(p)
 
+    forfeit = group(sub, "forfeit", "forfeits charged to players (rules 5.6, 6.2-6.5)")
+    p = command(forfeit, "list", forfeit_list, "list forfeits, waived ones included")
+    p.add_argument("--player", help="only this player")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p = command(forfeit, "waive", forfeit_waive, "waive a forfeit (rules 5.10)")
+    p.add_argument("forfeit_id", type=int, help="forfeit number (see `acwc forfeit list`)")
+    p.add_argument("--reason", required=True, help="why (audit log)")
+    _by(p)
+
     p = command(sub, "deadlines", deadlines_list, "list planned and fired deadlines")
     p.add_argument("--match", type=int, help="only this match")
     p.add_argument("--all", action="store_true", help="include cancelled deadlines")
@@ -292,4 +301,58 @@ async def timeline_show(args: argparse.Namespace, config: Config) -> int:
                 [(f"{e.at:%a %Y-%m-%d %H:%M}", e.source, e.actor, e.text) for e in entries],
             )
         )
+    return 0
+
+
+async def forfeit_list(args: argparse.Namespace, config: Config) -> int:
+
+    player = None if args.player is None else args.player.lower()
+    async with unit_of_work(config) as uow:
+        rows = await WeeklyRepository(uow.session).forfeits(player=player)
+    data = [
+        {
+            "id": r.id,
+            "player": r.player_id,
+            "match": r.match_id,
+            "kind": r.kind,
+            "reason": r.reason,
+            "at": r.at.isoformat(),
+            "waived": r.waived,
+            "waived_by": r.waived_by,
+        }
+        for r in rows
+    ]
+    if args.json:
+        print(as_json(data))
+    elif not data:
+        print("no forfeits")
+    else:
+        print(
+            table(
+                ["#", "player", "match", "kind", "reason", "at (UTC)", "waived"],
+                [
+                    (
+                        r.id,
+                        r.player_id,
+                        r.match_id,
+                        r.kind,
+                        r.reason,
+                        f"{r.at:%Y-%m-%d %H:%M}",
+                        r.waived_by or "-",
+                    )
+                    for r in rows
+                ],
+            )
+        )
+    return 0
+
+
+async def forfeit_waive(args: argparse.Namespace, config: Config) -> int:
+    actor = check_actor(config, args.by)
+    async with unit_of_work(config) as uow:
+        row = await weekly.waive_forfeit(
+            uow, args.forfeit_id, reason=args.reason, now=clock.now(), actor=actor
+        )
+        await uow.commit()
+    print(f"forfeit {row.id} of {row.player_id} waived")
     return 0

@@ -14,22 +14,43 @@ process boundary, and nothing else (the settle facts are read from the shared da
 A restarted service reconnects, reads the current time first, fires what is overdue and backfills
 games (its watcher's ``last_seen`` is in the database), so the driver's next settle simply waits
 for it. Selecting :class:`RemoteClock` in ``acwc run`` (a setting valid only with a sandbox
-Lichess) is the follow-up's one change to ``bot/app.py``.
+Lichess: ``service.clock_url``) makes ``acwc run`` call :func:`run_on_remote_clock`.
+
+The driver's side: :class:`ServiceProcess` starts ``python -m bot run`` on a config file, waits
+until it says it is ready (its clock follows the feed and its tasks run) and kills it with SIGKILL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
-from collections.abc import Callable
+import os
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
 
 from bot.clock import FakeClock
 
-__all__ = ["ClockFeed", "RemoteClock", "RemotePort"]
+if TYPE_CHECKING:
+    from bot.config import Config
+
+__all__ = [
+    "READY_LINE",
+    "ClockFeed",
+    "RemoteClock",
+    "RemotePort",
+    "ServiceProcess",
+    "run_on_remote_clock",
+]
+
+READY_LINE = "acwc-bot ready on the remote clock"
 
 
 class ClockFeed:
@@ -115,3 +136,114 @@ class RemoteClock:
                 ready.set()
                 if self.on_tick is not None:
                     self.on_tick()
+
+
+async def run_on_remote_clock(config: Config, url: str) -> None:
+    """``acwc run`` with ``service.clock_url``: the service on a driver's clock until the feed ends.
+
+    Every line of the feed (a new time or a nudge) wakes the outbox and the deadline runner and
+    re-reads the active players (coalesced: one refresh at a time, the last one always runs).
+    Prints :data:`READY_LINE` once the service is open and its tasks are started.
+    """
+    from bot.app import Service
+
+    clock = RemoteClock(url)
+    refresh = asyncio.Event()
+    async with aiohttp.ClientSession() as session, asyncio.TaskGroup() as tasks:
+        ready = asyncio.Event()
+        follow = tasks.create_task(clock.follow(session, ready), name="clock-feed")
+        await ready.wait()
+        async with Service(config, clock=clock) as service:
+
+            def tick() -> None:
+                service.changed()
+                refresh.set()
+
+            async def refresher() -> None:
+                while True:
+                    await refresh.wait()
+                    refresh.clear()
+                    await service.refresh_players()
+
+            runner = tasks.create_task(service.run(), name="service")
+            players = tasks.create_task(refresher(), name="players")
+            clock.on_tick = tick
+            refresh.set()
+            await asyncio.sleep(0)
+            print(READY_LINE, flush=True)
+            with contextlib.suppress(asyncio.CancelledError):
+                await follow  # the driver closed the feed: stop
+            runner.cancel()
+            players.cancel()
+
+
+class ServiceProcess:
+    """``python -m bot run --config PATH`` in a child process that the driver can kill."""
+
+    def __init__(self, config_path: Path, *, env: Mapping[str, str], cwd: Path) -> None:
+        self.config_path = config_path
+        self.env = {**os.environ, **env}
+        self.cwd = cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.starts = 0
+        self.kills = 0
+        self._drain: asyncio.Task[None] | None = None
+        self.log: list[str] = []
+        self.flags: list[str] = []
+
+    async def start(self, *, within: float = 60.0) -> None:
+        """Start the service and return once it prints :data:`READY_LINE`."""
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            *self.flags,
+            "run",
+            "--config",
+            str(self.config_path),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=self.env,
+            cwd=str(self.cwd),
+        )
+        self.starts += 1
+        assert self.process.stdout is not None
+        try:
+            async with asyncio.timeout(within):
+                while True:
+                    line = await self.process.stdout.readline()
+                    if not line:
+                        raise RuntimeError(
+                            "the service exited before it was ready:\n" + "\n".join(self.log[-30:])
+                        )
+                    text = line.decode(errors="replace").rstrip()
+                    self.log.append(text)
+                    if text == READY_LINE:
+                        break
+        except BaseException:
+            await self.kill()
+            raise
+        self._drain = asyncio.create_task(self._read_rest(self.process.stdout))
+
+    async def _read_rest(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            self.log.append(line.decode(errors="replace").rstrip())
+            del self.log[:-200]
+
+    async def kill(self) -> None:
+        """SIGKILL: no cleanup of any kind runs in the service."""
+        if self.process is None:
+            return
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.kills += 1
+        await self.process.wait()
+        if self._drain is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._drain
+            self._drain = None
+        self.process = None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None

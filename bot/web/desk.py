@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from bot import weekly
+from bot import qualification, stages, weekly
 from bot.config import USERNAME, Config
 from bot.td import OperationError, record_result
 from bot.web import views
@@ -36,7 +36,8 @@ from bot.web.room import say_and_commit
 from rules.commands import MAX_LENGTH
 from rules.errors import RulesError
 from rules.model import normalise_username
-from storage.models import AuditRow, GameRow, OutboxRow, RoundRow
+from rules.ruleset import StageKind
+from storage.models import AuditRow, GameRow, OutboxRow, RoundRow, StageRow
 from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
@@ -176,16 +177,19 @@ class RoundApprovals:
         rnd = await uow.session.get(RoundRow, int(key))
         if rnd is None or rnd.state != "proposed":
             raise OperationError("this round is not waiting for approval any more")
-        rnd.state = "approved"
-        rnd.approved_by = actor
-        rnd.approved_at = now
-        await uow.audit.record(
-            at=now, actor=actor, action="round.approve", details={"round": rnd.id}
-        )
-        week = await weekly.publish_round(uow, config, rnd, now=now, actor=actor)
-        return (
-            f"Round {rnd.number} approved and published; "
-            f"the week ends {week.end:%a %d %b %H:%M} UTC."
+        stage = await uow.session.get(StageRow, rnd.stage_id)
+        assert stage is not None
+        # The same operations as `acwc round approve` / `acwc stage round approve`: byes settled,
+        # the break between stages honoured, then publication.
+        if stage.kind == StageKind.QUALIFICATION.value:
+            await qualification.approve_proposed(uow, config, now=now, actor=actor)
+        else:
+            await stages.approve_round(
+                uow, config, stage=StageKind(stage.kind), number=rnd.number, now=now, actor=actor
+            )
+        end = rnd.week_end
+        return f"Round {rnd.number} approved and published" + (
+            f"; the week ends {end:%a %d %b %H:%M} UTC." if end else "."
         )
 
 
@@ -779,6 +783,117 @@ async def rounds_page(request: web.Request) -> web.StreamResponse:
     )
 
 
+PAIR_ACTIONS = ("pair", "forbid", "swap")
+
+
+async def pair_round(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/rounds/pair``: propose the next qualification round, or re-pair the proposal
+    with a forbidden pair or a swap (the same operation as ``acwc round pair``: the engine
+    re-pairs under the rules; nothing is edited by hand)."""
+    require_td(request)
+    who, values = await read_form(request, {"action": 10, "first": 30, "second": 30})
+    action = values.get("action", "")
+    if action not in PAIR_ACTIONS:
+        raise bad_request("Choose pair, forbid or swap.")
+    pair: list[tuple[str, str]] = []
+    if action != "pair":
+        first, second = values.get("first", "").strip(), values.get("second", "").strip()
+        if (
+            not (USERNAME.match(first) and USERNAME.match(second))
+            or first.lower() == second.lower()
+        ):
+            return redirect_with(
+                request, "/desk/rounds", "Give two different players' usernames.", ok=False
+            )
+        pair = [(first, second)]
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        try:
+            view = await qualification.propose_round(
+                uow,
+                ctx.service.config,
+                now=ctx.now(),
+                actor=who.username,
+                forbid=pair if action == "forbid" else (),
+                swap=pair if action == "swap" else (),
+            )
+        except (OperationError, RulesError) as e:
+            return redirect_with(request, "/desk/rounds", str(e), ok=False)
+        await uow.commit()
+    return redirect_with(
+        request,
+        "/desk/rounds",
+        f"Qualification round {view.number} proposed ({len(view.boards)} boards); "
+        "approve it from the desk.",
+    )
+
+
+EXIT_KINDS = ("withdrawal", "disqualification")
+
+
+async def _exit_preview(
+    request: web.Request, values: dict[str, str], actor: str, *, commit: bool
+) -> tuple[Any, str | None]:
+    """Run the exit in a unit of work: committed to confirm, rolled back for the preview."""
+    kind = values.get("kind", "")
+    if kind not in EXIT_KINDS:
+        raise bad_request("Choose a withdrawal or a disqualification.")
+    player = values.get("player", "").strip()
+    if not USERNAME.match(player):
+        raise bad_request("Give the player's Lichess username.")
+    ctx = context(request)
+    async with ctx.service.db.uow() as uow:
+        try:
+            preview = await stages.exit_player(
+                uow,
+                ctx.service.config,
+                player=player,
+                kind=kind,
+                reason=" ".join(values.get("reason", "").split()),
+                engine_mark=values.get("engine") == "1",
+                now=ctx.now(),
+                actor=actor,
+            )
+        except (OperationError, RulesError) as e:
+            return None, str(e)
+        if commit:
+            await uow.commit()
+    if commit:
+        ctx.service.changed()
+        await ctx.service.refresh_players()
+    return preview, None
+
+
+EXIT_LIMITS = {"player": 30, "kind": 20, "engine": 1, "reason": REASON_LIMIT}
+
+
+async def exit_page(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/exit/preview``: the standings before and after a withdrawal or
+    disqualification (rules 8), nothing changed yet; the page's button confirms it."""
+    require_td(request)
+    who, values = await read_form(request, EXIT_LIMITS)
+    preview, error = await _exit_preview(request, values, who.username, commit=False)
+    if error is not None:
+        return redirect_with(request, "/desk#exits", error, ok=False)
+    return await render(
+        request,
+        "desk_exit.html",
+        {"title": "Confirm the exit", "preview": preview, "values": values},
+    )
+
+
+async def exit_confirm(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/exit``: make the withdrawal or disqualification (audited by name)."""
+    require_td(request)
+    who, values = await read_form(request, EXIT_LIMITS)
+    preview, error = await _exit_preview(request, values, who.username, commit=True)
+    if error is not None:
+        return redirect_with(request, "/desk#exits", error, ok=False)
+    return redirect_with(
+        request, "/desk", f"{preview.username}: {preview.kind} recorded ({preview.stage} stage)."
+    )
+
+
 AUDIT_PAGE = 100
 
 
@@ -808,4 +923,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/relay", relay)
     app.router.add_post("/desk/forum/{draft_id}/posted", mark_posted)
     app.router.add_get("/desk/rounds", rounds_page)
+    app.router.add_post("/desk/rounds/pair", pair_round)
+    app.router.add_post("/desk/exit/preview", exit_page)
+    app.router.add_post("/desk/exit", exit_confirm)
     app.router.add_get("/desk/audit", audit_page)

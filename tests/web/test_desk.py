@@ -199,3 +199,74 @@ async def test_a_td_reads_any_match_room_and_relays_from_it(
     assert "dave (relayed)" in flash_text(html).lower()
     assert f"<h1>Match {match_id}" in html
     assert "Thu 14 Oct 20:00 UTC" in html
+
+
+async def test_td_pairs_forbids_and_approves_a_qualification_round_from_the_desk(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    async with site.db.uow() as uow:  # round 1 over: Alice and Carol won
+        for key in ("alice-bob", "carol-dave"):
+            row = await uow.matches.get(site.matches[key])
+            assert row is not None
+            row.state, row.outcome, row.decided_by = "complete", "first_wins", "td"
+        await uow.commit()
+    b = await td(browsers)
+    html = await b.post("/desk/rounds/pair", {"action": "pair"})
+    assert "Qualification round 2 proposed (2 boards)" in flash_text(html)
+    async with site.db.uow() as uow:
+        rnd = await uow.tournaments.round(1)
+        assert rnd is not None
+        rounds = await uow.tournaments.rounds(rnd.stage_id)
+        proposed = await uow.matches.for_round(rounds[-1].id)
+    first = {proposed[0].white_first, proposed[0].black_first}
+    assert first == {"alice", "carol"}  # the two winners meet (rules 3.v: Dutch system)
+    html = await b.post(
+        "/desk/rounds/pair", {"action": "forbid", "first": "Alice", "second": "Carol"}
+    )
+    assert "proposed" in flash_text(html)
+    async with site.db.uow() as uow:
+        re_paired = await uow.matches.for_round(rounds[-1].id)
+    assert all({m.white_first, m.black_first} != first for m in re_paired)
+    html = await b.post(
+        "/desk/rounds/pair", {"action": "swap", "first": "alice", "second": "alice"}
+    )
+    assert "two different players" in flash_text(html)
+    html = await b.post("/desk/rounds/pair", {"action": "swap", "first": "alice", "second": "zed"})
+    assert "not a qualification entrant" in flash_text(html)
+    b2 = await td(browsers)
+    html = await b2.post(
+        "/desk/decide", {"kind": "round", "key": str(rounds[-1].id), "choice": "approve"}
+    )
+    assert "Round 2 approved and published" in flash_text(html)
+    assert [a for a, _ in await audit(site, "round.propose")] == [TD, TD]
+    async with site.db.uow() as uow:
+        published = await uow.tournaments.round(rounds[-1].id)
+    assert published is not None
+    assert published.state == "published"
+
+
+async def test_a_withdrawal_shows_before_and_after_and_changes_nothing_until_confirmed(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    assert 'action="/desk/exit/preview"' in b.last_html
+    form = {"player": "Bob", "kind": "withdrawal", "reason": "moving house"}
+    html = await b.post("/desk/exit/preview", form)
+    assert "Confirm: Bob, withdrawal" in html
+    assert "Before" in html
+    assert "After" in html
+    async with site.db.uow() as uow:
+        bob = await uow.players.get("bob")
+        assert bob is not None
+        assert bob.status == "active"  # the preview changed nothing
+        assert await uow.stages.exits() == []
+    html = await b.post("/desk/exit", form)
+    assert "Bob: withdrawal recorded" in flash_text(html)
+    async with site.db.uow() as uow:
+        exits = await uow.stages.exits()
+        match = await uow.matches.get(site.matches["alice-bob"])
+    assert [(e.player_id, e.kind, e.decided_by) for e in exits] == [("bob", "withdrawal", TD)]
+    assert match is not None
+    assert (match.outcome, match.decided_by) == ("first_wins", "forfeit")  # rules 8.i.1
+    html = await b.post("/desk/exit/preview", form)
+    assert "flash error" in html  # already out

@@ -54,6 +54,10 @@ def td_actions(draft_id: int, match_id: int) -> list[tuple[str, dict[str, str]]]
         ("/desk/result", {"match_id": str(match_id), "game": "1", "result": "1-0", "reason": "r"}),
         ("/desk/relay", {"player": "alice", "text": "offer thu 18:00"}),
         (f"/desk/forum/{draft_id}/posted", {}),
+        ("/desk/rounds/pair", {"action": "pair"}),
+        ("/desk/rounds/pair", {"action": "forbid", "first": "alice", "second": "bob"}),
+        ("/desk/exit/preview", {"player": "bob", "kind": "withdrawal", "reason": "r"}),
+        ("/desk/exit", {"player": "bob", "kind": "withdrawal", "reason": "r"}),
     ]
 
 

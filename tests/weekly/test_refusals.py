@@ -93,7 +93,7 @@ REFUSALS: list[tuple[str, Setup, str, str, str, str]] = [
     ("a change before agreement", (), "bob", "change thu 18:00", "not_agreed", "No time is agreed"),
     ("a claim with no right to it", (), "bob", "claim win", "no_claim", "nothing to claim"),
     ("a break before any game", (), "alice", "break", "not_started", "between two games"),
-    ("an armageddon bid", (), "alice", "bid 1:30", "not_available", "later-stages feature"),
+    ("an armageddon bid", (), "alice", "bid 1:30", "wrong_phase", "no armageddon game"),
     (
         "someone else's match",
         (),

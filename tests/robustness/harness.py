@@ -1,0 +1,440 @@
+"""A small demo season run three ways, for the crash and fault tests of issue 8.
+
+* ``in_process``: the service in this event loop (as ``acwc demo`` runs it): the reference.
+* ``faults``: the same, with the sandbox answering 429s, 5xx, dropped streams and malformed
+  lines at random (seeded); :class:`FaultDriver` lets the fake clock move when the service is
+  only waiting on it (a 429 pauses the client a minute, reconnects back off).
+* ``crash``: the service is ``acwc run`` in a child process on the driver's clock
+  (``service.clock_url``) and the driver's sandbox; :class:`CrashDriver` kills it with SIGKILL
+  before chosen settles and restarts it, never moving the clock while it is down.
+
+:class:`Outcome` holds what must come out equal, in a canonical form (see :meth:`Outcome.key`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import heapq
+import json
+import os
+import random
+import socket
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from aiohttp import web
+from sqlalchemy import select
+
+from bot import qualification as quals
+from bot import stages
+from bot.app import SANDBOX_BOT_TOKEN, Service
+from bot.clock import FakeClock
+from bot.config import Config
+from bot.demo.actors import GameActor, MatchActor, TDActor, World
+from bot.demo.driver import InProcessService, SeasonDriver, ServicePort, SettleError
+from bot.demo.remote import ClockFeed, RemotePort, ServiceProcess
+from bot.demo.report import Reporter
+from bot.demo.roster import make_roster, seed_history
+from bot.demo.season import demo_config
+from bot.lichess.client import LichessClient
+from bot.outbox import SENDABLE
+from bot.registration import check_registrations
+from bot.sandbox.app import make_app as make_sandbox_app
+from bot.sandbox.state import SandboxState
+from bot.td import add_player, create_tournament
+from rules.model import PlayerId, normalise_username
+from storage import migrate
+from storage.db import Database
+from storage.models import AuditRow, GameRow, MatchRow, OutboxRow, RoundRow
+from tests.demo.test_season import short_matches
+
+PLAYERS = 13
+ROOT = Path(__file__).resolve().parents[2]
+Mode = Literal["in_process", "faults", "crash"]
+
+
+class SleeperClock(FakeClock):
+    """A fake clock that says when its earliest sleeper wakes."""
+
+    def next_wake(self) -> dt.datetime | None:
+        pending = [(when, seq, fut) for when, seq, fut in self._sleepers if not fut.done()]
+        heapq.heapify(pending)
+        return pending[0][0] if pending else None
+
+
+@dataclass
+class FaultDriver(SeasonDriver):
+    """Injects sandbox faults before settles; moves the clock to a waiting service's next wake.
+
+    A settle that makes no progress for ``stall`` wall seconds while the service sleeps on the
+    clock until at most ``max_jump`` ahead (a 429's minute, a stream's backoff) sets the clock
+    to that wake-up: the service is waiting on time, not working.
+    """
+
+    sandbox: SandboxState | None = None
+    rng: random.Random = field(default_factory=random.Random)
+    stall: float = 0.05
+    max_jump: dt.timedelta = dt.timedelta(minutes=3)
+    injected: Counter[str] = field(default_factory=Counter)
+    jumps: int = 0
+    inject: bool = True
+    _last_time: dt.datetime | None = None
+
+    def calm(self) -> None:
+        """No more faults from now on."""
+        assert self.sandbox is not None
+        self.inject = False
+        knobs = self.sandbox.knobs
+        knobs.rate_limit_next = knobs.server_error_next = knobs.malformed_lines_next = 0
+        knobs.stream_unavailable = False
+        knobs.drop_stream_after_lines = None
+
+    def _inject(self) -> None:
+        assert self.sandbox is not None
+        knobs, rng = self.sandbox.knobs, self.rng
+        roll = rng.random()
+        if roll < 0.04:
+            knobs.rate_limit_next += 1
+            self.injected["429"] += 1
+        elif roll < 0.12:
+            knobs.server_error_next += rng.randint(1, 3)
+            knobs.server_error_status = rng.choice((500, 502, 503))
+            self.injected["5xx"] += 1
+        elif roll < 0.20:
+            knobs.malformed_lines_next += rng.randint(1, 3)
+            self.injected["malformed"] += 1
+        elif roll < 0.24:
+            knobs.drop_stream_after_lines = rng.choice((1, 2, 3))
+            self.injected["drop"] += 1
+        elif roll < 0.26:
+            knobs.stream_unavailable = True
+            self.injected["stream_503"] += 1
+        elif roll < 0.40:
+            knobs.drop_stream_after_lines = None
+
+    async def settle(self) -> None:
+        assert isinstance(self.clock, SleeperClock)
+        # The settle at a new time comes before the actors read the time: a jump there would
+        # move what they do (a draw seeded by the time), so faults come only after an actor
+        # acted, when the actors' time is already fixed for this step.
+        fresh = self.clock.now() != self._last_time
+        self._last_time = self.clock.now()
+        if fresh:
+            self.calm()
+            self.inject = True
+        elif self.inject:
+            self._inject()
+        self.settles += 1
+        started = last_change = time.perf_counter()
+        last = None
+        while True:
+            await asyncio.sleep(0.002)
+            facts = await self.facts()
+            if facts.settled:
+                return
+            now = time.perf_counter()
+            if facts != last:
+                last, last_change = facts, now
+            elif now - last_change > self.stall:
+                wake = self.clock.next_wake()
+                self.calm()  # the faults so far must be survived; no new ones in this settle
+                if wake is not None and wake - self.clock.now() <= self.max_jump:
+                    self.clock.set(wake)
+                    self.jumps += 1
+                    last_change = now
+            if now - started > self.settle_timeout:
+                raise SettleError(f"no settle at {self.clock.now().isoformat()}: {facts}")
+
+
+@dataclass
+class CrashDriver(SeasonDriver):
+    """Kills the service (SIGKILL) before the chosen settles and restarts it."""
+
+    process: ServiceProcess | None = None
+    kill_at: frozenset[int] = frozenset()
+    rng: random.Random = field(default_factory=random.Random)
+
+    async def settle(self) -> None:
+        if self.settles in self.kill_at:
+            assert self.process is not None
+            await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
+            await self.process.kill()
+            await self.process.start()  # ready before the clock may move again
+        await super().settle()
+
+
+@dataclass
+class Outcome:
+    placement: tuple[PlayerId, ...]
+    standings: list[str]
+    matches: list[tuple[Any, ...]]
+    games: list[tuple[Any, ...]]
+    audit: list[tuple[Any, ...]]
+    sent: Counter[tuple[str, str]]
+    """Outbox rows marked sent, by (recipient, text)."""
+    delivered: Counter[tuple[str, str]]
+    """What the sandbox received, by (recipient, text)."""
+    unsent: list[tuple[str, str, str]]
+    settles: int
+    wall: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> tuple[Any, ...]:
+        """What an interrupted or faulty run must reproduce exactly."""
+        return (self.placement, self.standings, self.matches, self.games, self.audit)
+
+    @property
+    def duplicates(self) -> Counter[tuple[str, str]]:
+        return Counter({k: n - self.sent[k] for k, n in self.delivered.items() if n > self.sent[k]})
+
+    @property
+    def lost(self) -> Counter[tuple[str, str]]:
+        return Counter(
+            {k: n - self.delivered[k] for k, n in self.sent.items() if n > self.delivered[k]}
+        )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _serve(app: web.Application) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return '"none"'
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(str(value))
+
+
+def service_toml(config: Config, *, lichess_url: str, clock_url: str, web_port: int) -> str:
+    """The service process's config file: the driver's rules, its sandbox and its clock."""
+    t, s = config.tournament, config.service
+    lines = [
+        "[tournament]",
+        f"name = {_toml(t.name)}",
+        f"tds = [{', '.join(_toml(x) for x in t.tds)}]",
+        f"team = {_toml(t.team)}",
+        "[service]",
+        f"database_url = {_toml(s.database_url)}",
+        f"lichess_url = {_toml(lichess_url)}",
+        f"clock_url = {_toml(clock_url)}",
+        f"bot_account = {_toml(s.bot_account)}",
+        'web_host = "127.0.0.1"',
+        f"web_port = {web_port}",
+        'log_level = "WARNING"',
+    ]
+    for kind, fmt in (
+        ("qualification", config.rules.formats.qualification),
+        ("candidates", config.rules.formats.candidates),
+        ("semifinal", config.rules.formats.semifinal),
+        ("final", config.rules.formats.final),
+        ("third_place", config.rules.formats.third_place),
+    ):
+        lines += [
+            f"[rules.formats.{kind}]",
+            f"games = {fmt.games}",
+            f"clinch_at = {_toml(None if fmt.clinch_at is None else float(fmt.clinch_at))}",
+            f"tiebreak = {_toml(fmt.tiebreak.value)}",
+            f"max_weeks = {fmt.max_weeks}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+async def _register(
+    db: Database, client: LichessClient, config: Config, world: World, now: dt.datetime
+) -> None:
+    async with db.uow() as uow:
+        await create_tournament(uow, config, now=now, actor=world.td)
+        await stages.set_salt_secret(uow, f"demo-seed-{world.seed}")
+        for player in world.roster.players:
+            await add_player(
+                uow, config, player.username, seed_rating=None, now=now, actor=world.td
+            )
+        await uow.commit()
+    await check_registrations(db, client, config, now=now, actor=world.td)
+
+
+def _prepare_sandbox(sandbox: SandboxState, config: Config) -> None:
+    """What ``Service`` does to the sandbox it starts, for a sandbox the driver serves."""
+    bot = config.service.bot_account
+    sandbox.add_token(bot, token=SANDBOX_BOT_TOKEN)
+    for td in config.tournament.tds:
+        if PlayerId(td.lower()) not in sandbox.users:
+            sandbox.add_user(td)
+    if config.tournament.team:
+        sandbox.make_team(config.tournament.team, leaders=[bot])
+
+
+async def _outcome(
+    db: Database, config: Config, td: TDActor, sandbox: SandboxState
+) -> dict[str, Any]:
+    async with db.uow() as uow:
+        table = await quals.standings(uow, config.rules)
+        standings = [
+            f"{r.rank} {r.username} {r.match_points} {r.buchholz_median} {r.progressive}"
+            for r in table.rows
+        ]
+        for pool in await stages.candidates_view(uow, config):
+            standings.append(json.dumps(pool, sort_keys=True, default=str))
+        rounds = {
+            r.id: (r.stage_id, r.number)
+            for r in (await uow.session.execute(select(RoundRow))).scalars()
+        }
+        matches = [
+            (m.id, m.stage, rounds.get(m.round_id), m.board, m.week, m.white_first, m.black_first,
+             m.state, m.outcome, m.decided_by, m.agreed_time)
+            for m in (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+        ]  # fmt: skip
+        games = [
+            (g.id, g.match_id, g.white, g.black, g.status, g.winner, g.counted, g.refusal)
+            for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
+        ]
+        # The audit log without its ids: ids are a sequence's numbers, and PostgreSQL spends one
+        # on every insert of a transaction a SIGKILL rolled back; the order is (time, content).
+        audit = sorted(
+            (
+                (a.at, a.actor, a.action, a.reason, a.player, a.match_id,
+                 json.dumps(a.details, sort_keys=True, default=str))
+                for a in (await uow.session.execute(select(AuditRow))).scalars()
+            ),
+            key=repr,
+        )  # fmt: skip
+        outbox = list(
+            (
+                await uow.session.execute(select(OutboxRow).where(OutboxRow.kind.in_(SENDABLE)))
+            ).scalars()
+        )
+    sent: Counter[tuple[str, str]] = Counter()
+    unsent = []
+    for row in outbox:
+        if row.kind == "team_update":
+            continue
+        if row.status == "sent":
+            sent[(str(normalise_username(row.recipient)), row.body)] += 1
+        else:
+            unsent.append((row.recipient, row.status, row.body[:60]))
+    delivered = Counter((str(m.to), m.text) for m in sandbox.inbox)
+    return {
+        "placement": td.placement,
+        "standings": standings,
+        "matches": matches,
+        "games": games,
+        "audit": audit,
+        "sent": sent,
+        "delivered": delivered,
+        "unsent": unsent,
+    }
+
+
+async def season(
+    seed: int,
+    *,
+    url: str,
+    mode: Mode = "in_process",
+    folder: Path,
+    kill_at: frozenset[int] = frozenset(),
+    settle_timeout: float = 45.0,
+) -> Outcome:
+    wall = time.perf_counter()
+    config = demo_config(short_matches(), database_url=url, web_port=_free_port())
+    start = dt.datetime.combine(
+        config.rules.calendar.first_publication - dt.timedelta(days=7), dt.time(9, 0), tzinfo=dt.UTC
+    )
+    clock = SleeperClock(start)
+    sandbox = SandboxState(now=clock.now)
+    sandbox.knobs.keepalive_seconds = 30.0
+    roster = make_roster(PLAYERS, seed, config.rules)
+    seed_history(sandbox, roster, seed, config.rules)
+    rng = random.Random(f"robust-{seed}-{mode}")
+    async with contextlib.AsyncExitStack() as stack:
+        process: ServiceProcess | None = None
+        port: ServicePort
+        if mode == "crash":
+            _prepare_sandbox(sandbox, config)
+            feed = ClockFeed(clock)
+            sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
+            stack.push_async_callback(sandbox_runner.cleanup)
+            stack.callback(sandbox.drop_streams)
+            feed_runner, feed_url = await _serve(feed.app())
+            stack.push_async_callback(feed_runner.cleanup)
+            db = Database(url)
+            stack.push_async_callback(db.dispose)
+            await migrate.upgrade(db)
+            client = await stack.enter_async_context(
+                LichessClient(
+                    base_url=sandbox_url, token=SANDBOX_BOT_TOKEN, clock=clock, timeout=10.0
+                )
+            )
+            path = folder / "service.toml"
+            path.write_text(
+                service_toml(
+                    config, lichess_url=sandbox_url, clock_url=feed_url, web_port=_free_port()
+                )
+            )
+            process = ServiceProcess(
+                path,
+                env={
+                    "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
+                    "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
+                    "PYTHONPATH": str(ROOT),
+                },
+                cwd=folder,
+            )
+            process.flags = ["-v"] if os.environ.get("ROBUST_DEBUG") else []
+            stack.push_async_callback(process.kill)
+            await process.start()
+            port = RemotePort(feed)
+            driver: SeasonDriver = CrashDriver(
+                db, clock, port, [], settle_timeout=settle_timeout,
+                process=process, kill_at=kill_at, rng=rng,
+            )  # fmt: skip
+        else:
+            service = await stack.enter_async_context(
+                Service(config, clock=clock, sandbox_state=sandbox, serve_web=False)
+            )
+            db, client = service.db, service.lichess
+            port = InProcessService(service)
+            if mode == "faults":
+                driver = FaultDriver(db, clock, port, [], settle_timeout=settle_timeout,
+                                     sandbox=sandbox, rng=rng)  # fmt: skip
+            else:
+                driver = SeasonDriver(db, clock, port, [], settle_timeout=settle_timeout)
+            tasks = await stack.enter_async_context(asyncio.TaskGroup())
+            runner = tasks.create_task(service.run(), name="service")
+            stack.callback(runner.cancel)
+        world = World(
+            db=db, config=config, seed=seed, roster=roster, sandbox=sandbox,
+            notes=Reporter(write=None), poke=port.poke, on_game=driver.expect,
+        )  # fmt: skip
+        td = TDActor(world)
+        driver.actors = [td, MatchActor(world), GameActor(world)]
+        await _register(db, client, config, world, clock.now())
+        await driver.run(finished=td)
+        if isinstance(driver, FaultDriver):
+            driver.calm()
+            driver._last_time = None
+        await driver.settle()
+        found = await _outcome(db, config, td, sandbox)
+        extra: dict[str, Any] = {}
+        if isinstance(driver, FaultDriver):
+            extra = {"injected": dict(driver.injected), "jumps": driver.jumps}
+        if process is not None:
+            extra = {"kills": process.kills, "starts": process.starts}
+    return Outcome(**found, settles=driver.settles, wall=time.perf_counter() - wall, extra=extra)
