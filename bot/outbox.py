@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from bot.clock import Clock, SystemClock
 from bot.waiting import wake_or_time
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 SENDABLE = ("dm", "td_alert", "team_update")
 MAX_ATTEMPTS = 8
+BATCH = 20
 RETRY_BASE = dt.timedelta(seconds=30)
 RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
@@ -86,7 +87,7 @@ class OutboxDispatcher:
         sent = 0
         while True:
             async with self.db.uow() as uow:
-                due = list(await uow.outbox.due(self.clock.now(), kinds=SENDABLE, limit=20))
+                due = list(await uow.outbox.due(self.clock.now(), kinds=SENDABLE, limit=BATCH))
             if not due:
                 return sent
             for row in due:
@@ -98,23 +99,38 @@ class OutboxDispatcher:
                 except Exception as e:  # delivery failures are recorded, never fatal
                     error = e
                 async with self.db.uow() as uow:
+                    if error is None:
+                        # One statement: only a row still pending is marked (as the read below).
+                        marked = await uow.session.execute(
+                            update(OutboxRow)
+                            .where(OutboxRow.id == row.id, OutboxRow.status == "pending")
+                            .values(
+                                status="sent",
+                                sent_at=self.clock.now(),
+                                last_error=None,
+                                attempts=OutboxRow.attempts + 1,
+                            )
+                        )
+                        await uow.commit()
+                        sent += getattr(marked, "rowcount", 0) or 0
+                        continue
                     stored = await uow.outbox.get(row.id)
                     if stored is None or stored.status != "pending":
                         continue
                     now = self.clock.now()
                     stored.attempts += 1
-                    if error is None:
-                        stored.status, stored.sent_at, stored.last_error = "sent", now, None
-                        sent += 1
+                    stored.last_error = f"{type(error).__name__}: {error}"[:500]
+                    if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
+                        stored.status = "failed"
+                        log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
                     else:
-                        stored.last_error = f"{type(error).__name__}: {error}"[:500]
-                        if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
-                            stored.status = "failed"
-                            log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
-                        else:
-                            stored.next_attempt_at = now + retry_delay(stored.attempts)
+                        stored.next_attempt_at = now + retry_delay(stored.attempts)
                     await uow.commit()
             self.sent += sent
+            if len(due) < BATCH:
+                # That was every message due when we looked; one queued since woke us and
+                # is sent on the next round of run().
+                return sent
 
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
