@@ -10,7 +10,8 @@ The pieces, from the inside out:
   database and the sandbox, acts through the service's own doors (``bot.weekly.handle_text``,
   the TD operations the CLI uses, games on the sandbox) and says when it next wants to act.
 * :mod:`bot.demo.driver`: the loop. It owns the fake clock; each step it lets the service settle
-  (checked facts: no due outbox row, no due deadline, every sandbox game stored), runs the actors
+  (checked facts: no due outbox row, no due deadline, every sandbox game stored; in this process
+  known from the service's memory, across processes read from the database), runs the actors
   due now in a fixed order, and moves the clock to the next event. The service sits behind
   :class:`bot.demo.driver.ServicePort`, so the same driver can run it in this process (the demo)
   or in another one (the crash test: :mod:`bot.demo.remote`).

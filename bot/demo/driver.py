@@ -2,9 +2,9 @@
 
 The driver owns the fake clock, the sandbox Lichess and the simulated actors. Each step it
 
-1. lets the service **settle** (:meth:`SeasonDriver.settle`): it checks facts in the database, never
-   sleeps a fixed time: no outbox message due and unsent, no deadline due and unfired, and every
-   game the sandbox has started or finished stored with that status;
+1. lets the service **settle** (:meth:`SeasonDriver.settle`), never sleeping a fixed time: no
+   outbox message due and unsent, no deadline due and unfired, and every game the sandbox has
+   started or finished dealt with in that state;
 2. runs the actors due at the current time in a fixed order (TDs, matches, games), settling after
    each one that acted;
 3. moves the clock to the next event: the earliest of the next deadline row, the next outbox retry
@@ -14,9 +14,13 @@ Wall-clock time never decides anything; a settle that takes longer than ``settle
 seconds is a failure with the facts that were still missing.
 
 The service sits behind :class:`ServicePort`. :class:`InProcessService` runs ``bot.app.Service`` in
-this event loop (``acwc demo``). The settle facts are read from the database, so they hold just as
-well for a service in another process sharing the database (see :mod:`bot.demo.remote`): that port
-only has to carry the clock and the "state changed" poke across.
+this event loop (``acwc demo``); it settles by what the service knows in memory (the dispatcher
+and the runner say when they wait with nothing due, the intake which game it dealt with), with
+no database query. Any other port (a service in another process sharing the database, see
+:mod:`bot.demo.remote`) settles by the same facts read from the database, so that port only has
+to carry the clock and the "state changed" poke across. When the database counts its committed
+writes (``Database.track_changes``), the next-event query is read again only after the deadlines
+or the outbox changed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""One whole demo season in this process: sandbox, database, service, web app, actors, driver."""
+"""One whole demo season in this process: sandbox, database, service, web app, actors, driver.
+
+Without ``--database-url`` the season's SQLite file runs on the event loop's own thread
+(``?inline=true``, :mod:`storage.inline_sqlite`), and the database counts its committed writes
+per table (:mod:`storage.changes`) so the actors read again only what changed.
+"""
 
 from __future__ import annotations
 
