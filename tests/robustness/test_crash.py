@@ -24,10 +24,6 @@ SEED = 3
 KILLS = 20
 
 
-@pytest.mark.skip(
-    reason="unfinished: the restarted `acwc run` on the remote clock leaves a due deadline "
-    "unfired (SettleError at the first kill); see the report of the robust branch"
-)
 @pytest.mark.timeout(600)
 async def test_killing_the_service_20_times_loses_nothing_and_changes_nothing(
     database_url: str, tmp_path: Path
