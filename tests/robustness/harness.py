@@ -312,20 +312,27 @@ async def _outcome(
             r.id: (r.stage_id, r.number)
             for r in (await uow.session.execute(select(RoundRow))).scalars()
         }
+        # Match ids by rank: a kill that rolls back an insert burns a PostgreSQL sequence
+        # number, which shifts later ids but never their order.
+        match_rows = list(
+            (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+        )
+        rank: dict[int | None, int | None] = {m.id: i for i, m in enumerate(match_rows)}
+        rank[None] = None
         matches = [
-            (m.id, m.stage, rounds.get(m.round_id), m.board, m.week, m.white_first, m.black_first,
-             m.state, m.outcome, m.decided_by, m.agreed_time)
-            for m in (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+            (rank[m.id], m.stage, rounds.get(m.round_id), m.board, m.week, m.white_first,
+             m.black_first, m.state, m.outcome, m.decided_by, m.agreed_time)
+            for m in match_rows
         ]  # fmt: skip
         games = [
-            (g.id, g.match_id, g.white, g.black, g.status, g.winner, g.counted, g.refusal)
+            (g.id, rank[g.match_id], g.white, g.black, g.status, g.winner, g.counted, g.refusal)
             for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
         ]
         # The audit log without its ids: ids are a sequence's numbers, and PostgreSQL spends one
         # on every insert of a transaction a SIGKILL rolled back; the order is (time, content).
         audit = sorted(
             (
-                (a.at, a.actor, a.action, a.reason, a.player, a.match_id,
+                (a.at, a.actor, a.action, a.reason, a.player, rank.get(a.match_id),
                  json.dumps(a.details, sort_keys=True, default=str))
                 for a in (await uow.session.execute(select(AuditRow))).scalars()
             ),
