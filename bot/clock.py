@@ -11,6 +11,7 @@ import asyncio
 import datetime as dt
 import heapq
 import itertools
+from collections.abc import Callable
 from typing import Protocol
 
 UTC = dt.UTC
@@ -60,6 +61,7 @@ class FakeClock:
         self._sleepers: list[tuple[dt.datetime, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._sleeper_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._watchers: list[Callable[[dt.datetime], None]] = []
 
     def __repr__(self) -> str:
         return f"FakeClock({self._now.isoformat()}, auto={self.auto})"
@@ -93,6 +95,10 @@ class FakeClock:
             if not fut.done():
                 fut.cancel()
 
+    def watch(self, callback: Callable[[dt.datetime], None]) -> None:
+        """Call ``callback(now)`` after every move of the clock (:meth:`set`, :meth:`advance`)."""
+        self._watchers.append(callback)
+
     def advance(self, delta: dt.timedelta) -> None:
         """Move time forward by ``delta`` and wake the sleepers that are due.
 
@@ -113,6 +119,8 @@ class FakeClock:
             _, _, fut = heapq.heappop(self._sleepers)
             if not fut.done():
                 fut.set_result(None)
+        for callback in self._watchers:
+            callback(when)
 
     async def advance_and_settle(self, delta: dt.timedelta, *, turns: int = 10) -> None:
         """``advance`` then yield to the loop a few turns so woken tasks get to run."""

@@ -29,7 +29,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,7 @@ from aiohttp import web
 from bot.clock import FakeClock
 
 if TYPE_CHECKING:
+    from bot.app import Service
     from bot.config import Config
 
 __all__ = [
@@ -54,12 +55,21 @@ READY_LINE = "acwc-bot ready on the remote clock"
 
 
 class ClockFeed:
-    """Serves a fake clock's time to other processes (``GET /clock``, NDJSON)."""
+    """Serves a fake clock's time to other processes (``GET /clock``, NDJSON).
+
+    Every move of the clock, whoever makes it (``clock.set``, ``clock.advance``), goes out as a
+    line: the feed watches the clock. A follower acknowledges each line it has taken in
+    (``POST /clock/ack`` with ``{"seq": N}``); :meth:`synced` waits for that, so the driver can
+    be sure the service knows the current time before anything happens at that time.
+    """
 
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
         self.seq = 0
+        self.acked = -1
+        self._acked = asyncio.Condition()
         self._queues: list[asyncio.Queue[tuple[int, dt.datetime]]] = []
+        clock.watch(lambda _now: self.nudge())
 
     def nudge(self) -> None:
         """Send the current time again: the followers look at the database again."""
@@ -68,8 +78,12 @@ class ClockFeed:
             q.put_nowait((self.seq, self.clock.now()))
 
     def set(self, when: dt.datetime) -> None:
-        self.clock.set(when)
-        self.nudge()
+        self.clock.set(when)  # the watch sends it
+
+    async def synced(self) -> None:
+        """Return once a follower has acknowledged the latest line (the current time)."""
+        async with self._acked:
+            await self._acked.wait_for(lambda: self.acked >= self.seq)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
@@ -82,12 +96,23 @@ class ClockFeed:
                 seq, now = await queue.get()
                 line = json.dumps({"now": now.isoformat(), "seq": seq}) + "\n"
                 await resp.write(line.encode())
+        except ConnectionResetError:
+            pass  # the follower went away (killed): its successor opens a new feed
         finally:
             self._queues.remove(queue)
+        return resp
+
+    async def handle_ack(self, request: web.Request) -> web.Response:
+        seq = int((await request.json())["seq"])
+        async with self._acked:
+            self.acked = max(self.acked, seq)
+            self._acked.notify_all()
+        return web.Response(status=204)
 
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_get("/clock", self.handle)
+        app.router.add_post("/clock/ack", self.handle_ack)
         return app
 
 
@@ -104,7 +129,7 @@ class RemotePort:
 class RemoteClock:
     """A :class:`~bot.clock.Clock` that follows a :class:`ClockFeed` (time only moves forward)."""
 
-    def __init__(self, url: str, *, on_tick: Callable[[], None] | None = None) -> None:
+    def __init__(self, url: str, *, on_tick: Callable[[], Awaitable[None]] | None = None) -> None:
         self.url = url.rstrip("/")
         self.on_tick = on_tick
         self._now: dt.datetime | None = None
@@ -123,58 +148,72 @@ class RemoteClock:
             await self._changed.wait_for(lambda: self._now is not None and self._now >= when)
 
     async def follow(self, session: aiohttp.ClientSession, ready: asyncio.Event) -> None:
-        """Read the feed until cancelled; ``ready`` is set once the first time is known."""
+        """Read the feed until cancelled; ``ready`` is set once the first time is known.
+
+        Each line is acknowledged once ``on_tick`` has run to its end: the driver's poke is
+        answered only when the service has taken it in, as an in-process poke is awaited.
+        """
         async with session.get(f"{self.url}/clock", timeout=aiohttp.ClientTimeout(total=None)) as r:
             async for line in r.content:
                 if not line.strip():
                     continue
-                when = dt.datetime.fromisoformat(json.loads(line)["now"])
+                message = json.loads(line)
+                when = dt.datetime.fromisoformat(message["now"])
                 async with self._changed:
                     if self._now is None or when > self._now:
                         self._now = when
                     self._changed.notify_all()
                 ready.set()
                 if self.on_tick is not None:
-                    self.on_tick()
+                    await self.on_tick()
+                async with session.post(f"{self.url}/clock/ack", json={"seq": message["seq"]}):
+                    pass
 
 
 async def run_on_remote_clock(config: Config, url: str) -> None:
     """``acwc run`` with ``service.clock_url``: the service on a driver's clock until the feed ends.
 
     Every line of the feed (a new time or a nudge) wakes the outbox and the deadline runner and
-    re-reads the active players (coalesced: one refresh at a time, the last one always runs).
-    Prints :data:`READY_LINE` once the service is open and its tasks are started.
+    re-reads the active players (:func:`_take_in`) before it is acknowledged. Prints
+    :data:`READY_LINE` once the service is open, its tasks are started and it has taken in the
+    current time.
     """
     from bot.app import Service
 
     clock = RemoteClock(url)
-    refresh = asyncio.Event()
     async with aiohttp.ClientSession() as session, asyncio.TaskGroup() as tasks:
         ready = asyncio.Event()
         follow = tasks.create_task(clock.follow(session, ready), name="clock-feed")
         await ready.wait()
         async with Service(config, clock=clock) as service:
-
-            def tick() -> None:
-                service.changed()
-                refresh.set()
-
-            async def refresher() -> None:
-                while True:
-                    await refresh.wait()
-                    refresh.clear()
-                    await service.refresh_players()
-
             runner = tasks.create_task(service.run(), name="service")
-            players = tasks.create_task(refresher(), name="players")
-            clock.on_tick = tick
-            refresh.set()
-            await asyncio.sleep(0)
+            clock.on_tick = lambda: _take_in(service)
+            await _take_in(service)
             print(READY_LINE, flush=True)
             with contextlib.suppress(asyncio.CancelledError):
                 await follow  # the driver closed the feed: stop
             runner.cancel()
-            players.cancel()
+
+
+async def _take_in(service: Service, *, within: float = 10.0) -> None:
+    """A line of the feed: look at the outbox and deadlines, and watch the active players.
+
+    Returns once the games streams watch the current active players (a changed set reopens
+    them, and they deliver the games in progress as they open), so a game the driver starts
+    after the acknowledgement is seen live.
+    """
+    service.changed()
+    watcher = service.watcher
+    before = watcher.players
+    connections = watcher.connections
+    await service.refresh_players()
+    if watcher.players == before or not watcher.players:
+        return
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(within):
+            # the watcher counts its connections and sets no event per reconnection: poll
+            while not (watcher.connected.is_set() and watcher.connections > connections):  # noqa: ASYNC110
+                await asyncio.sleep(0.002)
 
 
 class ServiceProcess:
@@ -190,6 +229,8 @@ class ServiceProcess:
         self._drain: asyncio.Task[None] | None = None
         self.log: list[str] = []
         self.flags: list[str] = []
+        self.noise: tuple[str, ...] = ("DEBUG aiosqlite:", "DEBUG asyncio:")
+        """Log lines not kept (with ``-v`` SQLite logs every call)."""
 
     async def start(self, *, within: float = 60.0) -> None:
         """Start the service and return once it prints :data:`READY_LINE`."""
@@ -218,8 +259,15 @@ class ServiceProcess:
                         )
                     text = line.decode(errors="replace").rstrip()
                     self.log.append(text)
-                    if text == READY_LINE:
+                    # ``in``, not ``==``: with -v a long log line on stderr may be written in
+                    # pieces to the same pipe, and the ready line lands inside it
+                    if READY_LINE in text:
                         break
+        except TimeoutError:
+            await self.kill()
+            raise RuntimeError(
+                f"the service was not ready within {within:.0f} s:\n" + "\n".join(self.log[-30:])
+            ) from None
         except BaseException:
             await self.kill()
             raise
@@ -227,8 +275,11 @@ class ServiceProcess:
 
     async def _read_rest(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
-            self.log.append(line.decode(errors="replace").rstrip())
-            del self.log[:-200]
+            text = line.decode(errors="replace").rstrip()
+            if any(noise in text for noise in self.noise):
+                continue
+            self.log.append(text)
+            del self.log[:-2000]
 
     async def kill(self) -> None:
         """SIGKILL: no cleanup of any kind runs in the service."""

@@ -153,18 +153,33 @@ class FaultDriver(SeasonDriver):
 
 @dataclass
 class CrashDriver(SeasonDriver):
-    """Kills the service (SIGKILL) before the chosen settles and restarts it."""
+    """Kills the service (SIGKILL) before the chosen settles and restarts it.
+
+    Every settle first waits until the service has acknowledged the clock feed's latest line
+    (:meth:`ClockFeed.synced`): the service knows the current time before the actors act at it
+    and before the settle's facts are read.
+    """
 
     process: ServiceProcess | None = None
+    feed: ClockFeed | None = None
     kill_at: frozenset[int] = frozenset()
     rng: random.Random = field(default_factory=random.Random)
 
     async def settle(self) -> None:
+        assert self.process is not None
+        assert self.feed is not None
         if self.settles in self.kill_at:
-            assert self.process is not None
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
             await self.process.kill()
             await self.process.start()  # ready before the clock may move again
+        try:
+            async with asyncio.timeout(self.settle_timeout):
+                await self.feed.synced()
+        except TimeoutError:
+            raise SettleError(
+                f"at {self.clock.now().isoformat()} the service did not take in the time "
+                f"(line {self.feed.seq}, acknowledged {self.feed.acked})"
+            ) from None
         await super().settle()
 
 
@@ -297,20 +312,27 @@ async def _outcome(
             r.id: (r.stage_id, r.number)
             for r in (await uow.session.execute(select(RoundRow))).scalars()
         }
+        # Match ids by rank: a kill that rolls back an insert burns a PostgreSQL sequence
+        # number, which shifts later ids but never their order.
+        match_rows = list(
+            (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+        )
+        rank: dict[int | None, int | None] = {m.id: i for i, m in enumerate(match_rows)}
+        rank[None] = None
         matches = [
-            (m.id, m.stage, rounds.get(m.round_id), m.board, m.week, m.white_first, m.black_first,
-             m.state, m.outcome, m.decided_by, m.agreed_time)
-            for m in (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+            (rank[m.id], m.stage, rounds.get(m.round_id), m.board, m.week, m.white_first,
+             m.black_first, m.state, m.outcome, m.decided_by, m.agreed_time)
+            for m in match_rows
         ]  # fmt: skip
         games = [
-            (g.id, g.match_id, g.white, g.black, g.status, g.winner, g.counted, g.refusal)
+            (g.id, rank[g.match_id], g.white, g.black, g.status, g.winner, g.counted, g.refusal)
             for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
         ]
         # The audit log without its ids: ids are a sequence's numbers, and PostgreSQL spends one
         # on every insert of a transaction a SIGKILL rolled back; the order is (time, content).
         audit = sorted(
             (
-                (a.at, a.actor, a.action, a.reason, a.player, a.match_id,
+                (a.at, a.actor, a.action, a.reason, a.player, rank.get(a.match_id),
                  json.dumps(a.details, sort_keys=True, default=str))
                 for a in (await uow.session.execute(select(AuditRow))).scalars()
             ),
@@ -403,7 +425,7 @@ async def season(
             port = RemotePort(feed)
             driver: SeasonDriver = CrashDriver(
                 db, clock, port, [], settle_timeout=settle_timeout,
-                process=process, kill_at=kill_at, rng=rng,
+                process=process, feed=feed, kill_at=kill_at, rng=rng,
             )  # fmt: skip
         else:
             service = await stack.enter_async_context(
@@ -426,7 +448,21 @@ async def season(
         td = TDActor(world)
         driver.actors = [td, MatchActor(world), GameActor(world)]
         await _register(db, client, config, world, clock.now())
-        await driver.run(finished=td)
+        try:
+            await driver.run(finished=td)
+        except SettleError:
+            if process is not None:  # what the service said last (ROBUST_DEBUG=1: with -v)
+                print("\n".join(["--- the service's last lines:", *process.log[-150:]]))
+                async with db.uow() as uow:
+                    for gid, (status, _) in driver._expected.items():
+                        row = await uow.session.get(GameRow, gid)
+                        game = sandbox.games.get(gid)
+                        print(f"--- expected {gid} {status}; stored {row and row.status}; "
+                              f"sandbox {game}")  # fmt: skip
+                for listener in sandbox.listeners:
+                    print(f"--- open stream: {sorted(listener.users)}, "
+                          f"{listener.queue.qsize()} queued")  # fmt: skip
+            raise
         if isinstance(driver, FaultDriver):
             driver.calm()
             driver._last_time = None
