@@ -27,7 +27,7 @@ async def login(b: Browser, site: Site, username: str) -> None:
     assert (await b.url()).startswith(site.service.lichess_url + "/oauth")
     # Enter submits with the first button, "Authorize" (a click can land on the datalist popup)
     await b.type("input[name=username]", username + "\ue007")
-    assert (await b.url()).startswith(site.url)
+    assert (await b.wait_for_url(site.url)).startswith(site.url)
     assert username in await b.text("header .who")
 
 

@@ -84,6 +84,19 @@ class Browser:
     async def url(self) -> str:
         return str(await self._call("GET", "/url"))
 
+    async def wait_for_url(self, prefix: str, *, within: float = 15.0) -> str:
+        """The URL once it starts with ``prefix`` (a redirect chain may still be under way)."""
+        url = ""
+        for _ in range(int(within / 0.05)):
+            try:
+                url = await self.url()
+            except WebDriverError:
+                url = ""  # between two documents
+            if url.startswith(prefix):
+                return url
+            await asyncio.sleep(0.05)
+        raise WebDriverError(f"never reached {prefix}: still at {url}")
+
     async def find(self, css: str) -> str:
         value = await self._call("POST", "/element", {"using": "css selector", "value": css})
         if not isinstance(value, dict) or ELEMENT not in value:
