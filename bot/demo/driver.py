@@ -136,8 +136,34 @@ class SeasonDriver:
         self._expected[game.id] = (game.status.value, time.perf_counter())
 
     async def facts(self) -> Facts:
+        """What is still owed at the current time, read from the database.
+
+        The games are read first and the counts after, in a later statement: the service
+        commits a game together with what it caused (result DMs, new deadlines), so once a
+        game is seen stored, its effects are in the counts. Read the other way round, a
+        game committed between the two reads looks dealt with while its DMs were missed.
+        """
         now = self.clock.now()
         async with self.db.uow() as uow:
+            missing: list[GameId] = []
+            if self._expected:
+                stored = dict(
+                    (
+                        await uow.session.execute(
+                            select(GameRow.id, GameRow.status).where(
+                                GameRow.id.in_(list(self._expected))
+                            )
+                        )
+                    ).all()
+                )
+                seen = time.perf_counter()
+                for gid, (status, since) in list(self._expected.items()):
+                    if stored.get(gid) == status:
+                        del self._expected[gid]
+                        if status not in ("created", "started"):
+                            self.game_delays.append(seen - since)
+                    else:
+                        missing.append(gid)
             outbox_due = (
                 select(func.count())
                 .select_from(OutboxRow)
@@ -159,25 +185,6 @@ class SeasonDriver:
                 .scalar_subquery()
             )
             outbox, deadlines = (await uow.session.execute(select(outbox_due, deadlines_due))).one()
-            missing: list[GameId] = []
-            if self._expected:
-                stored = dict(
-                    (
-                        await uow.session.execute(
-                            select(GameRow.id, GameRow.status).where(
-                                GameRow.id.in_(list(self._expected))
-                            )
-                        )
-                    ).all()
-                )
-                seen = time.perf_counter()
-                for gid, (status, since) in list(self._expected.items()):
-                    if stored.get(gid) == status:
-                        del self._expected[gid]
-                        if status not in ("created", "started"):
-                            self.game_delays.append(seen - since)
-                    else:
-                        missing.append(gid)
         return Facts(int(outbox or 0), int(deadlines or 0), tuple(missing))
 
     async def settle(self) -> None:
@@ -246,6 +253,22 @@ class SeasonDriver:
             self._next_at = key
         return self._next
 
+    async def _settled_next(self, now: dt.datetime) -> dt.datetime | None:
+        """The service's next due time, after settling again while it says "now".
+
+        A deadline or message due at ``now`` means the service took in something after the
+        last settle looked (its work runs beside the driver's). Dropping that time as "not in
+        the future" would let the clock jump past every later deadline, which then fire late:
+        settle until nothing is due now, a bounded number of times.
+        """
+        for _ in range(self.max_steps_at_one_time):
+            service_next = await self._service_next()
+            if service_next is None or service_next > now:
+                return service_next
+            self._next_at = None  # read again after this settle, whatever the counts say
+            await self.settle()
+        raise StuckError(f"the service keeps having work due at {now.isoformat()}")
+
     async def _read_service_next(self) -> dt.datetime | None:
         async with self.db.uow() as uow:
             deadline = await uow.deadlines.next_due()
@@ -282,7 +305,7 @@ class SeasonDriver:
                     break
             else:
                 raise StuckError(f"actors keep acting at {now.isoformat()}")
-            service_next = await self._service_next()
+            service_next = await self._settled_next(now)
             if service_next is not None:
                 wakes.append(service_next)
             future = [w for w in wakes if w > now]
