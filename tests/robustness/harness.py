@@ -365,6 +365,20 @@ async def _outcome(
     }
 
 
+_REFERENCES: dict[int, Outcome] = {}
+
+
+async def reference_season(seed: int, folder: Path) -> Outcome:
+    """The season of ``seed`` run in process on SQLite with no kill and no fault, once per test
+    session: the crash and the fault tests compare with the same run (``folder`` holds its
+    database when it is first run)."""
+    if seed not in _REFERENCES:
+        _REFERENCES[seed] = await season(
+            seed, url=f"sqlite+aiosqlite:///{folder / 'reference.db'}", folder=folder
+        )
+    return _REFERENCES[seed]
+
+
 async def season(
     seed: int,
     *,

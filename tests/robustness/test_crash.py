@@ -16,31 +16,22 @@ marking it sent can cause: they are counted and printed, not failed.
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
 import pytest
 
-from tests.robustness.harness import season
+from tests.robustness.harness import reference_season, season
 
 SEED = 3
 KILLS = 20
 
 
-@pytest.mark.skipif(
-    os.environ.get("ACWC_CRASH_TEST") != "1",
-    reason="not yet reliable: in the clean-clone CI run an offers check fired 18 h late in the "
-    "killed season (audit differs at one deadline); passes in most runs. Run with "
-    "ACWC_CRASH_TEST=1 while the driver/remote-clock race is found",
-)
 @pytest.mark.timeout(600)
 async def test_killing_the_service_20_times_loses_nothing_and_changes_nothing(
     database_url: str, tmp_path: Path
 ) -> None:
-    reference = await season(
-        SEED, url=f"sqlite+aiosqlite:///{tmp_path / 'reference.db'}", folder=tmp_path
-    )
+    reference = await reference_season(SEED, tmp_path)
     points = frozenset(random.Random(SEED).sample(range(5, reference.settles - 5), KILLS))
     crashed = await season(SEED, url=database_url, mode="crash", folder=tmp_path, kill_at=points)
     duplicates = crashed.duplicates

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.robustness.harness import season
+from tests.robustness.harness import reference_season, season
 
 
 @pytest.mark.timeout(300)  # two seasons: about 2 minutes on a loaded 2-core machine today
 async def test_a_season_with_429s_5xx_dropped_streams_and_garbage_lines_ends_as_a_clean_one(
     database_url: str, tmp_path: Path
 ) -> None:
-    clean = await season(3, url=f"sqlite+aiosqlite:///{tmp_path / 'clean.db'}", folder=tmp_path)
+    clean = await reference_season(3, tmp_path)
     faulty = await season(3, url=database_url, mode="faults", folder=tmp_path)
     print(f"clean {clean.wall:.1f} s, faulty {faulty.wall:.1f} s, {faulty.extra}")
     assert sum(faulty.extra["injected"].values()) >= 10
