@@ -140,6 +140,7 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
+        changes = self.db.track_changes()
         current = await migrate.current_revision(self.db)
         if current != migrate.head_revision():
             if config.service.uses_sandbox:
@@ -164,6 +165,8 @@ class Service:
         self.dispatcher = OutboxDispatcher(self.db, LichessMessenger(self.lichess), self.clock)
         self.runner = DeadlineRunner(self.db, self.clock, self.hooks.deadline_handlers)
         self.runner.after_fire = self.dispatcher.wake
+        self.dispatcher.watch = lambda: changes.version(("outbox",))
+        self.runner.watch = lambda: changes.version(("deadlines",))
         self.intake = GameIntake(
             self.db,
             config,
@@ -239,10 +242,21 @@ class Service:
     async def _match_changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
         await run_match_hooks(self.hooks, uow, match_id, outcome)
 
-    def changed(self) -> None:
-        """Stored state changed: deliver queued messages and look at the deadlines again."""
-        self.dispatcher.wake()
-        self.runner.wake()
+    def changed(self, *, elsewhere: bool = False) -> None:
+        """Stored state changed: deliver queued messages and look at the deadlines again.
+
+        The database counts this process's commits per table, so only a loop whose table was
+        written is woken: a game that only moved a score wakes neither. ``elsewhere``: another
+        process wrote (a demo driver's poke), which those counts cannot see: wake both. (With
+        the wall clock both loops also look on their own every minute, for a TD command run in
+        another process.)
+        """
+        if elsewhere:
+            self.dispatcher.wake()
+            self.runner.wake()
+            return
+        self.dispatcher.wake_if_changed()
+        self.runner.wake_if_changed()
 
     async def refresh_players(self) -> None:
         """The set of active players changed (a round was published or finished)."""

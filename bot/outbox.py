@@ -62,10 +62,19 @@ class OutboxDispatcher:
         self._until: dt.datetime | None = None
         self.on_wait: Callable[[], None] | None = None
         """Called each time the dispatcher has done what was due and goes to wait."""
+        self.watch: Callable[[], object] | None = None
+        """What the outbox table looks like now, cheaply (a count of this process's commits to
+        it): :meth:`wake_if_changed` wakes the dispatcher only when that moved since it looked."""
+        self._seen: object = None
 
     def wake(self) -> None:
         """Something was queued: look now rather than at the next retry time."""
         self._wake.set()
+
+    def wake_if_changed(self) -> None:
+        """Something was committed: look again if it may have queued a message."""
+        if self.watch is None or self.watch() != self._seen:
+            self._wake.set()
 
     @property
     def quiet(self) -> bool:
@@ -145,6 +154,7 @@ class OutboxDispatcher:
     async def run(self) -> None:
         while True:
             self._wake.clear()
+            self._seen = None if self.watch is None else self.watch()
             await self.deliver_due()
             when = await self._next_retry()
             if isinstance(self.clock, SystemClock):

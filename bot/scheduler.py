@@ -65,10 +65,19 @@ class DeadlineRunner:
         self._until: dt.datetime | None = None
         self.on_wait: Callable[[], None] | None = None
         """Called each time the runner has fired what was due and goes to wait."""
+        self.watch: Callable[[], object] | None = None
+        """What the deadlines table looks like now, cheaply (a count of this process's commits
+        to it): :meth:`wake_if_changed` wakes the runner only when that moved since it looked."""
+        self._seen: object = None
 
     def wake(self) -> None:
         """Deadlines changed: look again now."""
         self._wake.set()
+
+    def wake_if_changed(self) -> None:
+        """Something was committed: look again if it may have touched the deadlines."""
+        if self.watch is None or self.watch() != self._seen:
+            self._wake.set()
 
     @property
     def quiet(self) -> bool:
@@ -166,6 +175,7 @@ class DeadlineRunner:
         try:
             while True:
                 self._wake.clear()
+                self._seen = None if self.watch is None else self.watch()
                 await self.fire_due()
                 await self._wait(await self._next_due())
         finally:

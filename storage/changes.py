@@ -54,7 +54,11 @@ class TableChanges:
 
     def _after_flush(self, session: Session, _context: UOWTransaction) -> None:
         touched = _touched(session)
-        for obj in (*session.new, *session.dirty, *session.deleted):
+        # ``session.dirty`` holds every row an attribute was set on, even to the value it had
+        # (refresh_match sets a match's state on every game): only a real change counts, so a
+        # reader is not sent back to the database for nothing.
+        dirty = (obj for obj in session.dirty if session.is_modified(obj))
+        for obj in (*session.new, *dirty, *session.deleted):
             table = getattr(type(obj), "__tablename__", None)
             if table is not None:
                 touched.add(str(table))

@@ -202,7 +202,7 @@ async def _take_in(service: Service, *, within: float = 10.0) -> None:
     them, and they deliver the games in progress as they open), so a game the driver starts
     after the acknowledgement is seen live.
     """
-    service.changed()
+    service.changed(elsewhere=True)
     watcher = service.watcher
     before = watcher.players
     connections = watcher.connections
