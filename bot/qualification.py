@@ -167,7 +167,9 @@ async def results(
     exit_round = {e.player: e.last_round for e in gone}
     out: list[RoundResult] = []
     counted = 0
-    for stored in await rounds(uow, stage):
+    stored_rounds = await rounds(uow, stage)
+    await uow.games.preload(m.id for r in stored_rounds for m in r.matches)
+    for stored in stored_rounds:
         if stored.row.state not in COUNTED_ROUND_STATES or not stored.is_finished:
             if finished_only:
                 break

@@ -287,7 +287,9 @@ async def progress(uow: UnitOfWork, config: Config, kind: StageKind) -> StagePro
     statuses: list[MatchStatus] = []
     for k in kinds:
         stage = await _stage_row(uow, k)
-        for rnd, rows in await _rounds(uow, stage):
+        rounds_rows = await _rounds(uow, stage)
+        await uow.games.preload(r.id for _, rows in rounds_rows for r in rows)
+        for rnd, rows in rounds_rows:
             for row in rows:
                 if row.black_first is None:
                     continue  # a bye is complete by itself

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from storage.models import (
     AuditRow,
@@ -130,7 +131,50 @@ class MatchRepository(_Repository):
         return result.scalars().all()
 
 
+_GAMES_MEMO = "acwc.games_of_match"
+
+
+def _games_memo(session: Session) -> dict[int, tuple[GameRow, ...]]:
+    memo: dict[int, tuple[GameRow, ...]] = session.info.setdefault(_GAMES_MEMO, {})
+    return memo
+
+
+def _forget_games(session: Session, *_args: Any) -> None:
+    session.info.pop(_GAMES_MEMO, None)
+
+
+def _forget_games_if_written(session: Session, _context: Any) -> None:
+    if any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted)):
+        _forget_games(session)
+
+
+def _forget_games_on_bulk(state: ORMExecuteState) -> None:
+    if not (state.is_insert or state.is_update or state.is_delete):
+        return
+    table = getattr(getattr(state.statement, "table", None), "name", None)
+    if table in ("games", None):
+        _forget_games(state.session)
+
+
+# The memo lives as long as the session's transaction and holds only while no game row changed
+# in it: any flush or bulk statement touching games, commit or rollback forgets it.
+event.listen(Session, "after_flush", _forget_games_if_written)
+event.listen(Session, "do_orm_execute", _forget_games_on_bulk)
+event.listen(Session, "after_commit", _forget_games)
+event.listen(Session, "after_soft_rollback", _forget_games)
+
+_GAME_ORDER = (GameRow.created_at, GameRow.id)
+
+
 class GameRepository(_Repository):
+    """Games by Lichess id and by match.
+
+    A unit of work asks for one match's games several times (the intake, the match's state,
+    the scheduling hooks), so :meth:`for_match` reads all of a match's games once and answers
+    from them for the rest of the transaction, until a game row is added, changed or deleted;
+    :meth:`preload` does that for many matches in one query.
+    """
+
     async def get(self, game_id: str) -> GameRow | None:
         return await self.session.get(GameRow, game_id)
 
@@ -139,12 +183,39 @@ class GameRepository(_Repository):
         await self.session.flush()
         return row
 
+    def _pending(self) -> bool:
+        """Unflushed game changes: a query's autoflush writes them and forgets the memo."""
+        sync = self.session.sync_session
+        return any(isinstance(o, GameRow) for o in (*sync.new, *sync.dirty, *sync.deleted))
+
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
-        query = select(GameRow).where(GameRow.match_id == match_id)
-        if counted_only:
-            query = query.where(GameRow.counted.is_(True))
-        result = await self.session.execute(query.order_by(GameRow.created_at, GameRow.id))
-        return result.scalars().all()
+        """The match's games (counted ones only, by default), oldest first."""
+        known = _games_memo(self.session.sync_session).get(match_id)
+        if known is None or self._pending():
+            result = await self.session.execute(
+                select(GameRow).where(GameRow.match_id == match_id).order_by(*_GAME_ORDER)
+            )
+            known = tuple(result.scalars().all())
+            _games_memo(self.session.sync_session)[match_id] = known
+        return [g for g in known if g.counted] if counted_only else list(known)
+
+    async def preload(self, match_ids: Iterable[int]) -> None:
+        """Read the games of all ``match_ids`` at once for the :meth:`for_match` calls to come."""
+        wanted = sorted(set(match_ids))
+        if not wanted:
+            return
+        found: dict[int, list[GameRow]] = {m: [] for m in wanted}
+        for start in range(0, len(wanted), 500):  # bounded IN lists
+            chunk = wanted[start : start + 500]
+            result = await self.session.execute(
+                select(GameRow).where(GameRow.match_id.in_(chunk)).order_by(*_GAME_ORDER)
+            )
+            for row in result.scalars():
+                assert row.match_id is not None
+                found[row.match_id].append(row)
+        memo = _games_memo(self.session.sync_session)
+        for match_id, rows in found.items():
+            memo[match_id] = tuple(rows)
 
     async def all(self) -> Sequence[GameRow]:
         result = await self.session.execute(select(GameRow).order_by(GameRow.created_at))

@@ -1,0 +1,112 @@
+"""What the storage layer remembers inside and across transactions, on a real database.
+
+* ``TableChanges`` counts the tables a committed transaction really changed (the service wakes
+  its outbox and deadline loops by them; the demo's actors read again by them).
+* ``GameRepository.for_match`` answers repeated questions in one transaction from what it read,
+  and never from something a write in that transaction made stale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import update
+
+from storage.db import Database
+from storage.models import GameRow
+from tests.factories import stored_match
+
+T0 = dt.datetime(2021, 10, 12, 12, 0, tzinfo=dt.UTC)
+
+
+def _game(game_id: str, match_id: int, minute: int, *, counted: bool = True) -> GameRow:
+    return GameRow(
+        id=game_id,
+        match_id=match_id,
+        white="alice",
+        black="bob",
+        status="mate",
+        winner="w",
+        variant="antichess",
+        rated=True,
+        clock_limit=120,
+        clock_increment=5,
+        created_at=T0 + dt.timedelta(minutes=minute),
+        counted=counted,
+        recorded_at=T0 + dt.timedelta(minutes=minute + 7),
+    )
+
+
+async def test_only_committed_real_changes_count(db: Database) -> None:
+    changes = db.track_changes()
+    match_id = await stored_match(db, "alice", "bob")
+    before = changes.version(("games", "matches", "outbox"))
+
+    async with db.uow() as uow:  # rolled back: counts nothing
+        await uow.games.add(_game("g1", match_id, 0))
+    assert changes.version(("games", "matches", "outbox")) == before
+
+    async with db.uow() as uow:
+        await uow.games.add(_game("g1", match_id, 0))
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        row.state = row.state  # set to the value it has: no change
+        await uow.commit()
+    games, matches, outbox = changes.version(("games", "matches", "outbox"))
+    assert (games, matches, outbox) == (before[0] + 1, before[1], before[2])
+
+    async with db.uow() as uow:  # a bulk statement counts for its table
+        await uow.session.execute(update(GameRow).values(counted=False))
+        await uow.commit()
+    assert changes.version(("games",)) == (before[0] + 2,)
+
+    async with db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        row.state = "complete"
+        await uow.commit()
+    assert changes.version(("matches",)) == (before[1] + 1,)
+
+
+async def test_games_of_a_match_follow_every_write_in_the_transaction(db: Database) -> None:
+    match_id = await stored_match(db, "alice", "bob")
+    async with db.uow() as uow:
+        assert await uow.games.for_match(match_id) == []
+        await uow.games.add(_game("g2", match_id, 10))
+        await uow.games.add(_game("g1", match_id, 0, counted=False))
+        assert [g.id for g in await uow.games.for_match(match_id)] == ["g2"]
+        assert [g.id for g in await uow.games.for_match(match_id, counted_only=False)] == [
+            "g1",
+            "g2",
+        ]
+        first = await uow.games.get("g1")
+        assert first is not None
+        first.counted = True  # not flushed yet: the next answer must still see it
+        assert [g.id for g in await uow.games.for_match(match_id)] == ["g1", "g2"]
+        await uow.session.execute(update(GameRow).where(GameRow.id == "g2").values(counted=False))
+        assert [g.id for g in await uow.games.for_match(match_id)] == ["g1"]
+        await uow.commit()
+
+
+async def test_preloaded_games_are_what_each_match_reads(db: Database) -> None:
+    first = await stored_match(db, "alice", "bob")
+    second = await stored_match(db, "carol", "dave")
+    async with db.uow() as uow:
+        await uow.games.add(_game("a2", first, 10))
+        await uow.games.add(_game("a1", first, 0))
+        await uow.games.add(_game("b1", second, 5, counted=False))
+        await uow.commit()
+    async with db.uow() as uow:
+        one_by_one = {
+            m: [g.id for g in await uow.games.for_match(m, counted_only=False)]
+            for m in (first, second, 999)
+        }
+    async with db.uow() as uow:
+        await uow.games.preload([first, second, 999])
+        preloaded = {
+            m: [g.id for g in await uow.games.for_match(m, counted_only=False)]
+            for m in (first, second, 999)
+        }
+        counted = [g.id for g in await uow.games.for_match(first)]
+    assert preloaded == one_by_one == {first: ["a1", "a2"], second: ["b1"], 999: []}
+    assert counted == ["a1", "a2"]
