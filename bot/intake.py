@@ -33,10 +33,14 @@ MatchChanged = Callable[[UnitOfWork, int, Outcome | None], Awaitable[None]]
 OPEN_STATES = ("scheduled", "in_progress", "repeat", "armageddon")
 
 
-async def matches_between(uow: UnitOfWork, a: PlayerId, b: PlayerId) -> Sequence[MatchRow]:
-    """Every match of the pair, newest first."""
+async def matches_between(
+    uow: UnitOfWork, a: PlayerId, b: PlayerId
+) -> Sequence[tuple[MatchRow, RoundRow]]:
+    """Every match of the pair with its round, newest first (one query: the intake asks this
+    for every game the stream delivers)."""
     result = await uow.session.execute(
-        select(MatchRow)
+        select(MatchRow, RoundRow)
+        .join(RoundRow, RoundRow.id == MatchRow.round_id)
         .where(
             or_(
                 and_(MatchRow.white_first == a, MatchRow.black_first == b),
@@ -45,7 +49,7 @@ async def matches_between(uow: UnitOfWork, a: PlayerId, b: PlayerId) -> Sequence
         )
         .order_by(MatchRow.id.desc())
     )
-    return result.scalars().all()
+    return [(m, r) for m, r in result.all()]
 
 
 async def td_alert(
@@ -91,9 +95,8 @@ class GameIntake:
     async def _context(self, uow: UnitOfWork, game: Game) -> tuple[MatchRow, MatchContext] | None:
         """The pair's match whose week holds the game, else their latest published match."""
         options: list[tuple[MatchRow, MatchContext]] = []
-        for row in await matches_between(uow, game.white, game.black):
-            rnd = await uow.session.get(RoundRow, row.round_id)
-            if rnd is None or rnd.week_start is None or rnd.week_end is None:
+        for row, rnd in await matches_between(uow, game.white, game.black):
+            if rnd.week_start is None or rnd.week_end is None:
                 continue  # not published yet: no game can belong to it
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
             shift = dt.timedelta(weeks=row.week - 1)

@@ -13,7 +13,10 @@ but not end. ``since`` is the last moment the watcher knew it was up to date, mi
 
 A game is delivered at most once as started and once as finished (a finished game is never
 followed by its start). ``last_seen`` is loaded at start and saved through callbacks, so a
-restarted service backfills from the database's notion of "up to date".
+restarted service backfills from the database's notion of "up to date". It is saved at most
+every ``save_every`` (10 minutes) of service time, and after each backfill: an older mark only
+makes the next backfill start earlier (one export call per pairing whatever its length), it
+never makes one miss a game.
 """
 
 from __future__ import annotations
@@ -142,7 +145,7 @@ class GameWatcher:
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
         stall_timeout: float = 300.0,
-        save_every: dt.timedelta = dt.timedelta(seconds=30),
+        save_every: dt.timedelta = dt.timedelta(minutes=10),
         chunk_limit: int = STREAM_USERS_LIMIT,
         dedup_capacity: int = 100_000,
     ) -> None:
