@@ -370,7 +370,7 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         return not (color == "black" and game.black != uid)
 
     games = sorted(
-        (g for g in state.games.values() if keep(g)),
+        (g for g in state.games_of(uid) if keep(g)),
         key=lambda g: (g.created_at, g.id),
         reverse=sort == "dateDesc",
     )

@@ -124,6 +124,9 @@ class SandboxState:
         self.now = now or SystemClock().now
         self.users: dict[PlayerId, SandboxUser] = {}
         self.games: dict[GameId, Game] = {}
+        self._by_user: dict[PlayerId, list[GameId]] = {}
+        self._indexed = 0
+        """How many of ``games`` ``_by_user`` covers (games are never removed)."""
         self.inbox: list[InboxMessage] = []
         self.team_updates: list[TeamUpdate] = []
         self.tokens: dict[str, Token] = {}
@@ -215,6 +218,8 @@ class SandboxState:
             black_rating=self.users[black_id].antichess_rating,
         )
         self.games[gid] = game
+        if self._indexed == len(self.games) - 1:
+            self._index(game)
         return game
 
     def start_game(self, game_id: str | None = None, /, **create: object) -> Game:
@@ -286,6 +291,24 @@ class SandboxState:
     def inbox_of(self, user: str) -> list[str]:
         uid = normalise_username(user)
         return [m.text for m in self.inbox if m.to == uid]
+
+    def games_of(self, user: PlayerId) -> list[Game]:
+        """Every game ``user`` played or plays, as it stands now.
+
+        The exports ask this for every request; an index by player keeps it from reading every
+        game of the sandbox each time. A game put into ``games`` directly (tests do) is indexed
+        at the next call.
+        """
+        if self._indexed != len(self.games):
+            self._by_user, self._indexed = {}, 0
+            for game in self.games.values():
+                self._index(game)
+        return [self.games[gid] for gid in self._by_user.get(user, ())]
+
+    def _index(self, game: Game) -> None:
+        for uid in {game.white, game.black}:
+            self._by_user.setdefault(uid, []).append(game.id)
+        self._indexed += 1
 
     def playing(self, user: PlayerId) -> GameId | None:
         for game in self.games.values():

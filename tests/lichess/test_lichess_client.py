@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from dataclasses import replace
 
 import pytest
 from lichess_helpers import START, TEAM
@@ -17,7 +18,7 @@ from bot.lichess import (
     RateLimitedError,
 )
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, GameStatus, PlayerId
+from rules.model import Colour, GameId, GameStatus, PlayerId
 
 
 async def test_get_user_reads_creation_date_title_and_flags(
@@ -73,6 +74,20 @@ async def test_export_filters_by_opponent_since_rated_and_perf(
     assert {g.id for g in every} == {old.id, match.id, casual.id, other.id, blitz.id}
     newest_first = [g.created_at for g in every]
     assert newest_first == sorted(newest_first, reverse=True)
+
+
+async def test_export_sees_games_put_in_directly_and_their_latest_state(
+    client: LichessClient, state: SandboxState
+) -> None:
+    running = state.start_game(white="Alice", black="Bob", created_at=START)
+    assert await client.export_games("alice") == []  # finished games only
+    state.finish_game(running.id, status=GameStatus.MATE, winner=Colour.WHITE)
+    direct = replace(running, id=GameId("direct01"), white=PlayerId("carol"))
+    state.games[direct.id] = replace(direct, status=GameStatus.RESIGN, winner=Colour.BLACK)
+    assert {g.id: g.status for g in await client.export_games("alice")} == {
+        running.id: GameStatus.MATE
+    }
+    assert [g.id for g in await client.export_games("carol")] == [direct.id]
 
 
 async def test_export_until_and_max_limit_the_answer(
