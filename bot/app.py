@@ -14,6 +14,7 @@ import datetime as dt
 import importlib
 import logging
 import signal
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -39,6 +40,8 @@ from storage.uow import UnitOfWork
 log = logging.getLogger(__name__)
 
 SANDBOX_BOT_TOKEN = "lip_sandbox_bot_token"  # only ever valid on the bundled fake Lichess
+RESTART_PAUSE = dt.timedelta(seconds=1)
+RESTART_PAUSE_MAX = dt.timedelta(minutes=1)
 
 
 class StartupError(Exception):
@@ -122,6 +125,8 @@ class Service:
         self.intake: GameIntake
         self.web_app: web.Application | None = None
         self.web_url: str | None = None
+        self.restarts: Counter[str] = Counter()
+        """How often each loop failed and was started again (logged each time)."""
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -263,10 +268,31 @@ class Service:
         self.watcher.set_players(await active_players(self.db))
 
     async def run(self) -> None:
+        """Run the games watcher, the outbox and the deadline runner until cancelled."""
         async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(self.watcher.run(), name="games-watcher")
-            tasks.create_task(self.dispatcher.run(), name="outbox")
-            tasks.create_task(self.runner.run(), name="deadlines")
+            tasks.create_task(self._keep(self.watcher.run, "games watcher"), name="games-watcher")
+            tasks.create_task(self._keep(self.dispatcher.run, "outbox"), name="outbox")
+            tasks.create_task(self._keep(self.runner.run, "deadline runner"), name="deadlines")
+
+    async def _keep(self, loop: Callable[[], Awaitable[None]], name: str) -> None:
+        """Run one of the service's loops for as long as the service runs.
+
+        A failure the loop does not handle itself (the database gone for a moment, a bug in
+        one deadline's handler) is logged with its traceback and the loop starts again after
+        a pause on the service clock, doubling up to :data:`RESTART_PAUSE_MAX`: one part
+        failing never stops the others, and what it was doing is still in the database (a
+        deadline's transaction rolled back is still unfired, a message still pending).
+        """
+        pause = RESTART_PAUSE
+        while True:
+            try:
+                await loop()
+                return
+            except Exception:
+                self.restarts[name] += 1
+                log.exception("the %s failed; starting it again in %s", name, pause)
+            await self.clock.sleep(pause.total_seconds())
+            pause = min(pause * 2, RESTART_PAUSE_MAX)
 
 
 SERVICE_KEY = web.AppKey("service", Service)

@@ -1,4 +1,4 @@
-"""The running service wakes its outbox and deadline loops only for what they read.
+"""The running service's loops: woken only for what they read, and started again if they fail.
 
 Every commit calls ``Service.changed()``; the database counts this process's commits per table,
 so a commit that only stored a game wakes neither loop, a queued DM wakes the outbox (and it goes
@@ -10,16 +10,22 @@ that is what is counted here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from collections import Counter
 
+import pytest
 from lichess_helpers import until
 from test_service_intake import published_match, service
 
+from bot.app import Hooks, Service
 from bot.clock import FakeClock
+from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.sandbox.state import SandboxState
+from bot.scheduler import Firing
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow
+from storage.uow import UnitOfWork
 
 NOW = dt.datetime(2021, 10, 13, 12, 0, tzinfo=dt.UTC)
 
@@ -81,3 +87,57 @@ async def test_a_commit_wakes_only_the_loop_whose_table_it_wrote(
 
         svc.changed(elsewhere=True)
         await until(lambda: waits == Counter(outbox=outbox + 1, deadlines=2))
+
+
+async def test_a_failing_deadline_handler_is_logged_and_retried_while_the_rest_runs(
+    db: Database,
+    sandbox_url: str,
+    bot_token: str,
+    state: SandboxState,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    match_id = await published_match(db)
+    calls: list[dt.datetime] = []
+
+    async def flaky(uow: UnitOfWork, firing: Firing) -> None:
+        calls.append(firing.now)
+        await uow.outbox.enqueue(now=firing.now, kind="dm", recipient="bob", body="reminder")
+        if len(calls) == 1:
+            raise RuntimeError("the database went away")
+
+    clock = FakeClock(NOW)
+    config = Config(
+        tournament=TournamentConfig(tds=("ODMWND",)),
+        service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
+        secrets=Secrets(lichess_token=bot_token),
+    )
+    hooks = Hooks(deadline_handlers={"reply_reminder": flaky})
+    async with Service(config, clock=clock, hooks=hooks, serve_web=False) as svc:
+        async with svc.db.uow() as uow:
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind="reply_reminder", due_at=NOW, match_id=match_id, subject="bob",
+                    payload={}, created_at=NOW,
+                )
+            )  # fmt: skip
+            await uow.outbox.enqueue(now=NOW, kind="dm", recipient="alice", body="still here")
+            await uow.commit()
+        task = asyncio.create_task(svc.run())
+        try:
+            await until(lambda: svc.restarts["deadline runner"] == 1)
+            # The runner waits a second of service time; the outbox goes on meanwhile.
+            await until(lambda: "still here" in state.inbox_of("alice"))
+            assert state.inbox_of("bob") == []  # the failed firing's DM was rolled back
+            await clock.wait_for_sleepers(1)
+            clock.advance(dt.timedelta(seconds=1))
+            await until(lambda: len(calls) == 2 and "reminder" in state.inbox_of("bob"))
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    assert calls == [NOW, NOW + dt.timedelta(seconds=1)]
+    assert state.inbox_of("bob") == ["reminder"]
+    assert "the deadline runner failed; starting it again" in caplog.text
+    assert "the database went away" in caplog.text
+    async with db.uow() as uow:
+        assert await uow.deadlines.open_for_match(match_id) == []  # fired, on the second try
