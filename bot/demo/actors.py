@@ -286,28 +286,33 @@ class MatchActor:
         return self._read
 
     async def _read_versions(self) -> dict[int, tuple[Any, ...]]:
+        """Each open match's (state, outcome, week, agreed time, last event, armageddon steps).
+
+        Read as plain columns, the last event by the (match, seq) index: the actor asks after
+        nearly every step, and a season keeps a hundred matches open at a time.
+        """
+        last_seq = (
+            select(func.max(MatchEventRow.seq))
+            .where(MatchEventRow.match_id == MatchRow.id)
+            .scalar_subquery()
+        )
         async with self.world.db.uow() as uow:
             rows = (
                 await uow.session.execute(
-                    select(MatchRow).where(
-                        MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None)
+                    select(
+                        MatchRow.id,
+                        MatchRow.state,
+                        MatchRow.outcome,
+                        MatchRow.week,
+                        MatchRow.agreed_time,
+                        last_seq,
                     )
+                    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
+                    .order_by(MatchRow.id)
                 )
-            ).scalars()
-            matches = {r.id: r for r in rows}
-            if not matches:
-                return {}
-            seqs = dict(
-                (
-                    await uow.session.execute(
-                        select(MatchEventRow.match_id, func.max(MatchEventRow.seq))
-                        .where(MatchEventRow.match_id.in_(matches))
-                        .group_by(MatchEventRow.match_id)
-                    )
-                ).all()
-            )
+            ).all()
             steps: dict[int, int] = {}
-            if any(m.state == "armageddon" for m in matches.values()):
+            if any(r[1] == "armageddon" for r in rows):
                 steps = dict(
                     (
                         await uow.session.execute(
@@ -321,8 +326,8 @@ class MatchActor:
                     ).all()
                 )
         return {
-            mid: (m.state, m.outcome, m.week, m.agreed_time, seqs.get(mid), steps.get(mid))
-            for mid, m in sorted(matches.items())
+            mid: (state, outcome, week, agreed, seq, steps.get(mid))
+            for mid, state, outcome, week, agreed, seq in rows
         }
 
     async def _plan(self, match_id: int, now: dt.datetime) -> list[Planned]:
