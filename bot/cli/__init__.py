@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -112,6 +113,15 @@ def run_async(coro: Awaitable[int]) -> int:
     return asyncio.run(wrapper())
 
 
+def one_line(text: object) -> str:
+    """``text`` on one line: control characters a user typed (a newline in a username, say)
+    are shown escaped, so an error stays the one line it promises to be."""
+    return "".join(
+        ch if not unicodedata.category(ch).startswith("C") else ch.encode("unicode_escape").decode()
+        for ch in str(text)
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     environ = dict(os.environ)
     try:
@@ -127,25 +137,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = run_async(result)
         return int(result)
     except CliError as e:
-        print(f"acwc: error: {e}", file=sys.stderr)
+        print(f"acwc: error: {one_line(e)}", file=sys.stderr)
         return e.code
     except ConfigError as e:
-        print(f"acwc: config error: {e}", file=sys.stderr)
+        print(f"acwc: config error: {one_line(e)}", file=sys.stderr)
         return EXIT_USAGE
     except (OperationError, RulesError) as e:
-        print(f"acwc: error: {e}", file=sys.stderr)
+        print(f"acwc: error: {one_line(e)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("acwc: interrupted", file=sys.stderr)
         return 130
     except (OSError, SQLAlchemyError) as e:  # a database or network that cannot be reached
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"acwc: error: {first_line}", file=sys.stderr)
+        print(f"acwc: error: {one_line(first_line)}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as e:  # the last resort: still one line, details with -v
         logging.getLogger(__name__).debug("unexpected error", exc_info=True)
         print(
-            f"acwc: unexpected error: {type(e).__name__}: {e} (run with -v for details)",
+            f"acwc: unexpected error: {type(e).__name__}: {one_line(e)} (run with -v for details)",
             file=sys.stderr,
         )
         return EXIT_ERROR

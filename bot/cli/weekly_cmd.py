@@ -101,8 +101,10 @@ async def say(args: argparse.Namespace, config: Config) -> int:
         )
         if reply.changed:
             await uow.commit()
+    if not reply.ok:  # a refusal, like every refused command: one line on stderr
+        raise CliError(reply.text)
     print(reply.text)
-    return 0 if reply.ok else 1
+    return 0
 
 
 async def fault_decide(args: argparse.Namespace, config: Config) -> int:

@@ -29,6 +29,22 @@ def test_help_lists_every_command() -> None:
         assert name in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("player", "add", "x", "--by", "\n1UTu)"), "--by \\n1UTu): not a TD"),
+        (("player", "add", "x", "--by", "td\x06\tx"), "--by td\\x06\\tx: not a TD"),
+    ],
+)
+def test_an_error_naming_typed_control_characters_stays_one_line(acwc, args, shown) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    code, out, err = acwc(*args)
+    assert out == ""
+    assert code == 1
+    assert err.count("\n") == 1
+    assert err.startswith(f"acwc: error: {shown}")
+
+
 def test_a_whole_registration_flow(acwc) -> None:  # type: ignore[no-untyped-def]
     assert acwc("db", "upgrade")[0] == 0
     assert acwc("tournament", "create")[0] == 0
