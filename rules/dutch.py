@@ -92,10 +92,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
 
-import networkx as nx
-
 from rules.colour import Colour
 from rules.errors import RulesError
+from rules.matching import max_weight_matching
 
 __all__ = [
     "Board",
@@ -624,15 +623,7 @@ def _max_weight_matching(
     vertices: Sequence[int], edges: Sequence[tuple[int, int, int]]
 ) -> dict[int, int]:
     """A maximum-weight matching of positive-weight edges, as a map from vertex to mate."""
-    graph = nx.Graph()
-    graph.add_nodes_from(vertices)
-    for u, v, weight in edges:
-        graph.add_edge(u, v, weight=weight)
-    mate: dict[int, int] = {}
-    for u, v in nx.max_weight_matching(graph, maxcardinality=False):
-        mate[u] = v
-        mate[v] = u
-    return mate
+    return max_weight_matching(vertices, edges)
 
 
 # ---------------------------------------------------------------------------

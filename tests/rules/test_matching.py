@@ -1,0 +1,153 @@
+"""Our maximum-weight matching against networkx's, on random graphs with big-integer weights.
+
+Maximum-weight matchings are not unique, so the total weights are compared, and each matching
+is checked to be one (every vertex at most once, only edges of the graph). The warm-started
+solver is checked after every change of a random sequence of weight changes, removals and
+additions, since each re-solve starts from the previous solution.
+"""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.matching import WeightedMatching, max_weight_matching
+
+WEIGHT_RANGES = [1, 3, 10, 1000, 2**64, 2**700]
+
+
+def _networkx_total(vertices: list[int], edges: dict[tuple[int, int], int]) -> int:
+    graph = nx.Graph()
+    graph.add_nodes_from(vertices)
+    for (u, v), weight in edges.items():
+        graph.add_edge(u, v, weight=weight)
+    return sum(edges[min(u, v), max(u, v)] for u, v in nx.max_weight_matching(graph))
+
+
+def _checked_total(mate: dict[int, int], edges: dict[tuple[int, int], int]) -> int:
+    for u, v in mate.items():
+        assert mate[v] == u
+        assert (min(u, v), max(u, v)) in edges
+    return sum(edges[u, v] for u, v in mate.items() if u < v)
+
+
+def _edges_of(matching: WeightedMatching) -> dict[tuple[int, int], int]:
+    vertices = matching.vertices()
+    return {
+        (u, v): matching.weight(u, v)
+        for index, u in enumerate(vertices)
+        for v in vertices[index + 1 :]
+        if matching.weight(u, v)
+    }
+
+
+def _random_graph(rng: random.Random, count: int) -> dict[tuple[int, int], int]:
+    density = rng.random()
+    top = rng.choice(WEIGHT_RANGES)
+    return {
+        (u, v): rng.randint(1, top)
+        for u in range(count)
+        for v in range(u + 1, count)
+        if rng.random() < density
+    }
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_matches_networkx_on_random_graphs(seed: int) -> None:
+    rng = random.Random(seed)
+    count = rng.randint(0, 30)
+    edges = _random_graph(rng, count)
+    mate = max_weight_matching(range(count), [(u, v, w) for (u, v), w in edges.items()])
+    assert _checked_total(mate, edges) == _networkx_total(list(range(count)), edges)
+
+
+def _change(rng: random.Random, matching: WeightedMatching, fresh: int) -> int:
+    """One random change of the graph; returns the next unused vertex number."""
+    vertices = matching.vertices()
+    top = rng.choice(WEIGHT_RANGES)
+    roll = rng.random()
+    if roll < 0.45 and vertices:
+        # Change the weights around one vertex, as a bonus or a restriction does.
+        vertex = rng.choice(vertices)
+        for other in vertices:
+            if other != vertex and rng.random() < 0.5:
+                old = matching.weight(vertex, other)
+                new = old + rng.randint(-3, 3) if rng.random() < 0.6 else rng.randint(0, top)
+                matching.set_weight(vertex, other, new)
+    elif roll < 0.6 and vertices:
+        matching.remove_vertex(rng.choice(vertices))
+    elif roll < 0.8:
+        matching.add_vertex(fresh)
+        for other in vertices:
+            if rng.random() < 0.6:
+                matching.set_weight(fresh, other, rng.randint(1, top))
+        fresh += 1
+    else:
+        for _ in range(rng.randint(1, 4)):
+            if len(vertices) >= 2:
+                u, v = rng.sample(vertices, 2)
+                matching.set_weight(u, v, rng.randint(0, top))
+    return fresh
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_warm_started_solves_match_networkx_after_every_change(seed: int) -> None:
+    rng = random.Random(seed)
+    count = rng.randint(1, 24)
+    matching = WeightedMatching()
+    for vertex in range(count):
+        matching.add_vertex(vertex)
+    for (u, v), weight in _random_graph(rng, count).items():
+        matching.set_weight(u, v, weight)
+    fresh = count
+    for _ in range(10):
+        edges = _edges_of(matching)
+        mate = matching.solve()
+        assert _checked_total(mate, edges) == _networkx_total(matching.vertices(), edges)
+        fresh = _change(rng, matching, fresh)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    count=st.integers(min_value=0, max_value=12),
+    data=st.data(),
+)
+def test_matches_networkx_on_generated_graphs(count: int, data: st.DataObject) -> None:
+    pairs = [(u, v) for u in range(count) for v in range(u + 1, count)]
+    weights = data.draw(
+        st.lists(
+            st.one_of(st.just(0), st.integers(1, 4), st.integers(1, 2**300)),
+            min_size=len(pairs),
+            max_size=len(pairs),
+        )
+    )
+    edges = {pair: weight for pair, weight in zip(pairs, weights, strict=True) if weight > 0}
+    mate = max_weight_matching(range(count), [(u, v, w) for (u, v), w in edges.items()])
+    assert _checked_total(mate, edges) == _networkx_total(list(range(count)), edges)
+
+
+def test_re_solve_without_changes_keeps_the_matching() -> None:
+    matching = WeightedMatching()
+    for vertex in range(4):
+        matching.add_vertex(vertex)
+    matching.set_weight(0, 1, 5)
+    matching.set_weight(1, 2, 7)
+    matching.set_weight(2, 3, 5)
+    first = matching.solve()
+    assert first == {0: 1, 1: 0, 2: 3, 3: 2}
+    assert matching.solve() == first
+
+
+def test_rejects_loops_and_duplicate_vertices() -> None:
+    matching = WeightedMatching()
+    matching.add_vertex(0)
+    with pytest.raises(ValueError, match="loops"):
+        matching.set_weight(0, 0, 1)
+    with pytest.raises(ValueError, match="cannot add"):
+        matching.add_vertex(0)
+    with pytest.raises(ValueError, match="cannot add"):
+        matching.add_vertex(-1)
