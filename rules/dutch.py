@@ -94,7 +94,7 @@ from typing import NewType
 
 from rules.colour import Colour
 from rules.errors import RulesError
-from rules.matching import max_weight_matching
+from rules.matching import WeightedMatching, max_weight_matching
 
 __all__ = [
     "Board",
@@ -435,6 +435,7 @@ class _Graph:
         "lower_matching",
         "restricted",
         "scope",
+        "views",
         "weights",
     )
 
@@ -449,16 +450,27 @@ class _Graph:
         self.following: list[int] = []
         self.following_matching: dict[int, int] | None = None
         self.weights = weights
+        # One warm-started solver per set of players solved (None: the whole field).
+        self.views: dict[frozenset[int] | None, _View] = {}
 
     def set(self, u: int, v: int, weight: int) -> None:
         weight = max(weight, 0)
-        self.adj[u][v] = weight
+        row = self.adj[u]
+        if row.get(v) == weight:
+            return
+        row[v] = weight
         self.adj[v][u] = weight
+        for view in self.views.values():
+            if u in view.matching and v in view.matching:
+                view.pairs.add((u, v))
 
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
         self.restricted.discard(vertex)
+        for view in self.views.values():
+            if vertex in view.matching:
+                view.matching.remove_vertex(vertex)
 
     def restrict(self, vertex: int, allowed: Iterable[int]) -> None:
         """Keep only the vertex' explicitly set pairs with ``allowed`` players."""
@@ -467,6 +479,13 @@ class _Graph:
             if other not in keep:
                 self.set(vertex, other, 0)
         self.restricted.add(vertex)
+        for view in self.views.values():
+            if vertex in view.matching:
+                view.rows.add(vertex)
+
+    def new_bracket(self) -> None:
+        """Forget the solvers of the previous bracket's scopes (the whole field's stays)."""
+        self.views = {key: view for key, view in self.views.items() if key is None}
 
     def weight(self, u: int, v: int) -> int:
         """The weight the solver sees for the pair, 0 if it may not be made."""
@@ -609,14 +628,65 @@ class _Graph:
         return self._lower_completes(spare)
 
     def _solve(self) -> dict[int, int]:
+        """A maximum-weight matching of the current scope's players (all when None), by the
+        scope's solver, warm-started from its previous solve after the changes since."""
+        key = self.scope
+        view = self.views.get(key)
+        if view is None:
+            view = self._build_view()
+            self.views[key] = view
+        else:
+            self._sync_view(view)
+        return view.matching.solve()
+
+    def _build_view(self) -> _View:
         vertices = self.vertices()
-        edges: list[tuple[int, int, int]] = []
-        for position, u in enumerate(vertices):
-            for v in vertices[position + 1 :]:
-                weight = self.weight(u, v)
-                if weight > 0:
-                    edges.append((u, v, weight))
-        return _max_weight_matching(vertices, edges)
+        matching = WeightedMatching()
+        for vertex in vertices:
+            matching.add_vertex(vertex)
+        scope = self.scope
+        if scope is None:
+            for position, u in enumerate(vertices):
+                for v in vertices[position + 1 :]:
+                    weight = self.weight(u, v)
+                    if weight > 0:
+                        matching.set_weight(u, v, weight)
+        else:
+            for u in vertices:
+                for v, explicit in self.adj[u].items():
+                    if explicit and v > u and v in scope:
+                        matching.set_weight(u, v, self.weight(u, v))
+        return _View(matching)
+
+    def _sync_view(self, view: _View) -> None:
+        """Give the view's solver the weights that changed since its last solve."""
+        matching = view.matching
+        for vertex in sorted(view.rows):
+            if vertex not in matching:
+                continue
+            if self.scope is None:
+                others: Iterable[int] = matching.vertices()
+            else:
+                others = {*matching.neighbours(vertex), *self.adj[vertex]}
+            for other in sorted(others):
+                if other != vertex and other in matching:
+                    matching.set_weight(vertex, other, self.weight(vertex, other))
+        for u, v in sorted(view.pairs):
+            if u in matching and v in matching:
+                matching.set_weight(u, v, self.weight(u, v))
+        view.rows.clear()
+        view.pairs.clear()
+
+
+class _View:
+    """A solver for one set of players, and what changed since it last solved."""
+
+    __slots__ = ("matching", "pairs", "rows")
+
+    def __init__(self, matching: WeightedMatching) -> None:
+        self.matching = matching
+        self.pairs: set[tuple[int, int]] = set()
+        self.rows: set[int] = set()
 
 
 def _max_weight_matching(
@@ -1161,6 +1231,7 @@ class _RoundPairer:
         """Pair one bracket; return the players carried to the next one (MDPs, then next group)."""
         graph = self.graph
         weights = self.weights
+        graph.new_bracket()
         bracket = mdps + residents
         resident_set = set(residents)
         following_set = set(following)

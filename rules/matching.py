@@ -148,6 +148,17 @@ class WeightedMatching:
         """The vertices, in increasing order."""
         return sorted(self._w)
 
+    def neighbours(self, vertex: int) -> list[int]:
+        """The vertices joined to ``vertex`` by an edge.
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        return list(self._w[vertex])
+
+    def __contains__(self, vertex: object) -> bool:
+        return vertex in self._w
+
     def remove_vertex(self, vertex: int) -> None:
         """Remove a vertex and its edges; its mate, if any, becomes free.
 
