@@ -430,9 +430,11 @@ class _Graph:
         "bracket",
         "following",
         "following_matching",
+        "following_rows",
         "guaranteed",
         "lower",
         "lower_matching",
+        "lower_rows",
         "restricted",
         "scope",
         "views",
@@ -446,9 +448,11 @@ class _Graph:
         self.lower: list[int] = []
         self.guaranteed = False
         self.lower_matching: dict[int, int] | None = None
+        self.lower_rows = _Rows((), weights)
         self.bracket: frozenset[int] | None = None
         self.following: list[int] = []
         self.following_matching: dict[int, int] | None = None
+        self.following_rows = _Rows((), weights)
         self.weights = weights
         # One warm-started solver per set of players solved (None: the whole field).
         self.views: dict[frozenset[int] | None, _View] = {}
@@ -551,8 +555,9 @@ class _Graph:
             return None
         return leftover
 
-    def _start(self, group: Sequence[int]) -> dict[int, int]:
-        """Pairs among the players of a group alone, the start of completions."""
+    def _start(self, group: Sequence[int], rows: _Rows) -> dict[int, int]:
+        """Pairs among the players of a group alone, the start of completions; ``rows``
+        holds the group's compatible players."""
         compatible = self.weights.compatible
         start: dict[int, int] = {}
         waiting: list[int] = []
@@ -569,7 +574,7 @@ class _Graph:
                 _alternating_search(
                     vertex,
                     start,
-                    lambda u: (v for v in group if v != u and compatible(u, v)),
+                    rows,
                     lambda _: True,
                     to_free=True,
                     free=[other for other in waiting if other not in start],
@@ -587,9 +592,14 @@ class _Graph:
             return vertex in candidates and vertex in lower_set
 
         if self.lower_matching is None:
-            self.lower_matching = self._start(self.lower)
+            self.lower_matching = self._start(self.lower, self.lower_rows)
         completion = _complete_matching(
-            upper, self.lower, self.weights.compatible, bye_allowed, self.lower_matching
+            upper,
+            self.lower,
+            self.weights.compatible,
+            bye_allowed,
+            self.lower_matching,
+            self.lower_rows,
         )
         return completion is not None
 
@@ -614,13 +624,14 @@ class _Graph:
             return False
         following_set = frozenset(following)
         if self.following_matching is None:
-            self.following_matching = self._start(following)
+            self.following_matching = self._start(following, self.following_rows)
         inner = _complete_matching(
             leftover,
             following,
             self.weights.compatible,
             lambda vertex: vertex in following_set,
             self.following_matching,
+            self.following_rows,
         )
         if inner is None:
             return False
@@ -925,6 +936,36 @@ def _c3_class(state: _State) -> Colour | None:
     return state.preference if state.absolute and not state.topscorer else None
 
 
+class _Rows:
+    """Each player's compatible players (C1, C3) among a group, in the group's order,
+    computed once per player."""
+
+    __slots__ = ("blocked", "c3", "group", "rows")
+
+    def __init__(self, group: Sequence[int], weights: _Weights) -> None:
+        self.group = group
+        self.blocked = weights.blocked
+        self.c3 = weights.c3
+        self.rows: dict[int, list[int]] = {}
+
+    def __call__(self, vertex: int) -> list[int]:
+        row = self.rows.get(vertex)
+        if row is None:
+            blocked = self.blocked[vertex]
+            colour = self.c3[vertex]
+            if colour is None:
+                row = [other for other in self.group if other != vertex and other not in blocked]
+            else:
+                c3 = self.c3
+                row = [
+                    other
+                    for other in self.group
+                    if other != vertex and other not in blocked and c3[other] is not colour
+                ]
+            self.rows[vertex] = row
+        return row
+
+
 def _alternating_search(
     start: int,
     matching: dict[int, int],
@@ -991,24 +1032,24 @@ def _complete_matching(
     compatible: Callable[[int, int], bool],
     bye_allowed: Callable[[int], bool],
     start: Mapping[int, int],
+    rows: _Rows,
 ) -> dict[int, int] | None:
     """A pairing of all of ``upper`` and ``lower`` that pairs ``upper`` players only with
     ``lower`` ones, leaving out nobody or (for an odd number) one player ``bye_allowed``.
 
-    Grown by augmenting paths from ``start`` (a matching of ``lower`` players). None when
-    none was found, which does not prove that there is none.
+    Grown by augmenting paths from ``start`` (a matching of ``lower`` players; ``rows``
+    holds their compatible players). None when none was found, which does not prove that
+    there is none.
     """
     upper_set = frozenset(upper)
 
     def neighbours(vertex: int) -> Iterable[int]:
         if vertex in upper_set:
-            return (other for other in lower if compatible(vertex, other))
-        return (
-            other
-            for group in (upper, lower)
-            for other in group
-            if other != vertex and compatible(vertex, other)
-        )
+            return rows(vertex)
+        return [
+            *(other for other in upper if other != vertex and compatible(vertex, other)),
+            *rows(vertex),
+        ]
 
     def adjacent(vertex: int, other: int) -> bool:
         return (vertex not in upper_set or other not in upper_set) and compatible(vertex, other)
@@ -1333,8 +1374,10 @@ class _RoundPairer:
         graph.bracket = None
         graph.lower = lower
         graph.lower_matching = None
+        graph.lower_rows = _Rows(lower, self.weights)
         graph.following = following
         graph.following_matching = None
+        graph.following_rows = _Rows(following, self.weights)
         if not lower:
             return
         if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
@@ -1430,9 +1473,19 @@ class _RoundPairer:
                         queue.append(target)
                         queued.add(target)
 
-        def tight(first: int, second: int) -> bool:
-            holder = assign[second]
-            return price[first] + edges[holder][second] - price[holder] == edges[first].get(second)
+        # A pair is tight when its weight is the S1 price plus the S2 price; an S2 player's
+        # price follows from his tight pair in the assignment, and stays the same when the
+        # assignment changes along tight pairs.
+        s2_price = {
+            second: edges[holder][second] - price[holder]
+            for second in s2
+            if (holder := assign[second]) in edges
+        }
+        tight_pairs: dict[int, list[int]] = {
+            first: [second for second, w in row.items() if price[first] + s2_price[second] == w]
+            for first, row in edges.items()
+        }
+        tight_sets = {first: frozenset(row) for first, row in tight_pairs.items()}
 
         bracket = graph.bracket or frozenset()
         for player in s1:
@@ -1442,10 +1495,10 @@ class _RoundPairer:
                     continue
                 if candidate == opponent:
                     break
-                if not tight(player, candidate):
+                if candidate not in tight_sets[player]:
                     continue
                 before = dict(assign)
-                if not self._tight_path(assign, player, candidate, edges, tight):
+                if not self._tight_path(assign, player, candidate, tight_pairs):
                     continue
                 if spare:
                     leftover = [
@@ -1482,8 +1535,7 @@ class _RoundPairer:
         mate: dict[int, int],  # the assignment, dummies included
         player: int,
         candidate: int,
-        edges: Mapping[int, Mapping[int, int]],
-        tight: Callable[[int, int], bool],
+        tight_pairs: Mapping[int, Sequence[int]],
     ) -> bool:
         """Re-pair by tight pairs so that ``player`` meets ``candidate``; False if impossible."""
         graph = self.graph
@@ -1492,8 +1544,8 @@ class _RoundPairer:
         parent: dict[int, int] = {start: start}
         queue = [start]
         for first in queue:
-            for second in edges[first]:
-                if second == candidate or second not in graph.adj or not tight(first, second):
+            for second in tight_pairs[first]:
+                if second == candidate or second not in graph.adj:
                     continue
                 if second == freed:
                     # Flip the path: first - freed, then back to start.
