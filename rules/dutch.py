@@ -468,6 +468,21 @@ class _Graph:
             if u in view.matching and v in view.matching:
                 view.pairs.add((u, v))
 
+    def set_row(self, u: int, others: Sequence[int], weights: Sequence[int]) -> None:
+        """:meth:`set` for each of ``others`` with its weight."""
+        row = self.adj[u]
+        adj = self.adj
+        views = [view for view in self.views.values() if u in view.matching]
+        for v, weight in zip(others, weights, strict=True):
+            weight = max(weight, 0)
+            if row.get(v) == weight:
+                continue
+            row[v] = weight
+            adj[v][u] = weight
+            for view in views:
+                if v in view.matching:
+                    view.pairs.add((v, u))
+
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
@@ -840,6 +855,26 @@ class _Weights:
         self.forbidden = forbidden
         self.blocked = [frozenset(row) for row in _blocked_pairs(states, forbidden)]
         self.c3 = [_c3_class(state) for state in states]
+        # Players alike in everything :meth:`bracket` reads share a kind, so a bracket's
+        # weights are computed once per pair of kinds (and flags), not once per pair.
+        kinds: dict[tuple[object, ...], int] = {}
+        self.kind = [
+            kinds.setdefault(
+                (
+                    state.level,
+                    bye.c9_value[index] if state.score == bye.score else None,
+                    state.preference,
+                    state.absolute,
+                    state.strong,
+                    state.imbalance,
+                    state.repeated,
+                    state.floats,
+                ),
+                len(kinds),
+            )
+            for index, state in enumerate(states)
+        ]
+        self.kind_weights: dict[tuple[int, int, bool, bool, bool], int] = {}
 
     def compatible(self, u: int, v: int) -> bool:
         """Absolute criteria C1 and C3 (as :func:`_compatible`)."""
@@ -847,6 +882,29 @@ class _Weights:
             return False
         colour = self.c3[u]
         return colour is None or colour is not self.c3[v]
+
+    def bracket_row(
+        self, highers: Iterable[int], lo: int, *, in_current: bool, in_next: bool, c9: bool
+    ) -> list[int]:
+        """:meth:`bracket` for each of ``highers`` against ``lo``."""
+        blocked = self.blocked
+        c3 = self.c3
+        kind = self.kind
+        known = self.kind_weights
+        lo_kind = kind[lo]
+        lo_c3 = c3[lo]
+        row: list[int] = []
+        for hi in highers:
+            if lo in blocked[hi] or (lo_c3 is not None and c3[hi] is lo_c3):
+                row.append(0)
+                continue
+            key = (kind[hi], lo_kind, in_current, in_next, c9)
+            weight = known.get(key)
+            if weight is None:
+                weight = self.bracket(hi, lo, in_current=in_current, in_next=in_next, c9=c9)
+                known[key] = weight
+            row.append(weight)
+        return row
 
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
         """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
@@ -1279,16 +1337,18 @@ class _RoundPairer:
         members = bracket + following
         # Base weights: every pair in this bracket and the next except MDP-MDP pairs, which
         # stay unpaired (they could have met in the bracket they floated from).
+        base_weights = self.base
         for position, lower in enumerate(members):
             if lower not in resident_set and lower not in following_set:
                 continue
-            for higher in members[:position]:
-                in_next = lower in following_set
-                weight = weights.bracket(
-                    higher, lower, in_current=not in_next, in_next=in_next, c9=c9_active
-                )
-                self._set_base(higher, lower, weight)
-                graph.set(higher, lower, weight)
+            highers = members[:position]
+            in_next = lower in following_set
+            row = weights.bracket_row(
+                highers, lower, in_current=not in_next, in_next=in_next, c9=c9_active
+            )
+            for higher, weight in zip(highers, row, strict=True):
+                base_weights[(higher, lower) if higher < lower else (lower, higher)] = weight
+            graph.set_row(lower, highers, row)
         for position, first in enumerate(mdps):
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
