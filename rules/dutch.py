@@ -466,7 +466,7 @@ class _Graph:
         self.adj[v][u] = weight
         for view in self.views.values():
             if u in view.matching and v in view.matching:
-                view.pairs.add((u, v))
+                view.pairs.add((u, v) if u < v else (v, u))
 
     def set_row(self, u: int, others: Sequence[int], weights: Sequence[int]) -> None:
         """:meth:`set` for each of ``others`` with its weight."""
@@ -481,7 +481,7 @@ class _Graph:
             adj[v][u] = weight
             for view in views:
                 if v in view.matching:
-                    view.pairs.add((v, u))
+                    view.pairs.add((u, v) if u < v else (v, u))
 
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
@@ -1728,9 +1728,20 @@ class _RoundPairer:
             return base + addend
 
         self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
+        base_weights = self.base
+        exchange_shift = layout.exchange_shift
+        index_shift = layout.index_shift
+        addends = [
+            (int(position < s1_size) << exchange_shift) - (position << index_shift)
+            for position in range(len(remainder))
+        ]
         for position, lower in enumerate(remainder):
-            for higher in remainder[:position]:
-                graph.set(higher, lower, exchange_weight(higher, lower))
+            highers = remainder[:position]
+            row = []
+            for higher, addend in zip(highers, addends, strict=False):
+                base = base_weights.get((higher, lower) if higher < lower else (lower, higher), 0)
+                row.append(base + addend if base else 0)
+            graph.set_row(lower, highers, row)
         # With every S1 player in the S1 role there is no exchange and the index sum is the
         # least possible: the current matching is already optimal for the exchange weights.
         if not all(in_s1_role(index, mate) for index in remainder[:s1_size]):
@@ -1783,11 +1794,16 @@ class _RoundPairer:
                 for other in later:
                     graph.set(player, other, exchange_weight(player, other))
         # Fix the roles: only S1-role players paired with later non-S1-role players remain.
+        roles = {index: in_s1_role(index, mate) for index in remainder}
         for position, higher in enumerate(remainder):
-            for lower in remainder[position + 1 :]:
-                if not in_s1_role(higher, mate) or in_s1_role(lower, mate):
-                    self._set_base(higher, lower, 0)
-                graph.set(higher, lower, self._base(higher, lower))
+            lowers = remainder[position + 1 :]
+            row = []
+            for lower in lowers:
+                key = (higher, lower) if higher < lower else (lower, higher)
+                if not roles[higher] or roles[lower]:
+                    base_weights[key] = 0
+                row.append(base_weights.get(key, 0))
+            graph.set_row(higher, lowers, row)
         # Each S1 player, in order, takes the highest opponent the criteria allow.
         if self._assign_s1(mate, remainder, in_s1_role):
             return mate

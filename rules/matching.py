@@ -199,15 +199,22 @@ class WeightedMatching:
         mate = self._mate
         for vertex, row in w.items():
             y[vertex] = max(row.values(), default=0)
+        # Each free vertex in turn lowers its dual until an edge is tight, and takes that
+        # edge when its other end is free too.
         for vertex in sorted(w):
             if vertex in mate:
                 continue
-            yv = y[vertex]
+            need = 0
+            partner = None
             for other, weight in w[vertex].items():
-                if other not in mate and yv + y[other] == 2 * weight:
-                    mate[vertex] = other
-                    mate[other] = vertex
-                    break
+                value = 2 * weight - y[other]
+                if value > need or (value == need and partner in mate):
+                    need = value
+                    partner = other
+            y[vertex] = need
+            if partner is not None and partner not in mate and need:
+                mate[vertex] = partner
+                mate[partner] = vertex
 
     def _repair(self) -> None:
         """Restore the invariants around the vertices whose edges changed."""
@@ -267,7 +274,7 @@ class WeightedMatching:
         mate = self._mate
         y = self._y
         roots = []
-        for vertex in sorted(self._w):
+        for vertex in self._w:
             if vertex in mate or not y[vertex]:
                 continue
             blossom = top[vertex]
