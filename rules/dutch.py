@@ -57,6 +57,13 @@ without changing any pairing:
 * A choice is fixed without a re-solve when a zero-cost swap of two pairs already shows it,
   and the S1 players' opponents are fixed on one assignment problem by dual prices and
   alternating paths of tight pairs.
+* The matchings come from :mod:`rules.matching`, a blossom algorithm that keeps its matching
+  and dual solution between solves. Each set of players solved (the bracket alone, the
+  bracket with the next one, the whole field) has its own solver, which is given only the
+  pairs whose weights changed since its last solve and repairs its optimum around them: a
+  re-solve after a bonus on one player's pairs grows one or two alternating trees instead of
+  solving from scratch. A bracket's weights are computed once per pair of player kinds
+  (players alike in score, colour data, floats and C9 value).
 
 Points the text leaves to the implementer, and how this module decides them
 --------------------------------------------------------------------------
