@@ -12,7 +12,10 @@ Edmonds' primal-dual blossom algorithm for maximum-weight (not necessarily maxim
 matching, in the O(n^3) form of Gabow and Galil: one "stage" grows alternating trees from all
 free vertices at once, changing the duals by the largest step that keeps them feasible, until
 an augmenting path is found. Edge weights are positive integers of any size (Python ints), and
-all duals are kept integral by working with doubled weights.
+all duals are kept integral by working with doubled weights. The least-slack edge between two
+S-blossoms is read from each S-vertex's heap of its edges to the S-vertices scanned before it
+(all their slacks fall alike during a stage, so the order holds), so forming a blossom costs
+only its size, not a merge of its children's edge lists.
 
 With ``slack(u, v) = y[u] + y[v] - 2 * weight(u, v) + sum of z[B] over the blossoms B
 holding both u and v``, the invariants between solves are the complementary slackness
@@ -34,6 +37,7 @@ stay integral all roots start a stage with duals of the same parity.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
 __all__ = ["WeightedMatching", "max_weight_matching"]
@@ -52,8 +56,6 @@ class WeightedMatching:
 
     __slots__ = (
         "_base",
-        "_bbest",
-        "_blists",
         "_childs",
         "_dirty",
         "_fresh",
@@ -65,6 +67,7 @@ class WeightedMatching:
         "_next_id",
         "_parent",
         "_queue",
+        "_ss",
         "_svertices",
         "_tblossoms",
         "_top",
@@ -94,8 +97,9 @@ class WeightedMatching:
         self._label: dict[int, int] = {}
         self._labelend: dict[int, tuple[int, int] | None] = {}
         self._vbest: dict[int, int] = {}
-        self._bbest: dict[int, tuple[int, int]] = {}
-        self._blists: dict[int, list[tuple[int, int]]] = {}
+        # Each scanned S-vertex's edges to the S-vertices scanned before it, as a heap by
+        # slack: all these slacks fall alike during a stage, so the order holds.
+        self._ss: dict[int, list[tuple[int, int]]] = {}
         self._queue: list[int] = []
         self._svertices: list[int] = []
         self._tblossoms: set[int] = set()
@@ -324,8 +328,7 @@ class WeightedMatching:
         self._label = {}
         self._labelend = {}
         self._vbest = {}
-        self._bbest = {}
-        self._blists = {}
+        self._ss = {}
         self._queue = []
         self._svertices = []
         self._tblossoms = set()
@@ -362,11 +365,11 @@ class WeightedMatching:
         w = self._w
         label = self._label
         vbest = self._vbest
-        bbest = self._bbest
         while queue:
             vertex = queue.pop()
             yv = y[vertex]
             own = top[vertex]
+            to_s: list[tuple[int, int]] = []
             for other, weight in w[vertex].items():
                 blossom = top[other]
                 if blossom == own:
@@ -379,9 +382,7 @@ class WeightedMatching:
                             return True
                         own = top[vertex]
                         continue
-                    best = bbest.get(own)
-                    if best is None or slack < self._slack(*best):
-                        bbest[own] = (vertex, other)
+                    to_s.append((slack, other))
                     continue
                 if not slack and lab is None:
                     if self._tight(vertex, other):
@@ -390,6 +391,8 @@ class WeightedMatching:
                 best_vertex = vbest.get(other)
                 if best_vertex is None or slack < self._slack(best_vertex, other):
                     vbest[other] = vertex
+            heapq.heapify(to_s)
+            self._ss[vertex] = to_s
         return False
 
     def _slack(self, u: int, v: int) -> int:
@@ -434,11 +437,19 @@ class WeightedMatching:
             value = self._slack(vertex, other)
             if value < delta:
                 delta, kind, edge = value, 2, (vertex, other)
-        for first, second in self._bbest.values():
-            value = self._slack(first, second)
-            assert value % 2 == 0, "S-vertices of all trees share one dual parity"
-            if value // 2 < delta:
-                delta, kind, edge = value // 2, 3, (first, second)
+        ss = self._ss
+        for vertex in self._svertices:
+            heap = ss[vertex]
+            own = top[vertex]
+            # An edge that a blossom took inside stays inside for the rest of the stage.
+            while heap and top[heap[0][1]] == own:
+                heapq.heappop(heap)
+            if heap:
+                other = heap[0][1]
+                value = self._slack(vertex, other)
+                assert value % 2 == 0, "S-vertices of all trees share one dual parity"
+                if value // 2 < delta:
+                    delta, kind, edge = value // 2, 3, (vertex, other)
         for blossom in self._tblossoms:
             value = z[blossom] // 2
             if value < delta:
@@ -537,32 +548,6 @@ class WeightedMatching:
                 self._svertices.extend(child_leaves)
                 self._queue.extend(child_leaves)
             del labelend[child]
-        # The least-slack edge to each other S-blossom, from the children's lists.
-        y = self._y
-        w = self._w
-        best_edge: dict[int, tuple[int, int]] = {}
-        best_slack: dict[int, int] = {}
-        for child in childs:
-            self._bbest.pop(child, None)
-            candidates: Iterable[tuple[int, int]]
-            listed = self._blists.pop(child, None)
-            if listed is None:
-                candidates = [(leaf, other) for leaf in self._leaves_of(child) for other in w[leaf]]
-            else:
-                candidates = listed
-            for first, second in candidates:
-                other_blossom = top[second]
-                if other_blossom == new or label.get(other_blossom) != _S:
-                    continue
-                slack = y[first] + y[second] - 2 * w[first][second]
-                known = best_slack.get(other_blossom)
-                if known is None or slack < known:
-                    best_slack[other_blossom] = slack
-                    best_edge[other_blossom] = (first, second)
-        self._blists[new] = list(best_edge.values())
-        if best_edge:
-            nearest = min(best_slack, key=lambda other_blossom: best_slack[other_blossom])
-            self._bbest[new] = best_edge[nearest]
 
     def _expand(self, blossom: int, *, end_of_stage: bool) -> None:
         """Turn a top-level blossom's children into top-level blossoms; a T-blossom's
