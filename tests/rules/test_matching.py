@@ -65,6 +65,36 @@ def test_matches_networkx_on_random_graphs(seed: int) -> None:
     assert _checked_total(mate, edges) == _networkx_total(list(range(count)), edges)
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_dense_graphs_with_many_equal_weights_get_a_certificate(seed: int) -> None:
+    # Dutch weights: few distinct values of 700+ bits, some players with heavy pairs to
+    # everyone (moved-down players), many ties: the case that forms the most blossoms.
+    rng = random.Random(seed)
+    count = rng.randint(30, 90)
+    levels = [rng.randint(2**700, 2**701) for _ in range(4)]
+    hubs = set(rng.sample(range(count), rng.randint(0, 4)))
+    matching = WeightedMatching()
+    for vertex in range(count):
+        matching.add_vertex(vertex)
+    for u in range(count):
+        for v in range(u + 1, count):
+            if rng.random() < 0.9:
+                level = 0 if u in hubs or v in hubs else rng.randint(1, 3)
+                matching.set_weight(u, v, levels[level] + rng.choice([0, 0, 1, 2]))
+    _assert_certificate_after_solve(matching)
+    for _ in range(5):
+        vertex = rng.randrange(count)
+        for other in range(count):
+            if other != vertex and matching.weight(vertex, other):
+                matching.set_weight(vertex, other, matching.weight(vertex, other) + 1)
+        _assert_certificate_after_solve(matching)
+
+
+def _assert_certificate_after_solve(matching: WeightedMatching) -> None:
+    matching.solve()
+    _assert_certificate(matching)
+
+
 def _change(rng: random.Random, matching: WeightedMatching, fresh: int) -> int:
     """One random change of the graph; returns the next unused vertex number."""
     vertices = matching.vertices()
@@ -94,6 +124,40 @@ def _change(rng: random.Random, matching: WeightedMatching, fresh: int) -> int:
     return fresh
 
 
+def _assert_certificate(matching: WeightedMatching) -> None:
+    """The solver's duals prove its matching optimal (complementary slackness): every slack
+    >= 0, matched edges tight, non-negative duals, free vertices at zero, every blossom
+    matched inside but for one vertex. Reads the solver's internals on purpose."""
+    y = matching._y
+    z = matching._z
+    parent = matching._parent
+    mate = matching._mate
+
+    def blossoms(vertex: int) -> list[int]:
+        chain = []
+        blossom = parent.get(vertex)
+        while blossom is not None:
+            chain.append(blossom)
+            blossom = parent.get(blossom)
+        return chain
+
+    assert all(value >= 0 for value in z.values())
+    for leaves in matching._leaves.values():
+        inside = set(leaves)
+        assert sum(1 for u in leaves if mate.get(u) in inside) == len(leaves) - 1
+    for u in matching.vertices():
+        assert y[u] >= 0
+        if u not in mate:
+            assert y[u] == 0
+        around_u = set(blossoms(u))
+        for v in matching.neighbours(u):
+            shared = sum(z[b] for b in blossoms(v) if b in around_u)
+            slack = y[u] + y[v] + shared - 2 * matching.weight(u, v)
+            assert slack >= 0
+            if mate.get(u) == v:
+                assert slack == 0
+
+
 @pytest.mark.parametrize("seed", range(150))
 def test_warm_started_solves_match_networkx_after_every_change(seed: int) -> None:
     rng = random.Random(seed)
@@ -108,6 +172,7 @@ def test_warm_started_solves_match_networkx_after_every_change(seed: int) -> Non
         edges = _edges_of(matching)
         mate = matching.solve()
         assert _checked_total(mate, edges) == _networkx_total(matching.vertices(), edges)
+        _assert_certificate(matching)
         fresh = _change(rng, matching, fresh)
 
 
