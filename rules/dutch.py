@@ -444,6 +444,7 @@ class _Graph:
         "lower_rows",
         "restricted",
         "scope",
+        "takes",
         "views",
         "weights",
     )
@@ -460,6 +461,7 @@ class _Graph:
         self.following: list[int] = []
         self.following_matching: dict[int, int] | None = None
         self.following_rows = _Rows((), weights)
+        self.takes: dict[tuple[int, ...], bool] = {}
         self.weights = weights
         # One warm-started solver per set of players solved (None: the whole field).
         self.views: dict[frozenset[int] | None, _View] = {}
@@ -640,7 +642,18 @@ class _Graph:
         return leftover is not None and self.next_bracket_takes(leftover)
 
     def next_bracket_takes(self, leftover: Sequence[int]) -> bool:
-        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket."""
+        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket.
+
+        The answer depends on nothing else that changes while the bracket is paired, so it
+        is kept per leftover (in order) until the next bracket.
+        """
+        key = tuple(leftover)
+        known = self.takes.get(key)
+        if known is None:
+            known = self.takes[key] = self._next_bracket_takes(leftover)
+        return known
+
+    def _next_bracket_takes(self, leftover: Sequence[int]) -> bool:
         following = self.following
         if len(leftover) > len(following):
             return False
@@ -1445,6 +1458,7 @@ class _RoundPairer:
         graph.following = following
         graph.following_matching = None
         graph.following_rows = _Rows(following, self.weights)
+        graph.takes = {}
         if not lower:
             return
         if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
