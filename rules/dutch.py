@@ -481,14 +481,25 @@ class _Graph:
         """:meth:`set` for each of ``others`` with its weight."""
         row = self.adj[u]
         adj = self.adj
-        views = [view for view in self.views.values() if u in view.matching]
+        changed: list[int] = []
         for v, weight in zip(others, weights, strict=True):
-            weight = max(weight, 0)
+            if weight < 0:
+                weight = 0
             if row.get(v) == weight:
                 continue
             row[v] = weight
             adj[v][u] = weight
-            for view in views:
+            changed.append(v)
+        if not changed:
+            return
+        for view in self.views.values():
+            if u not in view.matching:
+                continue
+            if len(changed) > 16:
+                # Cheaper to give the solver the whole row again than pair by pair.
+                view.rows.add(u)
+                continue
+            for v in changed:
                 if v in view.matching:
                     view.pairs.add((u, v) if u < v else (v, u))
 
@@ -894,7 +905,7 @@ class _Weights:
             )
             for index, state in enumerate(states)
         ]
-        self.kind_weights: dict[tuple[int, int, bool, bool, bool], int] = {}
+        self.kind_weights: dict[tuple[int, bool, bool, bool], dict[int, int]] = {}
 
     def compatible(self, u: int, v: int) -> bool:
         """Absolute criteria C1 and C3 (as :func:`_compatible`)."""
@@ -910,19 +921,19 @@ class _Weights:
         blocked = self.blocked
         c3 = self.c3
         kind = self.kind
-        known = self.kind_weights
-        lo_kind = kind[lo]
         lo_c3 = c3[lo]
+        # The weights against ``lo``'s kind (with these flags), by the higher player's kind.
+        known = self.kind_weights.setdefault((kind[lo], in_current, in_next, c9), {})
         row: list[int] = []
         for hi in highers:
             if lo in blocked[hi] or (lo_c3 is not None and c3[hi] is lo_c3):
                 row.append(0)
                 continue
-            key = (kind[hi], lo_kind, in_current, in_next, c9)
-            weight = known.get(key)
+            hi_kind = kind[hi]
+            weight = known.get(hi_kind)
             if weight is None:
                 weight = self.bracket(hi, lo, in_current=in_current, in_next=in_next, c9=c9)
-                known[key] = weight
+                known[hi_kind] = weight
             row.append(weight)
         return row
 
