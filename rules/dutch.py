@@ -709,10 +709,16 @@ class _Graph:
                     if weight > 0:
                         matching.set_weight(u, v, weight)
         else:
+            # As weight() for a scope: the explicit weight, and the completion field for
+            # each restricted player of the pair.
+            restricted = self.restricted
+            top_shift = self.weights.layout.shift["top"]
             for u in vertices:
+                must = int(u in restricted)
                 for v, explicit in self.adj[u].items():
                     if explicit and v > u and v in scope:
-                        matching.set_weight(u, v, self.weight(u, v))
+                        weight = explicit + ((must + (v in restricted)) << top_shift)
+                        matching.set_weight(u, v, weight)
         return _View(matching)
 
     def _sync_view(self, view: _View) -> None:
