@@ -4,7 +4,8 @@
         [--repeat 3] [--season 128]
 
 For each field size, builds a seeded random history of ``round - 1`` rounds (greedy pairings,
-random results), then times ``pair_round`` for the given round; prints one table. With
+random results), then times ``pair_round`` for the given round, in wall-clock and in CPU
+seconds of this process (the machine may be shared); prints one table. With
 ``--season N``, also times pairing every round of an N-player season (``--rounds`` rounds,
 each paired by the engine). Figures only: no assertions.
 """
@@ -20,11 +21,13 @@ from bench.tournaments import quick_history, simulate
 from rules.dutch import pair_round
 
 
-def _time_round(players: int, round_number: int, rounds: int, seed: int) -> float:
+def _time_round(players: int, round_number: int, rounds: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds to pair the round."""
     history = quick_history(players, round_number - 1, random.Random(seed))
     start = time.perf_counter()
+    start_cpu = time.process_time()
     pair_round(history, round_number=round_number, total_rounds=rounds)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - start_cpu
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,15 +38,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="tournaments per field size")
     parser.add_argument("--season", type=int, default=0, help="also time a whole season")
     arguments = parser.parse_args(argv)
-    print(f"{'players':>8} {'round':>5} {'p50 s':>8} {'max s':>8}")
+    print(f"{'players':>8} {'round':>5} {'p50 s':>8} {'max s':>8} {'p50 cpu':>8} {'max cpu':>8}")
     for players in (int(value) for value in arguments.players.split(",")):
         times = [
             _time_round(players, arguments.round, max(arguments.rounds, arguments.round), seed)
             for seed in range(arguments.repeat)
         ]
+        wall = [first for first, _ in times]
+        cpu = [second for _, second in times]
         print(
-            f"{players:>8} {arguments.round:>5} {statistics.median(times):>8.2f} "
-            f"{max(times):>8.2f}",
+            f"{players:>8} {arguments.round:>5} {statistics.median(wall):>8.2f} "
+            f"{max(wall):>8.2f} {statistics.median(cpu):>8.2f} {max(cpu):>8.2f}",
             flush=True,
         )
     if arguments.season:

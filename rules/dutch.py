@@ -57,6 +57,13 @@ without changing any pairing:
 * A choice is fixed without a re-solve when a zero-cost swap of two pairs already shows it,
   and the S1 players' opponents are fixed on one assignment problem by dual prices and
   alternating paths of tight pairs.
+* The matchings come from :mod:`rules.matching`, a blossom algorithm that keeps its matching
+  and dual solution between solves. Each set of players solved (the bracket alone, the
+  bracket with the next one, the whole field) has its own solver, which is given only the
+  pairs whose weights changed since its last solve and repairs its optimum around them: a
+  re-solve after a bonus on one player's pairs grows one or two alternating trees instead of
+  solving from scratch. A bracket's weights are computed once per pair of player kinds
+  (players alike in score, colour data, floats and C9 value).
 
 Points the text leaves to the implementer, and how this module decides them
 --------------------------------------------------------------------------
@@ -92,10 +99,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
 
-import networkx as nx
-
 from rules.colour import Colour
 from rules.errors import RulesError
+from rules.matching import WeightedMatching, max_weight_matching
 
 __all__ = [
     "Board",
@@ -431,11 +437,15 @@ class _Graph:
         "bracket",
         "following",
         "following_matching",
+        "following_rows",
         "guaranteed",
         "lower",
         "lower_matching",
+        "lower_rows",
         "restricted",
         "scope",
+        "takes",
+        "views",
         "weights",
     )
 
@@ -446,20 +456,60 @@ class _Graph:
         self.lower: list[int] = []
         self.guaranteed = False
         self.lower_matching: dict[int, int] | None = None
+        self.lower_rows = _Rows((), weights)
         self.bracket: frozenset[int] | None = None
         self.following: list[int] = []
         self.following_matching: dict[int, int] | None = None
+        self.following_rows = _Rows((), weights)
+        self.takes: dict[tuple[int, ...], bool] = {}
         self.weights = weights
+        # One warm-started solver per set of players solved (None: the whole field).
+        self.views: dict[frozenset[int] | None, _View] = {}
 
     def set(self, u: int, v: int, weight: int) -> None:
         weight = max(weight, 0)
-        self.adj[u][v] = weight
+        row = self.adj[u]
+        if row.get(v) == weight:
+            return
+        row[v] = weight
         self.adj[v][u] = weight
+        for view in self.views.values():
+            if u in view.matching and v in view.matching:
+                view.pairs.add((u, v) if u < v else (v, u))
+
+    def set_row(self, u: int, others: Sequence[int], weights: Sequence[int]) -> None:
+        """:meth:`set` for each of ``others`` with its weight."""
+        row = self.adj[u]
+        adj = self.adj
+        changed: list[int] = []
+        for v, weight in zip(others, weights, strict=True):
+            if weight < 0:
+                weight = 0
+            if row.get(v) == weight:
+                continue
+            row[v] = weight
+            adj[v][u] = weight
+            changed.append(v)
+        if not changed:
+            return
+        for view in self.views.values():
+            if u not in view.matching:
+                continue
+            if len(changed) > 16:
+                # Cheaper to give the solver the whole row again than pair by pair.
+                view.rows.add(u)
+                continue
+            for v in changed:
+                if v in view.matching:
+                    view.pairs.add((u, v) if u < v else (v, u))
 
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
         self.restricted.discard(vertex)
+        for view in self.views.values():
+            if vertex in view.matching:
+                view.matching.remove_vertex(vertex)
 
     def restrict(self, vertex: int, allowed: Iterable[int]) -> None:
         """Keep only the vertex' explicitly set pairs with ``allowed`` players."""
@@ -468,6 +518,13 @@ class _Graph:
             if other not in keep:
                 self.set(vertex, other, 0)
         self.restricted.add(vertex)
+        for view in self.views.values():
+            if vertex in view.matching:
+                view.rows.add(vertex)
+
+    def new_bracket(self) -> None:
+        """Forget the solvers of the previous bracket's scopes (the whole field's stays)."""
+        self.views = {key: view for key, view in self.views.items() if key is None}
 
     def weight(self, u: int, v: int) -> int:
         """The weight the solver sees for the pair, 0 if it may not be made."""
@@ -533,8 +590,9 @@ class _Graph:
             return None
         return leftover
 
-    def _start(self, group: Sequence[int]) -> dict[int, int]:
-        """Pairs among the players of a group alone, the start of completions."""
+    def _start(self, group: Sequence[int], rows: _Rows) -> dict[int, int]:
+        """Pairs among the players of a group alone, the start of completions; ``rows``
+        holds the group's compatible players."""
         compatible = self.weights.compatible
         start: dict[int, int] = {}
         waiting: list[int] = []
@@ -551,7 +609,7 @@ class _Graph:
                 _alternating_search(
                     vertex,
                     start,
-                    lambda u: (v for v in group if v != u and compatible(u, v)),
+                    rows,
                     lambda _: True,
                     to_free=True,
                     free=[other for other in waiting if other not in start],
@@ -569,9 +627,14 @@ class _Graph:
             return vertex in candidates and vertex in lower_set
 
         if self.lower_matching is None:
-            self.lower_matching = self._start(self.lower)
+            self.lower_matching = self._start(self.lower, self.lower_rows)
         completion = _complete_matching(
-            upper, self.lower, self.weights.compatible, bye_allowed, self.lower_matching
+            upper,
+            self.lower,
+            self.weights.compatible,
+            bye_allowed,
+            self.lower_matching,
+            self.lower_rows,
         )
         return completion is not None
 
@@ -590,19 +653,31 @@ class _Graph:
         return leftover is not None and self.next_bracket_takes(leftover)
 
     def next_bracket_takes(self, leftover: Sequence[int]) -> bool:
-        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket."""
+        """See :meth:`_next_bracket_completes`, for the given leftover of the bracket.
+
+        The answer depends on nothing else that changes while the bracket is paired, so it
+        is kept per leftover (in order) until the next bracket.
+        """
+        key = tuple(leftover)
+        known = self.takes.get(key)
+        if known is None:
+            known = self.takes[key] = self._next_bracket_takes(leftover)
+        return known
+
+    def _next_bracket_takes(self, leftover: Sequence[int]) -> bool:
         following = self.following
         if len(leftover) > len(following):
             return False
         following_set = frozenset(following)
         if self.following_matching is None:
-            self.following_matching = self._start(following)
+            self.following_matching = self._start(following, self.following_rows)
         inner = _complete_matching(
             leftover,
             following,
             self.weights.compatible,
             lambda vertex: vertex in following_set,
             self.following_matching,
+            self.following_rows,
         )
         if inner is None:
             return False
@@ -610,29 +685,78 @@ class _Graph:
         return self._lower_completes(spare)
 
     def _solve(self) -> dict[int, int]:
+        """A maximum-weight matching of the current scope's players (all when None), by the
+        scope's solver, warm-started from its previous solve after the changes since."""
+        key = self.scope
+        view = self.views.get(key)
+        if view is None:
+            view = self._build_view()
+            self.views[key] = view
+        else:
+            self._sync_view(view)
+        return view.matching.solve()
+
+    def _build_view(self) -> _View:
         vertices = self.vertices()
-        edges: list[tuple[int, int, int]] = []
-        for position, u in enumerate(vertices):
-            for v in vertices[position + 1 :]:
-                weight = self.weight(u, v)
-                if weight > 0:
-                    edges.append((u, v, weight))
-        return _max_weight_matching(vertices, edges)
+        matching = WeightedMatching()
+        for vertex in vertices:
+            matching.add_vertex(vertex)
+        scope = self.scope
+        if scope is None:
+            for position, u in enumerate(vertices):
+                for v in vertices[position + 1 :]:
+                    weight = self.weight(u, v)
+                    if weight > 0:
+                        matching.set_weight(u, v, weight)
+        else:
+            # As weight() for a scope: the explicit weight, and the completion field for
+            # each restricted player of the pair.
+            restricted = self.restricted
+            top_shift = self.weights.layout.shift["top"]
+            for u in vertices:
+                must = int(u in restricted)
+                for v, explicit in self.adj[u].items():
+                    if explicit and v > u and v in scope:
+                        weight = explicit + ((must + (v in restricted)) << top_shift)
+                        matching.set_weight(u, v, weight)
+        return _View(matching)
+
+    def _sync_view(self, view: _View) -> None:
+        """Give the view's solver the weights that changed since its last solve."""
+        matching = view.matching
+        for vertex in sorted(view.rows):
+            if vertex not in matching:
+                continue
+            if self.scope is None:
+                others: Iterable[int] = matching.vertices()
+            else:
+                others = {*matching.neighbours(vertex), *self.adj[vertex]}
+            for other in sorted(others):
+                if other != vertex and other in matching:
+                    matching.set_weight(vertex, other, self.weight(vertex, other))
+        for u, v in sorted(view.pairs):
+            if u in matching and v in matching:
+                matching.set_weight(u, v, self.weight(u, v))
+        view.rows.clear()
+        view.pairs.clear()
+
+
+class _View:
+    """A solver for one set of players, and what changed since it last solved."""
+
+    __slots__ = ("matching", "pairs", "rows")
+
+    def __init__(self, matching: WeightedMatching) -> None:
+        self.matching = matching
+        self.pairs: set[tuple[int, int]] = set()
+        self.rows: set[int] = set()
 
 
 def _max_weight_matching(
     vertices: Sequence[int], edges: Sequence[tuple[int, int, int]]
 ) -> dict[int, int]:
     """A maximum-weight matching of positive-weight edges, as a map from vertex to mate."""
-    graph = nx.Graph()
-    graph.add_nodes_from(vertices)
-    for u, v, weight in edges:
-        graph.add_edge(u, v, weight=weight)
-    mate: dict[int, int] = {}
-    for u, v in nx.max_weight_matching(graph, maxcardinality=False):
-        mate[u] = v
-        mate[v] = u
-    return mate
+    return max_weight_matching(vertices, edges)
 
 
 # ---------------------------------------------------------------------------
@@ -768,6 +892,26 @@ class _Weights:
         self.forbidden = forbidden
         self.blocked = [frozenset(row) for row in _blocked_pairs(states, forbidden)]
         self.c3 = [_c3_class(state) for state in states]
+        # Players alike in everything :meth:`bracket` reads share a kind, so a bracket's
+        # weights are computed once per pair of kinds (and flags), not once per pair.
+        kinds: dict[tuple[object, ...], int] = {}
+        self.kind = [
+            kinds.setdefault(
+                (
+                    state.level,
+                    bye.c9_value[index] if state.score == bye.score else None,
+                    state.preference,
+                    state.absolute,
+                    state.strong,
+                    state.imbalance,
+                    state.repeated,
+                    state.floats,
+                ),
+                len(kinds),
+            )
+            for index, state in enumerate(states)
+        ]
+        self.kind_weights: dict[tuple[int, bool, bool, bool], dict[int, int]] = {}
 
     def compatible(self, u: int, v: int) -> bool:
         """Absolute criteria C1 and C3 (as :func:`_compatible`)."""
@@ -775,6 +919,29 @@ class _Weights:
             return False
         colour = self.c3[u]
         return colour is None or colour is not self.c3[v]
+
+    def bracket_row(
+        self, highers: Iterable[int], lo: int, *, in_current: bool, in_next: bool, c9: bool
+    ) -> list[int]:
+        """:meth:`bracket` for each of ``highers`` against ``lo``."""
+        blocked = self.blocked
+        c3 = self.c3
+        kind = self.kind
+        lo_c3 = c3[lo]
+        # The weights against ``lo``'s kind (with these flags), by the higher player's kind.
+        known = self.kind_weights.setdefault((kind[lo], in_current, in_next, c9), {})
+        row: list[int] = []
+        for hi in highers:
+            if lo in blocked[hi] or (lo_c3 is not None and c3[hi] is lo_c3):
+                row.append(0)
+                continue
+            hi_kind = kind[hi]
+            weight = known.get(hi_kind)
+            if weight is None:
+                weight = self.bracket(hi, lo, in_current=in_current, in_next=in_next, c9=c9)
+                known[hi_kind] = weight
+            row.append(weight)
+        return row
 
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
         """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
@@ -864,6 +1031,36 @@ def _c3_class(state: _State) -> Colour | None:
     return state.preference if state.absolute and not state.topscorer else None
 
 
+class _Rows:
+    """Each player's compatible players (C1, C3) among a group, in the group's order,
+    computed once per player."""
+
+    __slots__ = ("blocked", "c3", "group", "rows")
+
+    def __init__(self, group: Sequence[int], weights: _Weights) -> None:
+        self.group = group
+        self.blocked = weights.blocked
+        self.c3 = weights.c3
+        self.rows: dict[int, list[int]] = {}
+
+    def __call__(self, vertex: int) -> list[int]:
+        row = self.rows.get(vertex)
+        if row is None:
+            blocked = self.blocked[vertex]
+            colour = self.c3[vertex]
+            if colour is None:
+                row = [other for other in self.group if other != vertex and other not in blocked]
+            else:
+                c3 = self.c3
+                row = [
+                    other
+                    for other in self.group
+                    if other != vertex and other not in blocked and c3[other] is not colour
+                ]
+            self.rows[vertex] = row
+        return row
+
+
 def _alternating_search(
     start: int,
     matching: dict[int, int],
@@ -930,24 +1127,24 @@ def _complete_matching(
     compatible: Callable[[int, int], bool],
     bye_allowed: Callable[[int], bool],
     start: Mapping[int, int],
+    rows: _Rows,
 ) -> dict[int, int] | None:
     """A pairing of all of ``upper`` and ``lower`` that pairs ``upper`` players only with
     ``lower`` ones, leaving out nobody or (for an odd number) one player ``bye_allowed``.
 
-    Grown by augmenting paths from ``start`` (a matching of ``lower`` players). None when
-    none was found, which does not prove that there is none.
+    Grown by augmenting paths from ``start`` (a matching of ``lower`` players; ``rows``
+    holds their compatible players). None when none was found, which does not prove that
+    there is none.
     """
     upper_set = frozenset(upper)
 
     def neighbours(vertex: int) -> Iterable[int]:
         if vertex in upper_set:
-            return (other for other in lower if compatible(vertex, other))
-        return (
-            other
-            for group in (upper, lower)
-            for other in group
-            if other != vertex and compatible(vertex, other)
-        )
+            return rows(vertex)
+        return [
+            *(other for other in upper if other != vertex and compatible(vertex, other)),
+            *rows(vertex),
+        ]
 
     def adjacent(vertex: int, other: int) -> bool:
         return (vertex not in upper_set or other not in upper_set) and compatible(vertex, other)
@@ -1170,22 +1367,25 @@ class _RoundPairer:
         """Pair one bracket; return the players carried to the next one (MDPs, then next group)."""
         graph = self.graph
         weights = self.weights
+        graph.new_bracket()
         bracket = mdps + residents
         resident_set = set(residents)
         following_set = set(following)
         members = bracket + following
         # Base weights: every pair in this bracket and the next except MDP-MDP pairs, which
         # stay unpaired (they could have met in the bracket they floated from).
+        base_weights = self.base
         for position, lower in enumerate(members):
             if lower not in resident_set and lower not in following_set:
                 continue
-            for higher in members[:position]:
-                in_next = lower in following_set
-                weight = weights.bracket(
-                    higher, lower, in_current=not in_next, in_next=in_next, c9=c9_active
-                )
-                self._set_base(higher, lower, weight)
-                graph.set(higher, lower, weight)
+            highers = members[:position]
+            in_next = lower in following_set
+            row = weights.bracket_row(
+                highers, lower, in_current=not in_next, in_next=in_next, c9=c9_active
+            )
+            for higher, weight in zip(highers, row, strict=True):
+                base_weights[(higher, lower) if higher < lower else (lower, higher)] = weight
+            graph.set_row(lower, highers, row)
         for position, first in enumerate(mdps):
             for second in mdps[position + 1 :]:
                 self._set_base(first, second, 0)
@@ -1271,8 +1471,11 @@ class _RoundPairer:
         graph.bracket = None
         graph.lower = lower
         graph.lower_matching = None
+        graph.lower_rows = _Rows(lower, self.weights)
         graph.following = following
         graph.following_matching = None
+        graph.following_rows = _Rows(following, self.weights)
+        graph.takes = {}
         if not lower:
             return
         if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
@@ -1368,9 +1571,19 @@ class _RoundPairer:
                         queue.append(target)
                         queued.add(target)
 
-        def tight(first: int, second: int) -> bool:
-            holder = assign[second]
-            return price[first] + edges[holder][second] - price[holder] == edges[first].get(second)
+        # A pair is tight when its weight is the S1 price plus the S2 price; an S2 player's
+        # price follows from his tight pair in the assignment, and stays the same when the
+        # assignment changes along tight pairs.
+        s2_price = {
+            second: edges[holder][second] - price[holder]
+            for second in s2
+            if (holder := assign[second]) in edges
+        }
+        tight_pairs: dict[int, list[int]] = {
+            first: [second for second, w in row.items() if price[first] + s2_price[second] == w]
+            for first, row in edges.items()
+        }
+        tight_sets = {first: frozenset(row) for first, row in tight_pairs.items()}
 
         bracket = graph.bracket or frozenset()
         for player in s1:
@@ -1380,10 +1593,10 @@ class _RoundPairer:
                     continue
                 if candidate == opponent:
                     break
-                if not tight(player, candidate):
+                if candidate not in tight_sets[player]:
                     continue
                 before = dict(assign)
-                if not self._tight_path(assign, player, candidate, edges, tight):
+                if not self._tight_path(assign, player, candidate, tight_pairs):
                     continue
                 if spare:
                     leftover = [
@@ -1420,8 +1633,7 @@ class _RoundPairer:
         mate: dict[int, int],  # the assignment, dummies included
         player: int,
         candidate: int,
-        edges: Mapping[int, Mapping[int, int]],
-        tight: Callable[[int, int], bool],
+        tight_pairs: Mapping[int, Sequence[int]],
     ) -> bool:
         """Re-pair by tight pairs so that ``player`` meets ``candidate``; False if impossible."""
         graph = self.graph
@@ -1430,8 +1642,8 @@ class _RoundPairer:
         parent: dict[int, int] = {start: start}
         queue = [start]
         for first in queue:
-            for second in edges[first]:
-                if second == candidate or second not in graph.adj or not tight(first, second):
+            for second in tight_pairs[first]:
+                if second == candidate or second not in graph.adj:
                     continue
                 if second == freed:
                     # Flip the path: first - freed, then back to start.
@@ -1554,9 +1766,20 @@ class _RoundPairer:
             return base + addend
 
         self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
+        base_weights = self.base
+        exchange_shift = layout.exchange_shift
+        index_shift = layout.index_shift
+        addends = [
+            (int(position < s1_size) << exchange_shift) - (position << index_shift)
+            for position in range(len(remainder))
+        ]
         for position, lower in enumerate(remainder):
-            for higher in remainder[:position]:
-                graph.set(higher, lower, exchange_weight(higher, lower))
+            highers = remainder[:position]
+            row = []
+            for higher, addend in zip(highers, addends, strict=False):
+                base = base_weights.get((higher, lower) if higher < lower else (lower, higher), 0)
+                row.append(base + addend if base else 0)
+            graph.set_row(lower, highers, row)
         # With every S1 player in the S1 role there is no exchange and the index sum is the
         # least possible: the current matching is already optimal for the exchange weights.
         if not all(in_s1_role(index, mate) for index in remainder[:s1_size]):
@@ -1609,11 +1832,16 @@ class _RoundPairer:
                 for other in later:
                     graph.set(player, other, exchange_weight(player, other))
         # Fix the roles: only S1-role players paired with later non-S1-role players remain.
+        roles = {index: in_s1_role(index, mate) for index in remainder}
         for position, higher in enumerate(remainder):
-            for lower in remainder[position + 1 :]:
-                if not in_s1_role(higher, mate) or in_s1_role(lower, mate):
-                    self._set_base(higher, lower, 0)
-                graph.set(higher, lower, self._base(higher, lower))
+            lowers = remainder[position + 1 :]
+            row = []
+            for lower in lowers:
+                key = (higher, lower) if higher < lower else (lower, higher)
+                if not roles[higher] or roles[lower]:
+                    base_weights[key] = 0
+                row.append(base_weights.get(key, 0))
+            graph.set_row(higher, lowers, row)
         # Each S1 player, in order, takes the highest opponent the criteria allow.
         if self._assign_s1(mate, remainder, in_s1_role):
             return mate

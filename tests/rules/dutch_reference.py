@@ -1,8 +1,8 @@
 """The slow FIDE Dutch engine as it was before the fast matching work: a test-only oracle.
 
-Same method as rules/dutch.py (networkx's max_weight_matching over every unpaired player for
-each solve), kept verbatim apart from sharing the public data types with rules.dutch, so that
-tests can check the fast engine gives identical pairings.
+Same method as rules/dutch.py, but each solve is networkx's max_weight_matching over every
+unpaired player; kept verbatim apart from sharing the public data types with rules.dutch, so
+that tests can check the fast engine gives identical pairings.
 """
 
 from __future__ import annotations

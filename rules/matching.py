@@ -1,0 +1,677 @@
+"""Maximum-weight matching in general graphs, re-solved cheaply after small changes.
+
+The Dutch pairing engine (:mod:`rules.dutch`) solves many maximum-weight matching problems
+that differ from the previous one in the weights around one or two players, or by a few
+players removed or added. :class:`WeightedMatching` keeps the graph, the matching and the
+dual solution between solves, so that a re-solve repairs what a change broke and grows only
+the few alternating trees needed, instead of starting again.
+
+Method
+------
+Edmonds' primal-dual blossom algorithm for maximum-weight (not necessarily maximum-cardinality)
+matching, in the O(n^3) form of Gabow and Galil: one "stage" grows alternating trees from all
+free vertices at once, changing the duals by the largest step that keeps them feasible, until
+an augmenting path is found. Edge weights are positive integers of any size (Python ints), and
+all duals are kept integral by working with doubled weights. The least-slack edge between two
+S-blossoms is read from each S-vertex's heap of its edges to the S-vertices scanned before it
+(all their slacks fall alike during a stage, so the order holds), so forming a blossom costs
+only its size, not a merge of its children's edge lists.
+
+With ``slack(u, v) = y[u] + y[v] - 2 * weight(u, v) + sum of z[B] over the blossoms B
+holding both u and v``, the invariants between solves are the complementary slackness
+conditions of the linear programme: every slack is non-negative, every matched edge and every
+edge of a blossom's cycle has zero slack, ``y >= 0`` and ``z >= 0``. The matching is of maximum
+weight when, in addition, every free vertex has ``y == 0``.
+
+The textbook algorithm starts with equal duals on all vertices; a warm start cannot. Here a
+free vertex with a positive dual is a *root*; one with a zero dual is already as it should be
+and is never a root, but an alternating tree that reaches it has found an augmenting path. A
+stage also stops the dual step when a vertex of a tree would get a negative dual: the tree's
+path from its root to that vertex is flipped, which matches the root and frees the vertex
+(with a zero dual). Each stage thus removes at least one root, and a change of weights only
+has to restore the invariants locally: the blossoms around a changed vertex are dissolved (their
+duals moved onto their vertices), the vertex gets the smallest feasible dual, and a matched
+edge that is no longer tight is unmatched, making roots of its ends. For the dual steps to
+stay integral all roots start a stage with duals of the same parity.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+
+__all__ = ["WeightedMatching", "max_weight_matching"]
+
+_S = 1
+_T = 2
+
+
+class WeightedMatching:
+    """A graph with positive integer edge weights and a maximum-weight matching of it.
+
+    Vertices are non-negative ints. Change the graph with :meth:`add_vertex`,
+    :meth:`set_weight` and :meth:`remove_vertex`; :meth:`solve` returns a maximum-weight
+    matching of the current graph, starting from the previous solution.
+    """
+
+    __slots__ = (
+        "_base",
+        "_childs",
+        "_dirty",
+        "_fresh",
+        "_label",
+        "_labelend",
+        "_leaves",
+        "_links",
+        "_mate",
+        "_next_id",
+        "_parent",
+        "_queue",
+        "_ss",
+        "_svertices",
+        "_tblossoms",
+        "_top",
+        "_vbest",
+        "_w",
+        "_y",
+        "_z",
+    )
+
+    def __init__(self) -> None:
+        self._w: dict[int, dict[int, int]] = {}
+        self._y: dict[int, int] = {}
+        self._mate: dict[int, int] = {}
+        # Blossoms: a vertex is a trivial blossom; nontrivial ones have negative ids.
+        self._top: dict[int, int] = {}
+        self._parent: dict[int, int] = {}
+        self._childs: dict[int, list[int]] = {}
+        # _links[b][i] = (x, y): the edge from x in child i to y in child i + 1 (cyclically).
+        self._links: dict[int, list[tuple[int, int]]] = {}
+        self._base: dict[int, int] = {}
+        self._z: dict[int, int] = {}
+        self._leaves: dict[int, list[int]] = {}
+        self._next_id = -1
+        self._dirty: set[int] = set()
+        self._fresh = True
+        # State of one stage.
+        self._label: dict[int, int] = {}
+        self._labelend: dict[int, tuple[int, int] | None] = {}
+        self._vbest: dict[int, int] = {}
+        # Each scanned S-vertex's edges to the S-vertices scanned before it, as a heap by
+        # slack: all these slacks fall alike during a stage, so the order holds.
+        self._ss: dict[int, list[tuple[int, int]]] = {}
+        self._queue: list[int] = []
+        self._svertices: list[int] = []
+        self._tblossoms: set[int] = set()
+
+    # -- the graph ------------------------------------------------------------
+
+    def add_vertex(self, vertex: int) -> None:
+        """Add a vertex without edges.
+
+        Raises:
+            ValueError: the vertex is negative or already in the graph.
+        """
+        if vertex < 0 or vertex in self._w:
+            raise ValueError(f"cannot add vertex {vertex}")
+        self._w[vertex] = {}
+        self._y[vertex] = 0
+        self._top[vertex] = vertex
+        self._dirty.add(vertex)
+
+    def set_weight(self, u: int, v: int, weight: int) -> None:
+        """Set the weight of the edge between two vertices; ``weight <= 0`` removes it.
+
+        Raises:
+            KeyError: a vertex is not in the graph.
+            ValueError: ``u == v``.
+        """
+        if u == v:
+            raise ValueError("no loops")
+        row_u = self._w[u]
+        row_v = self._w[v]
+        if weight > 0:
+            if row_u.get(v) == weight:
+                return
+            row_u[v] = weight
+            row_v[u] = weight
+        elif v in row_u:
+            del row_u[v]
+            del row_v[u]
+        else:
+            return
+        # Repairing one end restores the invariants for the edge.
+        if v not in self._dirty:
+            self._dirty.add(u)
+
+    def weight(self, u: int, v: int) -> int:
+        """The weight of the edge, 0 when there is none."""
+        return self._w[u].get(v, 0)
+
+    def vertices(self) -> list[int]:
+        """The vertices, in increasing order."""
+        return sorted(self._w)
+
+    def neighbours(self, vertex: int) -> list[int]:
+        """The vertices joined to ``vertex`` by an edge.
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        return list(self._w[vertex])
+
+    def __contains__(self, vertex: object) -> bool:
+        return vertex in self._w
+
+    def remove_vertex(self, vertex: int) -> None:
+        """Remove a vertex and its edges; its mate, if any, becomes free.
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        row = self._w[vertex]
+        self._make_trivial(vertex)
+        mate = self._mate.pop(vertex, None)
+        if mate is not None:
+            del self._mate[mate]
+        for other in row:
+            del self._w[other][vertex]
+        del self._w[vertex]
+        del self._y[vertex]
+        del self._top[vertex]
+        self._dirty.discard(vertex)
+
+    # -- solving --------------------------------------------------------------
+
+    def solve(self) -> dict[int, int]:
+        """A maximum-weight matching of the current graph: each matched vertex to its mate."""
+        if self._fresh:
+            self._cold_start()
+        else:
+            self._repair()
+        self._even_roots()
+        while self._stage():
+            pass
+        return dict(self._mate)
+
+    def _cold_start(self) -> None:
+        """Duals that cover every edge, and a greedy matching of tight edges."""
+        self._fresh = False
+        self._dirty.clear()
+        w = self._w
+        y = self._y
+        mate = self._mate
+        for vertex, row in w.items():
+            y[vertex] = max(row.values(), default=0)
+        # Each free vertex in turn lowers its dual until an edge is tight, and takes that
+        # edge when its other end is free too.
+        for vertex in sorted(w):
+            if vertex in mate:
+                continue
+            need = 0
+            partner = None
+            for other, weight in w[vertex].items():
+                value = 2 * weight - y[other]
+                if value > need or (value == need and partner in mate):
+                    need = value
+                    partner = other
+            y[vertex] = need
+            if partner is not None and partner not in mate and need:
+                mate[vertex] = partner
+                mate[partner] = vertex
+
+    def _repair(self) -> None:
+        """Restore the invariants around the vertices whose edges changed."""
+        w = self._w
+        y = self._y
+        mate = self._mate
+        for vertex in sorted(self._dirty):
+            self._make_trivial(vertex)
+            need = 0
+            for other, weight in w[vertex].items():
+                value = 2 * weight - y[other]
+                if value > need:
+                    need = value
+            partner = mate.get(vertex)
+            if partner is not None:
+                weight = w[vertex].get(partner, 0)
+                tight = 2 * weight - y[partner]
+                if weight and tight >= need:
+                    need = tight
+                else:
+                    del mate[vertex]
+                    del mate[partner]
+            y[vertex] = need
+        self._dirty.clear()
+
+    def _make_trivial(self, vertex: int) -> None:
+        """Dissolve every blossom holding the vertex, keeping the duals feasible."""
+        top = self._top
+        y = self._y
+        mate = self._mate
+        while (blossom := top[vertex]) != vertex:
+            half = self._z.pop(blossom) // 2
+            leaves = self._leaves.pop(blossom)
+            if half:
+                for leaf in leaves:
+                    y[leaf] += half
+            base = self._base.pop(blossom)
+            del self._links[blossom]
+            for child in self._childs.pop(blossom):
+                del self._parent[child]
+                for leaf in self._leaves_of(child):
+                    top[leaf] = child
+            # The edge from the base out of the blossom gained slack: no longer tight.
+            if half and base in mate:
+                other = mate.pop(base)
+                del mate[other]
+
+    def _leaves_of(self, blossom: int) -> list[int]:
+        return [blossom] if blossom >= 0 else self._leaves[blossom]
+
+    def _base_of(self, blossom: int) -> int:
+        return blossom if blossom >= 0 else self._base[blossom]
+
+    def _roots(self) -> list[int]:
+        """Top-level blossoms whose base is free with a positive dual."""
+        top = self._top
+        mate = self._mate
+        y = self._y
+        roots = []
+        for vertex in self._w:
+            if vertex in mate or not y[vertex]:
+                continue
+            blossom = top[vertex]
+            if self._base_of(blossom) == vertex:
+                roots.append(blossom)
+        return roots
+
+    def _even_roots(self) -> None:
+        """Give every root's vertices even duals (blossoms have one parity throughout)."""
+        for root in self._roots():
+            if self._y[self._base_of(root)] % 2:
+                self._raise(root)
+
+    def _raise(self, blossom: int) -> None:
+        """Raise the duals of a root blossom's vertices by one, keeping every slack >= 0 and
+        every blossom edge tight."""
+        while blossom < 0 and self._z[blossom] < 2:
+            # A zero blossom dual: dissolving costs nothing and leaves the base's child free.
+            base = self._base[blossom]
+            self._make_trivial_top(blossom)
+            blossom = self._top[base]
+        if blossom < 0:
+            self._z[blossom] -= 2
+        for leaf in self._leaves_of(blossom):
+            self._y[leaf] += 1
+
+    def _make_trivial_top(self, blossom: int) -> None:
+        """Dissolve a top-level blossom with a zero dual into its children."""
+        top = self._top
+        del self._z[blossom]
+        del self._leaves[blossom]
+        del self._base[blossom]
+        del self._links[blossom]
+        for child in self._childs.pop(blossom):
+            del self._parent[child]
+            for leaf in self._leaves_of(child):
+                top[leaf] = child
+
+    # -- one stage ------------------------------------------------------------
+
+    def _stage(self) -> bool:
+        """Grow alternating trees from every root until the matching changes; False when
+        there is no root, so the matching is of maximum weight."""
+        roots = self._roots()
+        if not roots:
+            return False
+        self._label = {}
+        self._labelend = {}
+        self._vbest = {}
+        self._ss = {}
+        self._queue = []
+        self._svertices = []
+        self._tblossoms = set()
+        for root in roots:
+            self._assign(root, _S, None)
+        while not self._scan() and not self._step():
+            pass
+        # Blossoms without a dual are not needed any more (Gabow's bound on their number).
+        label = self._label
+        for blossom in [b for b, lab in label.items() if b < 0 and lab == _S]:
+            if blossom in self._z and self._parent.get(blossom) is None and not self._z[blossom]:
+                self._expand(blossom, end_of_stage=True)
+        return True
+
+    def _assign(self, blossom: int, lab: int, edge: tuple[int, int] | None) -> None:
+        self._label[blossom] = lab
+        self._labelend[blossom] = edge
+        if lab == _S:
+            leaves = self._leaves_of(blossom)
+            self._svertices.extend(leaves)
+            self._queue.extend(leaves)
+            return
+        if blossom < 0:
+            self._tblossoms.add(blossom)
+        base = self._base_of(blossom)
+        mate = self._mate[base]
+        self._assign(self._top[mate], _S, (base, mate))
+
+    def _scan(self) -> bool:
+        """Scan the edges of the S-vertices in the queue; True when the matching changed."""
+        queue = self._queue
+        top = self._top
+        y = self._y
+        w = self._w
+        label = self._label
+        vbest = self._vbest
+        while queue:
+            vertex = queue.pop()
+            yv = y[vertex]
+            own = top[vertex]
+            to_s: list[tuple[int, int]] = []
+            for other, weight in w[vertex].items():
+                blossom = top[other]
+                if blossom == own:
+                    continue
+                slack = yv + y[other] - 2 * weight
+                lab = label.get(blossom)
+                if lab == _S:
+                    if not slack:
+                        if self._tight(vertex, other):
+                            return True
+                        own = top[vertex]
+                        continue
+                    to_s.append((slack, other))
+                    continue
+                if not slack and lab is None:
+                    if self._tight(vertex, other):
+                        return True
+                    continue
+                best_vertex = vbest.get(other)
+                if best_vertex is None or slack < self._slack(best_vertex, other):
+                    vbest[other] = vertex
+            heapq.heapify(to_s)
+            self._ss[vertex] = to_s
+        return False
+
+    def _slack(self, u: int, v: int) -> int:
+        return self._y[u] + self._y[v] - 2 * self._w[u][v]
+
+    def _tight(self, vertex: int, other: int) -> bool:
+        """Use a tight edge from an S-vertex; True when it augmented the matching."""
+        own = self._top[vertex]
+        blossom = self._top[other]
+        if own == blossom:
+            return False
+        lab = self._label.get(blossom)
+        if lab is None:
+            if self._base_of(blossom) not in self._mate:
+                self._augment(vertex, other)
+                return True
+            self._assign(blossom, _T, (vertex, other))
+            return False
+        if lab == _T:
+            return False
+        base = self._common_base(vertex, other)
+        if base is None:
+            self._augment(vertex, other)
+            return True
+        self._add_blossom(base, vertex, other)
+        return False
+
+    def _step(self) -> bool:
+        """Change the duals by the largest feasible step and act on what became tight;
+        True when the matching changed."""
+        y = self._y
+        top = self._top
+        label = self._label
+        z = self._z
+        kind = 1
+        target = min(self._svertices, key=y.__getitem__)
+        delta = y[target]
+        edge: tuple[int, int] = (0, 0)
+        for other, vertex in self._vbest.items():
+            if top[other] in label:
+                continue
+            value = self._slack(vertex, other)
+            if value < delta:
+                delta, kind, edge = value, 2, (vertex, other)
+        ss = self._ss
+        for vertex in self._svertices:
+            heap = ss[vertex]
+            own = top[vertex]
+            # An edge that a blossom took inside stays inside for the rest of the stage.
+            while heap and top[heap[0][1]] == own:
+                heapq.heappop(heap)
+            if heap:
+                other = heap[0][1]
+                value = self._slack(vertex, other)
+                assert value % 2 == 0, "S-vertices of all trees share one dual parity"
+                if value // 2 < delta:
+                    delta, kind, edge = value // 2, 3, (vertex, other)
+        for blossom in self._tblossoms:
+            value = z[blossom] // 2
+            if value < delta:
+                delta, kind, target = value, 4, blossom
+        if delta:
+            for vertex in self._svertices:
+                y[vertex] -= delta
+            for blossom, lab in label.items():
+                if lab == _T:
+                    for leaf in self._leaves_of(blossom):
+                        y[leaf] += delta
+                    if blossom < 0:
+                        z[blossom] -= 2 * delta
+                elif blossom < 0:
+                    z[blossom] += 2 * delta
+        if kind == 1:
+            self._augment_path(target, None)
+            return True
+        if kind == 4:
+            self._expand(target, end_of_stage=False)
+            return False
+        return self._tight(*edge)
+
+    def _common_base(self, u: int, v: int) -> int | None:
+        """The base of the blossom a tight edge between two S-vertices closes, None when
+        they are in different trees (an augmenting path)."""
+        top = self._top
+        labelend = self._labelend
+        seen: set[int] = set()
+        sides: list[int | None] = [top[u], top[v]]
+        turn = 0
+        while sides[0] is not None or sides[1] is not None:
+            blossom = sides[turn]
+            if blossom is not None:
+                if blossom in seen:
+                    return self._base_of(blossom)
+                seen.add(blossom)
+                edge = labelend[blossom]
+                if edge is None:
+                    sides[turn] = None
+                else:
+                    parent_edge = labelend[top[edge[0]]]
+                    assert parent_edge is not None
+                    sides[turn] = top[parent_edge[0]]
+            turn = 1 - turn
+        return None
+
+    def _add_blossom(self, base: int, u: int, v: int) -> None:
+        """Make a new S-blossom of the cycle closed by the tight edge (u, v)."""
+        top = self._top
+        label = self._label
+        labelend = self._labelend
+        start = top[base]
+        childs = [start]
+        links: list[tuple[int, int]] = []
+        path: list[int] = []
+        blossom = top[u]
+        while blossom != start:
+            path.append(blossom)
+            edge = labelend[blossom]
+            assert edge is not None
+            blossom = top[edge[0]]
+        for child in reversed(path):
+            childs.append(child)
+            edge = labelend[child]
+            assert edge is not None
+            links.append(edge)
+        links.append((u, v))
+        blossom = top[v]
+        while blossom != start:
+            childs.append(blossom)
+            edge = labelend[blossom]
+            assert edge is not None
+            links.append((edge[1], edge[0]))
+            blossom = top[edge[0]]
+        new = self._next_id
+        self._next_id -= 1
+        leaves: list[int] = []
+        for child in childs:
+            self._parent[child] = new
+            leaves.extend(self._leaves_of(child))
+        self._childs[new] = childs
+        self._links[new] = links
+        self._base[new] = base
+        self._z[new] = 0
+        self._leaves[new] = leaves
+        for leaf in leaves:
+            top[leaf] = new
+        label[new] = _S
+        labelend[new] = labelend[start]
+        # The T-children's vertices are S-vertices now: scan them.
+        for child in childs:
+            if label.pop(child) == _T:
+                self._tblossoms.discard(child)
+                child_leaves = self._leaves_of(child)
+                self._svertices.extend(child_leaves)
+                self._queue.extend(child_leaves)
+            del labelend[child]
+
+    def _expand(self, blossom: int, *, end_of_stage: bool) -> None:
+        """Turn a top-level blossom's children into top-level blossoms; a T-blossom's
+        children on the even path from its entry to its base keep the tree going."""
+        top = self._top
+        label = self._label
+        entry = -1
+        if not end_of_stage:
+            edge = self._labelend[blossom]
+            assert edge is not None
+            child = edge[1]
+            while self._parent[child] != blossom:
+                child = self._parent[child]
+            entry = self._childs[blossom].index(child)
+        childs = self._childs.pop(blossom)
+        links = self._links.pop(blossom)
+        del self._z[blossom]
+        del self._base[blossom]
+        del self._leaves[blossom]
+        for child in childs:
+            del self._parent[child]
+            if child < 0 and end_of_stage and not self._z[child]:
+                for leaf in self._leaves[child]:
+                    top[leaf] = child
+                self._expand(child, end_of_stage=True)
+            else:
+                for leaf in self._leaves_of(child):
+                    top[leaf] = child
+        if end_of_stage:
+            label.pop(blossom, None)
+            self._labelend.pop(blossom, None)
+            return
+        outer = self._labelend.pop(blossom)
+        del label[blossom]
+        self._tblossoms.discard(blossom)
+        count = len(childs)
+        step = 1 if entry % 2 else -1
+        position = entry
+        edge_in = outer
+        while position % count:
+            assert edge_in is not None
+            self._assign(childs[position], _T, edge_in)
+            if step == 1:
+                edge_in = links[position + 1]
+            else:
+                first, second = links[position - 2]
+                edge_in = (second, first)
+            position += 2 * step
+        first_child = childs[0]
+        label[first_child] = _T
+        self._labelend[first_child] = edge_in
+        if first_child < 0:
+            self._tblossoms.add(first_child)
+
+    # -- changing the matching ------------------------------------------------
+
+    def _augment(self, u: int, v: int) -> None:
+        """Flip the augmenting path through the tight edge (u, v)."""
+        self._augment_path(u, v)
+        self._augment_path(v, u)
+
+    def _augment_path(self, vertex: int, partner: int | None) -> None:
+        """Match ``vertex`` to ``partner`` (or free it, for None) and flip the tree path
+        from its blossom up to the root, which gets matched."""
+        top = self._top
+        mate = self._mate
+        labelend = self._labelend
+        while True:
+            blossom = top[vertex]
+            if blossom < 0:
+                self._rotate(blossom, vertex)
+            if partner is None:
+                mate.pop(vertex, None)
+            else:
+                mate[vertex] = partner
+            edge = labelend.get(blossom)
+            if edge is None:
+                return
+            parent_edge = labelend[top[edge[0]]]
+            assert parent_edge is not None
+            outer, inner = parent_edge
+            parent = top[inner]
+            if parent < 0:
+                self._rotate(parent, inner)
+            mate[inner] = outer
+            vertex, partner = outer, inner
+
+    def _rotate(self, blossom: int, vertex: int) -> None:
+        """Re-match a blossom inside so that ``vertex`` becomes its base."""
+        child = vertex
+        while self._parent[child] != blossom:
+            child = self._parent[child]
+        if child < 0:
+            self._rotate(child, vertex)
+        childs = self._childs[blossom]
+        links = self._links[blossom]
+        position = childs.index(child)
+        count = len(childs)
+        if position:
+            matched = range(position + 1, count, 2) if position % 2 else range(0, position - 1, 2)
+            mate = self._mate
+            for index in matched:
+                first, second = links[index]
+                first_child = childs[index]
+                second_child = childs[(index + 1) % count]
+                if first_child < 0:
+                    self._rotate(first_child, first)
+                if second_child < 0:
+                    self._rotate(second_child, second)
+                mate[first] = second
+                mate[second] = first
+            self._childs[blossom] = childs[position:] + childs[:position]
+            self._links[blossom] = links[position:] + links[:position]
+        self._base[blossom] = vertex
+
+
+def max_weight_matching(
+    vertices: Iterable[int], edges: Iterable[tuple[int, int, int]]
+) -> dict[int, int]:
+    """A maximum-weight matching of the graph (edges of weight <= 0 are left out), as a map
+    from each matched vertex to its mate."""
+    matching = WeightedMatching()
+    for vertex in vertices:
+        matching.add_vertex(vertex)
+    for u, v, weight in edges:
+        matching.set_weight(u, v, weight)
+    return matching.solve()
