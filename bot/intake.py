@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, bindparam, or_, select
 
 from bot.clock import Clock
 from bot.config import Config
@@ -33,22 +33,25 @@ MatchChanged = Callable[[UnitOfWork, int, Outcome | None], Awaitable[None]]
 OPEN_STATES = ("scheduled", "in_progress", "repeat", "armageddon")
 
 
+_MATCHES_BETWEEN = (
+    select(MatchRow, RoundRow)
+    .join(RoundRow, RoundRow.id == MatchRow.round_id)
+    .where(
+        or_(
+            and_(MatchRow.white_first == bindparam("a"), MatchRow.black_first == bindparam("b")),
+            and_(MatchRow.white_first == bindparam("b"), MatchRow.black_first == bindparam("a")),
+        )
+    )
+    .order_by(MatchRow.id.desc())
+)
+
+
 async def matches_between(
     uow: UnitOfWork, a: PlayerId, b: PlayerId
 ) -> Sequence[tuple[MatchRow, RoundRow]]:
-    """Every match of the pair with its round, newest first (one query: the intake asks this
-    for every game the stream delivers)."""
-    result = await uow.session.execute(
-        select(MatchRow, RoundRow)
-        .join(RoundRow, RoundRow.id == MatchRow.round_id)
-        .where(
-            or_(
-                and_(MatchRow.white_first == a, MatchRow.black_first == b),
-                and_(MatchRow.white_first == b, MatchRow.black_first == a),
-            )
-        )
-        .order_by(MatchRow.id.desc())
-    )
+    """Every match of the pair with its round, newest first (one statement, built once: the
+    intake asks this for every game the stream delivers)."""
+    result = await uow.session.execute(_MATCHES_BETWEEN, {"a": a, "b": b})
     return [(m, r) for m, r in result.all()]
 
 

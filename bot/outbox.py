@@ -15,12 +15,13 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 
 from bot.clock import Clock, SystemClock
 from bot.waiting import wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
+from storage.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,27 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
+
+
+# Built once: the dispatcher runs them for every message (see storage.repositories).
+_MARK_SENT = (
+    update(OutboxRow)
+    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == "pending")
+    .values(
+        status="sent",
+        sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
+        last_error=None,
+        attempts=OutboxRow.attempts + 1,
+    )
+)
+_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
+    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
+)
+
+
+async def next_retry(uow: UnitOfWork) -> dt.datetime | None:
+    """When the earliest pending message is due (``None``: nothing to send)."""
+    return await uow.session.scalar(_NEXT_RETRY)
 
 
 class Messenger(Protocol):
@@ -111,14 +133,7 @@ class OutboxDispatcher:
                     if error is None:
                         # One statement: only a row still pending is marked (as the read below).
                         marked = await uow.session.execute(
-                            update(OutboxRow)
-                            .where(OutboxRow.id == row.id, OutboxRow.status == "pending")
-                            .values(
-                                status="sent",
-                                sent_at=self.clock.now(),
-                                last_error=None,
-                                attempts=OutboxRow.attempts + 1,
-                            )
+                            _MARK_SENT, {"row_id": row.id, "sent_at": self.clock.now()}
                         )
                         await uow.commit()
                         sent += getattr(marked, "rowcount", 0) or 0
@@ -145,11 +160,7 @@ class OutboxDispatcher:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
         # marks them posted, so over a season that list grows with every round.
         async with self.db.uow() as uow:
-            return await uow.session.scalar(
-                select(func.min(OutboxRow.next_attempt_at)).where(
-                    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
-                )
-            )
+            return await next_retry(uow)
 
     async def run(self) -> None:
         while True:

@@ -9,11 +9,31 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import DeadlineRow
 from storage.models_weekly import CheatReportRow, ForfeitRow, MatchEventRow
+
+# Built once (see storage.repositories): the intake and every player's text run these.
+_EVENTS = (
+    select(MatchEventRow)
+    .where(MatchEventRow.match_id == bindparam("match_id"))
+    .order_by(MatchEventRow.seq)
+)
+_EVENTS_OF_WEEK = (
+    select(MatchEventRow)
+    .where(MatchEventRow.match_id == bindparam("match_id"), MatchEventRow.week == bindparam("week"))
+    .order_by(MatchEventRow.seq)
+)
+_LAST_SEQ = select(func.max(MatchEventRow.seq)).where(
+    MatchEventRow.match_id == bindparam("match_id")
+)
+_DEADLINES_OF_MATCH = (
+    select(DeadlineRow)
+    .where(DeadlineRow.match_id == bindparam("match_id"))
+    .order_by(DeadlineRow.due_at, DeadlineRow.id)
+)
 
 
 class WeeklyRepository:
@@ -26,10 +46,12 @@ class WeeklyRepository:
 
     async def events(self, match_id: int, *, week: int | None = None) -> Sequence[MatchEventRow]:
         """A match's events in order (of one week if given)."""
-        query = select(MatchEventRow).where(MatchEventRow.match_id == match_id)
-        if week is not None:
-            query = query.where(MatchEventRow.week == week)
-        result = await self.session.execute(query.order_by(MatchEventRow.seq))
+        if week is None:
+            result = await self.session.execute(_EVENTS, {"match_id": match_id})
+        else:
+            result = await self.session.execute(
+                _EVENTS_OF_WEEK, {"match_id": match_id, "week": week}
+            )
         return result.scalars().all()
 
     async def append(
@@ -48,9 +70,7 @@ class WeeklyRepository:
         Two writers appending to one match at once collide on the unique (match, seq) pair and
         the later commit fails, rather than interleaving two histories.
         """
-        result = await self.session.execute(
-            select(func.max(MatchEventRow.seq)).where(MatchEventRow.match_id == match_id)
-        )
+        result = await self.session.execute(_LAST_SEQ, {"match_id": match_id})
         last = result.scalar_one_or_none() or 0
         row = MatchEventRow(
             match_id=match_id,
@@ -99,8 +119,10 @@ class WeeklyRepository:
 
     async def deadlines(self, match_id: int | None = None) -> Sequence[DeadlineRow]:
         """Every deadline row (of one match), fired and cancelled ones included."""
-        query = select(DeadlineRow)
         if match_id is not None:
-            query = query.where(DeadlineRow.match_id == match_id)
-        result = await self.session.execute(query.order_by(DeadlineRow.due_at, DeadlineRow.id))
+            result = await self.session.execute(_DEADLINES_OF_MATCH, {"match_id": match_id})
+            return result.scalars().all()
+        result = await self.session.execute(
+            select(DeadlineRow).order_by(DeadlineRow.due_at, DeadlineRow.id)
+        )
         return result.scalars().all()

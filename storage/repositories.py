@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import event, func, or_, select, update
+from sqlalchemy import bindparam, event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
@@ -26,6 +26,42 @@ from storage.models import (
     TournamentRow,
 )
 
+_GAME_ORDER = (GameRow.created_at, GameRow.id)
+
+# The statements the service runs for every game, message and deadline, built once with bound
+# parameters: building a statement and its cache key costs about as much as running it on
+# SQLite, and a statement object built once keeps its cache key.
+_GAMES_OF_MATCH = (
+    select(GameRow).where(GameRow.match_id == bindparam("match_id")).order_by(*_GAME_ORDER)
+)
+_OUTBOX_KEY_TAKEN = select(OutboxRow.id).where(OutboxRow.dedupe_key == bindparam("key")).limit(1)
+_OUTBOX_DUE = (
+    select(OutboxRow)
+    .where(
+        OutboxRow.status == "pending",
+        OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
+        or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= bindparam("now")),
+    )
+    .order_by(OutboxRow.id)
+    .limit(bindparam("limit"))
+)
+_DEADLINES_DUE = (
+    select(DeadlineRow)
+    .where(
+        DeadlineRow.fired_at.is_(None),
+        DeadlineRow.cancelled_at.is_(None),
+        DeadlineRow.due_at <= bindparam("now"),
+    )
+    .order_by(DeadlineRow.due_at, DeadlineRow.id)
+)
+_MATCHES_OF_ROUND = (
+    select(MatchRow).where(MatchRow.round_id == bindparam("round_id")).order_by(MatchRow.board)
+)
+_TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
+_DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
+    DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
+)
+
 
 class _Repository:
     def __init__(self, session: AsyncSession) -> None:
@@ -34,7 +70,7 @@ class _Repository:
 
 class TournamentRepository(_Repository):
     async def current(self) -> TournamentRow | None:
-        result = await self.session.execute(select(TournamentRow).order_by(TournamentRow.id))
+        result = await self.session.execute(_TOURNAMENT)
         return result.scalars().first()
 
     async def add(self, row: TournamentRow) -> TournamentRow:
@@ -105,9 +141,7 @@ class MatchRepository(_Repository):
         return row
 
     async def for_round(self, round_id: int) -> Sequence[MatchRow]:
-        result = await self.session.execute(
-            select(MatchRow).where(MatchRow.round_id == round_id).order_by(MatchRow.board)
-        )
+        result = await self.session.execute(_MATCHES_OF_ROUND, {"round_id": round_id})
         return result.scalars().all()
 
     async def for_player(self, player_id: str) -> Sequence[MatchRow]:
@@ -163,8 +197,6 @@ event.listen(Session, "do_orm_execute", _forget_games_on_bulk)
 event.listen(Session, "after_commit", _forget_games)
 event.listen(Session, "after_soft_rollback", _forget_games)
 
-_GAME_ORDER = (GameRow.created_at, GameRow.id)
-
 
 class GameRepository(_Repository):
     """Games by Lichess id and by match.
@@ -192,9 +224,7 @@ class GameRepository(_Repository):
         """The match's games (counted ones only, by default), oldest first."""
         known = _games_memo(self.session.sync_session).get(match_id)
         if known is None or self._pending():
-            result = await self.session.execute(
-                select(GameRow).where(GameRow.match_id == match_id).order_by(*_GAME_ORDER)
-            )
+            result = await self.session.execute(_GAMES_OF_MATCH, {"match_id": match_id})
             known = tuple(result.scalars().all())
             _games_memo(self.session.sync_session)[match_id] = known
         return [g for g in known if g.counted] if counted_only else list(known)
@@ -274,9 +304,7 @@ class OutboxRepository(_Repository):
     ) -> OutboxRow | None:
         """Queue a message; with ``dedupe_key`` a second identical request queues nothing."""
         if dedupe_key is not None:
-            existing = await self.session.execute(
-                select(OutboxRow.id).where(OutboxRow.dedupe_key == dedupe_key)
-            )
+            existing = await self.session.execute(_OUTBOX_KEY_TAKEN, {"key": dedupe_key})
             if existing.first() is not None:
                 return None
         row = OutboxRow(
@@ -298,14 +326,7 @@ class OutboxRepository(_Repository):
         self, now: dt.datetime, *, kinds: Sequence[str], limit: int = 50
     ) -> Sequence[OutboxRow]:
         result = await self.session.execute(
-            select(OutboxRow)
-            .where(
-                OutboxRow.status == "pending",
-                OutboxRow.kind.in_(kinds),
-                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
-            )
-            .order_by(OutboxRow.id)
-            .limit(limit)
+            _OUTBOX_DUE, {"now": now, "kinds": list(kinds), "limit": limit}
         )
         return result.scalars().all()
 
@@ -331,23 +352,11 @@ class DeadlineRepository(_Repository):
         return row
 
     async def due(self, now: dt.datetime) -> Sequence[DeadlineRow]:
-        result = await self.session.execute(
-            select(DeadlineRow)
-            .where(
-                DeadlineRow.fired_at.is_(None),
-                DeadlineRow.cancelled_at.is_(None),
-                DeadlineRow.due_at <= now,
-            )
-            .order_by(DeadlineRow.due_at, DeadlineRow.id)
-        )
+        result = await self.session.execute(_DEADLINES_DUE, {"now": now})
         return result.scalars().all()
 
     async def next_due(self) -> dt.datetime | None:
-        result = await self.session.execute(
-            select(func.min(DeadlineRow.due_at)).where(
-                DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
-            )
-        )
+        result = await self.session.execute(_DEADLINES_NEXT)
         value: dt.datetime | None = result.scalar_one_or_none()
         if value is not None and value.tzinfo is None:
             value = value.replace(tzinfo=dt.UTC)  # an aggregate skips the column type

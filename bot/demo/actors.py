@@ -263,6 +263,31 @@ class _MatchPlan:
     plans: list[Planned]
 
 
+_LAST_SEQ = (
+    select(func.max(MatchEventRow.seq))
+    .where(MatchEventRow.match_id == MatchRow.id)
+    .scalar_subquery()
+)
+_OPEN_VERSIONS = (
+    select(
+        MatchRow.id,
+        MatchRow.state,
+        MatchRow.outcome,
+        MatchRow.week,
+        MatchRow.agreed_time,
+        _LAST_SEQ,
+    )
+    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
+    .order_by(MatchRow.id)
+)
+"""Each open match's version fields, built once (the actor reads them after nearly every step)."""
+_OPEN_MATCHES = (
+    select(MatchRow)
+    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
+    .order_by(MatchRow.id)
+)
+
+
 @dataclass
 class MatchActor:
     """Every open match's scheduling, claims and armageddon texts, and the TDs' rulings."""
@@ -291,26 +316,8 @@ class MatchActor:
         Read as plain columns, the last event by the (match, seq) index: the actor asks after
         nearly every step, and a season keeps a hundred matches open at a time.
         """
-        last_seq = (
-            select(func.max(MatchEventRow.seq))
-            .where(MatchEventRow.match_id == MatchRow.id)
-            .scalar_subquery()
-        )
         async with self.world.db.uow() as uow:
-            rows = (
-                await uow.session.execute(
-                    select(
-                        MatchRow.id,
-                        MatchRow.state,
-                        MatchRow.outcome,
-                        MatchRow.week,
-                        MatchRow.agreed_time,
-                        last_seq,
-                    )
-                    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
-                    .order_by(MatchRow.id)
-                )
-            ).all()
+            rows = (await uow.session.execute(_OPEN_VERSIONS)).all()
             steps: dict[int, int] = {}
             if any(r[1] == "armageddon" for r in rows):
                 steps = dict(
@@ -550,15 +557,7 @@ class GameActor:
     ) -> tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]]:
         w = self.world
         async with w.db.uow() as uow:
-            rows = list(
-                (
-                    await uow.session.execute(
-                        select(MatchRow)
-                        .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
-                        .order_by(MatchRow.id)
-                    )
-                ).scalars()
-            )
+            rows = list((await uow.session.execute(_OPEN_MATCHES)).scalars())
             arms: dict[int, ArmageddonRow] = {}
             if any(r.state == "armageddon" for r in rows):
                 arms = {

@@ -39,7 +39,7 @@ from sqlalchemy import func, select
 from bot.app import Service
 from bot.clock import FakeClock
 from bot.demo.actors import Actor
-from bot.outbox import SENDABLE
+from bot.outbox import SENDABLE, next_retry
 from rules.model import Game, GameId
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, OutboxRow
@@ -272,11 +272,7 @@ class SeasonDriver:
     async def _read_service_next(self) -> dt.datetime | None:
         async with self.db.uow() as uow:
             deadline = await uow.deadlines.next_due()
-            retry = await uow.session.scalar(
-                select(func.min(OutboxRow.next_attempt_at)).where(
-                    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
-                )
-            )
+            retry = await next_retry(uow)
         times = [t for t in (deadline, retry) if t is not None]
         return min(times) if times else None
 
