@@ -170,8 +170,8 @@ class Service:
         self.dispatcher = OutboxDispatcher(self.db, LichessMessenger(self.lichess), self.clock)
         self.runner = DeadlineRunner(self.db, self.clock, self.hooks.deadline_handlers)
         self.runner.after_fire = self.dispatcher.wake
-        self.dispatcher.watch = lambda: changes.version(("outbox",))
-        self.runner.watch = lambda: changes.version(("deadlines",))
+        self.dispatcher.wakeup.watch = lambda: changes.version(("outbox",))
+        self.runner.wakeup.watch = lambda: changes.version(("deadlines",))
         self.intake = GameIntake(
             self.db,
             config,

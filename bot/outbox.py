@@ -18,7 +18,7 @@ from typing import Protocol
 from sqlalchemy import bindparam, func, select, update
 
 from bot.clock import Clock, SystemClock
-from bot.waiting import wake_or_time
+from bot.waiting import WakeUp, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
@@ -78,32 +78,28 @@ class OutboxDispatcher:
         self.db = db
         self.messenger = messenger
         self.clock = clock
-        self._wake = asyncio.Event()
+        self.wakeup = WakeUp()
+        """Rung by :meth:`wake`; ``wakeup.watch`` makes :meth:`wake_if_changed` precise."""
         self.sent = 0
         self._waiting = False
         self._until: dt.datetime | None = None
         self.on_wait: Callable[[], None] | None = None
         """Called each time the dispatcher has done what was due and goes to wait."""
-        self.watch: Callable[[], object] | None = None
-        """What the outbox table looks like now, cheaply (a count of this process's commits to
-        it): :meth:`wake_if_changed` wakes the dispatcher only when that moved since it looked."""
-        self._seen: object = None
 
     def wake(self) -> None:
         """Something was queued: look now rather than at the next retry time."""
-        self._wake.set()
+        self.wakeup.ring()
 
     def wake_if_changed(self) -> None:
         """Something was committed: look again if it may have queued a message."""
-        if self.watch is None or self.watch() != self._seen:
-            self._wake.set()
+        self.wakeup.ring_if_changed()
 
     @property
     def quiet(self) -> bool:
         """Waiting with nothing to do: no wake-up pending and its next retry still ahead."""
         return (
             self._waiting
-            and not self._wake.is_set()
+            and not self.wakeup.event.is_set()
             and (self._until is None or self._until > self.clock.now())
         )
 
@@ -164,8 +160,7 @@ class OutboxDispatcher:
 
     async def run(self) -> None:
         while True:
-            self._wake.clear()
-            self._seen = None if self.watch is None else self.watch()
+            self.wakeup.looking()
             await self.deliver_due()
             when = await self._next_retry()
             if isinstance(self.clock, SystemClock):
@@ -175,6 +170,6 @@ class OutboxDispatcher:
             if self.on_wait is not None:
                 self.on_wait()
             try:
-                await wake_or_time(self._wake, self.clock, when)
+                await wake_or_time(self.wakeup.event, self.clock, when)
             finally:
                 self._waiting = False

@@ -10,7 +10,6 @@ once, late, and its handler is told so.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -20,7 +19,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
 from bot.clock import Clock, SystemClock
-from bot.waiting import wake_or_time
+from bot.waiting import WakeUp, wake_or_time
 from storage.db import Database
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
@@ -57,7 +56,8 @@ class DeadlineRunner:
         self.db = db
         self.clock = clock
         self.handlers = dict(handlers)
-        self._wake = asyncio.Event()
+        self.wakeup = WakeUp()
+        """Rung by :meth:`wake`; ``wakeup.watch`` makes :meth:`wake_if_changed` precise."""
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
         self.after_fire: Callable[[], None] | None = None
@@ -65,26 +65,21 @@ class DeadlineRunner:
         self._until: dt.datetime | None = None
         self.on_wait: Callable[[], None] | None = None
         """Called each time the runner has fired what was due and goes to wait."""
-        self.watch: Callable[[], object] | None = None
-        """What the deadlines table looks like now, cheaply (a count of this process's commits
-        to it): :meth:`wake_if_changed` wakes the runner only when that moved since it looked."""
-        self._seen: object = None
 
     def wake(self) -> None:
         """Deadlines changed: look again now."""
-        self._wake.set()
+        self.wakeup.ring()
 
     def wake_if_changed(self) -> None:
         """Something was committed: look again if it may have touched the deadlines."""
-        if self.watch is None or self.watch() != self._seen:
-            self._wake.set()
+        self.wakeup.ring_if_changed()
 
     @property
     def quiet(self) -> bool:
         """Waiting with nothing to do: no wake-up pending and its next deadline still ahead."""
         return (
             self._waiting
-            and not self._wake.is_set()
+            and not self.wakeup.event.is_set()
             and (self._until is None or self._until > self.clock.now())
         )
 
@@ -144,7 +139,7 @@ class DeadlineRunner:
     def _schedule_wake(self, when: dt.datetime) -> None:
         assert self._apscheduler is not None
         self._apscheduler.add_job(
-            self._wake.set,
+            self.wakeup.ring,
             DateTrigger(run_date=when),
             id="next-deadline",
             replace_existing=True,
@@ -164,9 +159,9 @@ class DeadlineRunner:
         if isinstance(self.clock, SystemClock):
             poll = self.clock.now() + POLL
             self._schedule_wake(poll if next_due is None else min(next_due, poll))
-            await self._wake.wait()
+            await self.wakeup.event.wait()
             return
-        await wake_or_time(self._wake, self.clock, next_due)
+        await wake_or_time(self.wakeup.event, self.clock, next_due)
 
     async def run(self) -> None:
         if isinstance(self.clock, SystemClock):
@@ -174,8 +169,7 @@ class DeadlineRunner:
             self._apscheduler.start()
         try:
             while True:
-                self._wake.clear()
-                self._seen = None if self.watch is None else self.watch()
+                self.wakeup.looking()
                 next_due = await self._next_due()
                 # Most wake-ups are a replan that moved a later deadline: one query says so.
                 if next_due is not None and next_due <= self.clock.now():

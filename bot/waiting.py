@@ -4,9 +4,36 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from bot.clock import Clock
+
+
+class WakeUp:
+    """A loop's wake-up call, and what it last looked at.
+
+    ``watch`` (optional) says cheaply what the table the loop reads looks like now (a count of
+    this process's commits to it); :meth:`ring_if_changed` rings only when that moved since the
+    loop last :meth:`looked <looking>`. :meth:`ring` always rings.
+    """
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.watch: Callable[[], object] | None = None
+        self._seen: object = None
+
+    def ring(self) -> None:
+        self.event.set()
+
+    def ring_if_changed(self) -> None:
+        if self.watch is None or self.watch() != self._seen:
+            self.event.set()
+
+    def looking(self) -> None:
+        """The loop is about to read its table: later commits ring again."""
+        self.event.clear()
+        self._seen = None if self.watch is None else self.watch()
 
 
 async def wake_or_time(event: asyncio.Event, clock: Clock, when: dt.datetime | None) -> None:
