@@ -177,8 +177,13 @@ def _forget_games(session: Session, *_args: Any) -> None:
     session.info.pop(_GAMES_MEMO, None)
 
 
+def _writes_games(session: Session) -> bool:
+    """Game rows added, changed or deleted in the session and not flushed yet."""
+    return any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted))
+
+
 def _forget_games_if_written(session: Session, _context: Any) -> None:
-    if any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted)):
+    if _writes_games(session):
         _forget_games(session)
 
 
@@ -215,15 +220,11 @@ class GameRepository(_Repository):
         await self.session.flush()
         return row
 
-    def _pending(self) -> bool:
-        """Unflushed game changes: a query's autoflush writes them and forgets the memo."""
-        sync = self.session.sync_session
-        return any(isinstance(o, GameRow) for o in (*sync.new, *sync.dirty, *sync.deleted))
-
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
         """The match's games (counted ones only, by default), oldest first."""
         known = _games_memo(self.session.sync_session).get(match_id)
-        if known is None or self._pending():
+        if known is None or _writes_games(self.session.sync_session):
+            # (unflushed game changes: the query's autoflush writes them and forgets the memo)
             result = await self.session.execute(_GAMES_OF_MATCH, {"match_id": match_id})
             known = tuple(result.scalars().all())
             _games_memo(self.session.sync_session)[match_id] = known
