@@ -33,8 +33,8 @@ from bot.lichess import GameWatcher, LichessClient
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.td import create_tournament
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId
-from rules.ruleset import DEFAULT_RULESET
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
 from storage import migrate
 from storage.convert import fraction_to_text
 from storage.db import Database

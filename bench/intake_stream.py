@@ -31,7 +31,7 @@ from bot.clock import SystemClock
 from bot.lichess import GameWatcher, LichessClient
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -18,7 +18,7 @@ import statistics
 import time
 
 from bench.tournaments import quick_history, simulate
-from rules.dutch import pair_round
+from rules.swiss.dutch import pair_round
 
 
 def _time_round(players: int, round_number: int, rounds: int, seed: int) -> tuple[float, float]:

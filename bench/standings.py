@@ -16,12 +16,12 @@ import statistics
 import time
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.model import PlayerId
-from rules.qualification import bye_result
-from rules.ruleset import Stages
-from rules.swiss_results import Entrant, RoundKind, RoundResult
-from rules.tiebreaks import compute_standings
+from rules.core.colour import Colour
+from rules.core.model import PlayerId
+from rules.core.ruleset import Stages
+from rules.stages.qualification import bye_result
+from rules.swiss.results import Entrant, RoundKind, RoundResult
+from rules.swiss.tiebreaks import compute_standings
 
 HALF = Fraction(1, 2)
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.dutch import (
+from rules.core.colour import Colour
+from rules.swiss.dutch import (
     Board,
     NoLegalPairingError,
     PlayerNumber,

@@ -30,8 +30,8 @@ from bot.outbox import OutboxDispatcher
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.scheduler import DeadlineRunner, Handler
-from rules.model import PlayerId
-from rules.scoring import Outcome
+from rules.core.model import PlayerId
+from rules.core.scoring import Outcome
 from storage import migrate
 from storage.db import Database
 from storage.models import MatchRow

@@ -20,7 +20,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from rules.ruleset import MatchFormat, Ruleset, StageKind, Tiebreak
+from rules.core.ruleset import MatchFormat, Ruleset, StageKind, Tiebreak
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$|^[A-Za-z0-9]$")

@@ -1,6 +1,6 @@
 """Game intake: every game the stream or a backfill delivers is recorded once, by Lichess id.
 
-A game between two paired players is classified against their open match (rules/intake.py). A
+A game between two paired players is classified against their open match (rules/week/intake.py). A
 counted game updates the match (score, clinch, completion, all recomputed from the stored games);
 a refused one is stored with its reason, and the TDs get an alert where they should see it. The
 same game arriving twice, late, or out of order changes nothing the second time.
@@ -17,9 +17,9 @@ from sqlalchemy import and_, bindparam, or_, select
 from bot.clock import Clock
 from bot.config import Config
 from bot.td import refresh_match
-from rules.intake import Accepted, MatchContext, Refused, classify_game
-from rules.model import Game, PlayerId
-from rules.scoring import Outcome
+from rules.core.model import Game, PlayerId
+from rules.core.scoring import Outcome
+from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import game_row_values, to_match
 from storage.db import Database
 from storage.models import GameRow, MatchRow, RoundRow

@@ -1,6 +1,6 @@
 """The qualification stage on top of storage: entrants, results, standings, rounds (rules 3.v, 8.i).
 
-Standings are recomputed from the stored matches and games every time (rules/tiebreaks.py); no
+Standings are recomputed from the stored matches and games every time (rules/swiss/tiebreaks.py); no
 total is ever stored.
 """
 
@@ -14,10 +14,11 @@ from fractions import Fraction
 from bot.config import Config
 from bot.td import MatchChanged, OperationError, require_tournament
 from bot.weekly import publish_round
-from rules.colour import Colour
-from rules.dutch import PlayerNumber, SwissPlayer, float_in_round, pair_round
-from rules.model import Player, PlayerId, normalise_username
-from rules.qualification import (
+from rules.core.colour import Colour
+from rules.core.model import Player, PlayerId, normalise_username
+from rules.core.ruleset import Ruleset, StageKind
+from rules.core.scoring import HALF, Outcome, match_score
+from rules.stages.qualification import (
     absent_result,
     bye_result,
     forfeit_results,
@@ -26,12 +27,11 @@ from rules.qualification import (
     rank_entrants,
     withdrawn_result,
 )
-from rules.qualification_pairing import swiss_players, to_trf
-from rules.ruleset import Ruleset, StageKind
-from rules.scoring import HALF, Outcome, match_score
-from rules.swiss_results import Entrant, Exit, ExitKind, RoundKind, RoundResult
-from rules.tiebreaks import Standings, compute_standings
-from rules.trf import write_trf
+from rules.swiss.dutch import PlayerNumber, SwissPlayer, float_in_round, pair_round
+from rules.swiss.qualification_pairing import swiss_players, to_trf
+from rules.swiss.results import Entrant, Exit, ExitKind, RoundKind, RoundResult
+from rules.swiss.tiebreaks import Standings, compute_standings
+from rules.swiss.trf import write_trf
 from storage.convert import fraction_to_text, to_game, to_match
 from storage.models import ForbiddenPairRow, MatchRow, RoundRow, StageEntrantRow, StageRow
 from storage.uow import UnitOfWork

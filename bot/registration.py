@@ -3,7 +3,7 @@
 For each registered player: the account facts from ``GET /api/user``, the rated antichess games
 from the export (every game in the peak window up to the games cut-off, then only as many older
 ones as the 100-game count and the rating held when the window opened need), assessed by
-:func:`rules.seeding.assess`. The seeding rating is stored on the player; refusals and review
+:func:`rules.stages.seeding.assess`. The seeding rating is stored on the player; refusals and review
 flags are reported, never acted on: excluding a player stays a TD decision.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from bot.config import Config
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, NotFoundError
-from rules.model import Game, PlayerId
-from rules.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
+from rules.core.model import Game, PlayerId
+from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from storage.db import Database
 
 

@@ -1,14 +1,16 @@
 """Candidates, semifinals, finals and armageddon on top of storage (rules 3.vi-3.ix, 4.2, 8).
 
 Everything a TD or a hook does to the later stages goes through here; the rules themselves are in
-:mod:`rules.candidates`, :mod:`rules.knockout`, :mod:`rules.armageddon` and :mod:`rules.stages`.
+:mod:`rules.stages.candidates`, :mod:`rules.stages.knockout`, :mod:`rules.stages.armageddon` and
+:mod:`rules.stages.order`.
 Standings, brackets and placements are recomputed from the stored matches and games on every
 read; what is stored is only what cannot be recomputed (pools, the knockout bracket, the inputs
 of an armageddon procedure, a stage's first publication date).
 
 Decisions:
 
-* **Stage transitions** (``advance``) happen only when :func:`rules.stages.stage_progress` finds
+* **Stage transitions** (``advance``) happen only when :func:`rules.stages.order.stage_progress`
+  finds
   nothing missing. The next stage's rounds are created ``proposed``; a TD publishes them one at
   a time with :func:`approve_round`, never before the stage's earliest publication date
   (``stage_plans.earliest_publication``: the last round's week of the previous stage plus the
@@ -46,8 +48,17 @@ from bot.intake import td_alert
 from bot.scheduler import Firing
 from bot.td import OperationError, match_state, require_tournament
 from bot.weekly import Reply, publication_date, publish_round, start_match_week
-from rules import commands
-from rules.armageddon import (
+from rules.core.model import Game, GameId, PlayerId, normalise_username
+from rules.core.ruleset import (
+    DEFAULT_RULESET,
+    Armageddon,
+    Ruleset,
+    Seeding,
+    StageKind,
+    TimeControl,
+)
+from rules.core.scoring import Outcome, format_points, match_score
+from rules.stages.armageddon import (
     ArmageddonError,
     ArmageddonErrorReason,
     ArmageddonEvent,
@@ -56,7 +67,7 @@ from rules.armageddon import (
     armageddon_result,
     format_clock,
 )
-from rules.candidates import (
+from rules.stages.candidates import (
     MatchResult,
     Pool,
     PoolEntry,
@@ -68,7 +79,7 @@ from rules.candidates import (
     pool_standings,
     result_of,
 )
-from rules.knockout import (
+from rules.stages.knockout import (
     Bracket,
     KnockoutError,
     KnockoutErrorReason,
@@ -82,8 +93,13 @@ from rules.knockout import (
     record_semifinal,
     start_bracket,
 )
-from rules.model import Game, GameId, PlayerId, normalise_username
-from rules.qualification import (
+from rules.stages.order import (
+    MatchStatus,
+    StageProgress,
+    candidates_round_count,
+    stage_progress,
+)
+from rules.stages.qualification import (
     Adjudication,
     Exit,
     ExitKind,
@@ -92,22 +108,8 @@ from rules.qualification import (
     qualifier_count,
     qualifiers,
 )
-from rules.ruleset import (
-    DEFAULT_RULESET,
-    Armageddon,
-    Ruleset,
-    Seeding,
-    StageKind,
-    TimeControl,
-)
-from rules.scoring import Outcome, format_points, match_score
-from rules.stages import (
-    MatchStatus,
-    StageProgress,
-    candidates_round_count,
-    stage_progress,
-)
-from rules.tiebreaks import Standings
+from rules.swiss.tiebreaks import Standings
+from rules.talk import commands
 from storage.convert import fraction_to_text, game_row_values, to_game, to_match
 from storage.models import (
     DeadlineRow,
@@ -270,7 +272,7 @@ async def _stage_round_count(uow: UnitOfWork, config: Config, kind: StageKind) -
         field = await quals.entrants(uow, stage)
         if len(field) < 2:
             return 1
-        from rules.qualification import number_of_rounds
+        from rules.stages.qualification import number_of_rounds
 
         return number_of_rounds(len(field))
     if kind is StageKind.CANDIDATES:
@@ -1189,7 +1191,8 @@ async def armageddon_action(
 ) -> str:
     """A player's sealed bid or rock-paper-scissors choice (rules 3.ix.1.2-3); the reply text.
 
-    Raises :class:`rules.armageddon.ArmageddonError` (a ``RulesError``) for anything the rules
+    Raises :class:`rules.stages.armageddon.ArmageddonError` (a ``RulesError``) for anything the
+    rules
     refuse: no armageddon for this match, not a player of it, a second offer, a late offer, ...
     """
     arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
@@ -1338,8 +1341,8 @@ async def armageddon_game(
     Game intake hands such games here instead of checking them against the 2+5 match clock. The
     first finished game without increment after the colours are decided is the armageddon game:
     it decides the match (White wins only by winning, rules 3.ix.1.1) and is checked with
-    :func:`rules.armageddon.verify_armageddon_game`; what is wrong or cannot be verified goes to
-    the TDs. A game with an increment, or one before the colours are decided, is stored refused
+    :func:`rules.stages.armageddon.verify_armageddon_game`; what is wrong or cannot be verified goes
+    to the TDs. A game with an increment, or one before the colours are decided, is stored refused
     and the TDs are told.
     """
     arm = await ensure_armageddon(uow, row, now=now)

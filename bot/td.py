@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.config import USERNAME, Config
-from rules.colour import Colour
-from rules.model import GameStatus, normalise_username
-from rules.ruleset import Ruleset, StageKind
-from rules.scoring import MatchScore, Outcome, match_outcome, match_score
+from rules.core.colour import Colour
+from rules.core.model import GameStatus, normalise_username
+from rules.core.ruleset import Ruleset, StageKind
+from rules.core.scoring import MatchScore, Outcome, match_outcome, match_score
 from storage.convert import to_game, to_match
 from storage.models import GameRow, MatchRow, PlayerRow, StageRow, TournamentRow
 from storage.uow import UnitOfWork

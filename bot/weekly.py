@@ -18,7 +18,7 @@ Doors:
 
 State: the match's event log (``match_events``) is the history; the :class:`Negotiation` value is
 rebuilt from it by replaying every accepted step through the pure functions of
-:mod:`rules.negotiation` (:func:`replay`). A live action goes through the very same function
+:mod:`rules.week.negotiation` (:func:`replay`). A live action goes through the very same function
 (:func:`_apply_step`) before its event is written, so what was accepted replays identically.
 """
 
@@ -34,8 +34,12 @@ from typing import TYPE_CHECKING, Any
 from bot.config import Config
 from bot.intake import td_alert
 from bot.td import OperationError, match_state
-from rules.cheat_reports import cheat_report_receipt, make_cheat_report, td_cheat_report_alert
-from rules.commands import (
+from rules.core.errors import RulesError
+from rules.core.model import GameId, MatchId, PlayerId, normalise_username
+from rules.core.ruleset import Ruleset
+from rules.core.scoring import Outcome
+from rules.talk.cheat_reports import cheat_report_receipt, make_cheat_report, td_cheat_report_alert
+from rules.talk.commands import (
     Accept,
     AcceptChange,
     Bid,
@@ -56,7 +60,26 @@ from rules.commands import (
     help_text,
     parse,
 )
-from rules.conduct import (
+from rules.talk.notices import (
+    TDAlert,
+    deadline_missed,
+    describe_time,
+    fit,
+    match_result,
+    no_show_notice,
+    offer_received,
+    pairing_published,
+    reply_reminder,
+    status_text,
+    td_claim_alert,
+    td_no_show_alert,
+    td_offers_verdict_alert,
+    td_pause_alert,
+    td_weekend_alert,
+    time_agreed,
+)
+from rules.week.calendar import MatchWeek, label_duration, label_time, match_week
+from rules.week.conduct import (
     BreakCall,
     ClaimReason,
     ClaimRight,
@@ -70,11 +93,9 @@ from rules.conduct import (
     check_claim,
     review_pauses,
 )
-from rules.deadlines import DeadlineKind, MatchState, plan_deadlines
-from rules.errors import RulesError
-from rules.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
-from rules.model import GameId, MatchId, PlayerId, normalise_username
-from rules.negotiation import (
+from rules.week.deadlines import DeadlineKind, MatchState, plan_deadlines
+from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
+from rules.week.negotiation import (
     Negotiation,
     OfferMade,
     Phase,
@@ -96,27 +117,6 @@ from rules.negotiation import (
     td_decide,
     withdraw_offer,
 )
-from rules.notices import (
-    TDAlert,
-    deadline_missed,
-    describe_time,
-    fit,
-    match_result,
-    no_show_notice,
-    offer_received,
-    pairing_published,
-    reply_reminder,
-    status_text,
-    td_claim_alert,
-    td_no_show_alert,
-    td_offers_verdict_alert,
-    td_pause_alert,
-    td_weekend_alert,
-    time_agreed,
-)
-from rules.ruleset import Ruleset
-from rules.scoring import Outcome
-from rules.week import MatchWeek, label_duration, label_time, match_week
 from storage.models import AuditRow, DeadlineRow, GameRow, MatchRow, PlayerExitRow, RoundRow
 from storage.models_weekly import CheatReportRow, ForfeitRow, MatchEventRow
 from storage.repo_weekly import WeeklyRepository
@@ -900,7 +900,7 @@ async def handle_text(
 
     ``player`` is the Lichess username of the player the text comes from (logged in on the web,
     or named by the TD who relays it: ``via="td-relay", relayed_by=<td>``). The text is parsed by
-    :func:`rules.commands.parse` and checked by the rules; a refusal (any ``RulesError``, a
+    :func:`rules.talk.commands.parse` and checked by the rules; a refusal (any ``RulesError``, a
     player acting on a match that is not theirs, an unknown or unpublished match) comes back as a
     :class:`Reply` with ``ok=False`` and writes nothing. An accepted action appends its event to
     the match's log, queues the DMs (the acting player gets the confirmation that is also the
@@ -1041,7 +1041,7 @@ async def _scheduling(
             f"{describe_time(after.change.time, now=now)}; the agreed time stays until they send "
             "`accept change`."
         )
-        from rules.notices import change_proposed
+        from rules.talk.notices import change_proposed
 
         texts[opponent] = change_proposed(after, now=now).text
     elif kind == "decline_change":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
-from rules.ruleset import MatchFormat, StageKind, Tiebreak
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
+from rules.core.ruleset import MatchFormat, StageKind, Tiebreak
 from storage.models import GameRow, MatchRow
 
 

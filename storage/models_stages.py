@@ -3,12 +3,14 @@
 * ``stage_plans``: when a stage may first be published (the break of rules 4.2) and the settings
   its hooks and deadline handlers need when they run without the config (the armageddon clock
   and bid window, the TDs to alert).
-* ``knockout_brackets``: the knockout as the :class:`rules.knockout.Bracket` value, in JSON. It
+* ``knockout_brackets``: the knockout as the :class:`rules.stages.knockout.Bracket` value, in JSON.
+  It
   is stored, not derived from the matches, because a withdrawal (rules 8.iii-iv) moves players in
   it without any match result changing.
 * ``armageddons`` and ``armageddon_steps``: one armageddon procedure per tied knockout match,
   stored as the inputs it was given (start, sealed bids, sealed choices, deadline reveals). The
-  procedure is rebuilt by replaying them through :class:`rules.armageddon.ArmageddonProcedure`,
+  procedure is rebuilt by replaying them through
+  :class:`rules.stages.armageddon.ArmageddonProcedure`,
   so the stored record and the rules can never disagree.
 """
 

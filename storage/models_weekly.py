@@ -1,7 +1,8 @@
 """Tables of the weekly feature: the per-match event log, forfeits and private reports.
 
 ``match_events`` is the match's history and the source of its scheduling state: the negotiation
-is rebuilt by replaying the accepted steps through the pure functions of :mod:`rules.negotiation`
+is rebuilt by replaying the accepted steps through the pure functions of
+:mod:`rules.week.negotiation`
 (``bot/weekly.py``), so nothing is ever patched in place and nothing is lost. Conduct facts (break
 calls, no-show checks, claim rights, claims and their decisions) are events in the same log.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rules.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, PlayerRow, RoundRow

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, load_config, parse_config
-from rules.ruleset import DEFAULT_RULESET, Tiebreak
+from rules.core.ruleset import DEFAULT_RULESET, Tiebreak
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Config, ConfigError, load_config
 from bot.td import OperationError
-from rules.errors import RulesError
+from rules.core.errors import RulesError
 from storage.db import Database, DatabaseURLError
 
 EXIT_ERROR = 1

@@ -12,8 +12,8 @@ from bot.cli import CliError, command, group, open_database
 from bot.cli.output import as_json, table
 from bot.clock import SystemClock
 from bot.config import Config, describe_rules
-from rules.model import normalise_username
-from rules.scoring import Outcome, format_points
+from rules.core.model import normalise_username
+from rules.core.scoring import Outcome, format_points
 from storage import migrate
 from storage.db import Database
 from storage.uow import UnitOfWork

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rules.trf import run_pair
+from rules.swiss.trf import run_pair
 
 
 def run(arguments: argparse.Namespace) -> int:

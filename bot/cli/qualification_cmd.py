@@ -12,7 +12,7 @@ from bot.cli import CliError, command, group
 from bot.cli.commands import check_actor, clock, unit_of_work
 from bot.cli.output import as_json, table
 from bot.config import Config
-from rules.scoring import Outcome, format_points
+from rules.core.scoring import Outcome, format_points
 from storage.uow import UnitOfWork
 
 

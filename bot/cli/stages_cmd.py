@@ -11,9 +11,9 @@ from bot.cli import CliError, command, group
 from bot.cli.output import as_json, table
 from bot.clock import Clock, SystemClock
 from bot.config import Config
-from rules import commands
-from rules.armageddon import parse_bid
-from rules.ruleset import StageKind
+from rules.core.ruleset import StageKind
+from rules.stages.armageddon import parse_bid
+from rules.talk import commands
 
 clock: Clock = SystemClock()
 """The time these commands act at; tests put a FakeClock here to walk through the calendar."""

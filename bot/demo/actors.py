@@ -36,9 +36,9 @@ from bot.demo.scripts import HOUR, MINUTE, Planned, match_script, plan_negotiati
 from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.state import SandboxState
 from bot.td import OperationError
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId
-from rules.qualification import number_of_rounds
-from rules.ruleset import StageKind
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.ruleset import StageKind
+from rules.stages.qualification import number_of_rounds
 from storage.changes import TableChanges
 from storage.db import Database
 from storage.models import MatchRow, RoundRow

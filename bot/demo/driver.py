@@ -40,7 +40,7 @@ from bot.app import Service
 from bot.clock import FakeClock
 from bot.demo.actors import Actor
 from bot.outbox import SENDABLE, next_retry
-from rules.model import Game, GameId
+from rules.core.model import Game, GameId
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, OutboxRow
 

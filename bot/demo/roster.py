@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, GameStatus, PlayerId, normalise_username
-from rules.ruleset import Ruleset
+from rules.core.model import Colour, GameStatus, PlayerId, normalise_username
+from rules.core.ruleset import Ruleset
 
 __all__ = ["DemoPlayer", "Roster", "make_roster", "rng_for", "seed_history"]
 

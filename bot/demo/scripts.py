@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.demo.roster import rng_for
-from rules.model import PlayerId
-from rules.negotiation import Negotiation, Phase
-from rules.week import MatchWeek
+from rules.core.model import PlayerId
+from rules.week.calendar import MatchWeek
+from rules.week.negotiation import Negotiation, Phase
 
 __all__ = ["MatchScript", "Persona", "Planned", "match_script", "offer_text", "plan_negotiation"]
 

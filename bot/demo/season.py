@@ -35,7 +35,7 @@ from bot.demo.roster import make_roster, seed_history
 from bot.registration import check_registrations
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament
-from rules.model import PlayerId
+from rules.core.model import PlayerId
 from storage.models import GameRow, MatchRow, RoundRow
 
 __all__ = ["DemoOptions", "SeasonResult", "demo_config", "run_season"]

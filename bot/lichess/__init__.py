@@ -1,7 +1,7 @@
 """The Lichess adapter: typed REST calls (berserk, serialised), the games stream, the web login.
 
 Nothing from berserk, requests or aiohttp leaves this package: callers get
-:class:`rules.model.Game`, :class:`LichessUser`, :class:`UserStatus` and the errors of
+:class:`rules.core.model.Game`, :class:`LichessUser`, :class:`UserStatus` and the errors of
 :mod:`bot.lichess.errors`.
 """
 

@@ -7,7 +7,7 @@ for ``rate_limit_pause`` on the service :class:`Clock`, then the same request is
 nothing is lost; 5xx answers and transport errors are retried with capped exponential backoff.
 Every request has a timeout (berserk sets none).
 
-Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.model.Game`)
+Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.core.model.Game`)
 and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves this module.
 """
 
@@ -38,7 +38,7 @@ from bot.lichess.errors import (
 )
 from bot.lichess.games import game_from_export, to_millis
 from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_from_json
-from rules.model import Game, GameId
+from rules.core.model import Game, GameId
 
 __all__ = ["DEFAULT_BASE_URL", "LichessClient"]
 

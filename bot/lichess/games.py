@@ -1,4 +1,4 @@
-"""Pure functions that turn Lichess game JSON into :class:`rules.model.Game`.
+"""Pure functions that turn Lichess game JSON into :class:`rules.core.model.Game`.
 
 The games stream and the game export describe a game differently:
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.lichess.errors import LichessPayloadError
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId, normalise_username
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId, normalise_username
 
 __all__ = [
     "STATUS_BY_ID",

@@ -41,7 +41,7 @@ from bot.lichess.errors import (
     http_error,
 )
 from bot.lichess.games import parse_stream_line
-from rules.model import Game, GameId, PlayerId, normalise_username
+from rules.core.model import Game, GameId, PlayerId, normalise_username
 
 __all__ = ["STREAM_USERS_LIMIT", "GameWatcher", "chunk_players"]
 

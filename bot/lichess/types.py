@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.lichess.errors import LichessPayloadError
-from rules.model import PlayerId, normalise_username
+from rules.core.model import PlayerId, normalise_username
 
 __all__ = ["LichessUser", "UserStatus", "status_from_json", "user_from_json"]
 

@@ -36,7 +36,7 @@ from bot.sandbox.state import (
     TeamUpdate,
     Token,
 )
-from rules.model import Colour, Game, GameStatus, PlayerId, normalise_username
+from rules.core.model import Colour, Game, GameStatus, PlayerId, normalise_username
 
 __all__ = ["STATE_KEY", "make_app", "run_sandbox"]
 

@@ -21,7 +21,7 @@ import aiohttp
 
 from bot.clock import Clock
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, GameId, GameStatus, PlayerId, normalise_username
+from rules.core.model import Colour, GameId, GameStatus, PlayerId, normalise_username
 
 __all__ = [
     "GameHost",

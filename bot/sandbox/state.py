@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.clock import SystemClock
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId, normalise_username
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId, normalise_username
 
 __all__ = [
     "ALL_SCOPES",

@@ -24,7 +24,7 @@ from multidict import MultiDictProxy
 
 from bot.lichess.oauth import PendingLogin
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
-from rules.week import label_duration, label_time
+from rules.week.calendar import label_duration, label_time
 from storage.repo_web import WebRepository
 
 if TYPE_CHECKING:

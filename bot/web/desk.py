@@ -33,10 +33,10 @@ from bot.web.core import (
     when,
 )
 from bot.web.room import say_and_commit
-from rules.commands import MAX_LENGTH
-from rules.errors import RulesError
-from rules.model import normalise_username
-from rules.ruleset import StageKind
+from rules.core.errors import RulesError
+from rules.core.model import normalise_username
+from rules.core.ruleset import StageKind
+from rules.talk.commands import MAX_LENGTH
 from storage.models import AuditRow, GameRow, OutboxRow, RoundRow, StageRow
 from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork

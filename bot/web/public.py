@@ -17,8 +17,8 @@ from bot.config import describe_rules
 from bot.td import OperationError
 from bot.web import views
 from bot.web.core import context, not_found, render, viewer, when
-from rules.scoring import format_points
-from rules.tiebreaks import Standings
+from rules.core.scoring import format_points
+from rules.swiss.tiebreaks import Standings
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
 

@@ -1,7 +1,7 @@
 """The match room: one player's current match, and every action they can take on it.
 
 Every action, whether typed in the text box or sent by a button, becomes a line of the one offer
-grammar (rules/commands.py) and goes through ``bot.weekly.handle_text`` with ``via="web"``; the
+grammar (rules/talk/commands.py) and goes through ``bot.weekly.handle_text`` with ``via="web"``; the
 room itself never changes the match. A button only builds the equivalent text ("accept 2").
 Only the match's two players may act; the TDs may look, and relay from the desk.
 """
@@ -34,9 +34,9 @@ from bot.web.core import (
     require_login,
     when,
 )
-from rules.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
-from rules.errors import RulesError
-from rules.week import UTC, match_week
+from rules.core.errors import RulesError
+from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
+from rules.week.calendar import UTC, match_week
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.td import match_state
-from rules.ruleset import StageKind
-from rules.scoring import format_points
+from rules.core.ruleset import StageKind
+from rules.core.scoring import format_points
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
 from storage.uow import UnitOfWork
 

@@ -19,7 +19,7 @@ from sqlalchemy import event
 
 from bot.clock import FakeClock
 from bot.demo.driver import SeasonDriver
-from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.core.model import Game, GameId, GameStatus, PlayerId
 from storage import migrate
 from storage.db import Database
 

@@ -24,7 +24,7 @@ from typing import Any
 from bot.config import Config
 from bot.demo.report import Reporter
 from bot.demo.season import DemoOptions, SeasonResult, run_season
-from rules.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
+from rules.core.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
 
 PLAYERS = 13
 RECORDED = Path(__file__).parent / "data" / "season_seed7.json"

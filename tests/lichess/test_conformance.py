@@ -26,7 +26,7 @@ from aiohttp import web
 from bot.lichess.oauth import pkce_challenge
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, GameStatus
+from rules.core.model import Colour, GameStatus
 
 SPEC_PATH = pathlib.Path(__file__).parent / "spec" / "lichess-api.bundled.yaml"
 HTTP_METHODS = {"get", "post", "put", "delete", "patch"}

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.intake import (
+from rules.core.model import Colour, Game, GameId, GameStatus, Match, MatchId, PlayerId, StageKind
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.week.intake import (
     Accepted,
     Alert,
     MatchContext,
@@ -18,8 +20,6 @@ from rules.intake import (
     Refused,
     classify_game,
 )
-from rules.model import Colour, Game, GameId, GameStatus, Match, MatchId, PlayerId, StageKind
-from rules.ruleset import DEFAULT_RULESET
 
 ALICE, BOB, CAROL = PlayerId("alice"), PlayerId("bob"), PlayerId("carol")
 OPEN = dt.datetime(2021, 10, 12, 0, 0, tzinfo=dt.UTC)

@@ -18,7 +18,7 @@ from bot.lichess import (
     RateLimitedError,
 )
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, GameId, GameStatus, PlayerId
+from rules.core.model import Colour, GameId, GameStatus, PlayerId
 
 
 async def test_get_user_reads_creation_date_title_and_flags(

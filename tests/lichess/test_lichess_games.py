@@ -20,7 +20,7 @@ from bot.lichess.games import (
     game_to_stream_json,
     parse_stream_line,
 )
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 
 SPEC_DIR = pathlib.Path(__file__).parent / "spec"
 

@@ -23,10 +23,10 @@ from bot.sandbox.players import (
     play_round,
 )
 from bot.sandbox.state import SandboxState
-from rules.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
-from rules.model import Game, GameStatus, Match, MatchId, PlayerId, StageKind
-from rules.ruleset import DEFAULT_RULESET
-from rules.scoring import match_score
+from rules.core.model import Game, GameStatus, Match, MatchId, PlayerId, StageKind
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.core.scoring import match_score
+from rules.week.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
 
 ALICE = SimulatedPlayer("Alice", strength=2100)
 BOB = SimulatedPlayer("Bob", strength=1900)

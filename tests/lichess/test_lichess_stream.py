@@ -16,7 +16,7 @@ from lichess_helpers import until
 from bot.clock import FakeClock
 from bot.lichess import GameWatcher, LichessClient, chunk_players
 from bot.sandbox.state import SandboxState
-from rules.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 
 ALICE, BOB, CAROL, DAVE = (PlayerId(n) for n in ("alice", "bob", "carol", "dave"))
 

@@ -10,8 +10,8 @@ from bot.lichess.client import LichessClient
 from bot.registration import check_registrations
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, normalise_username
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, normalise_username
 from storage.db import Database
 
 UTC = dt.UTC

@@ -15,8 +15,8 @@ from bot.clock import FakeClock
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.sandbox.state import SandboxState
 from bot.td import match_state
-from rules.colour import Colour
-from rules.model import GameStatus
+from rules.core.colour import Colour
+from rules.core.model import GameStatus
 from storage.db import Database
 from storage.models import RoundRow
 from tests.factories import stored_match

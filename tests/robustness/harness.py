@@ -47,7 +47,7 @@ from bot.registration import check_registrations
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament
-from rules.model import PlayerId, normalise_username
+from rules.core.model import PlayerId, normalise_username
 from storage import migrate
 from storage.db import Database
 from storage.models import AuditRow, GameRow, MatchRow, OutboxRow, RoundRow

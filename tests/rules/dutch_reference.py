@@ -1,6 +1,6 @@
 """The slow FIDE Dutch engine as it was before the fast matching work: a test-only oracle.
 
-Same method as rules/dutch.py, but each solve is networkx's max_weight_matching over every
+Same method as rules/swiss/dutch.py, but each solve is networkx's max_weight_matching over every
 unpaired player; kept verbatim apart from sharing the public data types with rules.dutch, so
 that tests can check the fast engine gives identical pairings.
 """
@@ -14,8 +14,8 @@ from fractions import Fraction
 
 import networkx as nx
 
-from rules.colour import Colour
-from rules.dutch import (
+from rules.core.colour import Colour
+from rules.swiss.dutch import (
     Board,
     InvalidPairingInputError,
     NoLegalPairingError,

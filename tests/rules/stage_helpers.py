@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from fractions import Fraction
 
-from rules.candidates import MatchResult
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
-from rules.ruleset import DEFAULT_RULESET, StageKind
-from rules.scoring import Outcome
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.scoring import Outcome
+from rules.stages.candidates import MatchResult
 
 T0 = dt.datetime(2021, 11, 2, 18, 0, tzinfo=dt.UTC)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.model import PlayerId
-from rules.swiss_results import Entrant, RoundKind, RoundResult
+from rules.core.colour import Colour
+from rules.core.model import PlayerId
+from rules.swiss.results import Entrant, RoundKind, RoundResult
 
 HALF = Fraction(1, 2)
 

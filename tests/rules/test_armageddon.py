@@ -9,7 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.armageddon import (
+from rules.core.colour import Colour
+from rules.core.model import Game, GameStatus, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.stages.armageddon import (
     ArmageddonError,
     ArmageddonErrorReason,
     ArmageddonProcedure,
@@ -25,9 +28,6 @@ from rules.armageddon import (
     parse_bid,
     verify_armageddon_game,
 )
-from rules.colour import Colour
-from rules.model import Game, GameStatus, PlayerId
-from rules.ruleset import DEFAULT_RULESET
 from tests.rules.stage_helpers import game, pid
 
 R = DEFAULT_RULESET

@@ -11,7 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.candidates import (
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, Seeding, StageKind, Stages
+from rules.core.scoring import Outcome
+from rules.stages.candidates import (
     CandidatesError,
     CandidatesErrorReason,
     Criterion,
@@ -29,9 +32,6 @@ from rules.candidates import (
     qualifiers_needed,
     result_of,
 )
-from rules.model import MatchId, PlayerId
-from rules.ruleset import DEFAULT_RULESET, Seeding, StageKind, Stages
-from rules.scoring import Outcome
 from tests.rules.stage_helpers import games_for, make_match, pid, res
 
 R = DEFAULT_RULESET

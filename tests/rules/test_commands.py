@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.commands import (
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.talk.commands import (
     MAX_LENGTH,
     Accept,
     AcceptChange,
@@ -32,8 +33,7 @@ from rules.commands import (
     help_text,
     parse,
 )
-from rules.ruleset import DEFAULT_RULESET
-from rules.week import UTC, match_week
+from rules.week.calendar import UTC, match_week
 
 WEEK = match_week(dt.date(2021, 10, 12), DEFAULT_RULESET)
 NOW = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday morning, pairings just out

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from rules.conduct import (
+from rules.core.model import GameId, MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, Conduct
+from rules.week.calendar import UTC
+from rules.week.conduct import (
     BreakCall,
     ClaimReason,
     ConductError,
@@ -29,9 +32,6 @@ from rules.conduct import (
     no_show_forfeit,
     review_pauses,
 )
-from rules.model import GameId, MatchId, PlayerId
-from rules.ruleset import DEFAULT_RULESET, Conduct
-from rules.week import UTC
 
 RS = DEFAULT_RULESET
 CONDUCT = RS.conduct

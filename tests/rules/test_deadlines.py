@@ -6,7 +6,10 @@ import datetime as dt
 
 import pytest
 
-from rules.deadlines import (
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, Calendar, OfferRules, Ruleset
+from rules.week.calendar import UTC, MatchWeek
+from rules.week.deadlines import (
     Deadline,
     DeadlineKind,
     MatchState,
@@ -14,8 +17,7 @@ from rules.deadlines import (
     match_week,
     plan_deadlines,
 )
-from rules.model import MatchId, PlayerId
-from rules.negotiation import (
+from rules.week.negotiation import (
     Negotiation,
     accept_change,
     accept_offer,
@@ -26,8 +28,6 @@ from rules.negotiation import (
     start_negotiation,
     td_decide,
 )
-from rules.ruleset import DEFAULT_RULESET, Calendar, OfferRules, Ruleset
-from rules.week import UTC, MatchWeek
 
 K = DeadlineKind
 RS = DEFAULT_RULESET

@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import pytest
 
-from rules.colour import Colour
-from rules.dutch import (
+from rules.core.colour import Colour
+from rules.swiss.dutch import (
     NoLegalPairingError,
     PlayerNumber,
     RoundKind,

@@ -14,8 +14,8 @@ import warnings
 import pytest
 
 from bench.tournaments import simulate
-from rules.colour import Colour
-from rules.dutch import RoundKind, SwissPlayer, float_in_round
+from rules.core.colour import Colour
+from rules.swiss.dutch import RoundKind, SwissPlayer, float_in_round
 
 caissify = pytest.importorskip("caissify_pairings")
 

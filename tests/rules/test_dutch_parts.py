@@ -17,9 +17,9 @@ from fractions import Fraction
 import pytest
 
 from bench.tournaments import quick_history, simulate
-from rules import dutch
-from rules.dutch import NoLegalPairingError, PlayerNumber, SwissPlayer
-from rules.matching import max_weight_matching
+from rules.swiss import dutch
+from rules.swiss.dutch import NoLegalPairingError, PlayerNumber, SwissPlayer
+from rules.swiss.matching import max_weight_matching
 
 
 def _weights(

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.tournaments import RoundState, simulate
-from rules.colour import Colour
-from rules.dutch import RoundKind, SwissPlayer
+from rules.core.colour import Colour
+from rules.swiss.dutch import RoundKind, SwissPlayer
 
 
 def _colours(player: SwissPlayer) -> list[Colour]:

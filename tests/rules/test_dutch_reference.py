@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.colour import Colour
-from rules.dutch import (
+from rules.core.colour import Colour
+from rules.swiss.dutch import (
     Board,
     InvalidPairingInputError,
     NoLegalPairingError,
@@ -18,7 +18,7 @@ from rules.dutch import (
     SwissPlayer,
     pair_round,
 )
-from rules.trf import run_pair
+from rules.swiss.trf import run_pair
 
 DATA = Path(__file__).parent.parent / "data"
 

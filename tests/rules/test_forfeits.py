@@ -6,14 +6,14 @@ import dataclasses
 
 import pytest
 
-from rules.forfeits import (
+from rules.core.model import MatchId
+from rules.core.ruleset import DEFAULT_RULESET, Conduct
+from rules.week.forfeits import (
     ForfeitError,
     ForfeitKind,
     ForfeitRecord,
     disqualifications_due,
 )
-from rules.model import MatchId
-from rules.ruleset import DEFAULT_RULESET, Conduct
 from tests.rules.stage_helpers import pid
 
 R = DEFAULT_RULESET

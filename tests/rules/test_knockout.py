@@ -8,8 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.colour import Colour
-from rules.knockout import (
+from rules.core.colour import Colour
+from rules.core.model import GameStatus, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.scoring import MatchScore
+from rules.stages.knockout import (
     Bracket,
     KnockoutError,
     KnockoutErrorReason,
@@ -23,9 +26,6 @@ from rules.knockout import (
     record_semifinal,
     start_bracket,
 )
-from rules.model import GameStatus, PlayerId
-from rules.ruleset import DEFAULT_RULESET, StageKind
-from rules.scoring import MatchScore
 from tests.rules.stage_helpers import game, games_for, make_match, pid
 
 UPPER = tuple(PlayerId(f"u{i}") for i in range(1, 7))

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.matching import WeightedMatching, max_weight_matching
+from rules.swiss.matching import WeightedMatching, max_weight_matching
 
 WEIGHT_RANGES = [1, 3, 10, 1000, 2**64, 2**700]
 

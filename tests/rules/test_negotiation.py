@@ -9,9 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.commands import Offer, parse
-from rules.model import MatchId, PlayerId
-from rules.negotiation import (
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, OfferRules, Ruleset
+from rules.talk.commands import Offer, parse
+from rules.week.calendar import UTC, match_week
+from rules.week.negotiation import (
     AgreementKind,
     FaultRuled,
     Negotiation,
@@ -40,8 +42,6 @@ from rules.negotiation import (
     validate_offer,
     withdraw_offer,
 )
-from rules.ruleset import DEFAULT_RULESET, OfferRules, Ruleset
-from rules.week import UTC, match_week
 
 R = NegotiationErrorReason
 RS = DEFAULT_RULESET

@@ -6,39 +6,17 @@ import datetime as dt
 
 import pytest
 
-from rules.cheat_reports import (
+from rules.core.model import GameId, MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.talk.cheat_reports import (
     ReportError,
     ReportErrorReason,
     cheat_report_receipt,
     make_cheat_report,
     td_cheat_report_alert,
 )
-from rules.commands import Report, parse
-from rules.conduct import (
-    BreakCall,
-    Forfeit,
-    ForfeitReason,
-    GameSpan,
-    NoShowAlert,
-    assess_no_show,
-    disqualification_due,
-    review_pauses,
-)
-from rules.model import GameId, MatchId, PlayerId
-from rules.negotiation import (
-    Negotiation,
-    Ruling,
-    RulingKind,
-    accept_offer,
-    apply_verdict,
-    assess_offer_deadline,
-    assess_weekend,
-    awaiting_reply,
-    make_offers,
-    propose_change,
-    start_negotiation,
-)
-from rules.notices import (
+from rules.talk.commands import Report, parse
+from rules.talk.notices import (
     DM_LIMIT,
     Audience,
     Notice,
@@ -60,8 +38,30 @@ from rules.notices import (
     td_weekend_alert,
     time_agreed,
 )
-from rules.ruleset import DEFAULT_RULESET
-from rules.week import UTC, match_week
+from rules.week.calendar import UTC, match_week
+from rules.week.conduct import (
+    BreakCall,
+    Forfeit,
+    ForfeitReason,
+    GameSpan,
+    NoShowAlert,
+    assess_no_show,
+    disqualification_due,
+    review_pauses,
+)
+from rules.week.negotiation import (
+    Negotiation,
+    Ruling,
+    RulingKind,
+    accept_offer,
+    apply_verdict,
+    assess_offer_deadline,
+    assess_weekend,
+    awaiting_reply,
+    make_offers,
+    propose_change,
+    start_negotiation,
+)
 
 RS = DEFAULT_RULESET
 WEEK = match_week(dt.date(2021, 10, 12), RS)

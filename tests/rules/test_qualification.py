@@ -7,9 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, Match, MatchId, Player, PlayerId
-from rules.qualification import (
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, Match, MatchId, Player, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, Seeding, StageKind, Stages
+from rules.stages.qualification import (
     Adjudication,
     Exit,
     ExitKind,
@@ -28,8 +29,7 @@ from rules.qualification import (
     rank_entrants,
     withdrawn_result,
 )
-from rules.ruleset import DEFAULT_RULESET, Seeding, StageKind, Stages
-from rules.tiebreaks import PlayerStatus, compute_standings
+from rules.swiss.tiebreaks import PlayerStatus, compute_standings
 from tests.rules.swiss_fixtures import FIDE_EXERCISE, crosstable, entrants, pid
 
 F = Fraction

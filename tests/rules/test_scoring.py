@@ -5,10 +5,10 @@ from fractions import Fraction
 
 import pytest
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
-from rules.ruleset import DEFAULT_RULESET, MatchFormat, StageKind, Tiebreak
-from rules.scoring import (
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, Match, MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, MatchFormat, StageKind, Tiebreak
+from rules.core.scoring import (
     Outcome,
     armageddon_winner,
     format_points,

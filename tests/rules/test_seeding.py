@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from rules.model import GameId
-from rules.ruleset import Eligibility
-from rules.seeding import (
+from rules.core.model import GameId
+from rules.core.ruleset import Eligibility
+from rules.stages.seeding import (
     AccountFacts,
     RatedGame,
     Refusal,

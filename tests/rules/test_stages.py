@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from rules.ruleset import DEFAULT_RULESET, Calendar, StageKind, Stages
-from rules.scoring import Outcome
-from rules.stages import (
+from rules.core.ruleset import DEFAULT_RULESET, Calendar, StageKind, Stages
+from rules.core.scoring import Outcome
+from rules.stages.order import (
     STAGE_ORDER,
     MatchStatus,
     Missing,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.swiss_results import (
+from rules.swiss.results import (
     Entrant,
     Exit,
     ExitKind,
@@ -20,7 +20,7 @@ from rules.swiss_results import (
     RoundResult,
     results_by_player,
 )
-from rules.tiebreaks import (
+from rules.swiss.tiebreaks import (
     C07Edition,
     PlayerStatus,
     Standings,

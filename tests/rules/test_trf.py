@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.colour import Colour
-from rules.dutch import RoundKind
-from rules.trf import (
+from rules.core.colour import Colour
+from rules.swiss.dutch import RoundKind
+from rules.swiss.trf import (
     TrfError,
     TrfProhibition,
     TrfResult,

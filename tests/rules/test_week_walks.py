@@ -9,11 +9,24 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from rules.commands import Accept, ChooseTime, ClaimWin, Offer, parse
-from rules.conduct import ClaimRight, assess_no_show, check_claim
-from rules.deadlines import Deadline, DeadlineKind, MatchState, diff_deadlines, plan_deadlines
-from rules.model import MatchId, PlayerId
-from rules.negotiation import (
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.talk.commands import Accept, ChooseTime, ClaimWin, Offer, parse
+from rules.talk.notices import (
+    Notice,
+    TDAlert,
+    deadline_missed,
+    reply_reminder,
+    td_claim_alert,
+    td_no_show_alert,
+    td_offers_verdict_alert,
+    td_weekend_alert,
+    time_agreed,
+)
+from rules.week.calendar import UTC, match_week
+from rules.week.conduct import ClaimRight, assess_no_show, check_claim
+from rules.week.deadlines import Deadline, DeadlineKind, MatchState, diff_deadlines, plan_deadlines
+from rules.week.negotiation import (
     Negotiation,
     Phase,
     VerdictKind,
@@ -26,19 +39,6 @@ from rules.negotiation import (
     make_offers,
     start_negotiation,
 )
-from rules.notices import (
-    Notice,
-    TDAlert,
-    deadline_missed,
-    reply_reminder,
-    td_claim_alert,
-    td_no_show_alert,
-    td_offers_verdict_alert,
-    td_weekend_alert,
-    time_agreed,
-)
-from rules.ruleset import DEFAULT_RULESET
-from rules.week import UTC, match_week
 
 RS = DEFAULT_RULESET
 WEEK = match_week(dt.date(2021, 10, 12), RS)

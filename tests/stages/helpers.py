@@ -10,8 +10,8 @@ from bot import qualification as quals
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.td import add_player, create_tournament, record_result
 from bot.weekly import publish_round
-from rules.candidates import berger_rounds
-from rules.ruleset import StageKind
+from rules.core.ruleset import StageKind
+from rules.stages.candidates import berger_rounds
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, RoundRow

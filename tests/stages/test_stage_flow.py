@@ -15,10 +15,10 @@ from bot.config import Config
 from bot.intake import GameIntake
 from bot.scheduler import DeadlineRunner
 from bot.td import OperationError
-from rules import commands
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, PlayerId
-from rules.ruleset import StageKind
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.core.ruleset import StageKind
+from rules.talk import commands
 from storage.db import Database
 from storage.models import DeadlineRow, MatchRow
 from storage.repo_weekly import WeeklyRepository

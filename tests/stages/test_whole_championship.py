@@ -19,7 +19,7 @@ import pytest
 
 from bot.cli import commands, main, qualification_cmd, stages_cmd
 from bot.clock import FakeClock
-from rules.ruleset import StageKind
+from rules.core.ruleset import StageKind
 from storage.db import Database
 from storage.models import MatchRow
 from tests.stages.helpers import (

@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, PlayerId
-from rules.ruleset import DEFAULT_RULESET
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
 from storage.convert import game_row_values, to_game, to_match
 from storage.db import Database, DatabaseURLError, check_url
 from storage.models import (

@@ -18,7 +18,7 @@ from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.qualification import fix_entrants
 from bot.td import add_player, create_tournament
 from bot.weekly import publish_round
-from rules.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, RoundRow

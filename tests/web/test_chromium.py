@@ -11,7 +11,7 @@ import datetime as dt
 import os
 from pathlib import Path
 
-from rules.colour import Colour
+from rules.core.colour import Colour
 from storage.models import MatchRow, OutboxRow, RoundRow
 from tests.web.helpers import NOW, TD, Site
 from tests.web.test_room import game

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, PlayerId
 from storage.models import MatchRow, RoundRow
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text
 

@@ -6,8 +6,8 @@ import asyncio
 import datetime as dt
 import re
 
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, PlayerId
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, PlayerId
 from tests.web.helpers import Browser, Site, flash_text
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.td import record_result
-from rules.ruleset import StageKind
+from rules.core.ruleset import StageKind
 from storage.models import RoundRow
 from tests.factories import stored_match
 from tests.web.helpers import NOW, TD, Browser, Site

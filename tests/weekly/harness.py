@@ -26,10 +26,10 @@ from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.scheduler import DeadlineRunner
 from bot.td import create_tournament
-from rules.colour import Colour
-from rules.model import Game, GameId, GameStatus, PlayerId
-from rules.ruleset import DEFAULT_RULESET, StageKind
-from rules.scoring import Outcome
+from rules.core.colour import Colour
+from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.scoring import Outcome
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, MatchRow, OutboxRow, PlayerRow, RoundRow

@@ -7,7 +7,7 @@ import pytest
 
 from bot import weekly
 from bot.td import OperationError
-from rules.model import PlayerId
+from rules.core.model import PlayerId
 from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 

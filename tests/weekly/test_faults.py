@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bot import weekly
 from bot.qualification import match_results
-from rules.model import PlayerId
-from rules.scoring import HALF
+from rules.core.model import PlayerId
+from rules.core.scoring import HALF
 from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 

@@ -12,11 +12,11 @@ from bot import weekly
 from bot.app import Service
 from bot.clock import FakeClock
 from bot.config import ServiceConfig
-from rules.errors import RulesError
-from rules.model import MatchId, PlayerId
-from rules.negotiation import start_negotiation
-from rules.ruleset import DEFAULT_RULESET
-from rules.week import match_week
+from rules.core.errors import RulesError
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import DEFAULT_RULESET
+from rules.week.calendar import match_week
+from rules.week.negotiation import start_negotiation
 from storage.models_weekly import MatchEventRow
 from tests.weekly.harness import START, Week, at, make_config
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.errors import RulesError
-from rules.model import Game, Match, MatchId, PlayerId, normalise_username
-from rules.ruleset import MatchFormat, Ruleset, Seeding, StageKind
-from rules.scoring import Outcome, match_outcome, match_points, match_score
+from rules.core.errors import RulesError
+from rules.core.model import Game, Match, MatchId, PlayerId, normalise_username
+from rules.core.ruleset import MatchFormat, Ruleset, Seeding, StageKind
+from rules.core.scoring import Outcome, match_outcome, match_points, match_score
 
 __all__ = [
     "REGULATION_POOL_TABLES",
@@ -461,7 +461,7 @@ def result_of(
     """The result of a Candidates match from its accepted games (rules 3.vi.3-4).
 
     ``fmt`` defaults to the match's own format. Raises ``ValueError`` (from
-    :func:`rules.scoring.match_score`) if a game is not between the match's players.
+    :func:`rules.core.scoring.match_score`) if a game is not between the match's players.
     """
     fmt = match.format if fmt is None else fmt
     score = match_score(match, games)

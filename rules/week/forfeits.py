@@ -11,9 +11,9 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rules.errors import RulesError
-from rules.model import MatchId, PlayerId
-from rules.ruleset import Ruleset
+from rules.core.errors import RulesError
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import Ruleset
 
 __all__ = [
     "DisqualificationProposal",

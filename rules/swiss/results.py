@@ -29,8 +29,8 @@ Colour is who had White in game 1. Forfeits carry a colour only when games were 
 match, because FIDE does not count a game that was not played for colour history.
 
 This module also holds the exit (withdrawal / disqualification) value and the error tree of the
-qualification, so that :mod:`rules.tiebreaks` and :mod:`rules.qualification` share them without
-importing each other.
+qualification, so that :mod:`rules.swiss.tiebreaks` and :mod:`rules.stages.qualification` share them
+without importing each other.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.errors import RulesError
-from rules.model import PlayerId
+from rules.core.colour import Colour
+from rules.core.errors import RulesError
+from rules.core.model import PlayerId
 
 __all__ = [
     "Adjudication",

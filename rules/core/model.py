@@ -1,6 +1,6 @@
 """The tournament's values: players, matches, games, and the ids that name them.
 
-Everything is a frozen value. Functions that work on them live in :mod:`rules.scoring` and the
+Everything is a frozen value. Functions that work on them live in :mod:`rules.core.scoring` and the
 stage modules; nothing here reads a clock or does I/O.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
 
-from rules.colour import Colour
-from rules.ruleset import MatchFormat, StageKind
+from rules.core.colour import Colour
+from rules.core.ruleset import MatchFormat, StageKind
 
 __all__ = [
     "Colour",

@@ -30,10 +30,10 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from rules.errors import RulesError
-from rules.model import Game, GameStatus, PlayerId
-from rules.ruleset import Ruleset
-from rules.scoring import armageddon_winner
+from rules.core.errors import RulesError
+from rules.core.model import Game, GameStatus, PlayerId
+from rules.core.ruleset import Ruleset
+from rules.core.scoring import armageddon_winner
 
 __all__ = [
     "ArmageddonError",
@@ -773,7 +773,7 @@ def armageddon_result(
     """The winner of the armageddon game and what the TDs should check (rules 3.ix.1.1).
 
     White wins only by winning; a draw or a Black win gives Black the match
-    (:func:`rules.scoring.armageddon_winner`). The findings come from
+    (:func:`rules.core.scoring.armageddon_winner`). The findings come from
     :func:`verify_armageddon_game` against the colours and time the procedure decided.
     Raises :class:`ArmageddonError` (``WRONG_PHASE``) before the colours are decided and
     ``ValueError`` for a game without a result.

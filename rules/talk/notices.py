@@ -17,15 +17,17 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.conduct import (
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import Ruleset
+from rules.week.calendar import MatchWeek, label_duration, label_time
+from rules.week.conduct import (
     ClaimRight,
     DisqualificationCase,
     NoShowAlert,
     NoShowStage,
     PauseViolation,
 )
-from rules.model import MatchId, PlayerId
-from rules.negotiation import (
+from rules.week.negotiation import (
     Negotiation,
     PendingReply,
     Phase,
@@ -36,8 +38,6 @@ from rules.negotiation import (
     WeekendVerdict,
     offers_counted,
 )
-from rules.ruleset import Ruleset
-from rules.week import MatchWeek, label_duration, label_time
 
 __all__ = [
     "DM_LIMIT",

@@ -18,7 +18,7 @@ every time and never patched. All scores are match points, kept exact as
 Unplayed rounds (FIDE C.07, 2026 text, Art. 16)
 -----------------------------------------------
 The text in force since 1 March 2026 (approved by the FIDE Council on 2 February 2026) is
-implemented point by point. Round kinds are those of :mod:`rules.swiss_results`.
+implemented point by point. Round kinds are those of :mod:`rules.swiss.results`.
 
 * **16.1.1 requested bye**: a half-point or zero-point bye; an ABSENT round and every WITHDRAWN
   round (the note: any round after a participant withdraws is a zero-point bye).
@@ -51,7 +51,7 @@ Other points decided here
   C.07 Art. 16 covers only Buchholz and Sonneborn-Berger and their variants.
 * A round counts as "played" only when it is PLAYED; a TD-ruled draw without games (rules 5.6,
   5.9) is a PLAYED round between the paired players.
-* Forfeits decided under rules 8.i (see :mod:`rules.qualification`) are forfeits here.
+* Forfeits decided under rules 8.i (see :mod:`rules.stages.qualification`) are forfeits here.
 * With fewer than two values BH-M1 cuts what there is: one round gives 0.
 """
 
@@ -62,8 +62,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from rules.model import PlayerId
-from rules.swiss_results import (
+from rules.core.model import PlayerId
+from rules.swiss.results import (
     Entrant,
     Exit,
     ExitKind,
@@ -371,7 +371,7 @@ def compute_standings(
     """Rank every entrant by match points, BH-M1, progressive score and seed (rules 3.v.5).
 
     ``results`` must hold one result per entrant per round 1..k (see
-    :func:`rules.swiss_results.results_by_player`); ``exits`` mark who withdrew or was
+    :func:`rules.swiss.results.results_by_player`); ``exits`` mark who withdrew or was
     disqualified (their rows stay in the table, with a status), and each exited player's results
     after their last round must be WITHDRAWN. Raises :class:`QualificationError` on duplicate
     entrants or pairing numbers, and on any inconsistency in the results or exits.

@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from rules.errors import RulesError
-from rules.model import MatchId, PlayerId
-from rules.ruleset import Ruleset
-from rules.week import MatchWeek, label_duration, label_time
+from rules.core.errors import RulesError
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import Ruleset
+from rules.week.calendar import MatchWeek, label_duration, label_time
 
 __all__ = [
     "Agreement",

@@ -1,13 +1,13 @@
 """The qualification stage, apart from pairing: entrants, rounds, results, exits, qualifiers.
 
 Rules 3.v (format), 3.iii-iv (the seeded players who skip it) and 8.i (withdrawal and
-disqualification). The standings themselves are in :mod:`rules.tiebreaks`; the per-round result
-value is :class:`rules.swiss_results.RoundResult`, re-exported here.
+disqualification). The standings themselves are in :mod:`rules.swiss.tiebreaks`; the per-round
+result value is :class:`rules.swiss.results.RoundResult`, re-exported here.
 
 Decisions documented once:
 
 * **Entrants** (rules 3.v.1, 3.v.3) are the registered, eligible players except the title holder
-  and the runner-up named in :class:`~rules.ruleset.Seeding` (compared case-insensitively).
+  and the runner-up named in :class:`~rules.core.ruleset.Seeding` (compared case-insensitively).
   They are ranked by seeding rating, highest first; equal ratings by Lichess user id (lower-case
   username), ascending; players without a seeding rating come last, by user id. Pairing numbers
   are 1..n in that order.
@@ -36,11 +36,11 @@ from collections.abc import Iterable, Set
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.model import Game, Match, Player, PlayerId, normalise_username
-from rules.ruleset import Seeding, Stages
-from rules.scoring import MatchScore, Outcome, match_outcome, match_points, match_score
-from rules.swiss_results import (
+from rules.core.colour import Colour
+from rules.core.model import Game, Match, Player, PlayerId, normalise_username
+from rules.core.ruleset import Seeding, Stages
+from rules.core.scoring import MatchScore, Outcome, match_outcome, match_points, match_score
+from rules.swiss.results import (
     Adjudication,
     Entrant,
     Exit,
@@ -50,7 +50,7 @@ from rules.swiss_results import (
     RoundKind,
     RoundResult,
 )
-from rules.tiebreaks import C07Edition, PlayerStatus, Standings, compute_standings
+from rules.swiss.tiebreaks import C07Edition, PlayerStatus, Standings, compute_standings
 
 __all__ = [
     "Adjudication",
@@ -176,8 +176,8 @@ def qualifiers(standings: Standings, *, count: int) -> tuple[PlayerId, ...]:
 def played_results(match: Match, games: Iterable[Game]) -> tuple[RoundResult, RoundResult]:
     """The two players' results of a finished match (rules 3.v.1), ``white_first``'s first.
 
-    Match points come from :func:`rules.scoring.match_outcome` (the players stop at the clinch).
-    Raises :class:`QualificationError`: ``MATCH_NOT_FINISHED`` while it is in progress,
+    Match points come from :func:`rules.core.scoring.match_outcome` (the players stop at the
+    clinch). Raises :class:`QualificationError`: ``MATCH_NOT_FINISHED`` while it is in progress,
     ``INVALID_RESULT`` for a game between other players or a format whose ties do not stand.
     """
     try:
@@ -425,7 +425,7 @@ def exit_report(
     ``earlier_exits`` are exits already applied to ``results``. The "before" table is the stored
     results as they are, the "after" table the adjusted ones; each ranks the rounds in which
     every entrant has a result (an unfinished match leaves its round out of "before"). Raises
-    what :func:`adjust_for_exit` and :func:`rules.tiebreaks.compute_standings` raise.
+    what :func:`adjust_for_exit` and :func:`rules.swiss.tiebreaks.compute_standings` raise.
     """
     entrant_list = tuple(entrants)
     stored = tuple(results)

@@ -23,9 +23,9 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rules.negotiation import Negotiation, Phase, awaiting_reply, offers_counted
-from rules.ruleset import Ruleset
-from rules.week import MatchWeek, match_week
+from rules.core.ruleset import Ruleset
+from rules.week.calendar import MatchWeek, match_week
+from rules.week.negotiation import Negotiation, Phase, awaiting_reply, offers_counted
 
 __all__ = [
     "Deadline",

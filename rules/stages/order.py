@@ -12,10 +12,10 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.errors import RulesError
-from rules.model import Match, MatchId
-from rules.ruleset import Calendar, Ruleset, StageKind
-from rules.scoring import Outcome
+from rules.core.errors import RulesError
+from rules.core.model import Match, MatchId
+from rules.core.ruleset import Calendar, Ruleset, StageKind
+from rules.core.scoring import Outcome
 
 __all__ = [
     "STAGE_ORDER",

@@ -16,10 +16,10 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from rules.errors import RulesError
-from rules.model import Game, Match, PlayerId
-from rules.ruleset import MatchFormat, StageKind
-from rules.scoring import MatchScore, Outcome, armageddon_winner, match_outcome, match_score
+from rules.core.errors import RulesError
+from rules.core.model import Game, Match, PlayerId
+from rules.core.ruleset import MatchFormat, StageKind
+from rules.core.scoring import MatchScore, Outcome, armageddon_winner, match_outcome, match_score
 
 __all__ = [
     "Bracket",
@@ -521,8 +521,8 @@ def knockout_state(
     ``weeks`` lists each week's :class:`Match` (weeks 1, 2, ... in order, same two players)
     with its accepted games. A semifinal (one week) that ends level goes to armageddon; a final
     that ends level is repeated next week up to ``fmt.max_weeks`` weeks, then armageddon, as
-    :func:`rules.scoring.match_outcome` says. ``armageddon`` is the armageddon game once played;
-    its winner comes from :func:`rules.scoring.armageddon_winner`.
+    :func:`rules.core.scoring.match_outcome` says. ``armageddon`` is the armageddon game once
+    played; its winner comes from :func:`rules.core.scoring.armageddon_winner`.
 
     Raises :class:`KnockoutError` for weeks out of order, different players, a week after the
     match was decided, or an armageddon game that is not due or has other players.

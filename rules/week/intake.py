@@ -14,8 +14,8 @@ import enum
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from rules.model import Game, GameStatus, Match
-from rules.ruleset import Ruleset, TimeControl
+from rules.core.model import Game, GameStatus, Match
+from rules.core.ruleset import Ruleset, TimeControl
 
 __all__ = [
     "Accepted",

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.dutch import PlayerNumber, RoundKind, RoundRecord, SwissPlayer
-from rules.model import PlayerId
-from rules.swiss_results import Entrant, Exit, RoundResult
-from rules.swiss_results import RoundKind as ResultKind
-from rules.trf import TrfCell, TrfPlayer, TrfProhibition, TrfResult, TrfTournament
+from rules.core.colour import Colour
+from rules.core.model import PlayerId
+from rules.swiss.dutch import PlayerNumber, RoundKind, RoundRecord, SwissPlayer
+from rules.swiss.results import Entrant, Exit, RoundResult
+from rules.swiss.results import RoundKind as ResultKind
+from rules.swiss.trf import TrfCell, TrfPlayer, TrfProhibition, TrfResult, TrfTournament
 
 __all__ = ["swiss_players", "to_trf"]
 

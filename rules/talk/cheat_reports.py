@@ -2,8 +2,8 @@
 
 Rules 7.1: accusations must be made privately; a public accusation disqualifies the accuser. So a
 :class:`CheatReport` only ever becomes a receipt to its author and an alert to the TDs, both
-private (:class:`~rules.notices.Audience` ``PLAYER`` and ``TDS``); there is no public rendering,
-and its ``repr`` leaves the text out so that it does not end up in logs either.
+private (:class:`~rules.talk.notices.Audience` ``PLAYER`` and ``TDS``); there is no public
+rendering, and its ``repr`` leaves the text out so that it does not end up in logs either.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import datetime as dt
 import enum
 from dataclasses import dataclass, field
 
-from rules.commands import MAX_LENGTH, Report
-from rules.errors import RulesError
-from rules.model import MatchId, PlayerId
-from rules.notices import Audience, Notice, TDAlert
-from rules.week import label_time
+from rules.core.errors import RulesError
+from rules.core.model import MatchId, PlayerId
+from rules.talk.commands import MAX_LENGTH, Report
+from rules.talk.notices import Audience, Notice, TDAlert
+from rules.week.calendar import label_time
 
 __all__ = [
     "CheatReport",

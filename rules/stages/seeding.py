@@ -33,9 +33,9 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rules.errors import RulesError
-from rules.model import GameId
-from rules.ruleset import Eligibility
+from rules.core.errors import RulesError
+from rules.core.model import GameId
+from rules.core.ruleset import Eligibility
 
 __all__ = [
     "AccountFacts",

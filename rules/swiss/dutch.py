@@ -57,7 +57,7 @@ without changing any pairing:
 * A choice is fixed without a re-solve when a zero-cost swap of two pairs already shows it,
   and the S1 players' opponents are fixed on one assignment problem by dual prices and
   alternating paths of tight pairs.
-* The matchings come from :mod:`rules.matching`, a blossom algorithm that keeps its matching
+* The matchings come from :mod:`rules.swiss.matching`, a blossom algorithm that keeps its matching
   and dual solution between solves. Each set of players solved (the bracket alone, the
   bracket with the next one, the whole field) has its own solver, which is given only the
   pairs whose weights changed since its last solve and repairs its optimum around them: a
@@ -99,9 +99,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NewType
 
-from rules.colour import Colour
-from rules.errors import RulesError
-from rules.matching import WeightedMatching, max_weight_matching
+from rules.core.colour import Colour
+from rules.core.errors import RulesError
+from rules.swiss.matching import WeightedMatching, max_weight_matching
 
 __all__ = [
     "Board",

@@ -3,7 +3,7 @@
 ``parse(text, now=..., week=...)`` turns a line such as ``offer thu 18:00, 2021-10-15 21:00`` into a
 frozen command value, or raises :class:`CommandError` with a reason and a sentence that says what
 was wrong and what would be accepted. Nothing here checks the regulations beyond the shape of the
-text: whether an offered time is allowed is :mod:`rules.negotiation`'s business.
+text: whether an offered time is allowed is :mod:`rules.week.negotiation`'s business.
 
 Times (rules 5.3) are UTC. Decisions:
 
@@ -27,8 +27,8 @@ import enum
 import re
 from dataclasses import dataclass
 
-from rules.errors import RulesError
-from rules.week import UTC, MatchWeek
+from rules.core.errors import RulesError
+from rules.week.calendar import UTC, MatchWeek
 
 __all__ = [
     "MAX_LENGTH",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from rules.ruleset import Ruleset
+from rules.core.ruleset import Ruleset
 
 UTC = dt.UTC
 MINUTE = dt.timedelta(minutes=1)

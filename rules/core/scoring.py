@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.model import Game, Match, PlayerId
-from rules.ruleset import MatchFormat, Tiebreak
+from rules.core.colour import Colour
+from rules.core.model import Game, Match, PlayerId
+from rules.core.ruleset import MatchFormat, Tiebreak
 
 HALF = Fraction(1, 2)
 

@@ -24,8 +24,9 @@ import enum
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rules.colour import Colour
-from rules.dutch import (
+from rules.core.colour import Colour
+from rules.core.errors import RulesError
+from rules.swiss.dutch import (
     NoLegalPairingError,
     PlayerNumber,
     RoundKind,
@@ -34,7 +35,6 @@ from rules.dutch import (
     SwissPlayer,
     pair_round,
 )
-from rules.errors import RulesError
 
 __all__ = [
     "TrfCell",
@@ -410,7 +410,8 @@ def _record(cell: TrfCell) -> RoundRecord:
 
 
 def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
-    """The players' states before :func:`next_round_number`, for :func:`rules.dutch.pair_round`.
+    """The players' states before :func:`next_round_number`, for
+    :func:`rules.swiss.dutch.pair_round`.
 
     Raises:
         TrfError: a cell names an unknown opponent or the two players' cells disagree (the

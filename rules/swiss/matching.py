@@ -1,6 +1,6 @@
 """Maximum-weight matching in general graphs, re-solved cheaply after small changes.
 
-The Dutch pairing engine (:mod:`rules.dutch`) solves many maximum-weight matching problems
+The Dutch pairing engine (:mod:`rules.swiss.dutch`) solves many maximum-weight matching problems
 that differ from the previous one in the weights around one or two players, or by a few
 players removed or added. :class:`WeightedMatching` keeps the graph, the matching and the
 dual solution between solves, so that a re-solve repairs what a change broke and grows only

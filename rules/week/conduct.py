@@ -1,7 +1,7 @@
 """Conduct during a match: no-shows, breaks, leaving, forfeits (rules 6).
 
 Everything is a pure function of what the service has observed (games with their start and end
-times, who was seen online, break calls) and the :class:`~rules.ruleset.Conduct` settings.
+times, who was seen online, break calls) and the :class:`~rules.core.ruleset.Conduct` settings.
 
 Who took a pause between two games? Lichess cannot tell: a rematch is offered by one player and
 accepted by the other, and the game export says neither who offered nor who hesitated. So:
@@ -25,9 +25,9 @@ import enum
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from rules.errors import RulesError
-from rules.model import GameId, MatchId, PlayerId
-from rules.ruleset import Conduct, Ruleset
+from rules.core.errors import RulesError
+from rules.core.model import GameId, MatchId, PlayerId
+from rules.core.ruleset import Conduct, Ruleset
 
 __all__ = [
     "BreakCall",
