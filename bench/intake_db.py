@@ -26,10 +26,10 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.clock import SystemClock
 from bot.config import Config, ServiceConfig
 from bot.intake import GameIntake
 from bot.lichess import GameWatcher, LichessClient
+from bot.runtime.clock import SystemClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.td import create_tournament

@@ -27,8 +27,8 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.clock import SystemClock
 from bot.lichess import GameWatcher, LichessClient
+from bot.runtime.clock import SystemClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId

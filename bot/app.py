@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from aiohttp import web
 from sqlalchemy import select
 
-from bot.clock import Clock, SystemClock
 from bot.config import Config
 from bot.intake import GameIntake
 from bot.lichess.client import LichessClient
 from bot.lichess.stream import GameWatcher
-from bot.outbox import OutboxDispatcher
+from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.deadlines import DeadlineRunner, Handler
+from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
-from bot.scheduler import DeadlineRunner, Handler
 from rules.core.model import PlayerId
 from rules.core.scoring import Outcome
 from storage import migrate

@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy import and_, bindparam, or_, select
 
-from bot.clock import Clock
 from bot.config import Config
+from bot.runtime.clock import Clock
 from bot.td import refresh_match
 from rules.core.model import Game, PlayerId
 from rules.core.scoring import Outcome

@@ -45,7 +45,7 @@ from bot import qualification as quals
 from bot.app import Hooks
 from bot.config import Config
 from bot.intake import td_alert
-from bot.scheduler import Firing
+from bot.runtime.deadlines import Firing
 from bot.td import OperationError, match_state, require_tournament
 from bot.weekly import Reply, publication_date, publish_round, start_match_week
 from rules.core.model import Game, GameId, PlayerId, normalise_username

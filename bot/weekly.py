@@ -125,7 +125,7 @@ from storage.uow import UnitOfWork
 if TYPE_CHECKING:
     from bot.app import Hooks, Service
     from bot.lichess.types import UserStatus
-    from bot.scheduler import Firing
+    from bot.runtime.deadlines import Firing
 
 log = logging.getLogger(__name__)
 

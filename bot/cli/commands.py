@@ -10,8 +10,8 @@ from typing import Any
 from bot import td
 from bot.cli import CliError, command, group, open_database
 from bot.cli.output import as_json, table
-from bot.clock import SystemClock
 from bot.config import Config, describe_rules
+from bot.runtime.clock import SystemClock
 from rules.core.model import normalise_username
 from rules.core.scoring import Outcome, format_points
 from storage import migrate

@@ -9,8 +9,8 @@ from typing import Any
 from bot import stages
 from bot.cli import CliError, command, group
 from bot.cli.output import as_json, table
-from bot.clock import Clock, SystemClock
 from bot.config import Config
+from bot.runtime.clock import Clock, SystemClock
 from rules.core.ruleset import StageKind
 from rules.stages.armageddon import parse_bid
 from rules.talk import commands

@@ -37,9 +37,9 @@ from typing import Protocol
 from sqlalchemy import func, select
 
 from bot.app import Service
-from bot.clock import FakeClock
 from bot.demo.actors import Actor
-from bot.outbox import SENDABLE, next_retry
+from bot.runtime.clock import FakeClock
+from bot.runtime.outbox import SENDABLE, next_retry
 from rules.core.model import Game, GameId
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, OutboxRow

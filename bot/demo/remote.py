@@ -4,9 +4,10 @@ The driver keeps the sandbox, the fake clock and the actors; the service runs as
 child process against the same database and the driver's sandbox URL. Two things must cross the
 process boundary, and nothing else (the settle facts are read from the shared database):
 
-* **the time**: :func:`clock_feed` serves the driver's :class:`~bot.clock.FakeClock` as an NDJSON
-  stream (``GET /clock``: one ``{"now": ISO, "seq": N}`` line per change, the current one first);
-  :class:`RemoteClock` in the service follows it and implements :class:`~bot.clock.Clock`.
+* **the time**: :func:`clock_feed` serves the driver's :class:`~bot.runtime.clock.FakeClock` as an
+  NDJSON stream (``GET /clock``: one ``{"now": ISO, "seq": N}`` line per change, the current
+  one first);
+  :class:`RemoteClock` in the service follows it and implements :class:`~bot.runtime.clock.Clock`.
 * **the poke** ("stored state changed, look again"): every line is also a nudge; the driver sends
   one with an unchanged time (:meth:`ClockFeed.nudge`) after its actors commit, and the service
   wires ``RemoteClock.on_tick`` to ``service.changed()`` and ``service.refresh_players()``.
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING
 import aiohttp
 from aiohttp import web
 
-from bot.clock import FakeClock
+from bot.runtime.clock import FakeClock
 
 if TYPE_CHECKING:
     from bot.app import Service
@@ -127,7 +128,7 @@ class RemotePort:
 
 
 class RemoteClock:
-    """A :class:`~bot.clock.Clock` that follows a :class:`ClockFeed` (time only moves forward)."""
+    """A clock (:class:`~bot.runtime.clock.Clock`) following a :class:`ClockFeed`, forward only."""
 
     def __init__(self, url: str, *, on_tick: Callable[[], Awaitable[None]] | None = None) -> None:
         self.url = url.rstrip("/")

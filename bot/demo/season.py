@@ -26,13 +26,13 @@ from sqlalchemy import select
 from bot import qualification as quals
 from bot import stages
 from bot.app import Service
-from bot.clock import FakeClock
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.driver import InProcessService, SeasonDriver
 from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import make_roster, seed_history
 from bot.registration import check_registrations
+from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament
 from rules.core.model import PlayerId

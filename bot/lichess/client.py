@@ -27,7 +27,6 @@ from berserk.exceptions import ApiError, ResponseError
 from berserk.formats import JSON
 from berserk.session import Requestor
 
-from bot.clock import Clock
 from bot.lichess.errors import (
     LichessError,
     LichessHTTPError,
@@ -38,6 +37,7 @@ from bot.lichess.errors import (
 )
 from bot.lichess.games import game_from_export, to_millis
 from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_from_json
+from bot.runtime.clock import Clock
 from rules.core.model import Game, GameId
 
 __all__ = ["DEFAULT_BASE_URL", "LichessClient"]

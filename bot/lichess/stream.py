@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import aiohttp
 
-from bot.clock import Clock
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import (
     LichessError,
@@ -41,6 +40,7 @@ from bot.lichess.errors import (
     http_error,
 )
 from bot.lichess.games import parse_stream_line
+from bot.runtime.clock import Clock
 from rules.core.model import Game, GameId, PlayerId, normalise_username
 
 __all__ = ["STREAM_USERS_LIMIT", "GameWatcher", "chunk_players"]

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from bot.clock import FakeClock
 from bot.demo.driver import SeasonDriver
+from bot.runtime.clock import FakeClock
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from storage import migrate
 from storage.db import Database

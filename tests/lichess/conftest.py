@@ -8,8 +8,8 @@ import pytest
 from aiohttp import web
 from lichess_helpers import BOT, START, TEAM
 
-from bot.clock import FakeClock
 from bot.lichess.client import LichessClient
+from bot.runtime.clock import FakeClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 

@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 from lichess_helpers import START, TEAM
 
-from bot.clock import FakeClock
 from bot.lichess import (
     LichessClient,
     LichessHTTPError,
@@ -17,6 +16,7 @@ from bot.lichess import (
     NotFoundError,
     RateLimitedError,
 )
+from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from rules.core.model import Colour, GameId, GameStatus, PlayerId
 

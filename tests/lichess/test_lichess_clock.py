@@ -10,7 +10,7 @@ import pathlib
 import pytest
 from lichess_helpers import START
 
-from bot.clock import FakeClock, SystemClock
+from bot.runtime.clock import FakeClock, SystemClock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def test_only_the_system_clock_reads_the_wall_clock() -> None:
     offenders = []
     for package in ("bot", "rules", "storage"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            if path == ROOT / "bot" / "clock.py":
+            if path == ROOT / "bot" / "runtime" / "clock.py":
                 continue
             tree = ast.parse(path.read_text(), str(path))
             offenders += [f"{path.relative_to(ROOT)}:{n}" for n in _reads_the_wall_clock(tree)]

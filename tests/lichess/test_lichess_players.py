@@ -12,8 +12,8 @@ from fractions import Fraction
 import aiohttp
 from lichess_helpers import START, until
 
-from bot.clock import FakeClock
 from bot.lichess import GameWatcher, LichessClient
+from bot.runtime.clock import FakeClock
 from bot.sandbox.players import (
     HttpHost,
     LocalHost,

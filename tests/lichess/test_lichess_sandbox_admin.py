@@ -13,8 +13,8 @@ import aiohttp
 import pytest
 from lichess_helpers import START
 
-from bot.clock import FakeClock
 from bot.lichess import LichessClient
+from bot.runtime.clock import FakeClock
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lichess_helpers import until
 
-from bot.clock import FakeClock
 from bot.lichess import GameWatcher, LichessClient, chunk_players
+from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 

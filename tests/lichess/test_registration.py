@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.clock import FakeClock
 from bot.config import Config
 from bot.lichess.client import LichessClient
 from bot.registration import check_registrations
+from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament
 from rules.core.colour import Colour

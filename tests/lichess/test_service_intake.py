@@ -11,8 +11,8 @@ from fractions import Fraction
 from lichess_helpers import until
 
 from bot.app import Hooks, Service
-from bot.clock import FakeClock
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.td import match_state
 from rules.core.colour import Colour

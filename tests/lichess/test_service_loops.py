@@ -19,10 +19,10 @@ from lichess_helpers import until
 from test_service_intake import published_match, service
 
 from bot.app import Hooks, Service
-from bot.clock import FakeClock
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.runtime.clock import FakeClock
+from bot.runtime.deadlines import Firing
 from bot.sandbox.state import SandboxState
-from bot.scheduler import Firing
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow
 from storage.uow import UnitOfWork

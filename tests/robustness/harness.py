@@ -33,7 +33,6 @@ from sqlalchemy import select
 from bot import qualification as quals
 from bot import stages
 from bot.app import SANDBOX_BOT_TOKEN, Service
-from bot.clock import FakeClock
 from bot.config import Config
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.driver import InProcessService, SeasonDriver, ServicePort, SettleError
@@ -42,8 +41,9 @@ from bot.demo.report import Reporter
 from bot.demo.roster import make_roster, seed_history
 from bot.demo.season import demo_config
 from bot.lichess.client import LichessClient
-from bot.outbox import SENDABLE
 from bot.registration import check_registrations
+from bot.runtime.clock import FakeClock
+from bot.runtime.outbox import SENDABLE
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.td import add_player, create_tournament

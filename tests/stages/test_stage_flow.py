@@ -10,10 +10,10 @@ from sqlalchemy import select
 
 from bot import stages
 from bot.app import Hooks
-from bot.clock import FakeClock
 from bot.config import Config
 from bot.intake import GameIntake
-from bot.scheduler import DeadlineRunner
+from bot.runtime.clock import FakeClock
+from bot.runtime.deadlines import DeadlineRunner
 from bot.td import OperationError
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId

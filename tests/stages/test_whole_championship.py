@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.cli import commands, main, qualification_cmd, stages_cmd
-from bot.clock import FakeClock
+from bot.runtime.clock import FakeClock
 from rules.core.ruleset import StageKind
 from storage.db import Database
 from storage.models import MatchRow

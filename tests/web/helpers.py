@@ -13,9 +13,9 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 
 from bot.app import Service
-from bot.clock import FakeClock
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.qualification import fix_entrants
+from bot.runtime.clock import FakeClock
 from bot.td import add_player, create_tournament
 from bot.weekly import publish_round
 from rules.core.ruleset import DEFAULT_RULESET, StageKind

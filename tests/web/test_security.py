@@ -312,8 +312,8 @@ async def test_the_session_secret_never_reaches_a_page_or_the_log(
     database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     from bot.app import Service
-    from bot.clock import FakeClock
     from bot.config import Secrets
+    from bot.runtime.clock import FakeClock
     from tests.web.helpers import Browser, make_config, seed
 
     secret = "correct-horse-battery-staple-7d1f"

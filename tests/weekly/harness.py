@@ -17,14 +17,14 @@ from aiohttp import web
 
 from bot import weekly
 from bot.app import Hooks, LichessMessenger
-from bot.clock import FakeClock
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.intake import GameIntake
 from bot.lichess.client import LichessClient
-from bot.outbox import OutboxDispatcher
+from bot.runtime.clock import FakeClock
+from bot.runtime.deadlines import DeadlineRunner
+from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from bot.scheduler import DeadlineRunner
 from bot.td import create_tournament
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId

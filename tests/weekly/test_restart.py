@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import Callable
 
 from bot.app import LichessMessenger
-from bot.outbox import OutboxDispatcher
-from bot.scheduler import DeadlineRunner
+from bot.runtime.deadlines import DeadlineRunner
+from bot.runtime.outbox import OutboxDispatcher
 from storage.db import Database
 from tests.weekly.harness import Week, at
 

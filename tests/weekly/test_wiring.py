@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from bot import weekly
 from bot.app import Service
-from bot.clock import FakeClock
 from bot.config import ServiceConfig
+from bot.runtime.clock import FakeClock
 from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET

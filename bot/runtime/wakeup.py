@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from bot.clock import Clock
+from bot.runtime.clock import Clock
 
 
 class WakeUp:

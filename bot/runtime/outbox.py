@@ -17,8 +17,8 @@ from typing import Protocol
 
 from sqlalchemy import bindparam, func, select, update
 
-from bot.clock import Clock, SystemClock
-from bot.waiting import WakeUp, wake_or_time
+from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.wakeup import WakeUp, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork

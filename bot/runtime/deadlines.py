@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
-from bot.clock import Clock, SystemClock
-from bot.waiting import WakeUp, wake_or_time
+from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.wakeup import WakeUp, wake_or_time
 from storage.db import Database
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
