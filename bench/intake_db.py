@@ -26,13 +26,13 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.app import bootstrap
 from bot.config import Config, ServiceConfig
-from bot.intake import GameIntake
 from bot.lichess import GameWatcher, LichessClient
 from bot.runtime.clock import SystemClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from bot.td import create_tournament
+from bot.service.tournament import Tournament
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET
 from storage import migrate
@@ -52,7 +52,7 @@ async def prepare(
     await migrate.upgrade(db)
     fmt = DEFAULT_RULESET.formats.qualification
     async with db.uow() as uow:
-        tournament = await create_tournament(uow, config, now=now, actor="bench")
+        tournament = await Tournament(config).create(uow, now=now, actor="bench")
         stage = await uow.tournaments.stage(tournament.id, "qualification")
         assert stage is not None
         rnd = await uow.tournaments.add_round(
@@ -103,7 +103,7 @@ async def run(games: int, players: int, rate: float, url: str | None) -> None:
         ended_at: dict[GameId, float] = {}
         delays: list[float] = []
         all_in = asyncio.Event()
-        intake = GameIntake(db, config, clock)
+        intake = bootstrap(config, clock=clock, db=db).intake
 
         async def consume(game: Game) -> None:
             await intake(game)  # returns once its transaction committed

@@ -2,6 +2,6 @@
 
 import sys
 
-from bot.cli import main
+from bot.launch import main
 
 sys.exit(main())

@@ -1,9 +1,13 @@
-"""The composition root: config, clock, database, Lichess client, and the service's tasks.
+"""The composition root: every service built once, and the running service around them.
 
-``Service`` opens what the service needs, runs the games watcher, the outbox dispatcher, the
-deadline runner and the web app in one ``asyncio.TaskGroup``, and closes all of it on the way
-out. With ``lichess_url = "sandbox"`` it also serves the bundled fake Lichess on 127.0.0.1, so
-the service runs with no token and no network. Nothing here is built at import time.
+:func:`bootstrap` builds the application services (``bot/service``) and hands each what it needs
+when it is built (cosmicpython's ``bootstrap()``): the config's one rule set, the clock, the
+database, the notifier, the other services it calls, and, where there is one, the Lichess client.
+:class:`Service` is ``acwc run``: it opens the database, the Lichess client (or a sandbox a
+:data:`SandboxStarter` serves), runs the games watcher, the outbox dispatcher and the deadline
+runner in one ``asyncio.TaskGroup`` and serves the web pages; :func:`offline_services` gives the
+command line the same services without Lichess. Nothing imports this module but the process entry
+(:mod:`bot.launch`), the demo and the tests; nothing is built at import time.
 """
 
 from __future__ import annotations
@@ -11,41 +15,167 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import importlib
 import logging
 import signal
-from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Mapping
+from typing import Protocol
 
 from aiohttp import web
-from sqlalchemy import select
 
 from bot.config import Config
-from bot.intake import GameIntake
+from bot.errors import StartupError
+from bot.lichess.accounts import LichessAccounts
 from bot.lichess.client import LichessClient
 from bot.lichess.stream import GameWatcher
+from bot.notify import Notifier
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
+from bot.runtime.keeper import LoopKeeper
 from bot.runtime.outbox import OutboxDispatcher
-from bot.sandbox.app import make_app as make_sandbox_app
-from bot.sandbox.state import SandboxState
-from rules.core.model import PlayerId
-from rules.core.scoring import Outcome
+from bot.service.intake import GameIntake
+from bot.service.players import Players
+from bot.service.registration import Registration
+from bot.service.results import MatchListeners, Results
+from bot.service.services import Services
+from bot.service.stages.armageddon import Armageddons
+from bot.service.stages.armageddon_games import ArmageddonGames
+from bot.service.stages.candidates import CandidatesStage
+from bot.service.stages.exits import Exits
+from bot.service.stages.knockout import FinalStage, Knockout, SemifinalStage
+from bot.service.stages.qualification import Qualification, QualificationStage
+from bot.service.stages.registry import Progression, StageRunner
+from bot.service.stages.rounds import StageRounds
+from bot.service.tournament import Tournament
+from bot.service.weekly.announce import Announcements
+from bot.service.weekly.conduct import Conduct
+from bot.service.weekly.decisions import Decisions
+from bot.service.weekly.handlers import WeeklyDeadlines
+from bot.service.weekly.publication import Publication
+from bot.service.weekly.texts import PlayerTexts
+from bot.web.site import WebRuntime, setup_web
+from rules.core.model import Game, PlayerId
+from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
-from storage.models import MatchRow
-from storage.uow import UnitOfWork
+
+__all__ = [
+    "SandboxStarter",
+    "Service",
+    "ServiceWatch",
+    "StartupError",
+    "bootstrap",
+    "offline_services",
+    "run_service",
+]
 
 log = logging.getLogger(__name__)
 
-SANDBOX_BOT_TOKEN = "lip_sandbox_bot_token"  # only ever valid on the bundled fake Lichess
-RESTART_PAUSE = dt.timedelta(seconds=1)
-RESTART_PAUSE_MAX = dt.timedelta(minutes=1)
+
+class SandboxStarter(Protocol):
+    """Serves a fake Lichess for ``config`` on 127.0.0.1 (the bundled sandbox); returns its URL
+    and the bot's token there. Whatever must be closed goes on ``stack``."""
+
+    async def __call__(
+        self, config: Config, clock: Clock, stack: contextlib.AsyncExitStack
+    ) -> tuple[str, str]: ...
 
 
-class StartupError(Exception):
-    """The service cannot start: the message says why and what to do."""
+class ServiceWatch(Protocol):
+    """Told what the running service does (the demo's driver settles by it)."""
+
+    def loop_waiting(self) -> None:
+        """The outbox dispatcher or the deadline runner did what was due and waits."""
+
+    def game_done(self, game: Game) -> None:
+        """A game the watcher delivered is dealt with and committed."""
+
+
+def bootstrap(
+    config: Config, *, clock: Clock, db: Database, lichess: LichessClient | None = None
+) -> Services:
+    """Every application service, each given what it needs. Without ``lichess`` the no-show
+    checks have no online statuses and there is no registration check."""
+    notifier = Notifier(config)
+    publication = Publication(config, notifier)
+    announcements = Announcements(notifier)
+    conduct = Conduct(config, notifier)
+    armageddons = Armageddons(config, notifier)
+    armageddon_games = ArmageddonGames(config, notifier, armageddons)
+    knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
+    weekly_deadlines = WeeklyDeadlines(
+        config,
+        clock,
+        notifier,
+        announcements=announcements,
+        conduct=conduct,
+        presence=None if lichess is None else lichess.get_statuses,
+    )
+    listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
+    runners: Mapping[StageKind, StageRunner] = {
+        StageKind.QUALIFICATION: QualificationStage(),
+        StageKind.CANDIDATES: CandidatesStage(config),
+        StageKind.SEMIFINAL: SemifinalStage(config),
+        StageKind.FINAL: FinalStage(config),
+        StageKind.THIRD_PLACE: FinalStage(config),
+    }
+    return Services(
+        config=config,
+        clock=clock,
+        db=db,
+        notifier=notifier,
+        tournament=Tournament(config),
+        players=Players(config),
+        results=Results(listeners),
+        match_listeners=listeners,
+        intake=GameIntake(
+            db,
+            config,
+            clock,
+            notifier=notifier,
+            on_match_change=listeners,
+            armageddon=armageddon_games,
+        ),
+        publication=publication,
+        texts=PlayerTexts(
+            config,
+            notifier,
+            announcements=announcements,
+            conduct=conduct,
+            armageddon=armageddons,
+        ),
+        conduct=conduct,
+        decisions=Decisions(config, notifier, announcements=announcements, conduct=conduct),
+        weekly_deadlines=weekly_deadlines,
+        qualification=Qualification(config, publication),
+        stage_rounds=StageRounds(config, publication),
+        progression=Progression(config, runners, knockout),
+        knockout=knockout,
+        armageddons=armageddons,
+        armageddon_games=armageddon_games,
+        exits=Exits(config, notifier),
+        registration=None
+        if lichess is None
+        else Registration(config, db, LichessAccounts(lichess, config.rules)),
+        deadline_handlers={**weekly_deadlines.handlers(), **armageddons.handlers()},
+    )
+
+
+@contextlib.asynccontextmanager
+async def offline_services(
+    config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+) -> AsyncIterator[Services]:
+    """The services for a command line command, on ``db``; with ``lichess_url`` a Lichess client
+    too (``acwc registration check``)."""
+    if lichess_url is None:
+        yield bootstrap(config, clock=clock, db=db)
+        return
+    async with LichessClient(
+        base_url=lichess_url,
+        token=config.secrets.lichess_token,
+        clock=clock,
+        timeout=config.service.request_timeout_seconds,
+    ) as client:
+        yield bootstrap(config, clock=clock, db=db, lichess=client)
 
 
 class LichessMessenger:
@@ -61,72 +191,48 @@ class LichessMessenger:
         await self.client.post_team_update(team, text)
 
 
-@dataclass
-class Hooks:
-    """Extension points the feature modules fill in (deadline handlers, web routes, ...)."""
-
-    deadline_handlers: dict[str, Handler] = field(default_factory=dict)
-    match_changed: list[Callable[[UnitOfWork, int, Outcome | None], Awaitable[None]]] = field(
-        default_factory=list
-    )
-    web_setup: list[Callable[[web.Application, Service], None]] = field(default_factory=list)
-    service_start: list[Callable[[Service], None]] = field(default_factory=list)
-    """Called once the service has opened its database, clock and Lichess client."""
-
-
-async def active_players(db: Database) -> list[PlayerId]:
-    """Everyone the games stream must watch: players of matches that are not finished."""
-    async with db.uow() as uow:
-        result = await uow.session.execute(
-            select(MatchRow.white_first, MatchRow.black_first).where(
-                MatchRow.state.not_in(("complete", "proposed"))
-            )
-        )
-        players = {p for row in result.all() for p in row if p is not None}
-    return sorted(PlayerId(p) for p in players)
-
-
-async def pairs(db: Database) -> list[tuple[PlayerId, PlayerId]]:
-    async with db.uow() as uow:
-        result = await uow.session.execute(
-            select(MatchRow.white_first, MatchRow.black_first).where(
-                MatchRow.state.not_in(("complete", "proposed")), MatchRow.black_first.is_not(None)
-            )
-        )
-        return [(PlayerId(a), PlayerId(b)) for a, b in result.all() if b is not None]
-
-
 class Service:
-    """Everything ``acwc run`` runs. Use ``async with Service(config) as s: await s.run()``."""
+    """Everything ``acwc run`` runs. Use ``async with Service(config) as s: await s.run()``.
+
+    ``sandbox`` serves the fake Lichess when the config says ``lichess_url = "sandbox"``;
+    ``watch`` is told when the loops wait and each game is dealt with; ``deadline_handlers``
+    replaces the services' handlers (a test's).
+    """
 
     def __init__(
         self,
         config: Config,
         *,
         clock: Clock | None = None,
-        hooks: Hooks | None = None,
-        sandbox_state: SandboxState | None = None,
+        sandbox: SandboxStarter | None = None,
         web_port: int | None = None,
         serve_web: bool = True,
+        watch: ServiceWatch | None = None,
+        deadline_handlers: Mapping[str, Handler] | None = None,
     ) -> None:
         self.config = config
         self.clock: Clock = clock or SystemClock()
-        self.hooks = hooks or default_hooks()
-        self.sandbox_state = sandbox_state
+        self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
         self.serve_web = serve_web
+        self.watch = watch
+        self._handlers = deadline_handlers
         self._stack = contextlib.AsyncExitStack()
+        self.keeper = LoopKeeper(self.clock)
         self.db: Database
         self.lichess: LichessClient
         self.lichess_url: str
+        self.services: Services
         self.dispatcher: OutboxDispatcher
         self.runner: DeadlineRunner
         self.watcher: GameWatcher
-        self.intake: GameIntake
         self.web_app: web.Application | None = None
         self.web_url: str | None = None
-        self.restarts: Counter[str] = Counter()
-        """How often each loop failed and was started again (logged each time)."""
+
+    @property
+    def restarts(self) -> dict[str, int]:
+        """How often each loop failed and was started again."""
+        return self.keeper.restarts
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -157,7 +263,12 @@ class Service:
                 )
         token: str | None
         if config.service.uses_sandbox:
-            self.lichess_url, token = await self._start_sandbox()
+            if self.sandbox is None:
+                raise StartupError(
+                    'lichess_url = "sandbox" needs the bundled sandbox, which this service was '
+                    "started without: start it with `acwc run`"
+                )
+            self.lichess_url, token = await self.sandbox(config, self.clock, self._stack)
         else:
             self.lichess_url, token = config.service.lichess_url, config.secrets.lichess_token
         self.lichess = LichessClient(
@@ -167,60 +278,47 @@ class Service:
             timeout=config.service.request_timeout_seconds,
         )
         self._stack.push_async_callback(self.lichess.aclose)
-        self.dispatcher = OutboxDispatcher(self.db, LichessMessenger(self.lichess), self.clock)
-        self.runner = DeadlineRunner(self.db, self.clock, self.hooks.deadline_handlers)
-        self.runner.after_fire = self.dispatcher.wake
-        self.dispatcher.wakeup.watch = lambda: changes.version(("outbox",))
-        self.runner.wakeup.watch = lambda: changes.version(("deadlines",))
-        self.intake = GameIntake(
+        self.services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
+        on_wait = None if self.watch is None else self.watch.loop_waiting
+        self.dispatcher = OutboxDispatcher(
             self.db,
-            config,
+            LichessMessenger(self.lichess),
             self.clock,
-            on_match_change=self._match_changed,
-            after_commit=self.changed,
+            watch=lambda: changes.version(("outbox",)),
+            on_wait=on_wait,
+        )
+        self.runner = DeadlineRunner(
+            self.db,
+            self.clock,
+            self.services.deadline_handlers if self._handlers is None else self._handlers,
+            watch=lambda: changes.version(("deadlines",)),
+            after_fire=self.dispatcher.wake,
+            on_wait=on_wait,
         )
         self.watcher = GameWatcher(
             client=self.lichess,
             clock=self.clock,
             on_game=self.intake,
-            players=await active_players(self.db),
-            pairs_provider=lambda: pairs(self.db),
+            players=await self._active_players(),
+            pairs_provider=self._pairs,
             load_last_seen=self._load_last_seen,
             save_last_seen=self._save_last_seen,
         )
-        for start in self.hooks.service_start:
-            start(self)
         if self.serve_web:
             await self._start_web()
 
-    async def _start_sandbox(self) -> tuple[str, str]:
-        state = self.sandbox_state or SandboxState(now=self.clock.now)
-        self.sandbox_state = state
-        bot = self.config.service.bot_account
-        state.add_token(bot, token=SANDBOX_BOT_TOKEN)
-        for td in self.config.tournament.tds:
-            if PlayerId(td.lower()) not in state.users:
-                state.add_user(td)
-        team = self.config.tournament.team
-        if team:
-            state.make_team(team, leaders=[bot])
-        runner = web.AppRunner(make_sandbox_app(state), shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        self._stack.push_async_callback(runner.cleanup)
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        url = f"http://127.0.0.1:{port}"
-        log.info("sandbox Lichess on %s", url)
-        return url, SANDBOX_BOT_TOKEN
-
     async def _start_web(self) -> None:
         app = web.Application(client_max_size=64 * 1024)
-        app[SERVICE_KEY] = self
-        for setup in self.hooks.web_setup:
-            setup(app, self)
-        if not self.hooks.web_setup:
-            app.router.add_get("/healthz", _health)
+        setup_web(
+            app,
+            WebRuntime(
+                services=self.services,
+                lichess_url=self.lichess_url,
+                public_base=self._public_base,
+                changed=self.changed,
+                refresh_players=self.refresh_players,
+            ),
+        )
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
@@ -231,7 +329,23 @@ class Service:
         self.web_url = f"http://{self.config.service.web_host}:{port}"
         log.info("web pages on %s", self.web_url)
 
-    # --- state the watcher keeps across restarts ----------------------------------------
+    def _public_base(self) -> str:
+        """Where browsers reach the web pages: the configured public URL, or (sandbox) where
+        they run."""
+        if self.config.service.uses_sandbox and self.web_url:
+            return self.web_url
+        return self.config.service.public_url.rstrip("/")
+
+    # --- what the watcher needs ---------------------------------------------------------
+
+    async def _active_players(self) -> list[PlayerId]:
+        """Everyone the games stream must watch: players of matches that are not finished."""
+        async with self.db.uow() as uow:
+            return await uow.matches.active_players()
+
+    async def _pairs(self) -> list[tuple[PlayerId, PlayerId]]:
+        async with self.db.uow() as uow:
+            return await uow.matches.active_pairs()
 
     async def _load_last_seen(self) -> dt.datetime | None:
         async with self.db.uow() as uow:
@@ -242,10 +356,14 @@ class Service:
             await uow.settings.set_time("stream.last_seen", when)
             await uow.commit()
 
-    # --- wiring ------------------------------------------------------------------------
+    async def intake(self, game: Game) -> None:
+        """A game the watcher delivered: recorded, then the loops woken if it changed state."""
+        if await self.services.intake(game):
+            self.changed()
+        if self.watch is not None:
+            self.watch.game_done(game)
 
-    async def _match_changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        await run_match_hooks(self.hooks, uow, match_id, outcome)
+    # --- wiring ------------------------------------------------------------------------
 
     def changed(self, *, elsewhere: bool = False) -> None:
         """Stored state changed: deliver queued messages and look at the deadlines again.
@@ -265,93 +383,21 @@ class Service:
 
     async def refresh_players(self) -> None:
         """The set of active players changed (a round was published or finished)."""
-        self.watcher.set_players(await active_players(self.db))
+        self.watcher.set_players(await self._active_players())
 
     async def run(self) -> None:
         """Run the games watcher, the outbox and the deadline runner until cancelled."""
+        keep = self.keeper.keep
         async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(self._keep(self.watcher.run, "games watcher"), name="games-watcher")
-            tasks.create_task(self._keep(self.dispatcher.run, "outbox"), name="outbox")
-            tasks.create_task(self._keep(self.runner.run, "deadline runner"), name="deadlines")
-
-    async def _keep(self, loop: Callable[[], Awaitable[None]], name: str) -> None:
-        """Run one of the service's loops for as long as the service runs.
-
-        A failure the loop does not handle itself (the database gone for a moment, a bug in
-        one deadline's handler) is logged with its traceback and the loop starts again after
-        a pause on the service clock, doubling up to :data:`RESTART_PAUSE_MAX`: one part
-        failing never stops the others, and what it was doing is still in the database (a
-        deadline's transaction rolled back is still unfired, a message still pending).
-        """
-        pause = RESTART_PAUSE
-        while True:
-            try:
-                await loop()
-                return
-            except Exception:
-                self.restarts[name] += 1
-                log.exception("the %s failed; starting it again in %s", name, pause)
-            await self.clock.sleep(pause.total_seconds())
-            pause = min(pause * 2, RESTART_PAUSE_MAX)
+            tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
+            tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
+            tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
 
 
-SERVICE_KEY = web.AppKey("service", Service)
-"""The running :class:`Service` on the web Application (an AppKey: a plain string key warns)."""
-
-
-async def _health(request: web.Request) -> web.Response:
-    return web.json_response({"ok": True})
-
-
-FEATURES: tuple[str, ...] = ("bot.weekly", "bot.stages", "bot.web")
-"""Modules with a ``register(hooks: Hooks)`` function, in the order they are wired in."""
-
-
-@dataclass
-class Offline:
-    """What feature hooks may bind to outside the running service (the CLI): no Lichess client."""
-
-    config: Config
-    clock: Clock
-    lichess: LichessClient | None = None
-
-
-def offline_hooks(config: Config, clock: Clock) -> Hooks:
-    """The features' hooks bound for use in a CLI command (no user statuses available)."""
-    hooks = default_hooks()
-    for start in hooks.service_start:
-        start(Offline(config, clock))  # type: ignore[arg-type]
-    return hooks
-
-
-async def run_match_hooks(
-    hooks: Hooks, uow: UnitOfWork, match_id: int, outcome: Outcome | None
-) -> None:
-    for hook in hooks.match_changed:
-        await hook(uow, match_id, outcome)
-
-
-def default_hooks() -> Hooks:
-    """The hooks of every feature module in :data:`FEATURES`."""
-    hooks = Hooks()
-    for name in FEATURES:
-        importlib.import_module(name).register(hooks)
-    return hooks
-
-
-async def run_service(config: Config) -> None:
-    """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly.
-
-    With ``service.clock_url`` (tests only) the service follows a demo driver's fake clock
-    (:class:`bot.demo.remote.RemoteClock`) and stops when that feed ends.
-    """
-    if config.service.clock_url is not None:
-        from bot.demo.remote import run_on_remote_clock
-
-        await run_on_remote_clock(config, config.service.clock_url)
-        return
+async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:
+    """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly."""
     loop = asyncio.get_running_loop()
-    async with Service(config) as service:
+    async with Service(config, sandbox=sandbox) as service:
         task = asyncio.current_task()
         assert task is not None
         for sig in (signal.SIGINT, signal.SIGTERM):

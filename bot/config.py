@@ -92,6 +92,10 @@ class Config:
     def is_td(self, username: str) -> bool:
         return username.lower() in {td.lower() for td in self.tournament.tds}
 
+    def room_url(self, match_id: int) -> str:
+        """The match room link every notice carries."""
+        return f"{self.service.public_url.rstrip('/')}/match/{match_id}"
+
 
 # --- value readers: each takes the raw TOML value and returns the typed one or raises ---
 

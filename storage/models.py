@@ -154,7 +154,10 @@ class OutboxRow(Base):
     """A DM, team update, TD alert or forum draft waiting to go out (DESIGN.md: outbox)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status", "status"),)
+    __table_args__ = (
+        Index("ix_outbox_status", "status"),
+        Index("ix_outbox_notice", "kind", "notice"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[dt.datetime]
@@ -163,6 +166,10 @@ class OutboxRow(Base):
     subject: Mapped[str | None] = mapped_column(String(200))
     body: Mapped[str] = mapped_column(Text)
     dedupe_key: Mapped[str | None] = mapped_column(String(200), unique=True)
+    notice: Mapped[str | None] = mapped_column(String(40))  # bot.notify.NoticeKind (None: old row)
+    event: Mapped[str | None] = mapped_column(String(200))  # shared by every copy of one event
+    match_id: Mapped[int | None]  # the match the message is about
+    player: Mapped[str | None] = mapped_column(String(30))  # the player it is about
     status: Mapped[str] = mapped_column(String(20), default="pending")  # pending/sent/failed/posted
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)

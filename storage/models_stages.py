@@ -1,8 +1,8 @@
 """Tables of the later stages (rules 3.vi-3.ix, 4.2, 8.ii-8.iv).
 
-* ``stage_plans``: when a stage may first be published (the break of rules 4.2) and the settings
-  its hooks and deadline handlers need when they run without the config (the armageddon clock
-  and bid window, the TDs to alert).
+* ``stage_plans``: when a stage may first be published (the break of rules 4.2). The settings
+  themselves are never copied here: every part of the service gets the one rule set of the
+  config (revision 0007 moved the copies older versions kept into the audit log).
 * ``knockout_brackets``: the knockout as the :class:`rules.stages.knockout.Bracket` value, in JSON.
   It
   is stored, not derived from the matches, because a withdrawal (rules 8.iii-iv) moves players in
@@ -28,7 +28,7 @@ __all__ = ["ArmageddonRow", "ArmageddonStepRow", "Base", "BracketRow", "StagePla
 
 
 class StagePlanRow(Base):
-    """A started stage's calendar floor and the settings its background work runs with."""
+    """A started stage's calendar floor: its first round is not published before it."""
 
     __tablename__ = "stage_plans"
 
@@ -36,7 +36,6 @@ class StagePlanRow(Base):
     earliest_publication: Mapped[dt.date] = mapped_column(Date)
     created_at: Mapped[dt.datetime]
     created_by: Mapped[str] = mapped_column(String(30))
-    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
 class BracketRow(Base):

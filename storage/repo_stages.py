@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from rules.stages.knockout import Bracket
+from storage.bracket import bracket_data, bracket_from
 from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow, ArmageddonStepRow, BracketRow, StagePlanRow
 
@@ -30,7 +31,6 @@ class StagesRepository:
         stage_id: int,
         *,
         earliest_publication: dt.date,
-        settings: dict[str, Any],
         now: dt.datetime,
         actor: str,
     ) -> StagePlanRow:
@@ -41,11 +41,10 @@ class StagesRepository:
                 earliest_publication=earliest_publication,
                 created_at=now,
                 created_by=actor,
-                settings=settings,
             )
             self.session.add(row)
         else:
-            row.earliest_publication, row.settings = earliest_publication, settings
+            row.earliest_publication = earliest_publication
         await self.session.flush()
         return row
 
@@ -54,9 +53,14 @@ class StagesRepository:
     async def bracket(self, tournament_id: int) -> BracketRow | None:
         return await self.session.get(BracketRow, tournament_id)
 
+    async def bracket_value(self, tournament_id: int) -> Bracket | None:
+        row = await self.bracket(tournament_id)
+        return None if row is None else bracket_from(row.data)
+
     async def save_bracket(
-        self, tournament_id: int, data: dict[str, Any], *, now: dt.datetime
+        self, tournament_id: int, bracket: Bracket, *, now: dt.datetime
     ) -> BracketRow:
+        data = bracket_data(bracket)
         row = await self.bracket(tournament_id)
         if row is None:
             row = BracketRow(tournament_id=tournament_id, data=data, updated_at=now)
@@ -86,6 +90,30 @@ class StagesRepository:
             select(ArmageddonRow).where(ArmageddonRow.match_id == match_id)
         )
         return result.scalars().first()
+
+    async def armageddons_for(self, match_ids: Sequence[int]) -> dict[int, ArmageddonRow]:
+        """The armageddon of each of ``match_ids`` that has one."""
+        result = await self.session.execute(
+            select(ArmageddonRow).where(ArmageddonRow.match_id.in_(list(match_ids)))
+        )
+        return {a.match_id: a for a in result.scalars()}
+
+    async def step_counts(self) -> dict[int, int]:
+        """How many inputs each match's armageddon procedure has had, by match."""
+        result = await self.session.execute(
+            select(ArmageddonRow.match_id, func.count(ArmageddonStepRow.id))
+            .join(ArmageddonStepRow, ArmageddonStepRow.armageddon_id == ArmageddonRow.id)
+            .group_by(ArmageddonRow.match_id)
+        )
+        return {match_id: int(n) for match_id, n in result.all()}
+
+    async def last_step_at(self, armageddon_id: int) -> dt.datetime | None:
+        value: dt.datetime | None = await self.session.scalar(
+            select(func.max(ArmageddonStepRow.at)).where(
+                ArmageddonStepRow.armageddon_id == armageddon_id
+            )
+        )
+        return value
 
     async def add_armageddon(self, row: ArmageddonRow) -> ArmageddonRow:
         self.session.add(row)

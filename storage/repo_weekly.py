@@ -93,6 +93,9 @@ class WeeklyRepository:
         await self.session.flush()
         return row
 
+    async def forfeit(self, forfeit_id: int) -> ForfeitRow | None:
+        return await self.session.get(ForfeitRow, forfeit_id)
+
     async def forfeits(
         self, *, player: str | None = None, match_id: int | None = None
     ) -> Sequence[ForfeitRow]:

@@ -6,10 +6,12 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, event, func, or_, select, update
+from sqlalchemy import and_, bindparam, event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
+from rules.core.model import Game, PlayerId
+from storage.convert import game_row_values
 from storage.models import (
     AuditRow,
     DeadlineRow,
@@ -25,6 +27,7 @@ from storage.models import (
     StageRow,
     TournamentRow,
 )
+from storage.models_weekly import MatchEventRow
 
 _GAME_ORDER = (GameRow.created_at, GameRow.id)
 
@@ -45,6 +48,19 @@ _OUTBOX_DUE = (
     .order_by(OutboxRow.id)
     .limit(bindparam("limit"))
 )
+_OUTBOX_MARK_SENT = (
+    update(OutboxRow)
+    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == "pending")
+    .values(
+        status="sent",
+        sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
+        last_error=None,
+        attempts=OutboxRow.attempts + 1,
+    )
+)
+_OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
+    OutboxRow.status == "pending", OutboxRow.kind.in_(bindparam("kinds", expanding=True))
+)
 _DEADLINES_DUE = (
     select(DeadlineRow)
     .where(
@@ -56,6 +72,17 @@ _DEADLINES_DUE = (
 )
 _MATCHES_OF_ROUND = (
     select(MatchRow).where(MatchRow.round_id == bindparam("round_id")).order_by(MatchRow.board)
+)
+_MATCHES_BETWEEN = (
+    select(MatchRow, RoundRow)
+    .join(RoundRow, RoundRow.id == MatchRow.round_id)
+    .where(
+        or_(
+            and_(MatchRow.white_first == bindparam("a"), MatchRow.black_first == bindparam("b")),
+            and_(MatchRow.white_first == bindparam("b"), MatchRow.black_first == bindparam("a")),
+        )
+    )
+    .order_by(MatchRow.id.desc())
 )
 _TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
 _DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
@@ -99,6 +126,17 @@ class TournamentRepository(_Repository):
         result = await self.session.execute(
             select(RoundRow).where(RoundRow.stage_id == stage_id).order_by(RoundRow.number)
         )
+        return result.scalars().all()
+
+    async def round_numbers(self, round_ids: Iterable[int]) -> dict[int, int]:
+        """The number of each round in ``round_ids``."""
+        result = await self.session.execute(
+            select(RoundRow.id, RoundRow.number).where(RoundRow.id.in_(list(round_ids)))
+        )
+        return {rid: number for rid, number in result.all()}
+
+    async def all_rounds(self) -> Sequence[RoundRow]:
+        result = await self.session.execute(select(RoundRow).order_by(RoundRow.id))
         return result.scalars().all()
 
     async def round(self, round_id: int) -> RoundRow | None:
@@ -151,6 +189,72 @@ class MatchRepository(_Repository):
             .order_by(MatchRow.id)
         )
         return result.scalars().all()
+
+    async def between(self, a: str, b: str) -> Sequence[tuple[MatchRow, RoundRow]]:
+        """Every match of the pair with its round, newest first (one statement, built once:
+        the intake asks this for every game the stream delivers)."""
+        result = await self.session.execute(_MATCHES_BETWEEN, {"a": a, "b": b})
+        return [(m, r) for m, r in result.all()]
+
+    async def active_players(self) -> list[PlayerId]:
+        """Players of matches that are neither finished nor only proposed, sorted."""
+        result = await self.session.execute(
+            select(MatchRow.white_first, MatchRow.black_first).where(
+                MatchRow.state.not_in(("complete", "proposed"))
+            )
+        )
+        players = {p for row in result.all() for p in row if p is not None}
+        return sorted(PlayerId(p) for p in players)
+
+    async def active_pairs(self) -> list[tuple[PlayerId, PlayerId]]:
+        """The two players of each match that is neither finished nor only proposed."""
+        result = await self.session.execute(
+            select(MatchRow.white_first, MatchRow.black_first).where(
+                MatchRow.state.not_in(("complete", "proposed")), MatchRow.black_first.is_not(None)
+            )
+        )
+        return [(PlayerId(a), PlayerId(b)) for a, b in result.all() if b is not None]
+
+    async def open_matches(self, states: Sequence[str]) -> Sequence[MatchRow]:
+        """Matches (not byes) in one of ``states``, by id."""
+        result = await self.session.execute(
+            select(MatchRow)
+            .where(MatchRow.state.in_(list(states)), MatchRow.black_first.is_not(None))
+            .order_by(MatchRow.id)
+        )
+        return result.scalars().all()
+
+    async def open_versions(self, states: Sequence[str]) -> list[tuple[Any, ...]]:
+        """For each match (not a bye) in one of ``states``: (id, state, outcome, week, agreed
+        time, its event log's last seq), read as plain columns: what a reader that caches per
+        match compares to know whether the match changed."""
+        last_seq = (
+            select(func.max(MatchEventRow.seq))
+            .where(MatchEventRow.match_id == MatchRow.id)
+            .scalar_subquery()
+        )
+        result = await self.session.execute(
+            select(
+                MatchRow.id,
+                MatchRow.state,
+                MatchRow.outcome,
+                MatchRow.week,
+                MatchRow.agreed_time,
+                last_seq,
+            )
+            .where(MatchRow.state.in_(list(states)), MatchRow.black_first.is_not(None))
+            .order_by(MatchRow.id)
+        )
+        return [tuple(row) for row in result.all()]
+
+    async def count_by_stage_and_state(self) -> list[tuple[str, str, int]]:
+        """(stage, state, how many) of the matches that are neither byes nor void."""
+        result = await self.session.execute(
+            select(MatchRow.stage, MatchRow.state, func.count())
+            .where(MatchRow.black_first.is_not(None), MatchRow.state != "void")
+            .group_by(MatchRow.stage, MatchRow.state)
+        )
+        return [(stage, state, int(n)) for stage, state, n in result.all()]
 
     async def count_for_player(self, player_id: str) -> int:
         result = await self.session.execute(
@@ -220,6 +324,36 @@ class GameRepository(_Repository):
         await self.session.flush()
         return row
 
+    async def store(
+        self,
+        game: Game,
+        *,
+        match_id: int,
+        counted: bool,
+        refusal: str | None,
+        source: str,
+        now: dt.datetime,
+    ) -> GameRow:
+        """Add ``game`` to the match, or bring its stored row up to date (by Lichess id)."""
+        values = game_row_values(game)
+        row = await self.get(game.id)
+        if row is None:
+            row = GameRow(
+                **values,
+                match_id=match_id,
+                counted=counted,
+                refusal=refusal,
+                source=source,
+                recorded_at=now,
+            )
+            self.session.add(row)
+        else:
+            for key, value in values.items():
+                setattr(row, key, value)
+            row.counted, row.refusal, row.recorded_at = counted, refusal, now
+        await self.session.flush()
+        return row
+
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
         """The match's games (counted ones only, by default), oldest first."""
         known = _games_memo(self.session.sync_session).get(match_id)
@@ -251,6 +385,17 @@ class GameRepository(_Repository):
     async def all(self) -> Sequence[GameRow]:
         result = await self.session.execute(select(GameRow).order_by(GameRow.created_at))
         return result.scalars().all()
+
+    async def all_by_id(self) -> Sequence[GameRow]:
+        result = await self.session.execute(select(GameRow).order_by(GameRow.id))
+        return result.scalars().all()
+
+    async def statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
+        """The stored status of each of ``game_ids`` that is stored."""
+        result = await self.session.execute(
+            select(GameRow.id, GameRow.status).where(GameRow.id.in_(list(game_ids)))
+        )
+        return {gid: status for gid, status in result.all()}
 
 
 class AuditRepository(_Repository):
@@ -302,8 +447,14 @@ class OutboxRepository(_Repository):
         body: str,
         subject: str | None = None,
         dedupe_key: str | None = None,
+        notice: str | None = None,
+        event: str | None = None,
+        match_id: int | None = None,
+        player: str | None = None,
     ) -> OutboxRow | None:
-        """Queue a message; with ``dedupe_key`` a second identical request queues nothing."""
+        """Queue a message; with ``dedupe_key`` a second identical request queues nothing.
+
+        ``notice``, ``event``, ``match_id`` and ``player`` say what it reports (bot.notify)."""
         if dedupe_key is not None:
             existing = await self.session.execute(_OUTBOX_KEY_TAKEN, {"key": dedupe_key})
             if existing.first() is not None:
@@ -315,6 +466,10 @@ class OutboxRepository(_Repository):
             subject=subject,
             body=body,
             dedupe_key=dedupe_key,
+            notice=notice,
+            event=event,
+            match_id=match_id,
+            player=player,
             status="pending",
             attempts=0,
             next_attempt_at=now,
@@ -333,6 +488,34 @@ class OutboxRepository(_Repository):
 
     async def get(self, row_id: int) -> OutboxRow | None:
         return await self.session.get(OutboxRow, row_id)
+
+    async def count_due(self, now: dt.datetime, *, kinds: Sequence[str]) -> int:
+        """Pending messages of ``kinds`` due at ``now``."""
+        result = await self.session.execute(
+            select(func.count())
+            .select_from(OutboxRow)
+            .where(
+                OutboxRow.status == "pending",
+                OutboxRow.kind.in_(list(kinds)),
+                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
+            )
+        )
+        return int(result.scalar_one())
+
+    async def mark_sent(self, row_id: int, *, at: dt.datetime) -> int:
+        """Mark a message sent if it is still pending (one statement); 1 if it was, else 0."""
+        result = await self.session.execute(_OUTBOX_MARK_SENT, {"row_id": row_id, "sent_at": at})
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def next_retry(self, kinds: Sequence[str]) -> dt.datetime | None:
+        """When the earliest pending message of ``kinds`` is due (``None``: nothing to send).
+
+        One MIN() rather than loading every pending row: forum drafts stay pending until a TD
+        marks them posted, so over a season that list grows with every round."""
+        value: dt.datetime | None = await self.session.scalar(
+            _OUTBOX_NEXT_RETRY, {"kinds": list(kinds)}
+        )
+        return value
 
     async def list(
         self, *, status: str | None = None, kind: str | None = None
@@ -356,6 +539,19 @@ class DeadlineRepository(_Repository):
         result = await self.session.execute(_DEADLINES_DUE, {"now": now})
         return result.scalars().all()
 
+    async def count_due(self, now: dt.datetime) -> int:
+        """Deadlines neither fired nor cancelled that are due at ``now``."""
+        result = await self.session.execute(
+            select(func.count())
+            .select_from(DeadlineRow)
+            .where(
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+                DeadlineRow.due_at <= now,
+            )
+        )
+        return int(result.scalar_one())
+
     async def next_due(self) -> dt.datetime | None:
         result = await self.session.execute(_DEADLINES_NEXT)
         value: dt.datetime | None = result.scalar_one_or_none()
@@ -374,6 +570,18 @@ class DeadlineRepository(_Repository):
             .order_by(DeadlineRow.due_at, DeadlineRow.id)
         )
         return result.scalars().all()
+
+    async def cancel_open(
+        self, match_id: int, *, now: dt.datetime, kinds: Sequence[str] | None = None
+    ) -> None:
+        """Cancel the match's deadlines not yet fired (of ``kinds``, or all)."""
+        for row in await self.open_for_match(match_id):
+            if kinds is None or row.kind in kinds:
+                row.cancelled_at = now
+        await self.session.flush()
+
+    async def get(self, deadline_id: int) -> DeadlineRow | None:
+        return await self.session.get(DeadlineRow, deadline_id)
 
     async def claim(self, row: DeadlineRow, now: dt.datetime) -> bool:
         """Mark ``row`` fired if nobody did yet; False if it was already fired or cancelled."""

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, PlayerRow, RoundRow
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.runtime.clock import Clock
+    from bot.service.services import Services
 
 NOW = dt.datetime(2021, 10, 12, 12, 0, tzinfo=dt.UTC)
 
@@ -20,12 +26,12 @@ async def stored_match(
 ) -> int:
     """A tournament (if none), two players (if absent) and a match between them; its id."""
     from bot.config import Config
-    from bot.td import create_tournament
+    from bot.service.tournament import Tournament
 
     async with db.uow() as uow:
         tournament = await uow.tournaments.current()
         if tournament is None:
-            tournament = await create_tournament(uow, Config(), now=NOW, actor="test")
+            tournament = await Tournament(Config()).create(uow, now=NOW, actor="test")
         stage_row = await uow.tournaments.stage(tournament.id, stage.value)
         assert stage_row is not None
         rnd = await uow.tournaments.add_round(
@@ -54,3 +60,11 @@ async def stored_match(
         )
         await uow.commit()
         return row.id
+
+
+def services_for(db: Database, config: Config, clock: Clock | None = None) -> Services:
+    """The services the composition root builds, on ``db`` (no Lichess client)."""
+    from bot.app import bootstrap
+    from bot.runtime.clock import FakeClock
+
+    return bootstrap(config, clock=clock or FakeClock(NOW), db=db)

@@ -2,6 +2,8 @@
 
 Every command takes ``--config PATH`` (default ``./config.toml`` if present, else the built-in
 defaults). Bad arguments give one clear line on stderr and a non-zero exit, never a traceback.
+The process entry (:mod:`bot.launch`) hands :func:`main` a :class:`Launcher`: the services built
+by the composition root, ``acwc run`` itself, and the shipped tools' commands (the demo).
 """
 
 from __future__ import annotations
@@ -13,18 +15,49 @@ import os
 import sys
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import Config, ConfigError, load_config
-from bot.td import OperationError
+from bot.errors import OperationError
+from bot.runtime.clock import Clock, SystemClock
+from bot.service.services import Services
 from rules.core.errors import RulesError
 from storage.db import Database, DatabaseURLError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+
+
+class Launcher(Protocol):
+    """What the command line gets from the process entry."""
+
+    def services(
+        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+    ) -> AbstractAsyncContextManager[Services]:
+        """The application services on ``db`` (with a Lichess client at ``lichess_url``)."""
+        ...
+
+    async def run(self, config: Config) -> None:
+        """``acwc run``: the service until SIGINT or SIGTERM."""
+        ...
+
+    def add_tools(self, sub: Any) -> None:
+        """Subcommands of the shipped tools (``acwc demo``)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Cli:
+    """What every command gets: the config, the clock it acts at, and the launcher."""
+
+    config: Config
+    clock: Clock
+    launcher: Launcher
 
 
 class CliError(Exception):
@@ -42,7 +75,7 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see `{self.prog} --help`)", EXIT_USAGE)
 
 
-Handler = Callable[[argparse.Namespace, Config], Awaitable[int] | int]
+Handler = Callable[[argparse.Namespace, Cli], Awaitable[int] | int]
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +108,7 @@ def group(subparsers: Any, name: str, help_text: str) -> Any:
     )
 
 
-def build_parser() -> Parser:
+def build_parser(tools: Callable[[Any], None] | None = None) -> Parser:
     from bot.cli import commands
 
     parser = Parser(
@@ -89,6 +122,8 @@ def build_parser() -> Parser:
         title="commands", metavar="COMMAND", required=True, parser_class=Parser
     )
     commands.register(sub)
+    if tools is not None:
+        tools(sub)
     return parser
 
 
@@ -122,17 +157,20 @@ def one_line(text: object) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, launcher: Launcher, clock: Clock | None = None
+) -> int:
+    """Run one ``acwc`` command; ``clock`` (a test's fake clock) is the time commands act at."""
     environ = dict(os.environ)
     try:
-        parser = build_parser()
+        parser = build_parser(launcher.add_tools)
         args = parser.parse_args(argv)
         logging.basicConfig(
             level=logging.DEBUG if args.verbose else logging.WARNING,
             format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         )
         config = resolve_config(args, environ)
-        result = args.handler(args, config)
+        result = args.handler(args, Cli(config, clock or SystemClock(), launcher))
         if asyncio.iscoroutine(result):
             result = run_async(result)
         return int(result)
@@ -159,7 +197,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-
-
-def entry() -> None:
-    sys.exit(main())

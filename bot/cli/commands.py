@@ -7,18 +7,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from bot import td
-from bot.cli import CliError, command, group, open_database
+from bot.cli import Cli, CliError, command, group, open_database
 from bot.cli.output import as_json, table
 from bot.config import Config, describe_rules
-from bot.runtime.clock import SystemClock
+from bot.errors import StartupError
+from bot.service.services import Services
+from bot.views.scores import MatchState, match_state
+from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
-from rules.core.scoring import Outcome, format_points
+from rules.core.scoring import format_points
 from storage import migrate
 from storage.db import Database
 from storage.uow import UnitOfWork
-
-clock = SystemClock()
 
 
 def register(sub: Any) -> None:
@@ -67,9 +67,10 @@ def register(sub: Any) -> None:
 
     command(sub, "run", service_run, "run the service: games stream, deadlines, outbox, web")
 
-    from bot.cli import extra
+    from bot.cli import pair_cmd, qualification_cmd, stages_cmd, weekly_cmd
 
-    extra.register(sub)
+    for module in (qualification_cmd, stages_cmd, weekly_cmd, pair_cmd):
+        module.register(sub)
 
 
 def check_actor(config: Config, actor: str) -> str:
@@ -97,19 +98,32 @@ async def database(config: Config, *, check: bool = True) -> AsyncIterator[Datab
 
 
 @asynccontextmanager
-async def unit_of_work(config: Config) -> AsyncIterator[UnitOfWork]:
-    async with database(config) as db, db.uow() as uow:
+async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
+    """A unit of work on the config's database, for a command that only reads or writes rows."""
+    async with database(cli.config) as db, db.uow() as uow:
         yield uow
 
 
-async def db_upgrade(args: argparse.Namespace, config: Config) -> int:
+@asynccontextmanager
+async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
+    """The application services on the config's database (and Lichess at ``lichess_url``)."""
+    async with (
+        database(cli.config) as db,
+        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
+    ):
+        yield found
+
+
+async def db_upgrade(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     async with database(config, check=False) as db:
         await migrate.upgrade(db)
         print(f"database at revision {await migrate.current_revision(db)}")
     return 0
 
 
-async def db_downgrade(args: argparse.Namespace, config: Config) -> int:
+async def db_downgrade(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     async with database(config, check=False) as db:
         try:
             await migrate.downgrade(db, args.revision)
@@ -119,24 +133,26 @@ async def db_downgrade(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def db_current(args: argparse.Namespace, config: Config) -> int:
+async def db_current(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     async with database(config, check=False) as db:
         current = await migrate.current_revision(db)
     print(f"{current or 'base (empty)'} (head is {migrate.head_revision()})")
     return 0
 
 
-async def tournament_create(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
-        row = await td.create_tournament(uow, config, now=clock.now(), actor="cli")
+async def tournament_create(args: argparse.Namespace, cli: Cli) -> int:
+    async with services(cli) as s, s.db.uow() as uow:
+        row = await s.tournament.create(uow, now=cli.clock.now(), actor="cli")
         await uow.commit()
     print(f"created tournament {row.name!r}")
     return 0
 
 
-async def tournament_show(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
-        row = await td.require_tournament(uow)
+async def tournament_show(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
+    async with unit_of_work(cli) as uow:
+        row = await require_tournament(uow)
         stages = await uow.tournaments.stages(row.id)
         players = await uow.players.list()
     data = {
@@ -158,11 +174,12 @@ async def tournament_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def player_add(args: argparse.Namespace, config: Config) -> int:
+async def player_add(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        row = await td.add_player(
-            uow, config, args.username, seed_rating=args.rating, now=clock.now(), actor=actor
+    async with services(cli) as s, s.db.uow() as uow:
+        row = await s.players.add(
+            uow, args.username, seed_rating=args.rating, now=cli.clock.now(), actor=actor
         )
         await uow.commit()
     seeded = f" (seeded: {row.seeded_as})" if row.seeded_as else ""
@@ -170,8 +187,8 @@ async def player_add(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def player_list(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
+async def player_list(args: argparse.Namespace, cli: Cli) -> int:
+    async with unit_of_work(cli) as uow:
         rows = await uow.players.list(status=args.status)
     data = [
         {
@@ -200,16 +217,19 @@ async def player_list(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def player_remove(args: argparse.Namespace, config: Config) -> int:
+async def player_remove(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        await td.remove_player(uow, args.username, reason=args.reason, now=clock.now(), actor=actor)
+    async with services(cli) as s, s.db.uow() as uow:
+        await s.players.remove(
+            uow, args.username, reason=args.reason, now=cli.clock.now(), actor=actor
+        )
         await uow.commit()
     print(f"removed {args.username}")
     return 0
 
 
-def _match_data(state: td.MatchState) -> dict[str, Any]:
+def _match_data(state: MatchState) -> dict[str, Any]:
     row = state.row
     return {
         "id": row.id,
@@ -239,9 +259,9 @@ def _match_data(state: td.MatchState) -> dict[str, Any]:
     }
 
 
-async def match_show(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
-        state = await td.match_state(uow, args.match_id)
+async def match_show(args: argparse.Namespace, cli: Cli) -> int:
+    async with unit_of_work(cli) as uow:
+        state = await match_state(uow, args.match_id)
     data = _match_data(state)
     if args.json:
         print(as_json(data))
@@ -268,25 +288,17 @@ async def match_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def result_record(args: argparse.Namespace, config: Config) -> int:
-    actor = check_actor(config, args.by)
-    from bot.app import offline_hooks, run_match_hooks
-
-    hooks = offline_hooks(config, clock)
-
-    async def on_change(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        await run_match_hooks(hooks, uow, match_id, outcome)
-
-    async with unit_of_work(config) as uow:
-        state = await td.record_result(
+async def result_record(args: argparse.Namespace, cli: Cli) -> int:
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as s, s.db.uow() as uow:
+        state = await s.results.record(
             uow,
             args.match_id,
             game_number=args.game,
             result=args.result,
             reason=args.reason,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
-            on_change=on_change,
         )
         await uow.commit()
     outcome = state.outcome.value if state.outcome else "-"
@@ -294,11 +306,11 @@ async def result_record(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def audit_list(args: argparse.Namespace, config: Config) -> int:
+async def audit_list(args: argparse.Namespace, cli: Cli) -> int:
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be at least 1")
     player = normalise_username(args.player) if args.player else None
-    async with unit_of_work(config) as uow:
+    async with unit_of_work(cli) as uow:
         rows = await uow.audit.list(player=player, match_id=args.match, limit=args.limit)
     data = [
         {
@@ -338,11 +350,9 @@ async def audit_list(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def service_run(args: argparse.Namespace, config: Config) -> int:
-    from bot.app import StartupError, run_service
-
+async def service_run(args: argparse.Namespace, cli: Cli) -> int:
     try:
-        await run_service(config)
+        await cli.launcher.run(cli.config)
     except StartupError as e:
         raise CliError(str(e)) from None
     return 0

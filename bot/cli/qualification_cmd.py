@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot import qualification
-from bot.cli import CliError, command, group
-from bot.cli.commands import check_actor, clock, unit_of_work
+from bot.cli import Cli, CliError, command, group
+from bot.cli.commands import check_actor, services, unit_of_work
 from bot.cli.output import as_json, table
-from bot.config import Config
-from rules.core.scoring import Outcome, format_points
-from storage.uow import UnitOfWork
+from bot.views.qualification import RoundView, round_view, standings
+from bot.views.qualification import trf_export as export_trf
+from rules.core.scoring import format_points
 
 
 def register(sub: Any) -> None:
@@ -72,7 +71,7 @@ def register(sub: Any) -> None:
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
 
 
-def _view_data(view: qualification.RoundView) -> dict[str, Any]:
+def _view_data(view: RoundView) -> dict[str, Any]:
     return {
         "round": view.number,
         "of": view.total_rounds,
@@ -95,7 +94,7 @@ def _view_data(view: qualification.RoundView) -> dict[str, Any]:
     }
 
 
-def _print_view(view: qualification.RoundView, as_json_output: bool) -> None:
+def _print_view(view: RoundView, as_json_output: bool) -> None:
     if as_json_output:
         print(as_json(_view_data(view)))
         return
@@ -121,13 +120,13 @@ def _print_view(view: qualification.RoundView, as_json_output: bool) -> None:
     print(table([*headers, "black (game 1)", "pts", "colours", "float"], rows))
 
 
-async def round_pair(args: argparse.Namespace, config: Config) -> int:
+async def round_pair(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        view = await qualification.propose_round(
+    async with services(cli) as found, found.db.uow() as uow:
+        view = await found.qualification.propose_round(
             uow,
-            config,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
             forbid=[tuple(p) for p in args.forbid],
             swap=[tuple(p) for p in args.swap],
@@ -139,31 +138,34 @@ async def round_pair(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def round_show(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
-        view = await qualification.round_view(uow, config, args.number)
+async def round_show(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
+    async with unit_of_work(cli) as uow:
+        view = await round_view(uow, config, args.number)
     _print_view(view, args.json)
     return 0
 
 
-async def round_approve(args: argparse.Namespace, config: Config) -> int:
+async def round_approve(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        row = await qualification.approve_proposed(uow, config, now=clock.now(), actor=actor)
+    async with services(cli) as found, found.db.uow() as uow:
+        row = await found.qualification.approve_proposed(uow, now=cli.clock.now(), actor=actor)
         boards = len(await uow.matches.for_round(row.id))
         await uow.commit()
     print(f"round {row.number} approved and published ({boards} boards)")
     return 0
 
 
-async def standings_show(args: argparse.Namespace, config: Config) -> int:
+async def standings_show(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     if args.stage != "qualification":
         from bot.cli.stages_cmd import stage_standings
 
         args.which = args.stage
-        return await stage_standings(args, config)
-    async with unit_of_work(config) as uow:
-        standings = await qualification.standings(uow, config.rules)
+        return await stage_standings(args, cli)
+    async with unit_of_work(cli) as uow:
+        table_ = await standings(uow, config.rules)
     rows = [
         {
             "rank": r.rank,
@@ -176,12 +178,12 @@ async def standings_show(args: argparse.Namespace, config: Config) -> int:
             "game_points": format_points(r.game_points),
             "status": r.status.value,
         }
-        for r in standings.rows
+        for r in table_.rows
     ]
     if args.json:
         print(as_json(rows))
         return 0
-    print(f"qualification standings after {standings.rounds} round(s)")
+    print(f"qualification standings after {table_.rounds} round(s)")
     print(
         table(
             ["#", "player", "pts", "BH-M1", "prog", "seed", "BH", "games", "status"],
@@ -191,9 +193,10 @@ async def standings_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def trf_export(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
-        text = await qualification.trf_export(uow, config, trf2026=args.trf2026)
+async def trf_export(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
+    async with unit_of_work(cli) as uow:
+        text = await export_trf(uow, config, trf2026=args.trf2026)
     if args.output is None:
         sys.stdout.write(text)
     else:
@@ -205,23 +208,15 @@ async def trf_export(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def match_adjudicate(args: argparse.Namespace, config: Config) -> int:
-    from bot.app import offline_hooks, run_match_hooks
-
-    actor = check_actor(config, args.by)
-    hooks = offline_hooks(config, clock)
-
-    async def on_change(uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        await run_match_hooks(hooks, uow, match_id, outcome)
-
-    async with unit_of_work(config) as uow:
-        row = await qualification.adjudicate(
+async def match_adjudicate(args: argparse.Namespace, cli: Cli) -> int:
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as found, found.db.uow() as uow:
+        row = await found.results.adjudicate(
             uow,
             args.match_id,
-            on_change=on_change,
             winner=None if args.tied else args.winner,
             reason=args.reason,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
         )
         await uow.commit()
@@ -229,11 +224,8 @@ async def match_adjudicate(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def registration_check(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import database
-    from bot.lichess.client import LichessClient
-    from bot.registration import check_registrations
-
+async def registration_check(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     url = args.lichess_url or (None if config.service.uses_sandbox else config.service.lichess_url)
     if url is None:
         raise CliError(
@@ -241,16 +233,9 @@ async def registration_check(args: argparse.Namespace, config: Config) -> int:
             "(python -m bot.sandbox) or set service.lichess_url"
         )
     actor = check_actor(config, args.by)
-    async with (
-        database(config) as db,
-        LichessClient(
-            base_url=url,
-            token=config.secrets.lichess_token,
-            clock=clock,
-            timeout=config.service.request_timeout_seconds,
-        ) as client,
-    ):
-        checks = await check_registrations(db, client, config, now=clock.now(), actor=actor)
+    async with services(cli, lichess_url=url) as found:
+        assert found.registration is not None
+        checks = await found.registration.check_all(now=cli.clock.now(), actor=actor)
     data = [
         {
             "player": c.username,

@@ -6,17 +6,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot import stages
-from bot.cli import CliError, command, group
+from bot.cli import Cli, CliError, command, group
+from bot.cli.commands import check_actor, services, unit_of_work
 from bot.cli.output import as_json, table
-from bot.config import Config
-from bot.runtime.clock import Clock, SystemClock
+from bot.errors import OperationError
+from bot.views.bracket import armageddon_view, knockout_view
+from bot.views.candidates import candidates_view
+from bot.views.tournament import require_tournament
 from rules.core.ruleset import StageKind
 from rules.stages.armageddon import parse_bid
 from rules.talk import commands
-
-clock: Clock = SystemClock()
-"""The time these commands act at; tests put a FakeClock here to walk through the calendar."""
 
 LATER_STAGES = ("candidates", "semifinal", "final", "third_place")
 
@@ -104,17 +103,17 @@ def register(sub: Any) -> None:
         _json(p)
 
 
-async def stage_advance(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import check_actor, unit_of_work
-
+async def stage_advance(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        # Ties owe a repeat week or an armageddon even if the stage cannot advance yet: keep them.
-        await stages.sync_knockout(uow, now=clock.now(), config=config)
-        await uow.commit()
-    async with unit_of_work(config) as uow:
-        report = await stages.advance(uow, config, now=clock.now(), actor=actor)
-        await uow.commit()
+    async with services(cli) as found:
+        async with found.db.uow() as uow:
+            # Ties owe a repeat week or an armageddon even if the stage cannot advance yet.
+            await found.knockout.sync(uow, now=cli.clock.now())
+            await uow.commit()
+        async with found.db.uow() as uow:
+            report = await found.progression.advance(uow, now=cli.clock.now(), actor=actor)
+            await uow.commit()
     if args.json:
         print(
             as_json(
@@ -132,14 +131,11 @@ async def stage_advance(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def stage_status(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import unit_of_work
-    from bot.td import require_tournament
-
-    async with unit_of_work(config) as uow:
+async def stage_status(args: argparse.Namespace, cli: Cli) -> int:
+    async with services(cli) as found, found.db.uow() as uow:
         tournament = await require_tournament(uow)
         current = StageKind(tournament.current_stage)
-        prog = await stages.progress(uow, config, current)
+        prog = await found.progression.progress(uow, current)
     if args.json:
         print(
             as_json(
@@ -261,17 +257,15 @@ def _print_bracket(data: dict[str, Any]) -> None:
         print(table(["place", "player"], [(i, p) for i, p in enumerate(placement, start=1)]))
 
 
-async def _stage_data(config: Config, which: str) -> Any:
-    from bot.cli.commands import unit_of_work
-
-    async with unit_of_work(config) as uow:
+async def _stage_data(cli: Cli, which: str) -> Any:
+    async with unit_of_work(cli) as uow:
         if which == "candidates":
-            return await stages.candidates_view(uow, config)
-        return await stages.knockout_view(uow)
+            return await candidates_view(uow, cli.config)
+        return await knockout_view(uow, cli.config.rules)
 
 
-async def stage_show(args: argparse.Namespace, config: Config) -> int:
-    data = await _stage_data(config, args.which)
+async def stage_show(args: argparse.Namespace, cli: Cli) -> int:
+    data = await _stage_data(cli, args.which)
     if args.json:
         print(as_json(data))
     elif args.which == "candidates":
@@ -281,8 +275,8 @@ async def stage_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def stage_standings(args: argparse.Namespace, config: Config) -> int:
-    data = await _stage_data(config, args.which)
+async def stage_standings(args: argparse.Namespace, cli: Cli) -> int:
+    data = await _stage_data(cli, args.which)
     if args.json:
         print(as_json(data))
     elif args.which == "candidates":
@@ -292,11 +286,9 @@ async def stage_standings(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def stage_sync(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import unit_of_work
-
-    async with unit_of_work(config) as uow:
-        done = await stages.sync_knockout(uow, now=clock.now(), config=config)
+async def stage_sync(args: argparse.Namespace, cli: Cli) -> int:
+    async with services(cli) as found, found.db.uow() as uow:
+        done = await found.knockout.sync(uow, now=cli.clock.now())
         await uow.commit()
     if args.json:
         print(as_json(done))
@@ -305,20 +297,16 @@ async def stage_sync(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def round_approve(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import check_actor, unit_of_work
-    from bot.td import OperationError
-
+async def round_approve(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
     if args.round is not None and args.stage is None:
         raise CliError("--round needs --stage")
-    async with unit_of_work(config) as uow:
+    async with services(cli) as found, found.db.uow() as uow:
         if args.stage is not None:
             kinds = [StageKind(args.stage)]
         else:
             kinds = []
-            from bot.td import require_tournament
-
             tournament = await require_tournament(uow)
             for s in await uow.tournaments.stages(tournament.id):
                 if s.kind in LATER_STAGES and s.state == "active":
@@ -328,8 +316,8 @@ async def round_approve(args: argparse.Namespace, config: Config) -> int:
         published = []
         for kind in kinds:
             try:
-                rnd = await stages.approve_round(
-                    uow, config, stage=kind, number=args.round, now=clock.now(), actor=actor
+                rnd = await found.stage_rounds.approve_round(
+                    uow, stage=kind, number=args.round, now=cli.clock.now(), actor=actor
                 )
             except OperationError:
                 if len(kinds) == 1:
@@ -347,11 +335,10 @@ async def round_approve(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def armageddon_show(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import unit_of_work
-
-    async with unit_of_work(config) as uow:
-        data = await stages.armageddon_view(uow, args.match_id)
+async def armageddon_show(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
+    async with unit_of_work(cli) as uow:
+        data = await armageddon_view(uow, args.match_id, config.rules)
     if data is None:
         raise CliError(f"match {args.match_id} has no armageddon")
     if args.json:
@@ -368,9 +355,8 @@ async def armageddon_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def armageddon_relay(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import unit_of_work
-
+async def armageddon_relay(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     cmd: commands.Bid | commands.Rps
     if args.action == "bid":
         cmd = commands.Bid(parse_bid(args.value, ruleset=config.rules))
@@ -379,40 +365,37 @@ async def armageddon_relay(args: argparse.Namespace, config: Config) -> int:
             cmd = commands.Rps(commands.Hand(args.value.strip().lower()))
         except ValueError:
             raise CliError(f"choose rock, paper or scissors, not {args.value!r}") from None
-    async with unit_of_work(config) as uow:
-        reply = await stages.armageddon_action(
-            uow, config, match_id=args.match_id, player=args.player, command=cmd, now=clock.now()
+    async with services(cli) as found, found.db.uow() as uow:
+        reply = await found.armageddons.act(
+            uow, match_id=args.match_id, player=args.player, command=cmd, now=cli.clock.now()
         )
         await uow.commit()
     print(reply)
     return 0
 
 
-async def armageddon_decide(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import check_actor, unit_of_work
-
+async def armageddon_decide(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        reply = await stages.td_decide_armageddon(
-            uow, match_id=args.match_id, white=args.white, now=clock.now(), actor=actor
+    async with services(cli) as found, found.db.uow() as uow:
+        reply = await found.armageddons.td_decide(
+            uow, match_id=args.match_id, white=args.white, now=cli.clock.now(), actor=actor
         )
         await uow.commit()
     print(reply)
     return 0
 
 
-async def armageddon_record(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import check_actor, unit_of_work
-
+async def armageddon_record(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        winner = await stages.record_armageddon_game(
+    async with services(cli) as found, found.db.uow() as uow:
+        winner = await found.armageddon_games.record(
             uow,
-            config,
             match_id=args.match_id,
             result=args.result,
             reason=args.reason,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
         )
         await uow.commit()
@@ -428,19 +411,17 @@ def _confirm() -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-async def player_exit(args: argparse.Namespace, config: Config) -> int:
-    from bot.cli.commands import check_actor, unit_of_work
-
+async def player_exit(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        preview = await stages.exit_player(
+    async with services(cli) as found, found.db.uow() as uow:
+        preview = await found.exits.exit_player(
             uow,
-            config,
             player=args.username,
             kind=args.exit_kind,
             reason=args.reason,
             engine_mark=getattr(args, "engine_mark", False),
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
         )
         if args.json and args.yes:

@@ -9,16 +9,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot import weekly
-from bot.cli import CliError, command, group
-from bot.cli.commands import check_actor, clock, unit_of_work
+from bot.cli import Cli, CliError, command, group
+from bot.cli.commands import check_actor, services, unit_of_work
 from bot.cli.output import as_json, table
-from bot.config import Config
-from bot.td import OperationError
+from bot.errors import OperationError
+from bot.notify.kinds import Channel, OutboxStatus
+from bot.views.timeline import timeline
 from storage.repo_weekly import WeeklyRepository
 
-OUTBOX_STATUSES = ("pending", "sent", "failed", "posted")
-OUTBOX_KINDS = ("dm", "td_alert", "team_update", "forum_draft")
+OUTBOX_STATUSES = tuple(s.value for s in OutboxStatus)
+OUTBOX_KINDS = tuple(c.value for c in Channel)
 
 
 def _by(parser: argparse.ArgumentParser) -> None:
@@ -86,16 +86,16 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-async def say(args: argparse.Namespace, config: Config) -> int:
+async def say(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        reply = await weekly.handle_text(
+    async with services(cli) as found, found.db.uow() as uow:
+        reply = await found.texts.handle(
             uow,
-            config,
             match_id=args.match_id,
             player=args.user,
             text=args.text,
-            now=clock.now(),
+            now=cli.clock.now(),
             via="td-relay",
             relayed_by=actor,
         )
@@ -107,16 +107,16 @@ async def say(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def fault_decide(args: argparse.Namespace, config: Config) -> int:
+async def fault_decide(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        after = await weekly.decide_fault(
+    async with services(cli) as found, found.db.uow() as uow:
+        after = await found.decisions.decide_fault(
             uow,
-            config,
             args.match_id,
             at_fault=None if args.nobody else args.at_fault,
             reason=args.reason,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
         )
         await uow.commit()
@@ -131,16 +131,16 @@ async def fault_decide(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def claim_decide(args: argparse.Namespace, config: Config) -> int:
+async def claim_decide(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        row = await weekly.decide_claim(
+    async with services(cli) as found, found.db.uow() as uow:
+        row = await found.decisions.decide_claim(
             uow,
-            config,
             args.match_id,
             winner=None if args.dismiss else args.winner,
             reason=args.reason,
-            now=clock.now(),
+            now=cli.clock.now(),
             actor=actor,
         )
         await uow.commit()
@@ -151,22 +151,23 @@ async def claim_decide(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def dq_confirm(args: argparse.Namespace, config: Config) -> int:
+async def dq_confirm(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        await weekly.confirm_disqualification(
-            uow, config, args.user, reason=args.reason, now=clock.now(), actor=actor
+    async with services(cli) as found, found.db.uow() as uow:
+        await found.conduct.confirm_disqualification(
+            uow, args.user, reason=args.reason, now=cli.clock.now(), actor=actor
         )
         await uow.commit()
     print(f"{args.user} is disqualified (rules 6.5)")
     return 0
 
 
-async def deadlines_list(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
+async def deadlines_list(args: argparse.Namespace, cli: Cli) -> int:
+    async with unit_of_work(cli) as uow:
         rows = await WeeklyRepository(uow.session).deadlines(args.match)
     shown = [r for r in rows if args.all or r.cancelled_at is None]
-    now = clock.now()
+    now = cli.clock.now()
 
     def state(r: Any) -> str:
         if r.cancelled_at is not None:
@@ -210,8 +211,8 @@ async def deadlines_list(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def outbox_list(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
+async def outbox_list(args: argparse.Namespace, cli: Cli) -> int:
+    async with unit_of_work(cli) as uow:
         rows = await uow.outbox.list(status=args.status, kind=args.kind)
     data = [
         {
@@ -251,10 +252,11 @@ async def outbox_list(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def forum_posted(args: argparse.Namespace, config: Config) -> int:
+async def forum_posted(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    now = clock.now()
-    async with unit_of_work(config) as uow:
+    now = cli.clock.now()
+    async with unit_of_work(cli) as uow:
         row = await uow.outbox.get(args.outbox_id)
         if row is None:
             raise CliError(f"there is no outbox message {args.outbox_id}")
@@ -274,11 +276,11 @@ async def forum_posted(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def timeline_show(args: argparse.Namespace, config: Config) -> int:
-    async with unit_of_work(config) as uow:
+async def timeline_show(args: argparse.Namespace, cli: Cli) -> int:
+    async with unit_of_work(cli) as uow:
         if await uow.matches.get(args.match_id) is None:
             raise OperationError(f"there is no match {args.match_id}")
-        entries = await weekly.timeline(uow, args.match_id)
+        entries = await timeline(uow, args.match_id)
     if args.json:
         print(
             as_json(
@@ -306,10 +308,10 @@ async def timeline_show(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def forfeit_list(args: argparse.Namespace, config: Config) -> int:
+async def forfeit_list(args: argparse.Namespace, cli: Cli) -> int:
 
     player = None if args.player is None else args.player.lower()
-    async with unit_of_work(config) as uow:
+    async with unit_of_work(cli) as uow:
         rows = await WeeklyRepository(uow.session).forfeits(player=player)
     data = [
         {
@@ -349,11 +351,12 @@ async def forfeit_list(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-async def forfeit_waive(args: argparse.Namespace, config: Config) -> int:
+async def forfeit_waive(args: argparse.Namespace, cli: Cli) -> int:
+    config = cli.config
     actor = check_actor(config, args.by)
-    async with unit_of_work(config) as uow:
-        row = await weekly.waive_forfeit(
-            uow, args.forfeit_id, reason=args.reason, now=clock.now(), actor=actor
+    async with services(cli) as found, found.db.uow() as uow:
+        row = await found.conduct.waive_forfeit(
+            uow, args.forfeit_id, reason=args.reason, now=cli.clock.now(), actor=actor
         )
         await uow.commit()
     print(f"forfeit {row.id} of {row.player_id} waived")

@@ -4,11 +4,11 @@ Each actor reads the database (and, for games, the sandbox: the world the player
 through the service's own doors and says when it next wants to act:
 
 * :class:`TDActor`: the weekly routine of the TDs on publication day: pair and approve the next
-  qualification round (``bot.qualification``), withdraw the player who leaves (``bot.stages.
-  exit_player``), advance to the next stage and publish its rounds (``bot.stages``).
-* :class:`MatchActor`: per open match, the players' texts through ``bot.weekly.handle_text``
-  (offers, acceptances, choices, claims, armageddon bids and rock-paper-scissors) and the TDs'
-  per-match decisions (``decide_fault``, ``decide_claim``), all planned by
+  qualification round, withdraw the player who leaves, advance to the next stage and publish
+  its rounds (the services' ``qualification``, ``exits``, ``progression``, ``stage_rounds``).
+* :class:`MatchActor`: per open match, the players' texts through the one door for a player's
+  text (``services.texts``: offers, acceptances, choices, claims, armageddon bids and
+  rock-paper-scissors) and the TDs' per-match decisions (``services.decisions``), all planned by
   :mod:`bot.demo.scripts` from the stored state and the seed.
 * :class:`GameActor`: plays each agreed match on the sandbox, game by game, from the agreed time:
   a game is created and started, and finished seven minutes later, so the service's real games
@@ -26,24 +26,25 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
-
-from bot import qualification as quals
-from bot import stages, weekly
 from bot.config import Config
 from bot.demo.roster import Roster, rng_for
 from bot.demo.scripts import HOUR, MINUTE, Planned, match_script, plan_negotiation
+from bot.errors import OperationError
 from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.state import SandboxState
-from bot.td import OperationError
+from bot.service.services import Services
+from bot.views.bracket import armageddon_view
+from bot.views.qualification import entrants, qualification_stage, rounds
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from rules.stages.qualification import number_of_rounds
 from storage.changes import TableChanges
 from storage.db import Database
-from storage.models import MatchRow, RoundRow
-from storage.models_stages import ArmageddonRow, ArmageddonStepRow
+from storage.match_log import WEEK_STARTED, replay
+from storage.models import MatchRow
+from storage.models_stages import ArmageddonRow
 from storage.models_weekly import MatchEventRow
+from storage.repo_stages import StagesRepository
 from storage.repo_weekly import WeeklyRepository
 
 __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
@@ -76,6 +77,7 @@ class World:
 
     db: Database
     config: Config
+    services: Services
     seed: int
     roster: Roster
     sandbox: SandboxState
@@ -166,9 +168,9 @@ class TDActor:
         w = self.world
         acted = False
         async with w.db.uow() as uow:
-            stage = await quals.qualification_stage(uow)
-            stored = await quals.rounds(uow, stage)
-            field = await quals.entrants(uow, stage)
+            stage = await qualification_stage(uow)
+            stored = await rounds(uow, stage)
+            field = await entrants(uow, stage)
         if stored and not stored[-1].is_finished:
             return False  # still playing (a claim or a late match): next week
         finished = len(stored)
@@ -177,9 +179,8 @@ class TDActor:
             async with w.db.uow() as uow:
                 player = await uow.players.get(withdrawer)
                 if player is not None and player.status == "active":
-                    preview = await stages.exit_player(
+                    preview = await w.services.exits.exit_player(
                         uow,
-                        w.config,
                         player=withdrawer,
                         kind="withdrawal",
                         reason="withdrew by message to the TDs (demo)",
@@ -193,8 +194,8 @@ class TDActor:
         total = number_of_rounds(len(field)) if field else None
         if total is None or finished < total:
             async with w.db.uow() as uow:
-                await quals.propose_round(uow, w.config, now=now, actor=w.td)
-                view = await quals.approve_round(uow, w.config, now=now, actor=w.td)
+                await w.services.qualification.propose_round(uow, now=now, actor=w.td)
+                view = await w.services.qualification.approve_round(uow, now=now, actor=w.td)
                 await uow.commit()
             await w.poke(True)
             byes = [b.white for b in view.boards if b.black is None]
@@ -210,9 +211,8 @@ class TDActor:
         w = self.world
         async with w.db.uow() as uow:
             try:
-                report = await stages.advance(
+                report = await w.services.progression.advance(
                     uow,
-                    w.config,
                     now=now,
                     actor=w.td,
                     rng=rng_for(w.seed, "advance", now.isoformat()),
@@ -244,7 +244,9 @@ class TDActor:
         for kind in kinds:
             async with w.db.uow() as uow:
                 try:
-                    rnd = await stages.approve_round(uow, w.config, stage=kind, now=now, actor=w.td)
+                    rnd = await w.services.stage_rounds.approve_round(
+                        uow, stage=kind, now=now, actor=w.td
+                    )
                 except OperationError:
                     continue
                 await uow.commit()
@@ -261,31 +263,6 @@ class TDActor:
 class _MatchPlan:
     version: tuple[Any, ...]
     plans: list[Planned]
-
-
-_LAST_SEQ = (
-    select(func.max(MatchEventRow.seq))
-    .where(MatchEventRow.match_id == MatchRow.id)
-    .scalar_subquery()
-)
-_OPEN_VERSIONS = (
-    select(
-        MatchRow.id,
-        MatchRow.state,
-        MatchRow.outcome,
-        MatchRow.week,
-        MatchRow.agreed_time,
-        _LAST_SEQ,
-    )
-    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
-    .order_by(MatchRow.id)
-)
-"""Each open match's version fields, built once (the actor reads them after nearly every step)."""
-_OPEN_MATCHES = (
-    select(MatchRow)
-    .where(MatchRow.state.in_(OPEN_STATES), MatchRow.black_first.is_not(None))
-    .order_by(MatchRow.id)
-)
 
 
 @dataclass
@@ -317,21 +294,10 @@ class MatchActor:
         nearly every step, and a season keeps a hundred matches open at a time.
         """
         async with self.world.db.uow() as uow:
-            rows = (await uow.session.execute(_OPEN_VERSIONS)).all()
+            rows = await uow.matches.open_versions(OPEN_STATES)
             steps: dict[int, int] = {}
             if any(r[1] == "armageddon" for r in rows):
-                steps = dict(
-                    (
-                        await uow.session.execute(
-                            select(ArmageddonRow.match_id, func.count(ArmageddonStepRow.id))
-                            .join(
-                                ArmageddonStepRow,
-                                ArmageddonStepRow.armageddon_id == ArmageddonRow.id,
-                            )
-                            .group_by(ArmageddonRow.match_id)
-                        )
-                    ).all()
-                )
+                steps = await StagesRepository(uow.session).step_counts()
         return {
             mid: (state, outcome, week, agreed, seq, steps.get(mid))
             for mid, state, outcome, week, agreed, seq in rows
@@ -344,14 +310,14 @@ class MatchActor:
             assert row is not None
             assert row.black_first is not None
             events = list(await WeeklyRepository(uow.session).events(row.id, week=row.week))
-            if not any(e.kind == weekly.WEEK_STARTED for e in events):
+            if not any(e.kind == WEEK_STARTED for e in events):
                 return []  # not started yet (the service starts a repeated week itself)
             if row.week > 1 and (row.id, row.week) not in self._weeks_shown:
                 self._weeks_shown.add((row.id, row.week))
                 w.notes.event(
                     now, f"{row.stage} {row.white_first} - {row.black_first}: week {row.week}"
                 )
-            n = weekly.replay(events, w.config.rules)
+            n = replay(events, w.config.rules)
             plans: list[Planned] = []
             if row.state != "armageddon" and row.outcome is None:
                 stage = StageKind(row.stage)
@@ -398,9 +364,8 @@ class MatchActor:
         async with w.db.uow() as uow:
             try:
                 if plan.kind == "text":
-                    reply = await weekly.handle_text(
+                    reply = await w.services.texts.handle(
                         uow,
-                        w.config,
                         match_id=match_id,
                         player=plan.actor,
                         text=plan.text,
@@ -416,9 +381,8 @@ class MatchActor:
                         await uow.commit()
                     _note_text(w, now, match_id, plan)
                 elif plan.kind == "decide_fault":
-                    await weekly.decide_fault(
+                    await w.services.decisions.decide_fault(
                         uow,
-                        w.config,
                         match_id,
                         at_fault=plan.arg,
                         reason="no agreement by the deadline; the timeline shows who held it up",
@@ -428,9 +392,8 @@ class MatchActor:
                     await uow.commit()
                     w.notes.event(now, f"match {match_id}: TDs rule {plan.arg} at fault (5.9)")
                 elif plan.kind == "decide_claim":
-                    await weekly.decide_claim(
+                    await w.services.decisions.decide_claim(
                         uow,
-                        w.config,
                         match_id,
                         winner=plan.arg,
                         reason="the opponent did not appear (rules 6.3)",
@@ -477,19 +440,13 @@ def _claims(events: list[MatchEventRow], *, td: str) -> list[Planned]:
 
 async def _armageddon_plans(uow: Any, w: World, row: MatchRow) -> list[Planned]:
     """Sealed bids, then rock-paper-scissors rounds, through the text door (rules 3.ix)."""
-    view = await stages.armageddon_view(uow, row.id)
+    view = await armageddon_view(uow, row.id, w.config.rules)
     if view is None:
         return []
-    arm = await uow.session.scalar(select(ArmageddonRow).where(ArmageddonRow.match_id == row.id))
-    steps = list(
-        (
-            await uow.session.execute(
-                select(ArmageddonStepRow)
-                .where(ArmageddonStepRow.armageddon_id == arm.id)
-                .order_by(ArmageddonStepRow.seq)
-            )
-        ).scalars()
-    )
+    repo = StagesRepository(uow.session)
+    arm = await repo.armageddon_for_match(row.id)
+    assert arm is not None
+    steps = list(await repo.steps(arm.id))
     last = max(s.at for s in steps)
     players = [PlayerId(p) for p in view["players"]]
     plans = []
@@ -557,36 +514,20 @@ class GameActor:
     ) -> tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]]:
         w = self.world
         async with w.db.uow() as uow:
-            rows = list((await uow.session.execute(_OPEN_MATCHES)).scalars())
+            rows = list(await uow.matches.open_matches(OPEN_STATES))
+            repo = StagesRepository(uow.session)
             arms: dict[int, ArmageddonRow] = {}
             if any(r.state == "armageddon" for r in rows):
-                arms = {
-                    a.match_id: a
-                    for a in (
-                        await uow.session.execute(
-                            select(ArmageddonRow).where(
-                                ArmageddonRow.match_id.in_([r.id for r in rows])
-                            )
-                        )
-                    ).scalars()
-                }
+                arms = await repo.armageddons_for([r.id for r in rows])
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
-                self._rounds.update(
-                    (
-                        await uow.session.execute(
-                            select(RoundRow.id, RoundRow.number).where(RoundRow.id.in_(unknown))
-                        )
-                    ).all()
-                )
+                self._rounds.update(await uow.tournaments.round_numbers(unknown))
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
-                    last_steps[match_id] = await uow.session.scalar(  # type: ignore[assignment]
-                        select(func.max(ArmageddonStepRow.at)).where(
-                            ArmageddonStepRow.armageddon_id == arm.id
-                        )
-                    )
+                    last = await repo.last_step_at(arm.id)
+                    assert last is not None
+                    last_steps[match_id] = last
         return rows, arms, last_steps
 
     async def step(self, now: dt.datetime) -> tuple[bool, dt.datetime | None]:

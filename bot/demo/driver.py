@@ -34,17 +34,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sqlalchemy import func, select
-
 from bot.app import Service
 from bot.demo.actors import Actor
 from bot.runtime.clock import FakeClock
-from bot.runtime.outbox import SENDABLE, next_retry
+from bot.runtime.outbox import SENDABLE_KINDS
 from rules.core.model import Game, GameId
 from storage.db import Database
-from storage.models import DeadlineRow, GameRow, OutboxRow
 
-__all__ = ["InProcessService", "SeasonDriver", "ServicePort", "SettleError", "StuckError"]
+__all__ = [
+    "InProcessService",
+    "SeasonDriver",
+    "ServicePort",
+    "SettleError",
+    "SettleWatch",
+    "StuckError",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,28 +69,44 @@ class ServicePort(Protocol):
         ...
 
 
-class InProcessService:
-    """``bot.app.Service`` running in the driver's event loop.
+class SettleWatch:
+    """What the service running in this process tells the driver (a
+    :class:`bot.app.ServiceWatch`): the outbox dispatcher and the deadline runner say when they
+    have done what was due and gone to wait, and the intake which game it has dealt with last,
+    in which state (:attr:`games`). Each of those moments sets :attr:`activity`, which the
+    driver waits on. Hand it to the service when it is built."""
 
-    Being in the same process, it can tell when the service has settled from what the service
-    knows in memory, without asking the database: the outbox dispatcher and the deadline runner
-    say when they have done what was due and gone to wait (:attr:`quiet`), and the intake says
-    which game it has dealt with last, in which state (:attr:`games`). Each of those moments
-    sets :attr:`activity`, which the driver waits on.
-    """
-
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(self) -> None:
         self.activity = asyncio.Event()
         self.games: dict[GameId, tuple[str, float]] = {}
         """Each game the intake dealt with: its last state and when (perf_counter seconds)."""
-        service.dispatcher.on_wait = self.activity.set
-        service.runner.on_wait = self.activity.set
-        service.intake.after_game = self._game_done
 
-    def _game_done(self, game: Game) -> None:
+    def loop_waiting(self) -> None:
+        self.activity.set()
+
+    def game_done(self, game: Game) -> None:
         self.games[game.id] = (game.status.value, time.perf_counter())
         self.activity.set()
+
+
+class InProcessService:
+    """``bot.app.Service`` running in the driver's event loop, built with ``watch``.
+
+    Being in the same process, it can tell when the service has settled from what the service
+    knows in memory, without asking the database (:class:`SettleWatch`).
+    """
+
+    def __init__(self, service: Service, watch: SettleWatch) -> None:
+        self.service = service
+        self.watch = watch
+
+    @property
+    def activity(self) -> asyncio.Event:
+        return self.watch.activity
+
+    @property
+    def games(self) -> dict[GameId, tuple[str, float]]:
+        return self.watch.games
 
     @property
     def quiet(self) -> bool:
@@ -147,15 +167,7 @@ class SeasonDriver:
         async with self.db.uow() as uow:
             missing: list[GameId] = []
             if self._expected:
-                stored = dict(
-                    (
-                        await uow.session.execute(
-                            select(GameRow.id, GameRow.status).where(
-                                GameRow.id.in_(list(self._expected))
-                            )
-                        )
-                    ).all()
-                )
+                stored = await uow.games.statuses(list(self._expected))
                 seen = time.perf_counter()
                 for gid, (status, since) in list(self._expected.items()):
                     if stored.get(gid) == status:
@@ -164,28 +176,9 @@ class SeasonDriver:
                             self.game_delays.append(seen - since)
                     else:
                         missing.append(gid)
-            outbox_due = (
-                select(func.count())
-                .select_from(OutboxRow)
-                .where(
-                    OutboxRow.status == "pending",
-                    OutboxRow.kind.in_(SENDABLE),
-                    (OutboxRow.next_attempt_at.is_(None)) | (OutboxRow.next_attempt_at <= now),
-                )
-                .scalar_subquery()
-            )
-            deadlines_due = (
-                select(func.count())
-                .select_from(DeadlineRow)
-                .where(
-                    DeadlineRow.fired_at.is_(None),
-                    DeadlineRow.cancelled_at.is_(None),
-                    DeadlineRow.due_at <= now,
-                )
-                .scalar_subquery()
-            )
-            outbox, deadlines = (await uow.session.execute(select(outbox_due, deadlines_due))).one()
-        return Facts(int(outbox or 0), int(deadlines or 0), tuple(missing))
+            outbox = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
+            deadlines = await uow.deadlines.count_due(now)
+        return Facts(outbox, deadlines, tuple(missing))
 
     async def settle(self) -> None:
         """Return once the service has caught up with everything up to the current time."""
@@ -272,7 +265,7 @@ class SeasonDriver:
     async def _read_service_next(self) -> dt.datetime | None:
         async with self.db.uow() as uow:
             deadline = await uow.deadlines.next_due()
-            retry = await next_retry(uow)
+            retry = await uow.outbox.next_retry(SENDABLE_KINDS)
         times = [t for t in (deadline, retry) if t is not None]
         return min(times) if times else None
 

@@ -40,7 +40,7 @@ from aiohttp import web
 from bot.runtime.clock import FakeClock
 
 if TYPE_CHECKING:
-    from bot.app import Service
+    from bot.app import SandboxStarter, Service
     from bot.config import Config
 
 __all__ = [
@@ -171,7 +171,9 @@ class RemoteClock:
                     pass
 
 
-async def run_on_remote_clock(config: Config, url: str) -> None:
+async def run_on_remote_clock(
+    config: Config, url: str, *, sandbox: SandboxStarter | None = None
+) -> None:
     """``acwc run`` with ``service.clock_url``: the service on a driver's clock until the feed ends.
 
     Every line of the feed (a new time or a nudge) wakes the outbox and the deadline runner and
@@ -186,7 +188,7 @@ async def run_on_remote_clock(config: Config, url: str) -> None:
         ready = asyncio.Event()
         follow = tasks.create_task(clock.follow(session, ready), name="clock-feed")
         await ready.wait()
-        async with Service(config, clock=clock) as service:
+        async with Service(config, clock=clock, sandbox=sandbox) as service:
             runner = tasks.create_task(service.run(), name="service")
             clock.on_tick = lambda: _take_in(service)
             await _take_in(service)

@@ -9,10 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
-
 from storage.db import Database
-from storage.models import MatchRow
 
 __all__ = ["Progress", "Reporter", "endpoint_of", "percentile", "request_table"]
 
@@ -96,13 +93,7 @@ class Progress:
             return False, None
         self._day = now.date()
         async with self.db.uow() as uow:
-            rows = (
-                await uow.session.execute(
-                    select(MatchRow.stage, MatchRow.state, func.count())
-                    .where(MatchRow.black_first.is_not(None), MatchRow.state != "void")
-                    .group_by(MatchRow.stage, MatchRow.state)
-                )
-            ).all()
+            rows = await uow.matches.count_by_stage_and_state()
         totals: Counter[str] = Counter()
         done: Counter[str] = Counter()
         for stage, state, count in rows:

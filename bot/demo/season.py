@@ -21,22 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
-from bot import qualification as quals
-from bot import stages
 from bot.app import Service
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
-from bot.demo.driver import InProcessService, SeasonDriver
+from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
 from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import make_roster, seed_history
-from bot.registration import check_registrations
+from bot.launch import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from bot.td import add_player, create_tournament
+from bot.views.candidates import candidates_view
+from bot.views.qualification import standings as qualification_standings
 from rules.core.model import PlayerId
-from storage.models import GameRow, MatchRow, RoundRow
 
 __all__ = ["DemoOptions", "SeasonResult", "demo_config", "run_season"]
 
@@ -102,15 +98,17 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
     return dataclasses.replace(base, tournament=tournament, service=service)
 
 
-async def _register(service: Service, config: Config, world: World, now: dt.datetime) -> None:
+async def _register(service: Service, world: World, now: dt.datetime) -> None:
+    services = service.services
     async with service.db.uow() as uow:
-        await create_tournament(uow, config, now=now, actor=world.td)
+        await services.tournament.create(uow, now=now, actor=world.td)
         for player in world.roster.players:
-            await add_player(
-                uow, config, player.username, seed_rating=None, now=now, actor=world.td
+            await services.players.add(
+                uow, player.username, seed_rating=None, now=now, actor=world.td
             )
         await uow.commit()
-    checks = await check_registrations(service.db, service.lichess, config, now=now, actor=world.td)
+    assert services.registration is not None
+    checks = await services.registration.check_all(now=now, actor=world.td)
     refused = [c for c in checks if not c.is_eligible]
     world.notes.event(
         now,
@@ -122,14 +120,14 @@ async def _register(service: Service, config: Config, world: World, now: dt.date
 async def _standings(service: Service, config: Config) -> list[str]:
     lines = []
     async with service.db.uow() as uow:
-        table = await quals.standings(uow, config.rules)
+        table = await qualification_standings(uow, config.rules)
         lines.append("Qualification (match points, Median-Buchholz, progressive score):")
         for row in table.rows[:12]:
             lines.append(
                 f"  {row.rank:3d}. {row.username:<22} {float(row.match_points):4.1f} "
                 f"{float(row.buchholz_median):6.2f} {float(row.progressive):6.1f}"
             )
-        for pool in await stages.candidates_view(uow, config):
+        for pool in await candidates_view(uow, config):
             name = pool.get("pool", "pool")
             order = [r["player"] for r in pool.get("standings", [])]
             lines.append(f"Candidates {name} pool: " + ", ".join(order))
@@ -138,7 +136,7 @@ async def _standings(service: Service, config: Config) -> list[str]:
 
 async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     async with service.db.uow() as uow:
-        rounds = {r.id: r.number for r in (await uow.session.execute(select(RoundRow))).scalars()}
+        rounds = {r.id: r.number for r in await uow.tournaments.all_rounds()}
         matches = [
             (
                 m.id,
@@ -153,11 +151,11 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
                 m.decided_by,
                 None if m.agreed_time is None else m.agreed_time.isoformat(),
             )
-            for m in (await uow.session.execute(select(MatchRow).order_by(MatchRow.id))).scalars()
+            for m in await uow.matches.all()
         ]
         games = [
             (g.id, g.match_id, g.white, g.black, g.status, g.winner, g.counted, g.refusal)
-            for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
+            for g in await uow.games.all_by_id()
         ]
     return matches, games
 
@@ -191,8 +189,13 @@ async def run_season(
         sandbox.knobs.keepalive_seconds = 30.0
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
+        watch = SettleWatch()
         async with Service(
-            config, clock=clock, sandbox_state=sandbox, serve_web=options.serve_web
+            config,
+            clock=clock,
+            sandbox=bundled_sandbox(sandbox),
+            serve_web=options.serve_web,
+            watch=watch,
         ) as service:
             reporter.say(
                 f"acwc demo: {options.players} players, seed {options.seed}, database {url}"
@@ -200,13 +203,14 @@ async def run_season(
             reporter.say(f"  sandbox Lichess: {service.lichess_url}  ({history} history games)")
             if service.web_url:
                 reporter.say(f"  web pages:       {service.web_url}/")
-            port_ = InProcessService(service)
+            port_ = InProcessService(service, watch)
             driver = SeasonDriver(
                 service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
             )
             world = World(
                 db=service.db,
                 config=config,
+                services=service.services,
                 seed=options.seed,
                 roster=roster,
                 sandbox=sandbox,
@@ -222,7 +226,7 @@ async def run_season(
             async with asyncio.TaskGroup() as tasks:
                 runner = tasks.create_task(service.run(), name="service")
                 try:
-                    await _register(service, config, world, clock.now())
+                    await _register(service, world, clock.now())
                     await driver.run(finished=td)
                     await driver.settle()
                     standings = await _standings(service, config)

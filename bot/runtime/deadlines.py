@@ -52,19 +52,30 @@ Handler = Callable[[UnitOfWork, Firing], Awaitable[None]]
 
 
 class DeadlineRunner:
-    def __init__(self, db: Database, clock: Clock, handlers: Mapping[str, Handler]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        handlers: Mapping[str, Handler],
+        *,
+        watch: Callable[[], object] | None = None,
+        after_fire: Callable[[], None] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        """``watch`` says cheaply what the deadlines table looks like (a count of this process's
+        commits to it), so :meth:`wake_if_changed` wakes only for a change; ``after_fire`` is
+        called after deadlines fired (their messages are queued); ``on_wait`` each time the
+        runner has fired what was due and goes to wait."""
         self.db = db
         self.clock = clock
         self.handlers = dict(handlers)
-        self.wakeup = WakeUp()
-        """Rung by :meth:`wake`; ``wakeup.watch`` makes :meth:`wake_if_changed` precise."""
+        self.wakeup = WakeUp(watch)
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
-        self.after_fire: Callable[[], None] | None = None
+        self.after_fire = after_fire
         self._waiting = False
         self._until: dt.datetime | None = None
-        self.on_wait: Callable[[], None] | None = None
-        """Called each time the runner has fired what was due and goes to wait."""
+        self.on_wait = on_wait
 
     def wake(self) -> None:
         """Deadlines changed: look again now."""
@@ -90,7 +101,7 @@ class DeadlineRunner:
             due_ids = [row.id for row in await uow.deadlines.due(self.clock.now())]
         for deadline_id in due_ids:
             async with self.db.uow() as uow:
-                row = await uow.session.get(DeadlineRow, deadline_id)
+                row = await uow.deadlines.get(deadline_id)
                 if row is None or row.fired_at is not None or row.cancelled_at is not None:
                     continue
                 now = self.clock.now()

@@ -15,17 +15,15 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from sqlalchemy import bindparam, func, select, update
-
+from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.wakeup import WakeUp, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
-from storage.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 
-SENDABLE = ("dm", "td_alert", "team_update")
+SENDABLE_KINDS = tuple(c.value for c in SENDABLE)
 MAX_ATTEMPTS = 8
 BATCH = 20
 RETRY_BASE = dt.timedelta(seconds=30)
@@ -33,27 +31,6 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
-
-
-# Built once: the dispatcher runs them for every message (see storage.repositories).
-_MARK_SENT = (
-    update(OutboxRow)
-    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == "pending")
-    .values(
-        status="sent",
-        sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
-        last_error=None,
-        attempts=OutboxRow.attempts + 1,
-    )
-)
-_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
-    OutboxRow.status == "pending", OutboxRow.kind.in_(SENDABLE)
-)
-
-
-async def next_retry(uow: UnitOfWork) -> dt.datetime | None:
-    """When the earliest pending message is due (``None``: nothing to send)."""
-    return await uow.session.scalar(_NEXT_RETRY)
 
 
 class Messenger(Protocol):
@@ -74,17 +51,26 @@ def retry_delay(attempts: int) -> dt.timedelta:
 
 
 class OutboxDispatcher:
-    def __init__(self, db: Database, messenger: Messenger, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        messenger: Messenger,
+        clock: Clock,
+        *,
+        watch: Callable[[], object] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        """``watch`` says cheaply what the outbox table looks like (a count of this process's
+        commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
+        called each time the dispatcher has done what was due and goes to wait."""
         self.db = db
         self.messenger = messenger
         self.clock = clock
-        self.wakeup = WakeUp()
-        """Rung by :meth:`wake`; ``wakeup.watch`` makes :meth:`wake_if_changed` precise."""
+        self.wakeup = WakeUp(watch)
         self.sent = 0
         self._waiting = False
         self._until: dt.datetime | None = None
-        self.on_wait: Callable[[], None] | None = None
-        """Called each time the dispatcher has done what was due and goes to wait."""
+        self.on_wait = on_wait
 
     def wake(self) -> None:
         """Something was queued: look now rather than at the next retry time."""
@@ -104,7 +90,7 @@ class OutboxDispatcher:
         )
 
     async def _send(self, row: OutboxRow) -> None:
-        if row.kind == "team_update":
+        if row.kind == Channel.TEAM_UPDATE.value:
             await self.messenger.team_update(row.recipient, row.body)
         else:
             await self.messenger.send_dm(row.recipient, row.body)
@@ -114,7 +100,9 @@ class OutboxDispatcher:
         sent = 0
         while True:
             async with self.db.uow() as uow:
-                due = list(await uow.outbox.due(self.clock.now(), kinds=SENDABLE, limit=BATCH))
+                due = list(
+                    await uow.outbox.due(self.clock.now(), kinds=SENDABLE_KINDS, limit=BATCH)
+                )
             if not due:
                 return sent
             for row in due:
@@ -127,21 +115,18 @@ class OutboxDispatcher:
                     error = e
                 async with self.db.uow() as uow:
                     if error is None:
-                        # One statement: only a row still pending is marked (as the read below).
-                        marked = await uow.session.execute(
-                            _MARK_SENT, {"row_id": row.id, "sent_at": self.clock.now()}
-                        )
+                        marked = await uow.outbox.mark_sent(row.id, at=self.clock.now())
                         await uow.commit()
-                        sent += getattr(marked, "rowcount", 0) or 0
+                        sent += marked
                         continue
                     stored = await uow.outbox.get(row.id)
-                    if stored is None or stored.status != "pending":
+                    if stored is None or stored.status != OutboxStatus.PENDING.value:
                         continue
                     now = self.clock.now()
                     stored.attempts += 1
                     stored.last_error = f"{type(error).__name__}: {error}"[:500]
                     if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
-                        stored.status = "failed"
+                        stored.status = OutboxStatus.FAILED.value
                         log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
                     else:
                         stored.next_attempt_at = now + retry_delay(stored.attempts)
@@ -156,7 +141,7 @@ class OutboxDispatcher:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
         # marks them posted, so over a season that list grows with every round.
         async with self.db.uow() as uow:
-            return await next_retry(uow)
+            return await uow.outbox.next_retry(SENDABLE_KINDS)
 
     async def run(self) -> None:
         while True:

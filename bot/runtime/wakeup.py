@@ -18,9 +18,9 @@ class WakeUp:
     loop last :meth:`looked <looking>`. :meth:`ring` always rings.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, watch: Callable[[], object] | None = None) -> None:
         self.event = asyncio.Event()
-        self.watch: Callable[[], object] | None = None
+        self.watch = watch
         self._seen: object = None
 
     def ring(self) -> None:

@@ -68,7 +68,7 @@ async def login(request: web.Request) -> web.StreamResponse:
     now = ctx.now()
     base = ctx.base_url(request)
     pending = start_login(
-        base_url=ctx.service.lichess_url,
+        base_url=ctx.runtime.lichess_url,
         client_id=client_id(base),
         redirect_uri=f"{base}/login/callback",
     )
@@ -113,7 +113,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
             state=state or None,
             error=request.query.get("error", "")[:100] or None,
         )
-        user = await fetch_account(ctx.http, ctx.service.lichess_url, token)
+        user = await fetch_account(ctx.http, ctx.runtime.lichess_url, token)
     except OAuthError as e:
         if e.error != "state_mismatch":  # a mismatched state must not burn the real attempt
             ctx.pending_logins.pop(bound_state, None)
@@ -128,7 +128,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
         raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
     ctx.pending_logins.pop(bound_state, None)
     session_token = new_token()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         repo = WebRepository(uow.session)
         await repo.delete_expired(now)
         await repo.add_session(
@@ -167,7 +167,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     """``POST /logout`` (CSRF checked): the session row goes, so the cookie is dead everywhere."""
     ctx = context(request)
     who, _ = await read_form(request, {})
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         await WebRepository(uow.session).delete_session(who.session_id)
         await uow.commit()
     response = redirect_with(request, "/", "You are logged out.")

@@ -14,7 +14,7 @@ import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
 import aiohttp
@@ -22,13 +22,13 @@ import aiohttp_jinja2
 from aiohttp import web
 from multidict import MultiDictProxy
 
+from bot.config import Config
 from bot.lichess.oauth import PendingLogin
+from bot.service.services import Services
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
 from rules.week.calendar import label_duration, label_time
+from storage.db import Database
 from storage.repo_web import WebRepository
-
-if TYPE_CHECKING:
-    from bot.app import Service
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +38,25 @@ MAX_FIELD = 2000
 """Longest value any form field may carry unless the field says otherwise."""
 
 
+@dataclass(frozen=True, slots=True)
+class WebRuntime:
+    """What the running service gives its web app when it builds it."""
+
+    services: Services
+    lichess_url: str
+    public_base: Callable[[], str]
+    """Where browsers reach this app: the configured public URL, or (sandbox) where it runs."""
+    changed: Callable[[], None]
+    """Stored state changed: the outbox and the deadline runner look again."""
+    refresh_players: Callable[[], Awaitable[None]]
+    """The set of players the games stream watches changed."""
+
+
 @dataclass
 class WebContext:
     """The web app's state, kept on the aiohttp Application under :data:`CONTEXT`."""
 
-    service: Service
+    runtime: WebRuntime
     signer: Signer
     secure_cookies: bool
     http: aiohttp.ClientSession | None = None
@@ -51,15 +65,26 @@ class WebContext:
     def __repr__(self) -> str:
         return "WebContext(...)"
 
+    @property
+    def services(self) -> Services:
+        return self.runtime.services
+
+    @property
+    def config(self) -> Config:
+        return self.runtime.services.config
+
+    @property
+    def db(self) -> Database:
+        return self.runtime.services.db
+
     def base_url(self, request: web.Request) -> str:
-        """Where browsers reach this app: the configured public URL, or (sandbox) where it runs."""
-        service = self.service
-        if service.config.service.uses_sandbox and service.web_url:
-            return service.web_url
-        return service.config.service.public_url.rstrip("/")
+        return self.runtime.public_base()
 
     def now(self) -> dt.datetime:
-        return self.service.clock.now()
+        return self.runtime.services.clock.now()
+
+    def changed(self) -> None:
+        self.runtime.changed()
 
 
 CONTEXT = web.AppKey("acwc.web", WebContext)
@@ -198,8 +223,7 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
     ctx = context(request)
     token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
     if token is not None:
-        service = ctx.service
-        async with service.db.uow() as uow:
+        async with ctx.db.uow() as uow:
             row = await WebRepository(uow.session).get_session(token_id(token), now=ctx.now())
             if row is not None:
                 player = await uow.players.get(row.user_id)
@@ -208,7 +232,7 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
                     username=row.username,
                     session_id=row.id,
                     csrf=row.csrf,
-                    is_td=service.config.is_td(row.username),
+                    is_td=ctx.config.is_td(row.username),
                     is_player=player is not None,
                 )
     return await handler(request)
@@ -314,7 +338,7 @@ def when(value: dt.datetime | None, now: dt.datetime) -> dict[str, Any] | None:
 
 async def base_context(request: web.Request) -> dict[str, Any]:
     ctx = context(request)
-    config = ctx.service.config
+    config = ctx.config
     now = ctx.now()
     return {
         "viewer": viewer(request),

@@ -16,10 +16,12 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from bot import qualification, stages, weekly
 from bot.config import USERNAME, Config
-from bot.td import OperationError, record_result
-from bot.web import views
+from bot.errors import OperationError
+from bot.service.services import Services
+from bot.views import matches as views
+from bot.views.match_room import MatchView, match_view
+from bot.views.timeline import timeline
 from bot.web.auth import safe_next
 from bot.web.core import (
     bad_request,
@@ -78,13 +80,13 @@ class DecisionSource(Protocol):
     kind: str
 
     async def pending(
-        self, uow: UnitOfWork, config: Config, *, now: dt.datetime
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]: ...
 
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -125,7 +127,9 @@ class RoundApprovals:
 
     kind = "round"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         tournament = await uow.tournaments.current()
         if tournament is None:
             return []
@@ -164,7 +168,7 @@ class RoundApprovals:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -182,10 +186,10 @@ class RoundApprovals:
         # The same operations as `acwc round approve` / `acwc stage round approve`: byes settled,
         # the break between stages honoured, then publication.
         if stage.kind == StageKind.QUALIFICATION.value:
-            await qualification.approve_proposed(uow, config, now=now, actor=actor)
+            await services.qualification.approve_proposed(uow, now=now, actor=actor)
         else:
-            await stages.approve_round(
-                uow, config, stage=StageKind(stage.kind), number=rnd.number, now=now, actor=actor
+            await services.stage_rounds.approve_round(
+                uow, stage=StageKind(stage.kind), number=rnd.number, now=now, actor=actor
             )
         end = rnd.week_end
         return f"Round {rnd.number} approved and published" + (
@@ -201,7 +205,9 @@ class FlaggedGames:
 
     kind = "game"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         from sqlalchemy import select
 
         result = await uow.session.execute(
@@ -243,7 +249,7 @@ class FlaggedGames:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -260,7 +266,7 @@ class FlaggedGames:
             raise OperationError("pick one of the buttons")
         counted = await uow.games.for_match(game.match_id)
         # White's view of the Lichess game, turned into the match game's White.
-        state = await record_result(
+        state = await services.results.record(
             uow,
             game.match_id,
             game_number=len(counted) + 1,
@@ -274,7 +280,7 @@ class FlaggedGames:
 
 async def open_match_views(
     uow: UnitOfWork, config: Config, *, viewer: str, now: dt.datetime
-) -> list[weekly.MatchView]:
+) -> list[MatchView]:
     """The match room of every undecided match of a published round, as a TD sees it."""
     out = []
     for row in await uow.matches.all():
@@ -284,9 +290,7 @@ async def open_match_views(
         if rnd is None or rnd.state not in ("published", "complete"):
             continue
         try:
-            out.append(
-                await weekly.match_view(uow, config, match_id=row.id, viewer=viewer, now=now)
-            )
+            out.append(await match_view(uow, config, match_id=row.id, viewer=viewer, now=now))
         except (OperationError, RulesError) as e:
             log.info("desk: match %s has no view: %s", row.id, e)
     return out
@@ -294,7 +298,7 @@ async def open_match_views(
 
 async def weekly_timeline(uow: UnitOfWork, match_id: int) -> tuple[Evidence, ...]:
     return tuple(
-        Evidence(at=t.at, text=f"{t.actor}: {t.text}") for t in await weekly.timeline(uow, match_id)
+        Evidence(at=t.at, text=f"{t.actor}: {t.text}") for t in await timeline(uow, match_id)
     )
 
 
@@ -307,8 +311,11 @@ class FaultDecisions:
 
     kind = "fault"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         out = []
+        config = services.config
         for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
             if v.phase != "open" or v.offers_deadline is None:
                 continue
@@ -340,7 +347,7 @@ class FaultDecisions:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -350,8 +357,8 @@ class FaultDecisions:
     ) -> str:
         match_id = int(key.split(":", 1)[0])
         at_fault = None if choice == "nobody" else choice.removeprefix("fault:")
-        await weekly.decide_fault(
-            uow, config, match_id, at_fault=at_fault, reason=reason, now=now, actor=actor
+        await services.decisions.decide_fault(
+            uow, match_id, at_fault=at_fault, reason=reason, now=now, actor=actor
         )
         who = "nobody" if at_fault is None else at_fault
         return f"Match {match_id}: ruled {who} at fault."
@@ -362,8 +369,11 @@ class ClaimDecisions:
 
     kind = "claim"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         out = []
+        config = services.config
         for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
             for c in v.claims:
                 if not c.claimed:
@@ -390,7 +400,7 @@ class ClaimDecisions:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -400,8 +410,8 @@ class ClaimDecisions:
     ) -> str:
         match_id = int(key.split(":", 1)[0])
         winner = None if choice == "dismiss" else choice.removeprefix("grant:")
-        await weekly.decide_claim(
-            uow, config, match_id, winner=winner, reason=reason, now=now, actor=actor
+        await services.decisions.decide_claim(
+            uow, match_id, winner=winner, reason=reason, now=now, actor=actor
         )
         if winner is None:
             return f"Match {match_id}: claim dismissed; the match goes on."
@@ -414,7 +424,9 @@ class Disqualifications:
 
     kind = "dq"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         seen: dict[str, OutboxRow] = {}
         for r in await uow.outbox.list(kind="td_alert"):
             key = _alert_key(r)
@@ -444,7 +456,7 @@ class Disqualifications:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -454,7 +466,9 @@ class Disqualifications:
     ) -> str:
         if choice == "waive":
             return f"{key} stays in the tournament."
-        await weekly.confirm_disqualification(uow, config, key, reason=reason, now=now, actor=actor)
+        await services.conduct.confirm_disqualification(
+            uow, key, reason=reason, now=now, actor=actor
+        )
         return f"{key} is disqualified."
 
 
@@ -467,7 +481,9 @@ class TdAlerts:
 
     kind = "alert"
 
-    async def pending(self, uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
         rows = await uow.outbox.list(kind="td_alert")
         seen: dict[str, OutboxRow] = {}
         for r in rows:
@@ -498,7 +514,7 @@ class TdAlerts:
     async def settle(
         self,
         uow: UnitOfWork,
-        config: Config,
+        services: Services,
         *,
         key: str,
         choice: str,
@@ -551,11 +567,15 @@ def source(kind: str) -> DecisionSource:
     raise not_found("There is no such kind of decision.")
 
 
-async def pending_decisions(uow: UnitOfWork, config: Config, *, now: dt.datetime) -> list[Decision]:
+async def pending_decisions(
+    uow: UnitOfWork, services: Services, *, now: dt.datetime
+) -> list[Decision]:
     done = await settled_keys(uow)
     out: list[Decision] = []
     for s in SOURCES:
-        out.extend(d for d in await s.pending(uow, config, now=now) if (d.kind, d.key) not in done)
+        out.extend(
+            d for d in await s.pending(uow, services, now=now) if (d.kind, d.key) not in done
+        )
     return out
 
 
@@ -566,8 +586,8 @@ async def desk(request: web.Request) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
-        decisions = await pending_decisions(uow, ctx.service.config, now=now)
+    async with ctx.db.uow() as uow:
+        decisions = await pending_decisions(uow, ctx.services, now=now)
         drafts = await WebRepository(uow.session).forum_drafts()
         rounds = await views.published_rounds(uow)
         posted_by = {
@@ -602,11 +622,9 @@ async def settle(request: web.Request) -> web.StreamResponse:
     kind, key, choice = values.get("kind", ""), values.get("key", ""), values.get("choice", "")
     reason = " ".join(values.get("reason", "").split())
     adapter = source(kind)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         pending = {
-            d.key: d
-            for d in await pending_decisions(uow, ctx.service.config, now=now)
-            if d.kind == kind
+            d.key: d for d in await pending_decisions(uow, ctx.services, now=now) if d.kind == kind
         }
         decision = pending.get(key)
         if decision is None:
@@ -623,7 +641,7 @@ async def settle(request: web.Request) -> web.StreamResponse:
         try:
             message = await adapter.settle(
                 uow,
-                ctx.service.config,
+                ctx.services,
                 key=key,
                 choice=choice,
                 reason=reason,
@@ -641,7 +659,7 @@ async def settle(request: web.Request) -> web.StreamResponse:
             details={"kind": kind, "key": key, "choice": choice},
         )
         await uow.commit()
-    ctx.service.changed()
+    ctx.changed()
     return redirect_with(request, "/desk", message)
 
 
@@ -655,9 +673,9 @@ async def correct_result(request: web.Request) -> web.StreamResponse:
     now = ctx.now()
     match_id = int_field(values, "match_id", low=1)
     game = int_field(values, "game", low=1, high=100)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         try:
-            state = await record_result(
+            state = await ctx.services.results.record(
                 uow,
                 match_id,
                 game_number=game,
@@ -669,7 +687,7 @@ async def correct_result(request: web.Request) -> web.StreamResponse:
         except OperationError as e:
             return redirect_with(request, "/desk#results", str(e), ok=False)
         await uow.commit()
-    ctx.service.changed()
+    ctx.changed()
     return redirect_with(
         request, "/desk#results", f"Match {match_id}: game {game} recorded; score {state.score}."
     )
@@ -691,7 +709,7 @@ async def relay(request: web.Request) -> web.StreamResponse:
         raise bad_request("Give what the player wrote, e.g. `offer thu 18:00`.")
     player_id = normalise_username(username)
     back = safe_next(values.get("back")) if values.get("back") else "/desk#relay"
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         if values.get("match_id", "").strip():
             match_id = int_field(values, "match_id", low=1)
             row = await uow.matches.get(match_id)
@@ -714,7 +732,7 @@ async def relay(request: web.Request) -> web.StreamResponse:
         )
 
     message, ok = await say_and_commit(
-        ctx.service,
+        ctx,
         match_id=match_id,
         player=player_id,
         text=text,
@@ -734,7 +752,7 @@ async def mark_posted(request: web.Request) -> web.StreamResponse:
     raw = request.match_info.get("draft_id", "")
     if not raw.isdigit() or len(raw) > 9:
         raise not_found("There is no such forum post.")
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await uow.outbox.get(int(raw))
         if row is None or row.kind != "forum_draft":
             raise not_found("There is no such forum post.")
@@ -757,7 +775,7 @@ async def rounds_page(request: web.Request) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         tournament = await uow.tournaments.current()
         names = {p.id: p.username for p in await uow.players.list()}
         stages: list[tuple[str, list[tuple[RoundRow, Sequence[Any]]]]] = []
@@ -807,11 +825,10 @@ async def pair_round(request: web.Request) -> web.StreamResponse:
             )
         pair = [(first, second)]
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         try:
-            view = await qualification.propose_round(
+            view = await ctx.services.qualification.propose_round(
                 uow,
-                ctx.service.config,
                 now=ctx.now(),
                 actor=who.username,
                 forbid=pair if action == "forbid" else (),
@@ -842,11 +859,10 @@ async def _exit_preview(
     if not USERNAME.match(player):
         raise bad_request("Give the player's Lichess username.")
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         try:
-            preview = await stages.exit_player(
+            preview = await ctx.services.exits.exit_player(
                 uow,
-                ctx.service.config,
                 player=player,
                 kind=kind,
                 reason=" ".join(values.get("reason", "").split()),
@@ -859,8 +875,8 @@ async def _exit_preview(
         if commit:
             await uow.commit()
     if commit:
-        ctx.service.changed()
-        await ctx.service.refresh_players()
+        ctx.changed()
+        await ctx.runtime.refresh_players()
     return preview, None
 
 
@@ -903,7 +919,7 @@ async def audit_page(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     raw = request.query.get("before", "")
     before = int(raw) if raw.isdigit() and len(raw) < 10 else None
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         rows = await WebRepository(uow.session).recent_audit(limit=AUDIT_PAGE, before=before)
     return await render(
         request,

@@ -12,10 +12,10 @@ from typing import Any
 import icalendar
 from aiohttp import web
 
-from bot import qualification
-from bot.config import describe_rules
-from bot.td import OperationError
-from bot.web import views
+from bot.config import Config, describe_rules
+from bot.errors import OperationError
+from bot.views import matches as views
+from bot.views.qualification import standings as qualification_standings
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.scoring import format_points
 from rules.swiss.tiebreaks import Standings
@@ -33,7 +33,7 @@ def _player_id(request: web.Request) -> str:
 async def home(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         rounds = await views.published_rounds(uow)
         mine = None
         who = viewer(request)
@@ -51,7 +51,7 @@ async def home(request: web.Request) -> web.StreamResponse:
 async def pairings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         rounds = await views.published_rounds(uow)
     return await render(
         request,
@@ -86,9 +86,9 @@ async def standings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     table: Standings | None = None
     problem = None
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         try:
-            table = await qualification.standings(uow, ctx.service.config.rules)
+            table = await qualification_standings(uow, ctx.config.rules)
         except OperationError as e:
             problem = str(e)
     return await render(
@@ -106,7 +106,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
 
 async def candidates(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         tables = await views.candidates_tables(uow)
     return await render(request, "candidates.html", {"title": "Candidates", "tables": tables})
 
@@ -114,7 +114,7 @@ async def candidates(request: web.Request) -> web.StreamResponse:
 async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         stages = await views.knockout(uow)
     return await render(
         request,
@@ -132,7 +132,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     player_id = _player_id(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
@@ -151,12 +151,12 @@ async def player_page(request: web.Request) -> web.StreamResponse:
 
 async def players(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         rows = await uow.players.list()
     return await render(request, "players.html", {"title": "Players", "players": rows})
 
 
-def _rules_summary(config: Any) -> list[tuple[str, list[tuple[str, str]]]]:
+def _rules_summary(config: Config) -> list[tuple[str, list[tuple[str, str]]]]:
     r = config.rules
     fmt = r.formats
     sections: list[tuple[str, list[tuple[str, str]]]] = []
@@ -223,7 +223,7 @@ def _rules_summary(config: Any) -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 async def rules_page(request: web.Request) -> web.StreamResponse:
-    config = context(request).service.config
+    config = context(request).config
     try:
         sections = _rules_summary(config)
     except (AttributeError, TypeError):  # a ruleset shape this summary does not know
@@ -272,25 +272,25 @@ def _ics(body: bytes, filename: str) -> web.Response:
 
 async def event_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         rounds = await views.published_rounds(uow)
     matches = [m for r in rounds for m in r.matches]
     host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
-    body = _calendar(ctx.service.config.tournament.name, matches, now=ctx.now(), host=host)
+    body = _calendar(ctx.config.tournament.name, matches, now=ctx.now(), host=host)
     return _ics(body, "acwc.ics")
 
 
 async def player_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     player_id = _player_id(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
         matches = await views.player_matches(uow, row.id)
     host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
     body = _calendar(
-        f"{ctx.service.config.tournament.name}: {row.username}", matches, now=ctx.now(), host=host
+        f"{ctx.config.tournament.name}: {row.username}", matches, now=ctx.now(), host=host
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

@@ -1,8 +1,9 @@
 """The match room: one player's current match, and every action they can take on it.
 
 Every action, whether typed in the text box or sent by a button, becomes a line of the one offer
-grammar (rules/talk/commands.py) and goes through ``bot.weekly.handle_text`` with ``via="web"``; the
-room itself never changes the match. A button only builds the equivalent text ("accept 2").
+grammar (rules/talk/commands.py) and goes through the one door for a player's text
+(:class:`bot.service.weekly.texts.PlayerTexts`) with ``via="web"``; the room itself never changes
+the match. A button only builds the equivalent text ("accept 2").
 Only the match's two players may act; the TDs may look, and relay from the desk.
 """
 
@@ -12,17 +13,18 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from sqlalchemy.exc import IntegrityError
 
-from bot import weekly
-from bot.config import Config
-from bot.td import OperationError
-from bot.web import views
+from bot.errors import OperationError
+from bot.service.weekly.texts import PlayerTexts
+from bot.views import matches as views
+from bot.views.match_room import match_view
 from bot.web.core import (
     Viewer,
+    WebContext,
     bad_request,
     context,
     forbidden,
@@ -39,9 +41,6 @@ from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, fo
 from rules.week.calendar import UTC, match_week
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
-
-if TYPE_CHECKING:
-    from bot.app import Service
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +147,7 @@ def command_from_form(values: dict[str, str]) -> str:
 
 async def say(
     uow: UnitOfWork,
-    config: Config,
+    texts: PlayerTexts,
     *,
     match_id: int,
     player: str,
@@ -157,15 +156,15 @@ async def say(
     via: str,
     relayed_by: str | None = None,
 ) -> tuple[str, bool, bool]:
-    """One line of the grammar from ``player`` on ``match_id``, through the weekly flow.
+    """One line of the grammar from ``player`` on ``match_id``, through the one door for a
+    player's text.
 
     Returns (the reply, whether it was a success, whether its changes may be committed: not
     after an exception, so a refusal changes nothing).
     """
     try:
-        reply = await weekly.handle_text(
+        reply = await texts.handle(
             uow,
-            config,
             match_id=match_id,
             player=player,
             text=text,
@@ -184,7 +183,7 @@ ATTEMPTS = 3
 
 
 async def say_and_commit(
-    service: Service,
+    ctx: WebContext,
     *,
     match_id: int,
     player: str,
@@ -196,19 +195,19 @@ async def say_and_commit(
     """:func:`say` in a unit of work of its own, committed when the text changed something.
 
     Two texts on one match committed at the same instant collide on the match log's sequence
-    number; the loser is simply read and carried out again (``bot.weekly``'s contract).
+    number; the loser is simply read and carried out again (the texts door's contract).
     ``after(uow, reply, ok)`` adds to the same transaction (the desk's audit of a relay).
     """
     for attempt in range(1, ATTEMPTS + 1):
-        async with service.db.uow() as uow:
+        async with ctx.db.uow() as uow:
             try:
                 message, ok, keep = await say(
                     uow,
-                    service.config,
+                    ctx.services.texts,
                     match_id=match_id,
                     player=player,
                     text=text,
-                    now=service.clock.now(),
+                    now=ctx.now(),
                     via=via,
                     relayed_by=relayed_by,
                 )
@@ -222,7 +221,7 @@ async def say_and_commit(
                     raise
                 log.info("match %s: a simultaneous text won; trying again", match_id)
                 continue
-        service.changed()
+        ctx.changed()
         return message, ok
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -245,7 +244,7 @@ def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) 
 async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
     ctx = context(request)
     match_id = match_id_of(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
             raise not_found("There is no such match.")
@@ -262,7 +261,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
     """``GET /match``: the viewer's current match room."""
     who = require_login(request)
     ctx = context(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await views.current_match(uow, who.user_id)
     if row is None:
         if who.is_td:
@@ -276,17 +275,15 @@ async def room(request: web.Request) -> web.StreamResponse:
     who = require_login(request)
     row, is_mine = await _load(request, who)
     ctx = context(request)
-    config = ctx.service.config
+    config = ctx.config
     now = ctx.now()
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         line = await views.match_line(uow, row, all_games=True)
         rnd = await uow.tournaments.round(row.round_id)
         view = None
         if row.black_first is not None:
             try:
-                view = await weekly.match_view(
-                    uow, config, match_id=row.id, viewer=who.username, now=now
-                )
+                view = await match_view(uow, config, match_id=row.id, viewer=who.username, now=now)
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
@@ -319,7 +316,7 @@ async def act(request: web.Request) -> web.StreamResponse:
     who, values = await read_form(request, FIELD_LIMITS)
     ctx = context(request)
     match_id = match_id_of(request)
-    async with ctx.service.db.uow() as uow:
+    async with ctx.db.uow() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
             raise not_found("There is no such match.")
@@ -329,7 +326,7 @@ async def act(request: web.Request) -> web.StreamResponse:
             raise bad_request("A bye has nothing to schedule.")
     text = command_from_form(values)
     message, ok = await say_and_commit(
-        ctx.service, match_id=match_id, player=who.user_id, text=text, via="web"
+        ctx, match_id=match_id, player=who.user_id, text=text, via="web"
     )
     anchor = "#reply"
     return redirect_with(request, f"/match/{match_id}{anchor}", message, ok=ok)

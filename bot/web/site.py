@@ -1,10 +1,9 @@
-"""Wires the web app into the service's aiohttp Application (``hooks.web_setup``)."""
+"""The web app: pages, static files and middlewares on the service's aiohttp Application."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import aiohttp_jinja2
 import jinja2
@@ -14,14 +13,14 @@ from bot.web import auth, desk, public, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
+    WebRuntime,
     error_middleware,
     headers_middleware,
     viewer_middleware,
 )
 from bot.web.security import Signer, session_key
 
-if TYPE_CHECKING:
-    from bot.app import Service
+__all__ = ["WebRuntime", "environment", "setup_web"]
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +38,17 @@ def environment(app: web.Application) -> jinja2.Environment:
     )
 
 
-def setup(app: web.Application, service: Service) -> None:
+def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     """Add the pages, the static files and the middlewares to ``app``.
 
     Raises ``bot.web.security.MissingSecretError`` when a real deployment has no session secret.
     """
-    public_url = service.config.service.public_url
+    config = runtime.services.config
+    public_url = config.service.public_url
     app[CONTEXT] = WebContext(
-        service=service,
-        signer=Signer(session_key(service.config)),
-        secure_cookies=public_url.startswith("https://")
-        and not service.config.service.uses_sandbox,
+        runtime=runtime,
+        signer=Signer(session_key(config)),
+        secure_cookies=public_url.startswith("https://") and not config.service.uses_sandbox,
     )
     environment(app)
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])

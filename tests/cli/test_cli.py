@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.launch import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

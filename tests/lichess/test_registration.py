@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.app import bootstrap
 from bot.config import Config
 from bot.lichess.client import LichessClient
-from bot.registration import check_registrations
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from bot.td import add_player, create_tournament
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, normalise_username
 from storage.db import Database
@@ -77,17 +76,19 @@ async def test_eligibility_and_seeding_match_hand_computed_values(
         "Gina", created_at=dt.datetime(2019, 1, 1, tzinfo=UTC), title="BOT", tos_violation=True
     )
     config = Config()
-    async with db.uow() as uow:
-        await create_tournament(uow, config, now=clock.now(), actor="t")
-        for name in ("Eve", "Frank", "Gina", "Nobody404"):
-            await add_player(uow, config, name, seed_rating=None, now=clock.now(), actor="t")
-        await uow.commit()
     async with LichessClient(
         base_url=sandbox_url, token=bot_token, clock=clock, timeout=10
     ) as client:
+        services = bootstrap(config, clock=clock, db=db, lichess=client)
+        async with db.uow() as uow:
+            await services.tournament.create(uow, now=clock.now(), actor="t")
+            for name in ("Eve", "Frank", "Gina", "Nobody404"):
+                await services.players.add(uow, name, seed_rating=None, now=clock.now(), actor="t")
+            await uow.commit()
+        assert services.registration is not None
         checks = {
             c.username: c
-            for c in await check_registrations(db, client, config, now=clock.now(), actor="td")
+            for c in await services.registration.check_all(now=clock.now(), actor="td")
         }
 
     eve = checks["Eve"]

@@ -10,11 +10,11 @@ from fractions import Fraction
 
 from lichess_helpers import until
 
-from bot.app import Hooks, Service
+from bot.app import Service
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from bot.td import match_state
+from bot.views.scores import match_state
 from rules.core.colour import Colour
 from rules.core.model import GameStatus
 from storage.db import Database
@@ -44,7 +44,7 @@ async def service(db: Database, url: str, token: str, clock: FakeClock) -> Async
         service=ServiceConfig(database_url=db.url, lichess_url=url),
         secrets=Secrets(lichess_token=token),
     )
-    async with Service(config, clock=clock, hooks=Hooks(), serve_web=False) as svc:
+    async with Service(config, clock=clock, serve_web=False) as svc:
         task = asyncio.create_task(svc.run())
         try:
             async with asyncio.timeout(10):
@@ -83,7 +83,7 @@ async def test_a_game_is_stored_once_through_drops_repeats_and_outages(
     state.knobs.repeat_lines = True
     async with service(db, sandbox_url, bot_token, clock) as svc:
         first = state.start_game(white="Alice", black="Bob")
-        await until(lambda: svc.intake.recorded >= 1)
+        await until(lambda: svc.services.intake.recorded >= 1)
         state.drop_streams()  # the stream drops mid-game
         await clock.wait_for_sleepers(1)
         state.knobs.stream_unavailable = True

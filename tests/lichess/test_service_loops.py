@@ -18,7 +18,7 @@ import pytest
 from lichess_helpers import until
 from test_service_intake import published_match, service
 
-from bot.app import Hooks, Service
+from bot.app import Service
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import Firing
@@ -111,8 +111,9 @@ async def test_a_failing_deadline_handler_is_logged_and_retried_while_the_rest_r
         service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
         secrets=Secrets(lichess_token=bot_token),
     )
-    hooks = Hooks(deadline_handlers={"reply_reminder": flaky})
-    async with Service(config, clock=clock, hooks=hooks, serve_web=False) as svc:
+    async with Service(
+        config, clock=clock, serve_web=False, deadline_handlers={"reply_reminder": flaky}
+    ) as svc:
         async with svc.db.uow() as uow:
             await uow.deadlines.add(
                 DeadlineRow(

@@ -30,23 +30,30 @@ from typing import Any, Literal
 from aiohttp import web
 from sqlalchemy import select
 
-from bot import qualification as quals
-from bot import stages
-from bot.app import SANDBOX_BOT_TOKEN, Service
+from bot.app import Service, bootstrap
 from bot.config import Config
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
-from bot.demo.driver import InProcessService, SeasonDriver, ServicePort, SettleError
+from bot.demo.driver import (
+    InProcessService,
+    SeasonDriver,
+    ServicePort,
+    SettleError,
+    SettleWatch,
+)
 from bot.demo.remote import ClockFeed, RemotePort, ServiceProcess
 from bot.demo.report import Reporter
 from bot.demo.roster import make_roster, seed_history
 from bot.demo.season import demo_config
+from bot.launch import SANDBOX_BOT_TOKEN, bundled_sandbox, prepare_sandbox
 from bot.lichess.client import LichessClient
-from bot.registration import check_registrations
 from bot.runtime.clock import FakeClock
-from bot.runtime.outbox import SENDABLE
+from bot.runtime.outbox import SENDABLE_KINDS
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
-from bot.td import add_player, create_tournament
+from bot.service.services import Services
+from bot.service.stages.armageddon import set_salt_secret
+from bot.views.candidates import candidates_view
+from bot.views.qualification import standings as qualification_standings
 from rules.core.model import PlayerId, normalise_username
 from storage import migrate
 from storage.db import Database
@@ -272,41 +279,29 @@ def service_toml(config: Config, *, lichess_url: str, clock_url: str, web_port: 
     return "\n".join(lines) + "\n"
 
 
-async def _register(
-    db: Database, client: LichessClient, config: Config, world: World, now: dt.datetime
-) -> None:
+async def _register(db: Database, services: Services, world: World, now: dt.datetime) -> None:
     async with db.uow() as uow:
-        await create_tournament(uow, config, now=now, actor=world.td)
-        await stages.set_salt_secret(uow, f"demo-seed-{world.seed}")
+        await services.tournament.create(uow, now=now, actor=world.td)
+        await set_salt_secret(uow, f"demo-seed-{world.seed}")
         for player in world.roster.players:
-            await add_player(
-                uow, config, player.username, seed_rating=None, now=now, actor=world.td
+            await services.players.add(
+                uow, player.username, seed_rating=None, now=now, actor=world.td
             )
         await uow.commit()
-    await check_registrations(db, client, config, now=now, actor=world.td)
-
-
-def _prepare_sandbox(sandbox: SandboxState, config: Config) -> None:
-    """What ``Service`` does to the sandbox it starts, for a sandbox the driver serves."""
-    bot = config.service.bot_account
-    sandbox.add_token(bot, token=SANDBOX_BOT_TOKEN)
-    for td in config.tournament.tds:
-        if PlayerId(td.lower()) not in sandbox.users:
-            sandbox.add_user(td)
-    if config.tournament.team:
-        sandbox.make_team(config.tournament.team, leaders=[bot])
+    assert services.registration is not None
+    await services.registration.check_all(now=now, actor=world.td)
 
 
 async def _outcome(
     db: Database, config: Config, td: TDActor, sandbox: SandboxState
 ) -> dict[str, Any]:
     async with db.uow() as uow:
-        table = await quals.standings(uow, config.rules)
+        table = await qualification_standings(uow, config.rules)
         standings = [
             f"{r.rank} {r.username} {r.match_points} {r.buchholz_median} {r.progressive}"
             for r in table.rows
         ]
-        for pool in await stages.candidates_view(uow, config):
+        for pool in await candidates_view(uow, config):
             standings.append(json.dumps(pool, sort_keys=True, default=str))
         rounds = {
             r.id: (r.stage_id, r.number)
@@ -340,7 +335,9 @@ async def _outcome(
         )  # fmt: skip
         outbox = list(
             (
-                await uow.session.execute(select(OutboxRow).where(OutboxRow.kind.in_(SENDABLE)))
+                await uow.session.execute(
+                    select(OutboxRow).where(OutboxRow.kind.in_(SENDABLE_KINDS))
+                )
             ).scalars()
         )
     sent: Counter[tuple[str, str]] = Counter()
@@ -403,7 +400,7 @@ async def season(
         process: ServiceProcess | None = None
         port: ServicePort
         if mode == "crash":
-            _prepare_sandbox(sandbox, config)
+            prepare_sandbox(sandbox, config)
             feed = ClockFeed(clock)
             sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
             stack.push_async_callback(sandbox_runner.cleanup)
@@ -442,11 +439,18 @@ async def season(
                 process=process, feed=feed, kill_at=kill_at, rng=rng,
             )  # fmt: skip
         else:
+            watch = SettleWatch()
             service = await stack.enter_async_context(
-                Service(config, clock=clock, sandbox_state=sandbox, serve_web=False)
+                Service(
+                    config,
+                    clock=clock,
+                    sandbox=bundled_sandbox(sandbox),
+                    serve_web=False,
+                    watch=watch,
+                )
             )
             db, client = service.db, service.lichess
-            port = InProcessService(service)
+            port = InProcessService(service, watch)
             if mode == "faults":
                 driver = FaultDriver(db, clock, port, [], settle_timeout=settle_timeout,
                                      sandbox=sandbox, rng=rng)  # fmt: skip
@@ -455,13 +459,14 @@ async def season(
             tasks = await stack.enter_async_context(asyncio.TaskGroup())
             runner = tasks.create_task(service.run(), name="service")
             stack.callback(runner.cancel)
+        services = bootstrap(config, clock=clock, db=db, lichess=client)
         world = World(
-            db=db, config=config, seed=seed, roster=roster, sandbox=sandbox,
+            db=db, config=config, services=services, seed=seed, roster=roster, sandbox=sandbox,
             notes=Reporter(write=None), poke=port.poke, on_game=driver.expect,
         )  # fmt: skip
         td = TDActor(world)
         driver.actors = [td, MatchActor(world), GameActor(world)]
-        await _register(db, client, config, world, clock.now())
+        await _register(db, services, world, clock.now())
         try:
             await driver.run(finished=td)
         except SettleError:

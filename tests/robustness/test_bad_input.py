@@ -2,9 +2,9 @@
 
 Each input either works or is refused with one clear sentence; nothing crashes, and a refusal
 leaves every table exactly as it was (a dump of all tables before and after). The texts go
-through ``bot.weekly.handle_text`` on a real database (the web match room's door, and the TD
-relay's), the command lines through ``bot.cli.main`` in-process, the config files through
-``bot.config.load_config``.
+through the one door for a player's text (``services.texts``) on a real database (the web match
+room's door, and the TD relay's), the command lines through ``bot.launch.main`` in-process, the
+config files through ``bot.config.load_config``.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import event
 
-from bot import weekly
-from bot.cli import build_parser, main
+from bot.cli import build_parser
 from bot.config import ConfigError, load_config
+from bot.launch import main
 from storage.db import Database
 from tests.robustness.dump import dump_tables
 from tests.weekly.harness import Week
@@ -86,10 +86,9 @@ async def test_generated_player_texts_are_answered_and_refusals_change_nothing(
     for player, text in batch:
         async with week.db.uow() as uow:
             writes.statements.clear()
-            reply = await weekly.handle_text(
-                uow, week.config, match_id=match_id, player=player, text=text,
-                now=week.clock.now(), via="web",
-            )  # fmt: skip
+            reply = await week.services.texts.handle(
+                uow, match_id=match_id, player=player, text=text, now=week.clock.now(), via="web"
+            )
             assert reply.text.strip(), (player, text)
             assert "Traceback" not in reply.text
             if reply.ok:

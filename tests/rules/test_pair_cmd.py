@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.launch import main
 
 DATA = Path(__file__).parent.parent / "data"
 

@@ -8,20 +8,25 @@ import random
 import pytest
 from sqlalchemy import select
 
-from bot import stages
-from bot.app import Hooks
 from bot.config import Config
-from bot.intake import GameIntake
+from bot.errors import OperationError
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
-from bot.td import OperationError
+from bot.service.results import refresh_match
+from bot.service.stages.registry import AdvanceReport
+from bot.views.bracket import armageddon_view, load_bracket
+from bot.views.candidates import pool_entries, pool_tables
+from bot.views.qualification import standings
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
+from rules.stages.armageddon import ArmageddonError
+from rules.stages.candidates import Pool
 from rules.talk import commands
 from storage.db import Database
 from storage.models import DeadlineRow, MatchRow
 from storage.repo_weekly import WeeklyRepository
+from tests.factories import services_for
 from tests.stages.helpers import (
     config_for,
     draws,
@@ -30,6 +35,7 @@ from tests.stages.helpers import (
     pair_qualification,
     play,
     register,
+    services,
     tuesday,
 )
 
@@ -41,16 +47,20 @@ async def _qualification_done(db: Database, config: Config, *, rounds: int = 5) 
             await play(db, match_id, first_wins())
 
 
-async def _advance(db: Database, config: Config, now: dt.datetime) -> stages.AdvanceReport:
+async def _advance(db: Database, config: Config, now: dt.datetime) -> AdvanceReport:
     async with db.uow() as uow:
-        report = await stages.advance(uow, config, now=now, actor="odmwnd", rng=random.Random(1))
+        report = await services(db, config).progression.advance(
+            uow, now=now, actor="odmwnd", rng=random.Random(1)
+        )
         await uow.commit()
     return report
 
 
 async def _approve(db: Database, config: Config, stage: StageKind, now: dt.datetime) -> None:
     async with db.uow() as uow:
-        await stages.approve_round(uow, config, stage=stage, now=now, actor="odmwnd")
+        await services(db, config).stage_rounds.approve_round(
+            uow, stage=stage, now=now, actor="odmwnd"
+        )
         await uow.commit()
 
 
@@ -82,7 +92,7 @@ async def test_advance_lists_what_is_missing_and_changes_nothing(
     await play(db, ids[0], first_wins(3))
     async with db.uow() as uow:
         with pytest.raises(OperationError) as caught:
-            await stages.advance(uow, config, now=tuesday(1), actor="odmwnd")
+            await services(db, config).progression.advance(uow, now=tuesday(1), actor="odmwnd")
     text = str(caught.value)
     assert "is unfinished" in text
     assert "Round 5 is not paired yet" in text
@@ -100,13 +110,11 @@ async def test_candidates_are_the_qualifiers_in_the_regulation_pools(
     # Round 5 was published on 9 Nov: its own week, then the week's break (rules 4.2).
     assert report.earliest_publication == dt.date(2021, 11, 23)
     async with db.uow() as uow:
-        pools = await stages.pool_entries(uow)
-        from bot import qualification as quals
-
-        table = await quals.standings(uow, config.rules)
+        pools = await pool_entries(uow)
+        table = await standings(uow, config.rules)
     places = [row.player for row in table.rows]
-    upper = [e.player for e in pools[stages.Pool.UPPER]]
-    lower = [e.player for e in pools[stages.Pool.LOWER]]
+    upper = [e.player for e in pools[Pool.UPPER]]
+    lower = [e.player for e in pools[Pool.LOWER]]
     # rules 3.vi.2.1: upper 9, 8, 5, 4, 2; lower 10, 7, 6, 3, 1; seeded first.
     assert upper == ["pepsingaming", *(places[p - 1] for p in (2, 4, 5, 8, 9))]
     assert lower == ["grohochetgrom", *(places[p - 1] for p in (1, 3, 6, 7, 10))]
@@ -136,10 +144,10 @@ async def test_semifinals_pair_each_pool_winner_with_the_other_pools_second(
     assert report.entered is StageKind.SEMIFINAL
     assert report.earliest_publication == last + dt.timedelta(weeks=2)
     async with db.uow() as uow:
-        tables = await stages.pool_tables(uow, config)
-        bracket = await stages.load_bracket(uow)
-    upper = [r.player for r in tables[stages.Pool.UPPER][1]]
-    lower = [r.player for r in tables[stages.Pool.LOWER][1]]
+        tables = await pool_tables(uow, config)
+        bracket = await load_bracket(uow)
+    upper = [r.player for r in tables[Pool.UPPER][1]]
+    lower = [r.player for r in tables[Pool.LOWER][1]]
     assert bracket is not None
     sf1, sf2 = bracket.semifinals
     assert (sf1.white_first, sf1.black_first) == (upper[0], lower[1])
@@ -186,15 +194,9 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
         assert rnd is not None
         assert rnd.week_start is not None
         start = rnd.week_start + dt.timedelta(hours=20)
-    hooks = Hooks()
-    stages.register(hooks)
     clock = FakeClock(start)
-
-    async def changed(uow, match_id, outcome):  # type: ignore[no-untyped-def]
-        for hook in hooks.match_changed:
-            await hook(uow, match_id, outcome)
-
-    intake = GameIntake(db, config, clock, on_match_change=changed)
+    found = services_for(db, config, clock)
+    intake = found.intake
     for i in range(10):  # ten draws, colours alternating: level after 10 (rules 3.vii.2)
         white, black = (a, b) if i % 2 == 0 else (b, a)
         await intake(_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i)))
@@ -202,26 +204,26 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
         row = await uow.matches.get(sf1.id)
         assert row is not None
         assert row.state == "armageddon"
-        view = await stages.armageddon_view(uow, sf1.id)
+        view = await armageddon_view(uow, sf1.id, config.rules)
         assert view is not None
         assert view["phase"] == "bidding"
         dms = [m.body for m in await uow.outbox.list(kind="dm")]
         assert sum("sealed time offer" in body for body in dms) == 2
-        reply = await stages.armageddon_action(
-            uow, config, match_id=sf1.id, player=b, command=commands.Bid(100), now=clock.now()
+        reply = await found.armageddons.act(
+            uow, match_id=sf1.id, player=b, command=commands.Bid(100), now=clock.now()
         )
         assert "sealed" in reply
-        with pytest.raises(stages.ArmageddonError, match="already made"):
-            await stages.armageddon_action(
-                uow, config, match_id=sf1.id, player=b, command=commands.Bid(90), now=clock.now()
+        with pytest.raises(ArmageddonError, match="already made"):
+            await found.armageddons.act(
+                uow, match_id=sf1.id, player=b, command=commands.Bid(90), now=clock.now()
             )
-        public = await stages.armageddon_view(uow, sf1.id)
+        public = await armageddon_view(uow, sf1.id, config.rules)
         assert public is not None
         assert public["bids"] is None  # sealed until both are in or the deadline passes
         await uow.commit()
     # Nobody else bids: at the deadline b plays White with their own offer (a made none).
     clock.advance(dt.timedelta(hours=25))
-    runner = DeadlineRunner(db, clock, hooks.deadline_handlers)
+    runner = DeadlineRunner(db, clock, found.armageddons.handlers())
     await runner.fire_due()  # the week's own deadlines are due too; only the bids one matters here
     async with db.uow() as uow:
         fired = [
@@ -232,7 +234,7 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
         ]
     assert fired.count("armageddon_bids") == 1
     async with db.uow() as uow:
-        view = await stages.armageddon_view(uow, sf1.id)
+        view = await armageddon_view(uow, sf1.id, config.rules)
         assert view is not None
         assert (view["white"], view["white_seconds"], view["decided_by"]) == (
             b,
@@ -284,17 +286,13 @@ async def test_a_tied_final_week_is_played_again_with_colours_swapped(
     publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
     await _approve(db, config, StageKind.FINAL, publish)
     final = (await matches_of(db, StageKind.FINAL))[0]
-    hooks = Hooks()
-    stages.register(hooks).bind(config)
+    found = services(db, config)
     async with db.uow() as uow:
-        from bot.td import refresh_match
-
         await play(db, final.id, draws(12))
         state = await refresh_match(uow, final.id, now=publish)
         assert state.outcome is not None
         assert state.outcome.value == "repeat"
-        for hook in hooks.match_changed:
-            await hook(uow, final.id, state.outcome)
+        await found.match_listeners(uow, final.id, state.outcome)
         await uow.commit()
     weeks = sorted(await matches_of(db, StageKind.FINAL), key=lambda r: r.week)
     assert [(r.week, r.white_first, r.black_first) for r in weeks] == [
@@ -321,9 +319,8 @@ async def test_a_withdrawal_in_the_qualification_gives_the_unfinished_match_away
         row = await uow.matches.get(ids[0])
         assert row is not None
         leaver, opponent = row.white_first, row.black_first
-        preview = await stages.exit_player(
+        preview = await services(db, config).exits.exit_player(
             uow,
-            config,
             player=leaver,
             kind="withdrawal",
             reason="personal reasons",
@@ -345,9 +342,8 @@ async def test_a_withdrawal_in_the_qualification_gives_the_unfinished_match_away
         assert player is not None
         assert player.status == "withdrawn"
         with pytest.raises(OperationError, match="already left"):
-            await stages.exit_player(
+            await services(db, config).exits.exit_player(
                 uow,
-                config,
                 player=leaver,
                 kind="disqualification",
                 reason="again",
@@ -369,9 +365,8 @@ async def test_an_engine_mark_gives_every_finished_qualification_match_to_the_op
         cheater = "player01"
         for row in await uow.matches.for_player(cheater):
             won.append(row.id)
-        await stages.exit_player(
+        await services(db, config).exits.exit_player(
             uow,
-            config,
             player=cheater,
             kind="disqualification",
             reason="engine mark on Lichess",
@@ -387,9 +382,7 @@ async def test_an_engine_mark_gives_every_finished_qualification_match_to_the_op
             assert row.decided_by == "forfeit"
             winner = row.white_first if row.outcome == "first_wins" else row.black_first
             assert winner != cheater
-        from bot import qualification as quals
-
-        table = await quals.standings(uow, config.rules)
+        table = await standings(uow, config.rules)
         assert table.row(PlayerId(cheater)).match_points == 0
 
 
@@ -409,11 +402,10 @@ async def test_a_candidate_who_withdraws_has_every_game_disregarded(
         if row.state == "scheduled":
             await play(db, row.id, first_wins(6) + draws(4))
     async with db.uow() as uow:
-        pools = await stages.pool_entries(uow)
-        leaver = pools[stages.Pool.UPPER][1].player
-        preview = await stages.exit_player(
+        pools = await pool_entries(uow)
+        leaver = pools[Pool.UPPER][1].player
+        preview = await services(db, config).exits.exit_player(
             uow,
-            config,
             player=leaver,
             kind="withdrawal",
             reason="illness",
@@ -425,8 +417,8 @@ async def test_a_candidate_who_withdraws_has_every_game_disregarded(
     assert leaver in [r[1] for r in preview.before[0].rows]
     assert leaver not in [r[1] for r in preview.after[0].rows]
     async with db.uow() as uow:
-        tables = await stages.pool_tables(uow, config)
-        rows = tables[stages.Pool.UPPER][1]
+        tables = await pool_tables(uow, config)
+        rows = tables[Pool.UPPER][1]
         # Two round-1 matches remain among the other four; their opponent keeps nothing.
         assert sum(r.matches_played for r in rows) == 4
         first = next(
@@ -449,13 +441,12 @@ async def test_a_semifinalist_who_withdraws_is_replaced_by_the_next_in_their_poo
 ) -> None:
     sfs = await _semifinals_running(db, config)
     async with db.uow() as uow:
-        bracket = await stages.load_bracket(uow)
+        bracket = await load_bracket(uow)
         assert bracket is not None
         leaver = bracket.upper[0]
         third = bracket.upper[2]
-        preview = await stages.exit_player(
+        preview = await services(db, config).exits.exit_player(
             uow,
-            config,
             player=leaver,
             kind="disqualification",
             reason="two forfeits (rules 6.5)",
@@ -464,7 +455,7 @@ async def test_a_semifinalist_who_withdraws_is_replaced_by_the_next_in_their_poo
             actor="odmwnd",
         )
         await uow.commit()
-        bracket = await stages.load_bracket(uow)
+        bracket = await load_bracket(uow)
     assert bracket is not None
     assert bracket.semifinals[0].white_first == bracket.upper[1]
     assert bracket.semifinals[1].black_first == third

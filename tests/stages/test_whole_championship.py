@@ -1,9 +1,10 @@
 """A whole championship, registration to champion, through the CLI on SQLite and PostgreSQL.
 
 The qualification is paired by ``acwc round pair`` (the Dutch engine) and published by
-``acwc round approve``. Most games are entered with ``bot.td.record_result`` (the operation behind
-``acwc result record``) to keep the test fast; one match per stage goes through the CLI command
-itself. Every stage transition, publication, armageddon step and standings view is a CLI command.
+``acwc round approve``. Most games are entered with ``services.results.record`` (the operation
+behind ``acwc result record``) to keep the test fast; one match per stage goes through the CLI
+command itself. Every stage transition, publication, armageddon step and standings view is a CLI
+command.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import commands, main, qualification_cmd, stages_cmd
+from bot.launch import main
 from bot.runtime.clock import FakeClock
 from rules.core.ruleset import StageKind
 from storage.db import Database
@@ -55,12 +56,9 @@ def test_a_whole_championship_runs_to_a_champion(
         f'[tournament]\ntds = ["ODMWND", "Shiaxou"]\n[service]\ndatabase_url = "{url}"\n'
     )
     clock = FakeClock(tuesday(0))
-    monkeypatch.setattr(stages_cmd, "clock", clock)
-    monkeypatch.setattr(qualification_cmd, "clock", clock)
-    monkeypatch.setattr(commands, "clock", clock)
 
     def acwc(*args: str, code: int = 0) -> str:
-        got = main(list(args))
+        got = main(list(args), clock=clock)
         out, err = capsys.readouterr()
         assert got == code, f"acwc {' '.join(args)} -> {got}: {out}{err}"
         return out + err

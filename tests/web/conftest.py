@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.app import Service
+from bot.launch import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from tests.web.helpers import NOW, Browser, Site, make_config, seed
 
@@ -12,7 +13,9 @@ from tests.web.helpers import NOW, Browser, Site, make_config, seed
 @pytest.fixture
 async def site(database_url: str) -> AsyncIterator[Site]:
     clock = FakeClock(NOW)
-    async with Service(make_config(database_url), clock=clock, web_port=0) as service:
+    async with Service(
+        make_config(database_url), clock=clock, web_port=0, sandbox=bundled_sandbox()
+    ) as service:
         assert service.web_url is not None
         matches = await seed(service)
         yield Site(service=service, clock=clock, url=service.web_url, matches=matches)

@@ -14,10 +14,8 @@ import aiohttp
 
 from bot.app import Service
 from bot.config import Config, ServiceConfig, TournamentConfig
-from bot.qualification import fix_entrants
 from bot.runtime.clock import FakeClock
-from bot.td import add_player, create_tournament
-from bot.weekly import publish_round
+from bot.service.stages.qualification import fix_entrants
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from storage.convert import fraction_to_text
 from storage.db import Database
@@ -50,10 +48,11 @@ class Site:
 async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
     """A tournament, four players, round 1 of the qualification: Alice-Bob, Carol-Dave."""
     config = service.config
+    services = service.services
     async with service.db.uow() as uow:
-        tournament = await create_tournament(uow, config, now=NOW, actor=TD)
+        tournament = await services.tournament.create(uow, now=NOW, actor=TD)
         for i, name in enumerate(PLAYERS):
-            await add_player(uow, config, name, seed_rating=2200 - i * 10, now=NOW, actor=TD)
+            await services.players.add(uow, name, seed_rating=2200 - i * 10, now=NOW, actor=TD)
         stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
         assert stage is not None
         await fix_entrants(uow, stage, config.rules, now=NOW, actor=TD)
@@ -78,7 +77,7 @@ async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
             ids[f"{a}-{b}"] = row.id
         if publish:
             rnd.state = "approved"
-            await publish_round(uow, config, rnd, now=NOW, actor=TD)
+            await services.publication.publish_round(uow, rnd, now=NOW, actor=TD)
         await uow.commit()
     return ids
 

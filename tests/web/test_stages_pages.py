@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.td import record_result
 from rules.core.ruleset import StageKind
 from storage.models import RoundRow
 from tests.factories import stored_match
@@ -22,7 +21,7 @@ async def publish_round_of(site: Site, match_id: int) -> None:
 async def results(site: Site, match_id: int, *scores: str) -> None:
     async with site.db.uow() as uow:
         for number, result in enumerate(scores, start=1):
-            await record_result(
+            await site.service.services.results.record(
                 uow, match_id, game_number=number, result=result, reason="test", now=NOW, actor=TD
             )
         await uow.commit()

@@ -1,9 +1,9 @@
 """A whole service week on a real database, a sandbox Lichess over real HTTP and a fake clock.
 
-The :class:`Week` harness drives the same pieces the service runs: ``handle_text`` (as the web
-match room and the TD relay call it), the ``DeadlineRunner`` with the weekly feature's handlers,
-and the ``OutboxDispatcher`` sending through a real ``LichessClient`` to the sandbox, whose inbox
-the tests read.
+The :class:`Week` harness drives the same pieces the service runs, built by the composition root
+(``bot.app.bootstrap``): the one door for a player's text (as the web match room and the TD relay
+call it), the ``DeadlineRunner`` with the services' handlers, and the ``OutboxDispatcher`` sending
+through a real ``LichessClient`` to the sandbox, whose inbox the tests read.
 """
 
 from __future__ import annotations
@@ -15,26 +15,24 @@ from dataclasses import dataclass
 import pytest
 from aiohttp import web
 
-from bot import weekly
-from bot.app import Hooks, LichessMessenger
+from bot.app import LichessMessenger, bootstrap
 from bot.config import Config, ServiceConfig, TournamentConfig
-from bot.intake import GameIntake
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from bot.td import create_tournament
+from bot.service.services import Services
+from bot.service.weekly.texts import Reply
+from bot.views.match_room import MatchView, match_view
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
-from rules.core.scoring import Outcome
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, MatchRow, OutboxRow, PlayerRow, RoundRow
 from storage.repo_weekly import WeeklyRepository
-from storage.uow import UnitOfWork
 
 UTC = dt.UTC
 START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are published
@@ -63,8 +61,7 @@ class Week:
     clock: FakeClock
     state: SandboxState
     client: LichessClient
-    ctx: weekly.WeeklyContext
-    hooks: Hooks
+    services: Services
     runner: DeadlineRunner
     dispatcher: OutboxDispatcher
     games_played: int = 0
@@ -74,8 +71,8 @@ class Week:
         async with self.db.uow() as uow:
             tournament = await uow.tournaments.current()
             if tournament is None:
-                tournament = await create_tournament(
-                    uow, self.config, now=self.clock.now(), actor="test"
+                tournament = await self.services.tournament.create(
+                    uow, now=self.clock.now(), actor="test"
                 )
             stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
             assert stage is not None
@@ -111,16 +108,17 @@ class Week:
                     )
                 )
                 ids.append(row.id)
-            await weekly.publish_round(uow, self.config, rnd, now=self.clock.now(), actor="odmwnd")
+            await self.services.publication.publish_round(
+                uow, rnd, now=self.clock.now(), actor="odmwnd"
+            )
             await uow.commit()
         return ids
 
-    async def say(self, match_id: int, player: str, text: str, *, via: str = "web") -> weekly.Reply:
+    async def say(self, match_id: int, player: str, text: str, *, via: str = "web") -> Reply:
         """What the web match room does: handle the text, commit only if it changed state."""
         async with self.db.uow() as uow:
-            reply = await weekly.handle_text(
+            reply = await self.services.texts.handle(
                 uow,
-                self.config,
                 match_id=match_id,
                 player=player,
                 text=text,
@@ -131,9 +129,9 @@ class Week:
                 await uow.commit()
         return reply
 
-    async def view(self, match_id: int, viewer: str | None) -> weekly.MatchView:
+    async def view(self, match_id: int, viewer: str | None) -> MatchView:
         async with self.db.uow() as uow:
-            return await weekly.match_view(
+            return await match_view(
                 uow, self.config, match_id=match_id, viewer=viewer, now=self.clock.now()
             )
 
@@ -191,10 +189,6 @@ class Week:
             assert row is not None
             return row
 
-    async def _changed(self, uow: UnitOfWork, match_id: int, outcome: Outcome | None) -> None:
-        for hook in self.hooks.match_changed:
-            await hook(uow, match_id, outcome)
-
     async def play(
         self,
         white: str,
@@ -206,7 +200,7 @@ class Week:
         status: GameStatus = GameStatus.VARIANT_END,
     ) -> Game:
         """A finished 2+5 rated antichess game through the game intake (as the stream
-        delivers it), with the weekly feature's match hooks."""
+        delivers it), with the match listeners."""
         self.games_played += 1
         game = Game(
             id=GameId(f"g{self.games_played:07d}"),
@@ -222,8 +216,7 @@ class Week:
             last_move_at=start + dt.timedelta(minutes=minutes),
         )
         self.clock.set(max(self.clock.now(), game.last_move_at or start))
-        intake = GameIntake(self.db, self.config, self.clock, on_match_change=self._changed)
-        await intake(game)
+        await self.services.intake(game)
         return game
 
     async def add_game(self, match_id: int, game: GameRow) -> None:
@@ -274,12 +267,10 @@ def build_week(
     db: Database, clock: FakeClock, sandbox: SandboxState, client: LichessClient
 ) -> Week:
     config = make_config()
-    hooks = Hooks()
-    ctx = weekly.register(hooks)
-    ctx.bind(config=config, now=clock.now, statuses=client.get_statuses)
-    runner = DeadlineRunner(db, clock, hooks.deadline_handlers)
+    services = bootstrap(config, clock=clock, db=db, lichess=client)
+    runner = DeadlineRunner(db, clock, services.deadline_handlers)
     dispatcher = OutboxDispatcher(db, LichessMessenger(client), clock)
-    return Week(db, config, clock, sandbox, client, ctx, hooks, runner, dispatcher)
+    return Week(db, config, clock, sandbox, client, services, runner, dispatcher)
 
 
 @pytest.fixture

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import weekly
-from bot.cli import main
+from bot.launch import main
 from tests.weekly.harness import Week, at
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
@@ -114,9 +113,8 @@ async def test_forum_drafts_are_listed_and_marked_posted(week: Week, acwc: Run) 
 async def test_relayed_text_acts_for_the_player_and_names_the_td(week: Week) -> None:
     (match_id,) = await week.publish(("alice", "bob"))
     async with week.db.uow() as uow:
-        reply = await weekly.handle_text(
+        reply = await week.services.texts.handle(
             uow,
-            week.config,
             match_id=match_id,
             player="alice",
             text="offer thu 18:00",

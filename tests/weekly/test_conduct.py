@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import weekly
-from bot.td import OperationError
+from bot.errors import OperationError
 from rules.core.model import PlayerId
 from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
@@ -50,9 +49,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     assert "already claimed" in again.text
 
     async with week.db.uow() as uow:
-        await weekly.decide_claim(
+        await week.services.decisions.decide_claim(
             uow,
-            week.config,
             match_id,
             winner="alice",
             reason="bob did not show",
@@ -80,9 +78,8 @@ async def test_dismissed_claim_leaves_the_match_open(week: Week) -> None:
     await week.until(at(14, 18, 21))
     assert (await week.say(match_id, "bob", "claim win")).changed
     async with week.db.uow() as uow:
-        await weekly.decide_claim(
+        await week.services.decisions.decide_claim(
             uow,
-            week.config,
             match_id,
             winner=None,
             reason="alice had a power cut",
@@ -156,9 +153,8 @@ async def test_second_forfeit_in_another_match_leads_to_disqualification_once_co
     assert (await week.say(second, "carol", "claim win")).changed
     assert not [a for a in await week.alerts() if "rules 6.5" in a]
     async with week.db.uow() as uow:
-        await weekly.decide_claim(
+        await week.services.decisions.decide_claim(
             uow,
-            week.config,
             second,
             winner="carol",
             reason="no-show",
@@ -172,11 +168,11 @@ async def test_second_forfeit_in_another_match_leads_to_disqualification_once_co
     assert "acwc dq confirm alice" in dq_alerts[0]
     async with week.db.uow() as uow:
         with pytest.raises(OperationError, match="bob has forfeits in 1 match"):
-            await weekly.confirm_disqualification(
-                uow, week.config, "bob", reason="x", now=week.clock.now(), actor="odmwnd"
+            await week.services.conduct.confirm_disqualification(
+                uow, "bob", reason="x", now=week.clock.now(), actor="odmwnd"
             )
-        exit_row = await weekly.confirm_disqualification(
-            uow, week.config, "Alice", reason="two forfeits", now=week.clock.now(), actor="odmwnd"
+        exit_row = await week.services.conduct.confirm_disqualification(
+            uow, "Alice", reason="two forfeits", now=week.clock.now(), actor="odmwnd"
         )
         await uow.commit()
     assert exit_row is not None
@@ -191,8 +187,8 @@ async def test_second_forfeit_in_another_match_leads_to_disqualification_once_co
         assert player.status == "disqualified"
         audit = [a.action for a in await uow.audit.list(player="alice")]
         with pytest.raises(OperationError, match="already left"):
-            await weekly.confirm_disqualification(
-                uow, week.config, "alice", reason="again", now=week.clock.now(), actor="odmwnd"
+            await week.services.conduct.confirm_disqualification(
+                uow, "alice", reason="again", now=week.clock.now(), actor="odmwnd"
             )
     assert "player.disqualify" in audit
     assert "You are disqualified" in (await week.dms_to("alice"))[-1]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from bot import weekly
-from bot.qualification import match_results
+from bot.views.qualification import match_results
+from bot.views.timeline import timeline
 from rules.core.model import PlayerId
 from rules.core.scoring import HALF
+from storage.match_log import replay
 from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 
@@ -73,9 +74,8 @@ async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fa
     assert "alice: offered Wed 13 Oct 09:00 UTC, Thu 14 Oct 09:00 UTC" in alert
     assert f"acwc fault decide {match_id} --at-fault alice|bob|--nobody" in alert
     async with week.db.uow() as uow:
-        await weekly.decide_fault(
+        await week.services.decisions.decide_fault(
             uow,
-            week.config,
             match_id,
             at_fault="Bob",
             reason="ignored offers",
@@ -89,7 +89,7 @@ async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fa
     reply = await week.say(match_id, "alice", "choose sun 18:00")
     assert reply.ok
     async with week.db.uow() as uow:
-        entries = await weekly.timeline(uow, match_id)
+        entries = await timeline(uow, match_id)
     kinds = [e.kind for e in entries]
     assert "td_decision" in kinds
     assert "fault.decide" in kinds  # the audit entry, with the TD as actor
@@ -104,9 +104,8 @@ async def test_tds_find_nobody_at_fault_and_the_match_is_tied_without_forfeits(
     await week.say(match_id, "bob", "offer wed 21:00, thu 21:00, fri 21:00")
     await week.until(at(16, 1))
     async with week.db.uow() as uow:
-        await weekly.decide_fault(
+        await week.services.decisions.decide_fault(
             uow,
-            week.config,
             match_id,
             at_fault=None,
             reason="both were travelling",
@@ -133,7 +132,7 @@ async def test_replay_rebuilds_the_same_negotiation(week: Week) -> None:
     await week.say(match_id, "alice", "accept change")
     async with week.db.uow() as uow:
         events = await WeeklyRepository(uow.session).events(match_id)
-        n = weekly.replay(events, week.config.rules)
+        n = replay(events, week.config.rules)
     assert n.agreement is not None
     assert n.agreement.time == at(15, 21)
     assert [o.number for o in n.offers if o.is_withdrawn] == [1]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from bot import weekly
 from storage.models import AuditRow, DeadlineRow, OutboxRow
 from storage.models_weekly import MatchEventRow
 from tests.weekly.harness import Week
@@ -125,8 +124,8 @@ async def test_refusal_says_why_and_writes_nothing(
         assert (await week.say(match_id, who, said)).changed
     async with week.db.uow() as uow:
         before = await _counts(week, uow)
-        reply = await weekly.handle_text(
-            uow, week.config, match_id=match_id, player=player, text=text, now=week.clock.now()
+        reply = await week.services.texts.handle(
+            uow, match_id=match_id, player=player, text=text, now=week.clock.now()
         )
         assert await _counts(week, uow) == before  # not even flushed
     assert not reply.ok

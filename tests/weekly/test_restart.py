@@ -45,7 +45,7 @@ async def test_overdue_deadline_fires_once_after_a_restart_and_its_messages_go_o
     # A new service over the same database.
     db = Database(week.db.url)
     try:
-        runner = DeadlineRunner(db, week.clock, week.hooks.deadline_handlers)
+        runner = DeadlineRunner(db, week.clock, week.services.deadline_handlers)
         dispatcher = OutboxDispatcher(db, LichessMessenger(week.client), week.clock)
         restarted = asyncio.create_task(runner.run())
         await _until(lambda: runner.fired >= 1)

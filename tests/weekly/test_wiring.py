@@ -8,15 +8,17 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import weekly
 from bot.app import Service
 from bot.config import ServiceConfig
+from bot.launch import bundled_sandbox
 from bot.runtime.clock import FakeClock
+from bot.views.timeline import timeline
 from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET
 from rules.week.calendar import match_week
 from rules.week.negotiation import start_negotiation
+from storage.match_log import apply_step, replay
 from storage.models_weekly import MatchEventRow
 from tests.weekly.harness import START, Week, at, make_config
 
@@ -29,17 +31,16 @@ async def test_service_start_binds_the_handlers_to_its_config_clock_and_lichess(
         config, service=ServiceConfig(database_url=database_url, public_url="https://x.example")
     )
     clock = FakeClock(START)
-    async with Service(config, clock=clock, serve_web=False) as service:
-        handler = service.hooks.deadline_handlers["offers_check"]
-        ctx = handler.__self__  # type: ignore[attr-defined]
-        assert isinstance(ctx, weekly.WeeklyContext)
-        assert ctx.config is service.config
-        assert ctx.statuses is not None
-        assert ctx.now is not None
-        assert ctx.now() == START
-        statuses = await ctx.statuses([config.service.bot_account])
+    async with Service(config, clock=clock, serve_web=False, sandbox=bundled_sandbox()) as service:
+        deadlines = service.services.weekly_deadlines
+        assert service.services.deadline_handlers["offers_check"] == deadlines.on_offers_check
+        assert deadlines.config is service.config
+        assert deadlines.clock is service.clock
+        assert deadlines.clock.now() == START
+        assert deadlines.presence is not None
+        statuses = await deadlines.presence([config.service.bot_account])
         assert [s.id for s in statuses] == [config.service.bot_account]
-        assert ctx.on_match_changed in service.hooks.match_changed
+        assert deadlines.on_match_changed in service.services.match_listeners.listeners
 
 
 async def test_visitors_see_the_schedule_but_no_claims_and_no_actions(week: Week) -> None:
@@ -75,7 +76,7 @@ async def test_private_report_reaches_only_the_tds(week: Week) -> None:
     assert not [b for b in await week.dms_to("bob") if "instantly" in b]
     async with week.db.uow() as uow:
         audit = await uow.audit.list()
-        entries = await weekly.timeline(uow, match_id)
+        entries = await timeline(uow, match_id)
     assert not [a for a in audit if "instantly" in str(a.details)]
     assert not [e for e in entries if "instantly" in e.text]
 
@@ -146,7 +147,7 @@ def test_replaying_the_accepted_steps_rebuilds_the_live_negotiation(
         now += dt.timedelta(minutes=minutes)
         data = _data(kind, arg)
         try:
-            stepped = weekly._apply_step(live, kind, player, now, data, DEFAULT_RULESET)
+            stepped = apply_step(live, kind, player, now, data, DEFAULT_RULESET)
         except RulesError:
             continue  # refused: nothing goes into the log
         live = stepped.negotiation
@@ -155,4 +156,4 @@ def test_replaying_the_accepted_steps_rebuilds_the_live_negotiation(
                 match_id=1, week=1, seq=len(log) + 1, at=now, actor=player, kind=kind, data=data
             )
         )
-    assert weekly.replay(reversed(log), DEFAULT_RULESET) == live
+    assert replay(reversed(log), DEFAULT_RULESET) == live

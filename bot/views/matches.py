@@ -1,7 +1,8 @@
-"""Read models for the pages: stored rows turned into what a template shows.
+"""Matches and rounds as the pages and the desk show them: each match's line with its score and
+games, the published rounds, a player's matches, the knockout's matches.
 
-Scores are recomputed from the counted games every time (bot.td.match_state), never read from a
-stored total. Nothing here writes.
+Scores are recomputed from the counted games every time (:mod:`bot.views.scores`), never read
+from a stored total. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bot.td import match_state
+from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import format_points
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow

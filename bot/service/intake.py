@@ -1,72 +1,47 @@
 """Game intake: every game the stream or a backfill delivers is recorded once, by Lichess id.
 
-A game between two paired players is classified against their open match (rules/week/intake.py). A
-counted game updates the match (score, clinch, completion, all recomputed from the stored games);
-a refused one is stored with its reason, and the TDs get an alert where they should see it. The
-same game arriving twice, late, or out of order changes nothing the second time.
+A game between two paired players is classified against their open match (rules/week/intake.py).
+A counted game updates the match (score, clinch, completion, all recomputed from the stored
+games) and the match listeners run; a refused one is stored with its reason, and the TDs get an
+alert where they should see it. The same game arriving twice, late, or out of order changes
+nothing the second time. A game of a tied knockout match waiting for its armageddon goes to the
+armageddon's own intake (another clock, rules 3.ix).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-
-from sqlalchemy import and_, bindparam, or_, select
+from typing import Protocol
 
 from bot.config import Config
+from bot.notify import Notifier
+from bot.notify import keys as notice
 from bot.runtime.clock import Clock
-from bot.td import refresh_match
-from rules.core.model import Game, PlayerId
-from rules.core.scoring import Outcome
+from bot.service.results import MatchChanged, refresh_match
+from rules.core.model import Game
 from rules.week.intake import Accepted, MatchContext, Refused, classify_game
-from storage.convert import game_row_values, to_match
+from storage.convert import to_match
 from storage.db import Database
-from storage.models import GameRow, MatchRow, RoundRow
+from storage.models import MatchRow
 from storage.uow import UnitOfWork
+
+__all__ = ["ArmageddonIntake", "GameIntake"]
 
 log = logging.getLogger(__name__)
 
-MatchChanged = Callable[[UnitOfWork, int, Outcome | None], Awaitable[None]]
-"""Called inside the intake's transaction when a game changed a match's score or state."""
 
-OPEN_STATES = ("scheduled", "in_progress", "repeat", "armageddon")
+class ArmageddonIntake(Protocol):
+    """Takes a game of a match in state ``armageddon``; True when it stored something."""
 
-
-_MATCHES_BETWEEN = (
-    select(MatchRow, RoundRow)
-    .join(RoundRow, RoundRow.id == MatchRow.round_id)
-    .where(
-        or_(
-            and_(MatchRow.white_first == bindparam("a"), MatchRow.black_first == bindparam("b")),
-            and_(MatchRow.white_first == bindparam("b"), MatchRow.black_first == bindparam("a")),
-        )
-    )
-    .order_by(MatchRow.id.desc())
-)
-
-
-async def matches_between(
-    uow: UnitOfWork, a: PlayerId, b: PlayerId
-) -> Sequence[tuple[MatchRow, RoundRow]]:
-    """Every match of the pair with its round, newest first (one statement, built once: the
-    intake asks this for every game the stream delivers)."""
-    result = await uow.session.execute(_MATCHES_BETWEEN, {"a": a, "b": b})
-    return [(m, r) for m, r in result.all()]
-
-
-async def td_alert(
-    uow: UnitOfWork, config: Config, *, now: dt.datetime, key: str, text: str
-) -> None:
-    """One DM per TD per event (DESIGN.md); ``key`` makes a repeated event queue nothing."""
-    for td in config.tournament.tds:
-        await uow.outbox.enqueue(
-            now=now, kind="td_alert", recipient=td, body=text, dedupe_key=f"{key}:{td.lower()}"
-        )
+    async def take(
+        self, uow: UnitOfWork, row: MatchRow, game: Game, *, now: dt.datetime, source: str = ...
+    ) -> bool: ...
 
 
 class GameIntake:
-    """The ``on_game`` callback of the games watcher."""
+    """The ``on_game`` callback of the games watcher: ``await intake(game)`` records it in a
+    transaction of its own and says whether stored state changed."""
 
     def __init__(
         self,
@@ -74,31 +49,28 @@ class GameIntake:
         config: Config,
         clock: Clock,
         *,
-        on_match_change: MatchChanged | None = None,
-        after_commit: Callable[[], None] | None = None,
+        notifier: Notifier,
+        on_match_change: MatchChanged,
+        armageddon: ArmageddonIntake,
     ) -> None:
         self.db = db
         self.config = config
         self.clock = clock
+        self.notifier = notifier
         self.on_match_change = on_match_change
-        self.after_commit = after_commit
+        self.armageddon = armageddon
         self.recorded = 0
-        self.after_game: Callable[[Game], None] | None = None
-        """Called once each delivered game is dealt with and committed (the demo waits on it)."""
 
-    async def __call__(self, game: Game) -> None:
+    async def __call__(self, game: Game) -> bool:
         async with self.db.uow() as uow:
             changed = await self.record(uow, game)
             await uow.commit()
-        if changed and self.after_commit is not None:
-            self.after_commit()
-        if self.after_game is not None:
-            self.after_game(game)
+        return changed
 
     async def _context(self, uow: UnitOfWork, game: Game) -> tuple[MatchRow, MatchContext] | None:
         """The pair's match whose week holds the game, else their latest published match."""
         options: list[tuple[MatchRow, MatchContext]] = []
-        for row, rnd in await matches_between(uow, game.white, game.black):
+        for row, rnd in await uow.matches.between(game.white, game.black):
             if rnd.week_start is None or rnd.week_end is None:
                 continue  # not published yet: no game can belong to it
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
@@ -131,31 +103,13 @@ class GameIntake:
             return False
         row, context = found
         if row.state == "armageddon":
-            # The tied knockout match waits for its armageddon game, which has another clock
-            # (rules 3.ix): the stages feature checks and records it. Imported here because
-            # bot.stages imports this module.
-            from bot.stages import armageddon_game
-
-            return await armageddon_game(uow, self.config, row, game, now=now)
+            return await self.armageddon.take(uow, row, game, now=now)
         decision = classify_game(game, context, ruleset=self.config.rules)
-        values = game_row_values(game)
         counted = isinstance(decision, Accepted) and decision.is_final
         refusal = decision.reason.value if isinstance(decision, Refused) else None
-        if existing is None:
-            await uow.games.add(
-                GameRow(
-                    **values,
-                    match_id=row.id,
-                    counted=counted,
-                    refusal=refusal,
-                    source="lichess",
-                    recorded_at=now,
-                )
-            )
-        else:
-            for key, value in values.items():
-                setattr(existing, key, value)
-            existing.counted, existing.refusal, existing.recorded_at = counted, refusal, now
+        stored = await uow.games.store(
+            game, match_id=row.id, counted=counted, refusal=refusal, source="lichess", now=now
+        )
         self.recorded += 1
         await self._alerts(uow, row, decision, now)
         await uow.audit.record(
@@ -164,15 +118,14 @@ class GameIntake:
             action="game.counted" if counted else ("game.refused" if refusal else "game.seen"),
             match_id=row.id,
             reason=refusal,
-            details={"game": game.id, "status": game.status.value, "winner": values["winner"]},
+            details={"game": game.id, "status": game.status.value, "winner": stored.winner},
         )
         if counted:
             before = row.outcome
             state = await refresh_match(uow, row.id, now=now)
-            if self.on_match_change is not None:
-                await self.on_match_change(
-                    uow, row.id, state.outcome if row.outcome != before else None
-                )
+            await self.on_match_change(
+                uow, row.id, state.outcome if row.outcome != before else None
+            )
         return True
 
     async def _alerts(
@@ -188,7 +141,9 @@ class GameIntake:
                 f"{game.clock_limit}+{game.clock_increment}). "
                 f"If it should count: acwc result record {row.id} --game N --result R --reason ..."
             )
-            await td_alert(uow, self.config, now=now, key=f"intake:{game.id}", text=text)
+            await self.notifier.td_alert(
+                uow, now=now, text=text, key=notice.game_refused(game.id, row.id)
+            )
         elif isinstance(decision, Accepted) and decision.alert_td and decision.is_final:
             facts = ", ".join(a.value.replace("_", " ") for a in decision.alerts)
             text = (
@@ -196,4 +151,6 @@ class GameIntake:
                 f"look: {facts}. To change it: acwc result record {row.id} --game N --result R "
                 "--reason ..."
             )
-            await td_alert(uow, self.config, now=now, key=f"intake-alert:{game.id}", text=text)
+            await self.notifier.td_alert(
+                uow, now=now, text=text, key=notice.game_flagged(game.id, row.id)
+            )

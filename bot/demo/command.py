@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bot.cli import CliError, command
-from bot.config import Config
-from bot.demo.season import DemoOptions, run_season
+from bot.cli import Cli, CliError, command
 from storage.db import DatabaseURLError, check_url
 
 
@@ -30,7 +28,9 @@ def register(sub: Any) -> None:
     )
 
 
-async def demo(args: argparse.Namespace, config: Config) -> int:
+async def demo(args: argparse.Namespace, cli: Cli) -> int:
+    from bot.demo.season import DemoOptions, run_season  # the demo loads only when it runs
+
     if not 8 <= args.players <= 4096:
         raise CliError(f"--players {args.players}: give between 8 and 4096 players")
     if args.database_url is not None:
@@ -45,5 +45,5 @@ async def demo(args: argparse.Namespace, config: Config) -> int:
         database_url=args.database_url,
         keep_open=args.keep_open,
     )
-    await run_season(config, options)
+    await run_season(cli.config, options)
     return 0

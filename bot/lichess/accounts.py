@@ -1,0 +1,80 @@
+"""Account facts and rated games from Lichess for the registration check (rules 2.i, 3.v.3).
+
+The rated antichess games are read from the export: every game in the peak window up to the
+games cut-off, then only as many older ones as the 100-game count and the rating held when the
+window opened need.
+"""
+
+from __future__ import annotations
+
+from bot.lichess.client import LichessClient
+from bot.lichess.errors import LichessError, NotFoundError
+from bot.service.registration import AccountRecord
+from rules.core.model import Game, PlayerId
+from rules.core.ruleset import Ruleset
+from rules.stages.seeding import AccountFacts, RatedGame
+
+__all__ = ["LichessAccounts", "rated_game"]
+
+
+def rated_game(game: Game, player: PlayerId) -> RatedGame | None:
+    """The player's side of a rated game, or None when Lichess gave no rating."""
+    white = game.white == player
+    rating = game.white_rating if white else game.black_rating
+    diff = game.white_rating_diff if white else game.black_rating_diff
+    if rating is None:
+        return None
+    return RatedGame(game_id=game.id, created_at=game.created_at, rating=rating, rating_diff=diff)
+
+
+class LichessAccounts:
+    """The registration service's :class:`~bot.service.registration.AccountSource`."""
+
+    def __init__(self, client: LichessClient, ruleset: Ruleset) -> None:
+        self.client = client
+        self.ruleset = ruleset
+
+    async def games(self, username: str) -> list[RatedGame]:
+        """The rated antichess games the assessment needs, oldest first."""
+        e = self.ruleset.eligibility
+        variant = self.ruleset.time_control.variant
+        player = PlayerId(username.lower())
+        recent = await self.client.export_games(
+            username, since=e.peak_window_start, until=e.games_before, perf_type=variant, rated=True
+        )
+        older_needed = max(1, e.min_rated_games - len(recent))
+        older = await self.client.export_games(
+            username,
+            until=min(e.peak_window_start, e.games_before),
+            perf_type=variant,
+            rated=True,
+            max_games=older_needed,
+        )
+        seen: set[str] = set()
+        games: list[RatedGame] = []
+        for g in [*older, *recent]:
+            if g.id in seen or not g.rated or g.variant != variant:
+                continue
+            seen.add(g.id)
+            rated = rated_game(g, player)
+            if rated is not None:
+                games.append(rated)
+        return sorted(games, key=lambda g: (g.created_at, g.game_id))
+
+    async def account(self, username: str) -> AccountRecord | str:
+        try:
+            user = await self.client.get_user(username)
+            if user.created_at is None:
+                return "Lichess gave no account creation date"
+            games = await self.games(username)
+        except NotFoundError:
+            return "no such Lichess account"
+        except LichessError as e:
+            return f"Lichess error: {e}"
+        facts = AccountFacts(
+            created_at=user.created_at,
+            tos_violation=user.tos_violation,
+            disabled=user.disabled,
+            title=user.title,
+        )
+        return AccountRecord(facts, tuple(games))

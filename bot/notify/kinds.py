@@ -1,0 +1,70 @@
+"""What a message is: its channel (how it goes out) and its kind (what it reports)."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["SENDABLE", "Channel", "NoticeKind", "OutboxStatus"]
+
+
+class Channel(enum.Enum):
+    """How an outbox row goes out (the ``outbox.kind`` column)."""
+
+    DM = "dm"  # POST /inbox/{username}
+    TD_ALERT = "td_alert"  # a DM to each TD
+    TEAM_UPDATE = "team_update"  # POST /team/{id}/pm-all
+    FORUM_DRAFT = "forum_draft"  # kept for a TD to paste into the forum, never sent
+
+
+SENDABLE = (Channel.DM, Channel.TD_ALERT, Channel.TEAM_UPDATE)
+"""The channels the outbox dispatcher delivers (a forum draft waits for a TD)."""
+
+
+class OutboxStatus(enum.Enum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    POSTED = "posted"  # a forum draft a TD pasted
+
+
+class NoticeKind(enum.Enum):
+    """What one message reports (the ``outbox.notice`` column). Add a kind here and a key
+    constructor in :mod:`bot.notify.keys` for every new message."""
+
+    # publication and scheduling (rules 4, 5)
+    ROUND_PAIRINGS = "round_pairings"
+    PAIRING = "pairing"
+    NEGOTIATION_STEP = "negotiation_step"
+    TIME_AGREED = "time_agreed"
+    REPLY_REMINDER = "reply_reminder"
+    FAULT_RULING = "fault_ruling"
+    OFFERS_VERDICT = "offers_verdict"  # TD alert: the Friday check ruled (rules 5.5, 5.6)
+    WEEKEND_FAULT = "weekend_fault"  # TD alert: no agreement, TDs decide (rules 5.8)
+    MATCH_OVERDUE = "match_overdue"  # TD alert: not completed by Monday (rules 4.5)
+    RESULT = "result"
+    # conduct (rules 6, 7)
+    BREAK_CALLED = "break_called"
+    NO_SHOW = "no_show"  # TD alert (rules 6.3)
+    NO_SHOW_NOTICE = "no_show_notice"
+    PAUSE = "pause"  # TD alert: an overlong or repeated pause (rules 6.1, 6.2, 6.4)
+    CLAIM_RIGHT = "claim_right"
+    CLAIM = "claim"  # TD alert: a player claims the match
+    CLAIM_RECEIVED = "claim_received"
+    CLAIM_DISMISSED = "claim_dismissed"
+    DISQUALIFICATION_DUE = "disqualification_due"  # TD alert (rules 6.5)
+    DISQUALIFIED = "disqualified"
+    CHEAT_REPORT = "cheat_report"  # TD alert (rules 7.1)
+    REPORT_RECEIPT = "report_receipt"
+    # games
+    GAME_REFUSED = "game_refused"  # TD alert: a game of paired players does not count
+    GAME_FLAGGED = "game_flagged"  # TD alert: a counted game needs a look
+    # later stages (rules 3.vi-3.ix, 8)
+    KNOCKOUT_REPEAT = "knockout_repeat"
+    ARMAGEDDON_BIDDING = "armageddon_bidding"
+    ARMAGEDDON_RPS = "armageddon_rps"
+    ARMAGEDDON_COLOURS = "armageddon_colours"
+    ARMAGEDDON_NEEDS_TD = "armageddon_needs_td"  # TD alert
+    ARMAGEDDON_GAME = "armageddon_game"  # TD alert: a game around the armageddon needs a look
+    ARMAGEDDON_RESULT = "armageddon_result"
+    EXIT_AWARD = "exit_award"
+    KNOCKOUT_REPAIRED = "knockout_repaired"

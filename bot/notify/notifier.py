@@ -1,0 +1,98 @@
+"""The one writer of the outbox: a message goes in with its kind, match and player as columns.
+
+Messages are written in the caller's unit of work, so they commit with the change that caused
+them (DESIGN.md: effects go through an outbox); the dispatcher sends them afterwards.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.config import Config
+from bot.notify.keys import NoticeKey
+from bot.notify.kinds import Channel
+from rules.talk.notices import fit
+from storage.uow import UnitOfWork
+
+__all__ = ["FORUM", "Notifier"]
+
+FORUM = "forum"
+"""Recipient of forum drafts: the TDs paste them and mark them posted (DESIGN.md)."""
+
+
+class Notifier:
+    """Queues DMs, TD alerts, forum drafts and team updates (``config``: the TDs and the team)."""
+
+    def __init__(self, config: Config) -> None:
+        self._tds = tuple(config.tournament.tds)
+        self._team = config.tournament.team
+
+    async def _enqueue(
+        self,
+        uow: UnitOfWork,
+        channel: Channel,
+        *,
+        now: dt.datetime,
+        to: str,
+        body: str,
+        key: NoticeKey,
+        subject: str | None = None,
+        player: str | None = None,
+    ) -> None:
+        await uow.outbox.enqueue(
+            now=now,
+            kind=channel.value,
+            recipient=to,
+            subject=subject,
+            body=fit(body),
+            dedupe_key=key.dedupe(to),
+            notice=key.kind.value,
+            event=key.event,
+            match_id=key.match_id,
+            player=key.player if key.player is not None else player,
+        )
+
+    async def dm(
+        self, uow: UnitOfWork, *, now: dt.datetime, to: str, text: str, key: NoticeKey
+    ) -> None:
+        """A DM to a player (``to``: their username or id); the player column names them."""
+        await self._enqueue(uow, Channel.DM, now=now, to=to, body=text, key=key, player=to.lower())
+
+    async def dm_player(
+        self, uow: UnitOfWork, *, now: dt.datetime, player: str, text: str, key: NoticeKey
+    ) -> None:
+        """A DM to a registered player by id, addressed with their username as registered."""
+        row = await uow.players.get(player)
+        await self.dm(
+            uow, now=now, to=row.username if row is not None else player, text=text, key=key
+        )
+
+    async def td_alert(
+        self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
+    ) -> None:
+        """One DM to each TD (DESIGN.md); a repeated event queues nothing."""
+        for td in self._tds:
+            await self._enqueue(uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key)
+
+    async def forum(
+        self, uow: UnitOfWork, *, now: dt.datetime, subject: str, body: str, key: NoticeKey
+    ) -> None:
+        """A forum post for the TDs to paste (never sent by the bot)."""
+        await self._enqueue(
+            uow, Channel.FORUM_DRAFT, now=now, to=FORUM, body=body, key=key, subject=subject
+        )
+
+    async def team_update(
+        self, uow: UnitOfWork, *, now: dt.datetime, subject: str, body: str, key: NoticeKey
+    ) -> None:
+        """A message to every member of ``tournament.team``; nothing when no team is set."""
+        if self._team:
+            await self._enqueue(
+                uow,
+                Channel.TEAM_UPDATE,
+                now=now,
+                to=self._team,
+                body=body,
+                key=key,
+                subject=subject,
+            )

@@ -1,0 +1,92 @@
+"""Registrations: add a player, remove one registered in error (rules 2, 3.iii-iv)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.config import USERNAME, Config
+from bot.errors import OperationError
+from bot.views.tournament import require_tournament
+from rules.core.model import normalise_username
+from rules.core.ruleset import Ruleset
+from storage.models import PlayerRow
+from storage.uow import UnitOfWork
+
+__all__ = ["Players", "seeded_role"]
+
+
+def seeded_role(username: str, ruleset: Ruleset) -> str | None:
+    """``title_holder`` / ``runner_up`` for the seeded entrants of rules 3.iii-iv, else None."""
+    name = username.lower()
+    if ruleset.seeding.title_holder and ruleset.seeding.title_holder.lower() == name:
+        return "title_holder"
+    if ruleset.seeding.runner_up and ruleset.seeding.runner_up.lower() == name:
+        return "runner_up"
+    return None
+
+
+class Players:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    async def add(
+        self,
+        uow: UnitOfWork,
+        username: str,
+        *,
+        seed_rating: int | None,
+        now: dt.datetime,
+        actor: str,
+    ) -> PlayerRow:
+        if not USERNAME.match(username):
+            raise OperationError(
+                f"{username!r} is not a Lichess username (letters, digits, _ and -)"
+            )
+        if seed_rating is not None and not 0 < seed_rating < 5000:
+            raise OperationError(f"seed rating {seed_rating} is not a Lichess rating")
+        await require_tournament(uow)
+        player_id = normalise_username(username)
+        if await uow.players.get(player_id) is not None:
+            raise OperationError(f"{username} is already registered")
+        row = await uow.players.add(
+            PlayerRow(
+                id=player_id,
+                username=username,
+                seed_rating=seed_rating,
+                seeded_as=seeded_role(username, self.config.rules),
+                status="active",
+                engine_mark=False,
+                registered_at=now,
+            )
+        )
+        await uow.audit.record(
+            at=now,
+            actor=actor,
+            action="player.add",
+            player=player_id,
+            details={"username": username, "seed_rating": seed_rating, "seeded_as": row.seeded_as},
+        )
+        return row
+
+    async def remove(
+        self, uow: UnitOfWork, username: str, *, reason: str, now: dt.datetime, actor: str
+    ) -> None:
+        """Remove a registration made in error. A player who has been paired is withdrawn
+        instead."""
+        player = await uow.players.get(normalise_username(username))
+        if player is None:
+            raise OperationError(f"{username} is not registered")
+        if await uow.matches.count_for_player(player.id):
+            raise OperationError(
+                f"{player.username} has been paired already; withdraw them instead "
+                "(`acwc player withdraw`), so their results stay on record"
+            )
+        await uow.audit.record(
+            at=now,
+            actor=actor,
+            action="player.remove",
+            reason=reason,
+            player=player.id,
+            details={"username": player.username, "seed_rating": player.seed_rating},
+        )
+        await uow.players.remove(player)

@@ -1,0 +1,358 @@
+"""The armageddon procedure of a tied knockout match (rules 3.ix): sealed bids for White's time,
+rock-paper-scissors after equal bids, a TD's decision when nobody chose.
+
+A knockout match in state ``armageddon`` gets one procedure, stored as its inputs and replayed
+through the pure state machine (:mod:`storage.armageddon_log`). Bids and choices come through the
+one door for a player's text (:class:`bot.service.weekly.texts.PlayerTexts`); the bid and
+rock-paper-scissors deadlines reveal what is in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.config import Config
+from bot.notify import Notifier
+from bot.notify import keys as notice
+from bot.runtime.deadlines import Firing, Handler
+from bot.views.bracket import KNOCKOUT_VALUES, procedure
+from rules.core.model import PlayerId, normalise_username
+from rules.core.ruleset import Ruleset
+from rules.stages.armageddon import (
+    ArmageddonError,
+    ArmageddonErrorReason,
+    ArmageddonEvent,
+    ArmageddonProcedure,
+    Phase,
+    format_clock,
+)
+from rules.talk.commands import Bid, Rps
+from storage.models import DeadlineRow, MatchRow
+from storage.models_stages import ArmageddonRow
+from storage.repo_stages import StagesRepository
+from storage.uow import UnitOfWork
+
+__all__ = [
+    "ARMAGEDDON_BIDS",
+    "ARMAGEDDON_RPS",
+    "SALT_SECRET_KEY",
+    "Armageddons",
+    "armageddon_salt",
+    "set_salt_secret",
+]
+
+ARMAGEDDON_BIDS = "armageddon_bids"
+ARMAGEDDON_RPS = "armageddon_rps"
+SALT_SECRET_KEY = "armageddon.salt_secret"
+"""The settings row holding the tournament's secret that the sealed values' salts derive from."""
+
+
+def armageddon_salt(secret: str, *, match_id: int, step: int, player: str) -> str:
+    """The salt of a sealed bid or choice: HMAC-SHA256 of the tournament's secret and the step.
+
+    Derived, not drawn, so a replay of the same inputs (a restarted service, the crash test's
+    uninterrupted twin run) stores the same steps and audit entries. The secret is created once
+    (random, stored in the settings table with the first accepted sealed value); a demo or a test
+    may store a seed-derived one first with :func:`set_salt_secret`. Until the reveal nobody
+    outside the database can compute a salt, so the published commitments still hide the values
+    (rules 3.ix).
+    """
+    message = f"{match_id}:{step}:{normalise_username(player) if player else ''}".encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()[:32]
+
+
+async def set_salt_secret(uow: UnitOfWork, secret: str) -> None:
+    """Store the secret salts derive from (before any armageddon; the caller commits)."""
+    await uow.settings.set(SALT_SECRET_KEY, secret)
+
+
+def _event_details(event: ArmageddonEvent) -> dict[str, Any]:
+    return {
+        "event": event.kind.value,
+        "text": event.text,
+        "commitment": event.commitment,
+        "seconds": event.seconds,
+        "choice": None if event.choice is None else event.choice.value,
+        "salt": event.salt,
+        "round": event.round,
+        "deadline": None if event.deadline is None else event.deadline.isoformat(),
+    }
+
+
+def clock_statement(proc: ArmageddonProcedure, ruleset: Ruleset) -> str:
+    """How the armageddon game is set up on Lichess, which gives both sides one clock."""
+    assert proc.white is not None
+    assert proc.black is not None
+    assert proc.white_seconds is not None
+    black = format_clock(proc.black_seconds)
+    white = format_clock(proc.white_seconds)
+    inc = ruleset.armageddon.increment_seconds
+    return (
+        f"Armageddon (rules 3.ix): {proc.white} plays White with {white}, {proc.black} plays"
+        f" Black with {black} and draw odds (a draw is a win for Black), increment {inc}."
+        f" Lichess cannot give the two sides different clocks: create a rated"
+        f" {ruleset.time_control.variant} game at {black}+{inc} with {proc.white} as White;"
+        f" White has {white} of it and loses if they use more. The TDs check the time use."
+    )
+
+
+def _no_armageddon(match_id: int) -> ArmageddonError:
+    return ArmageddonError(
+        ArmageddonErrorReason.WRONG_PHASE,
+        f"Match {match_id} has no armageddon game to bid or choose for.",
+    )
+
+
+def _phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
+    view = proc.view(who)
+    if view.phase is Phase.DECIDED:
+        assert view.white is not None
+        assert view.white_seconds is not None
+        colour = "White" if view.white == who else "Black"
+        return (
+            f"Colours decided: {view.white} plays White with {format_clock(view.white_seconds)},"
+            f" {view.black} plays Black with {format_clock(view.black_seconds)} and draw odds."
+            f" You play {colour}."
+        )
+    if view.phase is Phase.RPS:
+        return (
+            f"The offers were equal: rock-paper-scissors round {view.rps_round} decides who plays"
+            " White. Send `rps rock`, `rps paper` or `rps scissors`."
+        )
+    return "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
+
+
+class Armageddons:
+    def __init__(self, config: Config, notifier: Notifier) -> None:
+        self.config = config
+        self.notifier = notifier
+
+    def handlers(self) -> Mapping[str, Handler]:
+        """The deadline handlers of the bid and rock-paper-scissors deadlines."""
+        return {ARMAGEDDON_BIDS: self.on_deadline, ARMAGEDDON_RPS: self.on_deadline}
+
+    async def _apply_events(
+        self,
+        uow: UnitOfWork,
+        arm: ArmageddonRow,
+        before: ArmageddonProcedure | None,
+        proc: ArmageddonProcedure,
+        events: Sequence[ArmageddonEvent],
+        match: MatchRow,
+        *,
+        now: dt.datetime,
+        actor: str,
+    ) -> None:
+        """Audit every event and carry out what the new phase asks for (deadlines, DMs,
+        alerts)."""
+        for event in events:
+            await uow.audit.record(
+                at=now,
+                actor=actor,
+                action=f"armageddon.{event.kind.value}",
+                player=event.player,
+                match_id=arm.match_id,
+                details=_event_details(event),
+            )
+        arm.phase = proc.phase.value
+        players = proc.players
+        old_phase = None if before is None else before.phase
+        old_round = 0 if before is None else before.rps_round
+        mine = (ARMAGEDDON_BIDS, ARMAGEDDON_RPS)
+        if proc.phase is Phase.BIDDING and before is None:
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind=ARMAGEDDON_BIDS,
+                    due_at=proc.bid_deadline + dt.timedelta(seconds=1),
+                    match_id=arm.match_id,
+                    subject=f"armageddon:{arm.id}:bids",
+                    payload={"armageddon_id": arm.id},
+                    created_at=now,
+                )
+            )
+            low = format_clock(proc.min_white_seconds)
+            high = format_clock(proc.black_seconds)
+            text = (
+                f"Your match {match.id} is tied: an armageddon game decides it (rules 3.ix). Black"
+                f" has {high} and draw odds, no increment. Send your sealed time offer for White,"
+                f" `bid m:ss` between {low} and {high}, by {proc.bid_deadline:%a %d %b %H:%M} UTC."
+                " The lower offer plays White with that time; equal offers go to"
+                " rock-paper-scissors. A missing offer loses the bidding."
+            )
+            key = notice.armageddon_bidding(arm.id, match.id)
+            for player in players:
+                await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+        if proc.phase is Phase.RPS and (old_phase is not Phase.RPS or proc.rps_round != old_round):
+            await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
+            assert proc.rps_deadline is not None
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind=ARMAGEDDON_RPS,
+                    due_at=proc.rps_deadline + dt.timedelta(seconds=1),
+                    match_id=arm.match_id,
+                    subject=f"armageddon:{arm.id}:rps:{proc.rps_round}",
+                    payload={"armageddon_id": arm.id, "round": proc.rps_round},
+                    created_at=now,
+                )
+            )
+            text = (
+                f"Armageddon of match {match.id}: {events[-1].text} Send `rps rock`, `rps paper`"
+                f" or `rps scissors` by {proc.rps_deadline:%a %d %b %H:%M} UTC."
+            )
+            key = notice.armageddon_rps(arm.id, match.id, proc.rps_round)
+            for player in players:
+                await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+        if proc.phase is Phase.DECIDED and old_phase is not Phase.DECIDED:
+            await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
+            arm.white, arm.white_seconds = proc.white, proc.white_seconds
+            text = clock_statement(proc, self.config.rules)
+            key = notice.armageddon_colours(arm.id, match.id)
+            for player in players:
+                await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+        if proc.phase is Phase.NEEDS_TD and old_phase is not Phase.NEEDS_TD:
+            await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
+            await self.notifier.td_alert(
+                uow,
+                now=now,
+                text=(
+                    f"Armageddon of match {match.id} ({players[0]} v {players[1]}): neither"
+                    " player chose in rock-paper-scissors. Decide who plays White:"
+                    f" acwc stage armageddon decide {match.id} --white USER"
+                ),
+                key=notice.armageddon_needs_td(arm.id, match.id),
+            )
+        await uow.session.flush()
+
+    async def ensure(
+        self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime
+    ) -> ArmageddonRow | None:
+        """Start the armageddon procedure of a tied knockout match (rules 3.vii.2, 3.viii.5),
+        once."""
+        if row.stage not in KNOCKOUT_VALUES or row.black_first is None:
+            return None
+        repo = StagesRepository(uow.session)
+        existing = await repo.armageddon_for_match(row.id)
+        if existing is not None:
+            return existing
+        players = (PlayerId(row.white_first), PlayerId(row.black_first))
+        proc, events = ArmageddonProcedure.start(players, now=now, ruleset=self.config.rules)
+        arm = await repo.add_armageddon(
+            ArmageddonRow(match_id=row.id, phase=proc.phase.value, started_at=now, findings=[])
+        )
+        await repo.add_step(arm.id, kind="start", at=now)
+        await self._apply_events(uow, arm, None, proc, events, row, now=now, actor="bot")
+        return arm
+
+    async def _act(
+        self,
+        uow: UnitOfWork,
+        arm: ArmageddonRow,
+        *,
+        kind: str,
+        now: dt.datetime,
+        actor: str,
+        player: str | None = None,
+        value: str | None = None,
+    ) -> ArmageddonProcedure:
+        """Apply one input to the procedure, store it, and carry out its effects."""
+        before, match = await procedure(uow, arm, self.config.rules)
+        salt = None
+        stored_secret = await uow.settings.get(SALT_SECRET_KEY)
+        secret = stored_secret or secrets.token_hex(32)
+        if kind in ("bid", "rps"):
+            steps = len(await StagesRepository(uow.session).steps(arm.id))
+            salt = armageddon_salt(secret, match_id=arm.match_id, step=steps, player=player or "")
+        who = PlayerId(player or "")
+        if kind == "bid":
+            proc, events = before.submit_bid(who, value or "", salt=salt or "", now=now)
+        elif kind == "rps":
+            proc, events = before.submit_rps(who, value or "", salt=salt or "", now=now)
+        elif kind == "reveal":
+            proc, events = before.reveal(now=now)
+        else:
+            proc, events = before.td_decide(who, now=now)
+        if salt is not None and stored_secret is None:
+            await set_salt_secret(uow, secret)  # only once an input was accepted
+        await StagesRepository(uow.session).add_step(
+            arm.id, kind=kind, at=now, player=player, value=value, salt=salt
+        )
+        await self._apply_events(uow, arm, before, proc, events, match, now=now, actor=actor)
+        return proc
+
+    async def act(
+        self,
+        uow: UnitOfWork,
+        *,
+        match_id: int,
+        player: str,
+        command: Bid | Rps,
+        now: dt.datetime,
+    ) -> str:
+        """A player's sealed bid or rock-paper-scissors choice (rules 3.ix.1.2-3); the reply.
+
+        Raises :class:`rules.stages.armageddon.ArmageddonError` (a ``RulesError``) for anything
+        the rules refuse: no armageddon for this match, not a player of it, a second offer, a
+        late offer, ...
+        """
+        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        if arm is None:
+            raise _no_armageddon(match_id)
+        who = normalise_username(player)
+        if isinstance(command, Bid):
+            proc = await self._act(
+                uow,
+                arm,
+                kind="bid",
+                now=now,
+                actor=who,
+                player=who,
+                value=format_clock(command.seconds),
+            )
+            if proc.phase is Phase.BIDDING:
+                return (
+                    f"Your time offer of {format_clock(command.seconds)} for White is sealed; it"
+                    " is revealed when your opponent's offer is in or the deadline passes"
+                    f" ({proc.bid_deadline:%a %d %b %H:%M} UTC)."
+                )
+        else:
+            proc = await self._act(
+                uow, arm, kind="rps", now=now, actor=who, player=who, value=command.hand.value
+            )
+            if proc.phase is Phase.RPS and proc.view(who).own_choice is not None:
+                return (
+                    f"Your choice for round {proc.rps_round} is sealed; it is revealed when your"
+                    " opponent's choice is in or the deadline passes."
+                )
+        return _phase_reply(proc, who)
+
+    async def td_decide(
+        self, uow: UnitOfWork, *, match_id: int, white: str, now: dt.datetime, actor: str
+    ) -> str:
+        """The TDs name White when neither player took part in rock-paper-scissors."""
+        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        if arm is None:
+            raise _no_armageddon(match_id)
+        chosen = normalise_username(white)
+        proc = await self._act(uow, arm, kind="td", now=now, actor=actor, player=chosen)
+        return _phase_reply(proc, chosen)
+
+    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
+        """A bid or rock-paper-scissors deadline passed: reveal what is in (rules 3.ix.1.2-3)."""
+        arm_id = firing.deadline.payload.get("armageddon_id")
+        repo = StagesRepository(uow.session)
+        arm = None if arm_id is None else await repo.armageddon(int(arm_id))
+        if arm is None:
+            return
+        proc, _ = await procedure(uow, arm, self.config.rules)
+        if firing.deadline.kind == ARMAGEDDON_BIDS and proc.phase is not Phase.BIDDING:
+            return
+        if firing.deadline.kind == ARMAGEDDON_RPS and (
+            proc.phase is not Phase.RPS or proc.rps_round != firing.deadline.payload.get("round")
+        ):
+            return
+        await self._act(uow, arm, kind="reveal", now=firing.now, actor="bot")

@@ -1,0 +1,111 @@
+"""The Candidates (rules 3.v.4, 3.vi): the qualifiers and the seeded entrants in two pools, each
+a round-robin by Berger tables, opened once the qualification is complete."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import replace
+
+from bot.config import Config
+from bot.errors import OperationError
+from bot.service.stages.registry import AdvanceReport
+from bot.service.stages.rounds import complete_stage, new_match, start_stage
+from bot.views.qualification import qualification_stage, standings
+from rules.core.model import PlayerId, normalise_username
+from rules.core.ruleset import Seeding, StageKind
+from rules.stages.candidates import Pool, assign_pools, pool_schedule
+from rules.stages.formats import CandidatesFormat, StageFormat
+from rules.stages.qualification import qualifier_count, qualifiers
+from storage.models import RoundRow, StageEntrantRow
+from storage.uow import UnitOfWork
+
+__all__ = ["CandidatesStage"]
+
+
+class CandidatesStage:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    @property
+    def format(self) -> StageFormat:
+        return CandidatesFormat()
+
+    async def _seeded_present(self, uow: UnitOfWork) -> Seeding:
+        """The seeding of rules 3.iii-iv with absent seeded entrants as ``None``."""
+        seeding = self.config.rules.seeding
+        present = {p.id for p in await uow.players.list(status="active") if p.seeded_as}
+        holder = seeding.title_holder
+        runner = seeding.runner_up
+        return replace(
+            seeding,
+            title_holder=holder if holder and normalise_username(holder) in present else None,
+            runner_up=runner if runner and normalise_username(runner) in present else None,
+        )
+
+    async def open(
+        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+    ) -> AdvanceReport:
+        ruleset = self.config.rules
+        table = await standings(uow, ruleset)
+        qual = await qualification_stage(uow)
+        for entrant in await uow.stages.entrants(qual.id):
+            entrant.placement = table.row(PlayerId(entrant.player_id)).rank
+        present = await self._seeded_present(uow)
+        names = [n for n in (present.title_holder, present.runner_up) if n]
+        count = qualifier_count(
+            stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=names
+        )
+        chosen = qualifiers(table, count=count)
+        pools = assign_pools(chosen, ruleset=ruleset, seeding=present)
+        await complete_stage(uow, StageKind.QUALIFICATION, now=now)
+        stage, earliest = await start_stage(
+            uow,
+            ruleset,
+            StageKind.CANDIDATES,
+            after=(StageKind.QUALIFICATION,),
+            break_weeks=self.format.break_weeks_before(ruleset),
+            now=now,
+            actor=actor,
+        )
+        ratings = {p.id: p.seed_rating for p in await uow.players.list()}
+        lines = []
+        schedules = {}
+        for pool in (Pool.UPPER, Pool.LOWER):
+            entries = pools.entries(pool)
+            for number, entry in enumerate(entries, start=1):
+                await uow.stages.add_entrant(
+                    StageEntrantRow(
+                        stage_id=stage.id,
+                        player_id=entry.player,
+                        number=number,
+                        seed_rating=ratings.get(entry.player),
+                        pool=pool.value,
+                    )
+                )
+            schedules[pool] = pool_schedule(pools.players(pool), ruleset=ruleset)
+            lines.append(f"{pool.value} pool: {', '.join(pools.players(pool))}")
+        rounds = len(schedules[Pool.UPPER])
+        for number in range(1, rounds + 1):
+            rnd = await uow.tournaments.add_round(
+                RoundRow(stage_id=stage.id, number=number, state="proposed")
+            )
+            board = 0
+            for pool in (Pool.UPPER, Pool.LOWER):
+                for pairing in schedules[pool][number - 1].pairings:
+                    board += 1
+                    await uow.matches.add(
+                        new_match(
+                            rnd,
+                            StageKind.CANDIDATES,
+                            board,
+                            pairing.white_first,
+                            pairing.black_first,
+                            ruleset,
+                        )
+                    )
+        lines.append(f"{rounds} Candidates rounds proposed (Berger tables)")
+        return AdvanceReport(StageKind.QUALIFICATION, StageKind.CANDIDATES, earliest, tuple(lines))
+
+    async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
+        raise OperationError("the Candidates are not the last stage")

@@ -1,0 +1,243 @@
+"""The qualification stage: the entrants fixed at the first pairing, each round paired by the
+Dutch system as a proposal, and its approval (rules 3.v, 4.3)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Sequence
+
+from bot.config import Config
+from bot.errors import OperationError
+from bot.service.stages.registry import AdvanceReport
+from bot.service.weekly.publication import Publication
+from bot.views.qualification import (
+    RoundView,
+    entrants,
+    pairing_input,
+    qualification_stage,
+    round_view,
+    rounds,
+)
+from rules.core.model import Player, PlayerId, normalise_username
+from rules.core.ruleset import Ruleset, StageKind
+from rules.stages.formats import QualificationFormat, StageFormat
+from rules.stages.qualification import number_of_rounds, rank_entrants
+from rules.swiss.dutch import pair_round
+from rules.swiss.results import Entrant
+from storage.convert import fraction_to_text
+from storage.models import ForbiddenPairRow, MatchRow, RoundRow, StageEntrantRow, StageRow
+from storage.uow import UnitOfWork
+
+__all__ = ["Qualification", "QualificationStage", "fix_entrants"]
+
+
+async def fix_entrants(
+    uow: UnitOfWork, stage: StageRow, ruleset: Ruleset, *, now: dt.datetime, actor: str
+) -> tuple[Entrant, ...]:
+    """Rank the registered players into pairing numbers once, at the first pairing (rules 3.v.3)."""
+    existing = await entrants(uow, stage)
+    if existing:
+        return existing
+    players = [
+        Player(id=PlayerId(p.id), username=p.username, seed_rating=p.seed_rating)
+        for p in await uow.players.list(status="active")
+    ]
+    ranked = rank_entrants(players, seeding=ruleset.seeding)
+    if len(ranked) < 2:
+        raise OperationError(
+            f"{len(ranked)} entrant(s) for the qualification: at least 2 are needed to pair"
+        )
+    for e in ranked:
+        await uow.stages.add_entrant(
+            StageEntrantRow(
+                stage_id=stage.id,
+                player_id=e.player,
+                number=e.pairing_number,
+                seed_rating=e.seed_rating,
+            )
+        )
+    await uow.audit.record(
+        at=now,
+        actor=actor,
+        action="qualification.entrants",
+        details={"entrants": [[e.pairing_number, e.username, e.seed_rating] for e in ranked]},
+    )
+    return ranked
+
+
+class Qualification:
+    def __init__(self, config: Config, publication: Publication) -> None:
+        self.config = config
+        self.publication = publication
+
+    async def propose_round(
+        self,
+        uow: UnitOfWork,
+        *,
+        now: dt.datetime,
+        actor: str,
+        forbid: Sequence[tuple[str, str]] = (),
+        swap: Sequence[tuple[str, str]] = (),
+    ) -> RoundView:
+        """Pair the next qualification round by the Dutch system and keep it as a proposal.
+
+        A proposal already standing is re-paired (with the new ``forbid`` pairs, stage-wide, and
+        ``swap`` pairs: each swapped player's proposed pairing is forbidden for this round, so the
+        engine finds the best pairing without it; nothing is ever edited by hand). Refuses while the
+        previous round has unfinished matches (rules 4.5; a TD adjudicates them first).
+        """
+        config = self.config
+        stage = await qualification_stage(uow)
+        ruleset = config.rules
+        if stage.state == "complete":
+            raise OperationError("the qualification is complete")
+        field = await fix_entrants(uow, stage, ruleset, now=now, actor=actor)
+        stored = await rounds(uow, stage)
+        proposal = stored[-1] if stored and stored[-1].row.state == "proposed" else None
+        if proposal is None and stored and not stored[-1].is_finished:
+            unfinished = [m.id for m in stored[-1].matches if m.state != "complete"]
+            raise OperationError(
+                f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
+                "finish or be adjudicated (`acwc match adjudicate`) before the next pairing"
+            )
+        number = proposal.row.number if proposal else len(stored) + 1
+        total = number_of_rounds(len(field))
+        if number > total:
+            raise OperationError(f"all {total} qualification rounds have been paired")
+        ids = {e.player for e in field}
+        for a, b in [*forbid, *swap]:
+            for name in (a, b):
+                if normalise_username(name) not in ids:
+                    raise OperationError(f"{name} is not a qualification entrant")
+        for a, b in forbid:
+            await uow.stages.add_forbidden(
+                ForbiddenPairRow(
+                    stage_id=stage.id,
+                    round=None,
+                    first=normalise_username(a),
+                    second=normalise_username(b),
+                    created_by=actor,
+                    created_at=now,
+                    reason="forbid",
+                )
+            )
+        if swap:
+            if proposal is None:
+                raise OperationError("--swap works on a proposed round: pair it first")
+            for a, b in swap:
+                for name in (a, b):
+                    pid = normalise_username(name)
+                    for m in proposal.matches:
+                        if m.black_first is not None and pid in (m.white_first, m.black_first):
+                            await uow.stages.add_forbidden(
+                                ForbiddenPairRow(
+                                    stage_id=stage.id,
+                                    round=number,
+                                    first=m.white_first,
+                                    second=m.black_first,
+                                    created_by=actor,
+                                    created_at=now,
+                                    reason=f"swap {a} {b}",
+                                )
+                            )
+        field, players, total, forbidden = await pairing_input(uow, stage, config, number)
+        pairing = pair_round(players, round_number=number, total_rounds=total, forbidden=forbidden)
+        if proposal is not None:
+            for m in proposal.matches:
+                await uow.session.delete(m)
+            await uow.session.flush()
+            round_row = proposal.row
+        else:
+            round_row = await uow.tournaments.add_round(
+                RoundRow(stage_id=stage.id, number=number, state="proposed")
+            )
+        if stage.state == "pending":
+            stage.state, stage.started_at = "active", now
+        by_number = {e.pairing_number: e.player for e in field}
+        fmt = ruleset.formats.qualification
+        for board, pair in enumerate(pairing.boards, 1):
+            await uow.matches.add(
+                MatchRow(
+                    round_id=round_row.id,
+                    stage=StageKind.QUALIFICATION.value,
+                    board=board,
+                    white_first=by_number[pair.white],
+                    black_first=by_number[pair.black],
+                    games=fmt.games,
+                    clinch_at=fraction_to_text(fmt.clinch_at),
+                    tiebreak=fmt.tiebreak.value,
+                    max_weeks=fmt.max_weeks,
+                    state="proposed",
+                )
+            )
+        if pairing.bye is not None:
+            await uow.matches.add(
+                MatchRow(
+                    round_id=round_row.id,
+                    stage=StageKind.QUALIFICATION.value,
+                    board=len(pairing.boards) + 1,
+                    white_first=by_number[pairing.bye],
+                    black_first=None,
+                    games=0,
+                    clinch_at=None,
+                    tiebreak=fmt.tiebreak.value,
+                    state="proposed",
+                    outcome="first_wins",
+                    decided_by="bye",
+                )
+            )
+        await uow.audit.record(
+            at=now,
+            actor=actor,
+            action="round.propose",
+            details={
+                "round": number,
+                "boards": [[by_number[p.white], by_number[p.black]] for p in pairing.boards],
+                "bye": None if pairing.bye is None else by_number[pairing.bye],
+                "forbid": [list(p) for p in forbid],
+                "swap": [list(p) for p in swap],
+            },
+        )
+        await uow.session.flush()
+        return await round_view(uow, config, number)
+
+    async def approve_proposed(self, uow: UnitOfWork, *, now: dt.datetime, actor: str) -> RoundRow:
+        """A TD fixes the proposed round; it is published into its match week (rules 3.v.6,
+        4.3-4.4)."""
+        stage = await qualification_stage(uow)
+        stored = await rounds(uow, stage)
+        if not stored or stored[-1].row.state != "proposed":
+            raise OperationError("there is no proposed round to approve: `acwc round pair` first")
+        row = stored[-1].row
+        row.state, row.approved_by, row.approved_at = "approved", actor, now
+        for m in stored[-1].matches:
+            if m.black_first is None:
+                m.state, m.completed_at = "complete", now
+        await uow.audit.record(
+            at=now, actor=actor, action="round.approve", details={"round": row.number}
+        )
+        await self.publication.publish_round(uow, row, now=now, actor=actor)
+        return row
+
+    async def approve_round(self, uow: UnitOfWork, *, now: dt.datetime, actor: str) -> RoundView:
+        """:func:`approve_proposed`, then the published round's boards with scores and colours."""
+        row = await self.approve_proposed(uow, now=now, actor=actor)
+        return await round_view(uow, self.config, row.number)
+
+
+class QualificationStage:
+    """The first stage in the registry: nothing opens it (pairing it starts it) and it never
+    ends the championship."""
+
+    @property
+    def format(self) -> StageFormat:
+        return QualificationFormat()
+
+    async def open(
+        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+    ) -> AdvanceReport:
+        raise OperationError("the qualification starts with its first pairing (`acwc round pair`)")
+
+    async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
+        raise OperationError("the qualification is not the last stage")

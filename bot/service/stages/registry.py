@@ -1,0 +1,169 @@
+"""The progression from one stage to the next, through a registry of stage formats (rules 3.ii,
+3.v.4, 3.vi-3.viii, 4.2).
+
+Each stage kind has a :class:`StageRunner`: its pure :class:`rules.stages.formats.StageFormat`
+and the work of opening it from the stage before (Candidates pools, the semifinals, the final
+matches) or, for the last stage, of concluding the championship. :meth:`Progression.advance`
+moves on only when :func:`rules.stages.order.stage_progress` finds nothing missing. The next
+stage's rounds are created ``proposed``; a TD publishes them one at a time
+(:class:`~bot.service.stages.rounds.StageRounds`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.config import Config
+from bot.errors import OperationError
+from bot.views.qualification import entrants
+from bot.views.scores import decided_outcome
+from bot.views.tournament import require_tournament, stage_rounds, stage_row
+from rules.core.model import PlayerId
+from rules.core.ruleset import StageKind
+from rules.stages.formats import StageFormat
+from rules.stages.order import MatchStatus, StageProgress, stage_progress
+from storage.convert import to_match
+from storage.uow import UnitOfWork
+
+__all__ = ["AdvanceReport", "KnockoutSync", "Progression", "StageRunner"]
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceReport:
+    """What ``advance`` did: the stage left, the stage entered, and what was created."""
+
+    left: StageKind
+    entered: StageKind | None
+    earliest_publication: dt.date | None
+    lines: tuple[str, ...]
+    placement: tuple[PlayerId, ...] = ()
+
+    def text(self) -> str:
+        head = f"{self.left.value} complete"
+        if self.entered is not None:
+            head += f"; {self.entered.value} started"
+        if self.earliest_publication is not None:
+            head += f", first publication not before {self.earliest_publication:%a %Y-%m-%d}"
+        return "\n".join((head, *self.lines))
+
+
+class StageRunner(Protocol):
+    """One kind of stage in the service: its format and how it starts (or ends it all)."""
+
+    @property
+    def format(self) -> StageFormat: ...
+
+    async def open(
+        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+    ) -> AdvanceReport:
+        """Close the stage before this one and start this one (the previous is complete)."""
+        ...
+
+    async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
+        """The last stage only: close it and report the final placement."""
+        ...
+
+
+class KnockoutSync(Protocol):
+    async def sync(self, uow: UnitOfWork, *, now: dt.datetime) -> list[str]: ...
+
+
+def _missing_error(kind: StageKind, prog: StageProgress) -> OperationError:
+    items = "\n".join(f"  - {m.text}" for m in prog.missing)
+    return OperationError(f"the {kind.value} stage is not complete yet:\n{items}")
+
+
+class Progression:
+    def __init__(
+        self, config: Config, runners: Mapping[StageKind, StageRunner], knockout: KnockoutSync
+    ) -> None:
+        self.config = config
+        self.runners = dict(runners)
+        self.knockout = knockout
+
+    def runner(self, kind: StageKind) -> StageRunner:
+        try:
+            return self.runners[kind]
+        except KeyError:
+            raise OperationError(f"no stage format is registered for {kind.value}") from None
+
+    async def _round_count(self, uow: UnitOfWork, fmt: StageFormat) -> int:
+        field = 0
+        if fmt.kind is StageKind.QUALIFICATION:
+            field = len(await entrants(uow, await stage_row(uow, fmt.kind)))
+        return fmt.round_count(entrants=field, ruleset=self.config.rules)
+
+    async def progress(self, uow: UnitOfWork, kind: StageKind) -> StageProgress:
+        """What ``kind`` still lacks before the next stage (rules/stages.stage_progress).
+
+        ``StageKind.FINAL`` covers the third place playoff too.
+        """
+        fmt = self.runner(kind).format
+        statuses: list[MatchStatus] = []
+        rounds = await self._round_count(uow, fmt)
+        for member in fmt.members:
+            stage = await stage_row(uow, member)
+            rounds_rows = await stage_rounds(uow, stage)
+            await uow.games.preload(r.id for _, rows in rounds_rows for r in rows)
+            for rnd, rows in rounds_rows:
+                if rows and all(r.black_first is None for r in rows):  # pragma: no cover
+                    rounds = max(rounds, rnd.number)  # a round of byes only counts as paired
+                for row in rows:
+                    if row.black_first is None:
+                        continue  # a bye is complete by itself
+                    outcome = await decided_outcome(uow, row)
+                    assert outcome is not None
+                    statuses.append(MatchStatus(to_match(row, round=rnd.number), outcome))
+        return stage_progress(fmt.kind, statuses, rounds=rounds)
+
+    async def advance(
+        self,
+        uow: UnitOfWork,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None = None,
+    ) -> AdvanceReport:
+        """Move from the current stage to the next, only when the current one is complete.
+
+        Raises :class:`OperationError` listing what is missing (rules/stages.stage_progress).
+        ``rng`` draws the colours of the final matches (rules/knockout.pair_finals); by default
+        a system random source, and the draw is in the audit log.
+        """
+        tournament = await require_tournament(uow)
+        current = self.runner(StageKind(tournament.current_stage)).format.kind
+        stage = await stage_row(uow, current)
+        fmt = self.runner(current).format
+        if fmt.next_stage() is None and stage.state == "complete":
+            raise OperationError("the championship is over: there is no stage after the final")
+        await self.knockout.sync(uow, now=now)
+        prog = await self.progress(uow, current)
+        if not prog.complete:
+            raise _missing_error(current, prog)
+        following = fmt.next_stage()
+        if following is None:
+            report = await self.runner(current).conclude(uow, now=now)
+        else:
+            report = await self.runner(following).open(uow, now=now, actor=actor, rng=rng)
+        if report.entered is not None:
+            tournament.current_stage = report.entered.value
+        await uow.audit.record(
+            at=now,
+            actor=actor,
+            action="stage.advance",
+            details={
+                "left": report.left.value,
+                "entered": None if report.entered is None else report.entered.value,
+                "earliest_publication": None
+                if report.earliest_publication is None
+                else report.earliest_publication.isoformat(),
+                "lines": list(report.lines),
+                "placement": list(report.placement),
+            },
+        )
+        await uow.session.flush()
+        return report

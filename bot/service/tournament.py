@@ -1,0 +1,47 @@
+"""The tournament and its stages, created once from the config."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.config import Config
+from bot.errors import OperationError
+from rules.core.ruleset import StageKind
+from storage.models import StageRow, TournamentRow
+from storage.uow import UnitOfWork
+
+__all__ = ["STAGE_ORDER", "Tournament"]
+
+STAGE_ORDER = (
+    StageKind.QUALIFICATION,
+    StageKind.CANDIDATES,
+    StageKind.SEMIFINAL,
+    StageKind.FINAL,
+    StageKind.THIRD_PLACE,
+)
+
+
+class Tournament:
+    """``acwc tournament create``: the tournament and all its stages, from the config."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    async def create(self, uow: UnitOfWork, *, now: dt.datetime, actor: str) -> TournamentRow:
+        if await uow.tournaments.current() is not None:
+            raise OperationError("a tournament already exists in this database")
+        tournament = await uow.tournaments.add(
+            TournamentRow(
+                name=self.config.tournament.name,
+                created_at=now,
+                current_stage=StageKind.QUALIFICATION.value,
+            )
+        )
+        for kind in STAGE_ORDER:
+            await uow.tournaments.add_stage(
+                StageRow(tournament_id=tournament.id, kind=kind.value, state="pending")
+            )
+        await uow.audit.record(
+            at=now, actor=actor, action="tournament.create", details={"name": tournament.name}
+        )
+        return tournament

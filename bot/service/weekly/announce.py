@@ -1,0 +1,92 @@
+"""What the players and the forum are told when a time is agreed or a result is in (rules 5.2,
+6.6)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.notify import Notifier
+from bot.notify import keys as notice
+from bot.service.weekly.log import Loaded
+from bot.views.scores import match_state
+from rules.core.model import MatchId, PlayerId
+from rules.core.scoring import Outcome
+from rules.talk.notices import match_result, time_agreed
+from rules.week.negotiation import Negotiation
+from storage.models import MatchRow
+from storage.uow import UnitOfWork
+
+__all__ = ["DECIDED", "Announcements"]
+
+DECIDED = (Outcome.FIRST_WINS.value, Outcome.SECOND_WINS.value, Outcome.TIED.value)
+
+
+class Announcements:
+    def __init__(self, notifier: Notifier) -> None:
+        self.notifier = notifier
+
+    async def agreement(
+        self, uow: UnitOfWork, loaded: Loaded, negotiation: Negotiation, *, now: dt.datetime
+    ) -> dict[PlayerId, str]:
+        """Tell both players and the forum draft; returns each player's text."""
+        row = loaded.row
+        assert negotiation.agreement is not None
+        row.agreed_time = negotiation.agreement.time
+        texts: dict[PlayerId, str] = {}
+        key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
+        for note in time_agreed(negotiation, now=now):
+            if note.recipient is None:
+                await self.notifier.forum(
+                    uow,
+                    now=now,
+                    subject=f"Agreed time, match {row.id}",
+                    body=f"Agreed time (match {row.id}): {note.text}",
+                    key=key,
+                )
+            else:
+                texts[note.recipient] = note.text
+                await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        return texts
+
+    async def result(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
+        """The result to both players and a forum draft of the results post (rules 6.6)."""
+        if row.outcome not in DECIDED or row.black_first is None:
+            return
+        state = await match_state(uow, row.id)
+        winner = (
+            PlayerId(row.white_first)
+            if row.outcome == Outcome.FIRST_WINS.value
+            else PlayerId(row.black_first)
+            if row.outcome == Outcome.SECOND_WINS.value
+            else None
+        )
+        if row.decided_by in ("forfeit", "td") and not state.games:
+            score = "by forfeit" if row.decided_by == "forfeit" else "by TD decision"
+        else:
+            score = str(state.score)
+            if row.decided_by in ("forfeit", "td"):
+                score += f" (decided by {'forfeit' if row.decided_by == 'forfeit' else 'the TDs'})"
+        players = (PlayerId(row.white_first), PlayerId(row.black_first))
+        key = notice.result(row.id, row.week, row.outcome, row.decided_by)
+        for note in match_result(
+            match_id=MatchId(row.id), players=players, score=score, winner=winner
+        ):
+            if note.recipient is None:
+                await self.notifier.forum(
+                    uow,
+                    now=now,
+                    subject=f"Result, match {row.id}",
+                    body=f"Result (match {row.id}): {note.text}",
+                    key=key,
+                )
+            else:
+                await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+
+    async def tied_without_play(
+        self, uow: UnitOfWork, row: MatchRow, *, decided_by: str, now: dt.datetime
+    ) -> None:
+        """A tied match without play (rules 5.6: ``forfeit``; 5.9: ``td``): ½ match point each."""
+        row.outcome, row.decided_by = Outcome.TIED.value, decided_by
+        row.state, row.completed_at = "complete", now
+        await uow.session.flush()
+        await self.result(uow, row, now=now)

@@ -1,0 +1,66 @@
+"""A match's current week, loaded for a change, and the events a change appends (rules 5)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from bot.errors import OperationError
+from rules.core.ruleset import Ruleset
+from rules.week.negotiation import Negotiation
+from storage.match_log import replay
+from storage.models import MatchRow
+from storage.models_weekly import MatchEventRow
+from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
+
+__all__ = ["Loaded", "append", "games_started", "is_decided", "load"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A match row with its current week's negotiation and events (in order)."""
+
+    row: MatchRow
+    negotiation: Negotiation
+    events: tuple[MatchEventRow, ...]
+
+
+async def load(uow: UnitOfWork, ruleset: Ruleset, match_id: int) -> Loaded:
+    """The match and its current week; :class:`OperationError` if unknown or unpublished."""
+    row = await uow.matches.get(match_id)
+    if row is None:
+        raise OperationError(f"there is no match {match_id}")
+    events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+    try:
+        negotiation = replay(events, ruleset)
+    except LookupError:
+        raise OperationError(f"match {match_id}: its pairing is not published yet") from None
+    return Loaded(row, negotiation, events)
+
+
+async def append(
+    uow: UnitOfWork,
+    row: MatchRow,
+    *,
+    at: dt.datetime,
+    actor: str,
+    kind: str,
+    data: dict[str, Any] | None = None,
+    via: str | None = None,
+) -> MatchEventRow:
+    """Append one event to the match's current week."""
+    return await WeeklyRepository(uow.session).append(
+        row.id, week=row.week, at=at, actor=actor, kind=kind, data=data, via=via
+    )
+
+
+def is_decided(row: MatchRow) -> bool:
+    return row.outcome is not None
+
+
+async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> int:
+    """Games of the match begun since ``since``: counted ones and ones in progress."""
+    games = await uow.games.for_match(row.id, counted_only=False)
+    return sum(1 for g in games if g.created_at >= since and (g.counted or g.status == "started"))

@@ -1,0 +1,59 @@
+"""A match's deadline rows kept in line with its state (rules 4.5, 5, 6.3; DESIGN.md: deadlines
+are rows)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.service.weekly.log import games_started, is_decided
+from rules.core.ruleset import Ruleset
+from rules.week.deadlines import DeadlineKind, MatchState, plan_deadlines
+from rules.week.negotiation import Negotiation
+from storage.models import DeadlineRow, MatchRow
+from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
+
+__all__ = ["replan_deadlines"]
+
+
+async def replan_deadlines(
+    uow: UnitOfWork, ruleset: Ruleset, row: MatchRow, negotiation: Negotiation, *, now: dt.datetime
+) -> tuple[int, int]:
+    """Bring the match's deadline rows in line with its state (rules/deadlines.plan_deadlines).
+
+    Rows the plan no longer calls for are cancelled (``cancelled_at``); new ones are added; a
+    cancelled row the plan calls for again is restored; fired rows stay as history and are never
+    planned twice. Returns (added, cancelled). The caller wakes the runner after committing.
+    """
+    started = await games_started(uow, row, negotiation.week.start) > 0
+    plan = plan_deadlines(
+        MatchState(negotiation, started=started, completed=is_decided(row)), ruleset=ruleset
+    )
+    wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
+    kinds = {k.value for k in DeadlineKind}
+    existing = [r for r in await WeeklyRepository(uow.session).deadlines(row.id) if r.kind in kinds]
+    have = {(r.kind, r.due_at, r.subject): r for r in existing}
+    added = cancelled = 0
+    for key, deadline in wanted.items():
+        found = have.get(key)
+        if found is None:
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind=deadline.kind.value,
+                    due_at=deadline.due,
+                    match_id=row.id,
+                    subject=deadline.subject,
+                    payload={"week": row.week},
+                    created_at=now,
+                )
+            )
+            added += 1
+        elif found.cancelled_at is not None and found.fired_at is None:
+            found.cancelled_at = None
+            added += 1
+    for key, found in have.items():
+        if key not in wanted and found.fired_at is None and found.cancelled_at is None:
+            found.cancelled_at = now
+            cancelled += 1
+    await uow.session.flush()
+    return added, cancelled

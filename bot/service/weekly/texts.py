@@ -1,0 +1,394 @@
+"""The one door for a player's text, whatever the channel (web match room, a TD relaying a
+message, the command line).
+
+:meth:`PlayerTexts.handle` answers with a :class:`Reply`; the caller commits the unit of work
+only when ``reply.changed`` is true (a refusal writes nothing), then wakes the service so the
+outbox and the deadline runner look again. Two texts for one match committed at the same instant
+collide on the log's unique (match, seq): the later commit raises ``IntegrityError`` and may
+simply be retried.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot.config import Config
+from bot.errors import OperationError
+from bot.notify import NoticeKind, Notifier
+from bot.notify import keys as notice
+from bot.service.weekly.announce import Announcements
+from bot.service.weekly.conduct import Conduct
+from bot.service.weekly.log import Loaded, append, is_decided, load
+from bot.service.weekly.planning import replan_deadlines
+from rules.core.errors import RulesError
+from rules.core.model import MatchId, PlayerId, normalise_username
+from rules.talk.cheat_reports import cheat_report_receipt, make_cheat_report, td_cheat_report_alert
+from rules.talk.commands import (
+    Accept,
+    AcceptChange,
+    Bid,
+    Break,
+    ChooseTime,
+    ClaimWin,
+    Command,
+    CommandError,
+    DeclineChange,
+    Help,
+    Offer,
+    ProposeChange,
+    Report,
+    Rps,
+    Status,
+    WithdrawOffer,
+    format_command,
+    help_text,
+    parse,
+)
+from rules.talk.notices import change_proposed, describe_time, offer_received, status_text
+from rules.week.calendar import label_time
+from rules.week.negotiation import OfferMade, Phase, TimeAgreed, offers_counted
+from storage.match_log import apply_step
+from storage.models import MatchRow
+from storage.models_weekly import CheatReportRow
+from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
+
+__all__ = ["ArmageddonDoor", "PlayerTexts", "Reply"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to one text.
+
+    ``ok`` is False for a refusal (nothing was written). ``changed`` is True when the text
+    changed stored state: only then must the caller commit the unit of work (and wake the
+    service). ``command`` is the canonical form of what was understood; ``reason`` names the
+    refusal (a ``RulesError`` reason value, or ``not_your_match``, ``no_such_match``,
+    ``not_published``, ``match_over``, ``bye``).
+    """
+
+    text: str
+    ok: bool = True
+    changed: bool = False
+    command: str | None = None
+    reason: str | None = None
+
+
+class ArmageddonDoor(Protocol):
+    """Bids and rock-paper-scissors of a tied knockout match (rules 3.ix): the reply text;
+    raises ``RulesError`` for what the rules refuse."""
+
+    async def act(
+        self,
+        uow: UnitOfWork,
+        *,
+        match_id: int,
+        player: str,
+        command: Bid | Rps,
+        now: dt.datetime,
+    ) -> str: ...
+
+
+def _refuse(text: str, reason: str, command: str | None = None) -> Reply:
+    return Reply(text=text, ok=False, changed=False, command=command, reason=reason)
+
+
+_SCHEDULING = (Offer, Accept, WithdrawOffer, ProposeChange, AcceptChange, DeclineChange, ChooseTime)
+
+
+def _step_for(command: Command) -> tuple[str, dict[str, Any]]:
+    match command:
+        case Offer(times):
+            return "offer", {"times": [t.isoformat() for t in times]}
+        case Accept(index, time):
+            return "accept", {"number": index} if time is None else {"time": time.isoformat()}
+        case WithdrawOffer(index):
+            return "withdraw", {"number": index}
+        case ProposeChange(time):
+            return "change", {"time": time.isoformat()}
+        case AcceptChange():
+            return "accept_change", {}
+        case DeclineChange():
+            return "decline_change", {}
+        case ChooseTime(time):
+            return "choose", {"time": time.isoformat()}
+    raise TypeError(f"not a scheduling command: {command!r}")
+
+
+async def _audit_action(
+    uow: UnitOfWork,
+    row: MatchRow,
+    player: PlayerId,
+    action: str,
+    *,
+    now: dt.datetime,
+    via: str,
+    relayed_by: str | None,
+    details: dict[str, Any],
+) -> None:
+    await uow.audit.record(
+        at=now,
+        actor=relayed_by or player,
+        action=action,
+        player=player,
+        match_id=row.id,
+        details={"via": via, **({"relayed_by": relayed_by} if relayed_by else {}), **details},
+    )
+
+
+class PlayerTexts:
+    def __init__(
+        self,
+        config: Config,
+        notifier: Notifier,
+        *,
+        announcements: Announcements,
+        conduct: Conduct,
+        armageddon: ArmageddonDoor,
+    ) -> None:
+        self.config = config
+        self.notifier = notifier
+        self.announcements = announcements
+        self.conduct = conduct
+        self.armageddon = armageddon
+
+    async def handle(
+        self,
+        uow: UnitOfWork,
+        *,
+        match_id: int,
+        player: str,
+        text: str,
+        now: dt.datetime,
+        via: str = "web",
+        relayed_by: str | None = None,
+    ) -> Reply:
+        """Read and carry out one player's text for their match, whatever the channel.
+
+        ``player`` is the Lichess username of the player the text comes from (logged in on the
+        web, or named by the TD who relays it: ``via="td-relay", relayed_by=<td>``). The text is
+        parsed by :func:`rules.talk.commands.parse` and checked by the rules; a refusal (any
+        ``RulesError``, a player acting on a match that is not theirs, an unknown or unpublished
+        match) comes back as a :class:`Reply` with ``ok=False`` and writes nothing. An accepted
+        action appends its event to the match's log, queues the DMs (the acting player gets the
+        confirmation that is also the reply text, whatever the channel; the opponent is told
+        what they need to know), re-plans the match's deadlines and writes an audit entry: the
+        caller then commits (``reply.changed``).
+        """
+        config = self.config
+        player_id = normalise_username(player)
+        row = await uow.matches.get(match_id)
+        if row is None:
+            return _refuse(f"There is no match {match_id}.", "no_such_match")
+        if row.black_first is None:
+            return _refuse(f"Match {match_id} is a bye; there is nothing to schedule.", "bye")
+        if player_id not in (row.white_first, row.black_first):
+            return _refuse(
+                f"{player} does not play match {match_id} ({row.white_first} - {row.black_first}); "
+                "you can act only in your own match room.",
+                "not_your_match",
+            )
+        try:
+            loaded = await load(uow, config.rules, match_id)
+        except OperationError:
+            return _refuse(
+                f"The pairing of match {match_id} is not published yet; wait for the pairings.",
+                "not_published",
+            )
+        negotiation = loaded.negotiation
+        try:
+            command = parse(text, now=now, week=negotiation.week)
+        except CommandError as e:
+            return _refuse(e.message, e.reason.value)
+        canonical = format_command(command) if not isinstance(command, Report) else "report"
+        try:
+            if isinstance(command, Help):
+                return Reply(help_text(command.topic), command=canonical)
+            if isinstance(command, Status):
+                body = status_text(negotiation, player=player_id, now=now, ruleset=config.rules)
+                if is_decided(loaded.row):
+                    body += f"\nResult recorded: {loaded.row.outcome} ({loaded.row.decided_by})."
+                return Reply(body, command=canonical)
+            if isinstance(command, _SCHEDULING):
+                if is_decided(loaded.row):
+                    return _refuse(
+                        f"Match {match_id} is over ({loaded.row.outcome}); nothing is left to "
+                        "schedule.",
+                        "match_over",
+                        canonical,
+                    )
+                return await self._scheduling(
+                    uow, loaded, player_id, command, now=now, via=via, relayed_by=relayed_by
+                )
+            if isinstance(command, Break):
+                mine = await self.conduct.call_break(uow, loaded, player_id, now=now, via=via)
+                await _audit_action(
+                    uow,
+                    loaded.row,
+                    player_id,
+                    "match.break",
+                    now=now,
+                    via=via,
+                    relayed_by=relayed_by,
+                    details={},
+                )
+                return Reply(mine, changed=True, command="break")
+            if isinstance(command, ClaimWin):
+                mine, details = await self.conduct.claim_win(
+                    uow, loaded, player_id, now=now, via=via
+                )
+                if details is None:
+                    return Reply(mine, command="claim win")
+                await _audit_action(
+                    uow,
+                    loaded.row,
+                    player_id,
+                    "match.claim",
+                    now=now,
+                    via=via,
+                    relayed_by=relayed_by,
+                    details=details,
+                )
+                return Reply(mine, changed=True, command="claim win")
+            if isinstance(command, Report):
+                return await self._report(uow, loaded, player_id, command, now=now, via=via)
+            if isinstance(command, Bid | Rps):
+                reply = await self.armageddon.act(
+                    uow, match_id=loaded.row.id, player=player_id, command=command, now=now
+                )
+                return Reply(reply, changed=True, command=canonical)
+        except RulesError as e:
+            return _refuse(e.message, e.reason.value, canonical)
+        raise TypeError(f"unhandled command {command!r}")  # pragma: no cover
+
+    async def _scheduling(
+        self,
+        uow: UnitOfWork,
+        loaded: Loaded,
+        player: PlayerId,
+        command: Command,
+        *,
+        now: dt.datetime,
+        via: str,
+        relayed_by: str | None,
+    ) -> Reply:
+        config = self.config
+        before = loaded.negotiation
+        kind, data = _step_for(command)
+        step = apply_step(before, kind, player, now, data, config.rules)  # raises: nothing written
+        after = step.negotiation
+        row = loaded.row
+        event = await append(uow, row, at=now, actor=player, kind=kind, data=data, via=via)
+        opponent = before.opponent_of(player)
+        texts: dict[PlayerId, str] = {}
+        agreed = any(isinstance(e, TimeAgreed) for e in step.events)
+        if agreed:
+            texts = await self.announcements.agreement(uow, loaded, after, now=now)
+        elif kind == "offer":
+            made = [e for e in step.events if isinstance(e, OfferMade)]
+            new = [o for o in after.offers if o.number in {e.number for e in made}]
+            lines = [f"Your offer{'s' if len(new) > 1 else ''} went to {opponent}:"]
+            lines.extend(f"{o.number}. {describe_time(o.time, now=now)}" for o in new)
+            if not all(e.counts for e in made):
+                lines.append(
+                    "Made after the offers deadline: they do not count towards rules 5.1, "
+                    "but your opponent can still accept them."
+                )
+            elif after.phase is Phase.OPEN:
+                lines.append(
+                    f"You have made {offers_counted(after, player)} of "
+                    f"{config.rules.offers.required_offers} offers due by "
+                    f"{describe_time(after.week.offer_deadline, now=now)} (rules 5.1)."
+                )
+            texts[player] = "\n".join(lines)
+            note = offer_received(after, new, recipient=opponent, now=now, ruleset=config.rules)
+            texts[opponent] = note.text
+        elif kind == "withdraw":
+            offer = after.offer(int(data["number"]))
+            texts[player] = f"Offer {offer.number} ({label_time(offer.time)}) is withdrawn."
+            texts[opponent] = f"{player} withdrew offer {offer.number} ({label_time(offer.time)})."
+        elif kind == "change":
+            assert after.change is not None
+            texts[player] = (
+                f"You asked {opponent} to move the match to "
+                f"{describe_time(after.change.time, now=now)}; the agreed time stays until they "
+                "send `accept change`."
+            )
+            texts[opponent] = change_proposed(after, now=now).text
+        elif kind == "decline_change":
+            assert before.change is not None
+            assert after.agreement is not None
+            kept = label_time(after.agreement.time)
+            if before.change.by == player:
+                texts[player] = f"You withdrew your request to move the match; it stays at {kept}."
+                texts[opponent] = (
+                    f"{player} withdrew their request to move the match; it stays at {kept}."
+                )
+            else:
+                texts[player] = f"You declined the change; the match stays at {kept}."
+                texts[opponent] = f"{player} declined moving the match; it stays at {kept}."
+        if not agreed:
+            key = notice.step(NoticeKind.NEGOTIATION_STEP, row.id, event.seq)
+            for to, body in texts.items():
+                if to in (player, opponent):
+                    await self.notifier.dm(uow, now=now, to=to, text=body, key=key)
+        await _audit_action(
+            uow,
+            row,
+            player,
+            f"match.{kind}",
+            now=now,
+            via=via,
+            relayed_by=relayed_by,
+            details={"seq": event.seq, "command": format_command(command), **data},
+        )
+        await replan_deadlines(uow, config.rules, row, after, now=now)
+        return Reply(texts.get(player, "Done."), changed=True, command=format_command(command))
+
+    async def _report(
+        self,
+        uow: UnitOfWork,
+        loaded: Loaded,
+        player: PlayerId,
+        command: Report,
+        *,
+        now: dt.datetime,
+        via: str,
+    ) -> Reply:
+        """Rules 7.1: to the TDs only; the log and the audit keep the reference, not the text."""
+        match_id = loaded.row.id
+        report = make_cheat_report(command, reporter=player, now=now, match_id=MatchId(match_id))
+        stored = await WeeklyRepository(uow.session).add_report(
+            CheatReportRow(
+                reference=report.reference,
+                reporter=player,
+                match_id=match_id,
+                text=report.text,
+                made_at=now,
+                via=via,
+            )
+        )
+        receipt = cheat_report_receipt(report)
+        await self.notifier.dm(
+            uow,
+            now=now,
+            to=player,
+            text=receipt.text,
+            key=notice.report_receipt(stored.id, match_id),
+        )
+        await self.notifier.td_alert(
+            uow,
+            now=now,
+            text=td_cheat_report_alert(report).text,
+            key=notice.cheat_report(stored.id, match_id, player),
+        )
+        await uow.audit.record(
+            at=now,
+            actor=player,
+            action="report.private",
+            player=player,
+            details={"reference": report.reference, "via": via},
+        )
+        return Reply(receipt.text, changed=True, command="report")

@@ -1,0 +1,309 @@
+"""The match room as one viewer sees it: the negotiation, the games, claims, breaks, the
+deadlines and the actions this viewer may take now (the web room and the TD desk show it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from bot.config import Config
+from bot.errors import OperationError
+from bot.views.scores import match_state
+from rules.core.model import MatchId, PlayerId, normalise_username
+from rules.talk.notices import describe_time
+from rules.week.conduct import review_pauses
+from rules.week.negotiation import Negotiation, Phase, RulingKind, offers_counted
+from storage.match_log import break_calls, claim_rights, game_spans, replay
+from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
+
+__all__ = [
+    "BreakView",
+    "ClaimView",
+    "DeadlineView",
+    "GameView",
+    "MatchView",
+    "OfferView",
+    "match_view",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class OfferView:
+    number: int
+    by: str
+    time: dt.datetime
+    label: str  # "Thu 14 Oct 18:00 UTC, in 2 days 3 hours"
+    state: str  # open / withdrawn / passed / accepted
+    counts: bool  # counts towards the duty of rules 5.1
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineView:
+    kind: str  # rules.deadlines.DeadlineKind value
+    due: dt.datetime
+    label: str
+    state: str  # planned / fired
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    number: int
+    id: str
+    url: str
+    white: str
+    black: str
+    result: str  # 1-0 / 0-1 / ½-½ / * (in progress)
+    status: str
+    counted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimView:
+    claimant: str
+    against: str
+    reason: str
+    since: dt.datetime
+    claimed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BreakView:
+    player: str
+    at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """Everything the match room shows one viewer (``viewer`` None: a visitor).
+
+    ``actions`` are the commands this viewer may send now (verbs as typed: ``offer``, ``accept``,
+    ``withdraw``, ``change``, ``accept change``, ``decline change``, ``choose``, ``break``,
+    ``claim win``, ``report``, ``status``, ``help``); empty for anyone but the two players.
+    Claims are shown to the two players and the TDs only; private reports never.
+    """
+
+    match_id: int
+    stage: str
+    round: int | None
+    week: int
+    players: tuple[str, str]
+    viewer: str | None
+    is_player: bool
+    opponent: str | None
+    room_url: str
+    published: bool
+    phase: str  # unpublished / open / agreed / awaiting_choice / tied
+    state: str  # the match row's state
+    outcome: str | None
+    decided_by: str | None
+    week_start: dt.datetime | None
+    offers_deadline: dt.datetime | None
+    week_end: dt.datetime | None
+    week_start_label: str | None
+    offers_deadline_label: str | None
+    week_end_label: str | None
+    offers: tuple[OfferView, ...]
+    offers_counted: tuple[tuple[str, int], ...]
+    required_offers: int
+    agreed_time: dt.datetime | None
+    agreed_label: str | None
+    change: str | None  # a pending request to move the agreed time, in words
+    ruling: str | None  # a fault ruling, in words
+    chooser: str | None
+    score: str | None
+    games: tuple[GameView, ...]
+    claims: tuple[ClaimView, ...]
+    breaks: tuple[BreakView, ...]
+    deadlines: tuple[DeadlineView, ...]
+    actions: tuple[str, ...]
+
+
+_RESULTS = {"w": "1-0", "b": "0-1", None: "½-½"}
+_RULINGS = {
+    RulingKind.OFFERS_ONE_AT_FAULT: (
+        "{f} made too few offers by the deadline (rules 5.5); {c} chooses the time"
+    ),
+    RulingKind.OFFERS_BOTH_AT_FAULT: (
+        "neither player made the required offers (rules 5.6): tied match, a forfeit each"
+    ),
+    RulingKind.TD_PLAYER_AT_FAULT: "the TDs found {f} at fault (rules 5.9); {c} chooses the time",
+    RulingKind.TD_NOBODY_AT_FAULT: "the TDs found nobody at fault (rules 5.9): tied match",
+}
+
+
+async def match_view(
+    uow: UnitOfWork, config: Config, *, match_id: int, viewer: str | None, now: dt.datetime
+) -> MatchView:
+    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it.
+
+    Raises :class:`OperationError` for an unknown match or a bye.
+    """
+    row = await uow.matches.get(match_id)
+    if row is None:
+        raise OperationError(f"there is no match {match_id}")
+    if row.black_first is None:
+        raise OperationError(f"match {match_id} is a bye")
+    viewer_id = normalise_username(viewer) if viewer else None
+    players = (row.white_first, row.black_first)
+    is_player = viewer_id in players
+    opponent = None
+    if is_player:
+        opponent = players[1] if viewer_id == players[0] else players[0]
+    is_td = viewer is not None and config.is_td(viewer)
+    rnd = await uow.tournaments.round(row.round_id)
+    events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+    try:
+        n: Negotiation | None = replay(events, config.rules)
+    except LookupError:
+        n = None
+    state = await match_state(uow, row.id)
+    all_games = await uow.games.for_match(row.id, counted_only=False)
+    games = tuple(
+        GameView(
+            number=i,
+            id=g.id,
+            url=f"https://lichess.org/{g.id}" if g.source == "lichess" else "",
+            white=g.white,
+            black=g.black,
+            result="*" if g.status == "started" else _RESULTS.get(g.winner, "½-½"),
+            status=g.status,
+            counted=g.counted,
+        )
+        for i, g in enumerate((g for g in all_games if g.counted or g.status == "started"), start=1)
+    )
+    rights, claimed = claim_rights(events)
+    claims = (
+        tuple(
+            ClaimView(r.claimant, r.against, r.reason.value, r.since, r.claimant in claimed)
+            for r in rights
+        )
+        if (is_player or is_td)
+        else ()
+    )
+    breaks = tuple(BreakView(c.player, c.at) for c in break_calls(events))
+    deadlines = tuple(
+        DeadlineView(
+            d.kind, d.due_at, describe_time(d.due_at, now=now), "fired" if d.fired_at else "planned"
+        )
+        for d in await WeeklyRepository(uow.session).deadlines(row.id)
+        if d.cancelled_at is None
+    )
+    decided = row.outcome is not None
+    offers: tuple[OfferView, ...] = ()
+    actions: list[str] = []
+    phase = "unpublished"
+    ruling_text = chooser = change_text = None
+    counted: tuple[tuple[str, int], ...] = ()
+    if n is not None:
+        phase = n.phase.value
+        close = n.week.offers_close
+        accepted = n.agreement.offer_number if n.agreement is not None else None
+        offers = tuple(
+            OfferView(
+                o.number,
+                o.by,
+                o.time,
+                describe_time(o.time, now=now),
+                "accepted"
+                if o.number == accepted
+                else "withdrawn"
+                if o.is_withdrawn
+                else "passed"
+                if o.time <= now
+                else "open",
+                o.made_at < close and (o.withdrawn_at is None or o.withdrawn_at >= close),
+            )
+            for o in n.offers
+        )
+        counted = tuple((p, offers_counted(n, p)) for p in n.players)
+        if n.ruling is not None:
+            chooser = n.ruling.chooser
+            ruling_text = _RULINGS[n.ruling.kind].format(
+                f=", ".join(n.ruling.at_fault), c=n.ruling.chooser
+            )
+        if n.change is not None:
+            change_text = (
+                f"{n.change.by} asks to move the match to {describe_time(n.change.time, now=now)}"
+            )
+        if is_player and viewer_id is not None:
+            me = PlayerId(viewer_id)
+            actions = ["status", "help", "report"]
+            theirs_open = any(o.by != me and o.is_open(now=now) for o in n.offers)
+            mine_open = any(o.by == me and not o.is_withdrawn for o in n.offers)
+            if not decided:
+                if n.phase is Phase.OPEN:
+                    actions.append("offer")
+                    if theirs_open:
+                        actions.append("accept")
+                    if mine_open:
+                        actions.append("withdraw")
+                elif n.phase is Phase.AWAITING_CHOICE and chooser == me:
+                    actions.append("choose")
+                    if theirs_open:
+                        actions.append("accept")
+                elif n.phase is Phase.AGREED:
+                    if n.change is not None and n.change.by != me:
+                        actions.extend(["accept change", "decline change"])
+                    else:
+                        actions.append("change")
+                        if n.change is not None:
+                            actions.append("decline change")
+                spans = game_spans(all_games)
+                review = review_pauses(
+                    spans,
+                    break_calls(events),
+                    match_id=MatchId(row.id),
+                    players=n.players,
+                    conduct=config.rules.conduct,
+                    now=now,
+                )
+                in_progress = any(g.status == "started" for g in all_games)
+                if spans and not in_progress and not review.has_used_break(me):
+                    actions.append("break")
+                if any(r.claimant == me for r in rights) and me not in claimed:
+                    actions.append("claim win")
+    week_start = n.week.start if n is not None else None
+    deadline = n.week.offer_deadline if n is not None else None
+    week_end = n.week.end if n is not None else None
+
+    def label(when: dt.datetime | None) -> str | None:
+        return describe_time(when, now=now) if when is not None else None
+
+    agreed = n.agreement.time if n is not None and n.agreement is not None else row.agreed_time
+    return MatchView(
+        match_id=row.id,
+        stage=row.stage,
+        round=rnd.number if rnd is not None else None,
+        week=row.week,
+        players=players,
+        viewer=viewer_id,
+        is_player=is_player,
+        opponent=opponent,
+        room_url=config.room_url(row.id),
+        published=n is not None,
+        phase=phase,
+        state=row.state,
+        outcome=row.outcome,
+        decided_by=row.decided_by,
+        week_start=week_start,
+        offers_deadline=deadline,
+        week_end=week_end,
+        week_start_label=label(week_start),
+        offers_deadline_label=label(deadline),
+        week_end_label=label(week_end),
+        offers=offers,
+        offers_counted=counted,
+        required_offers=config.rules.offers.required_offers,
+        agreed_time=agreed,
+        agreed_label=label(agreed),
+        change=change_text,
+        ruling=ruling_text,
+        chooser=chooser,
+        score=None if state.score is None else str(state.score),
+        games=games,
+        claims=claims,
+        breaks=breaks,
+        deadlines=deadlines,
+        actions=tuple(actions),
+    )
