@@ -117,6 +117,9 @@ class TournamentRepository(_Repository):
         )
         return result.scalars().first()
 
+    async def stage_by_id(self, stage_id: int) -> StageRow | None:
+        return await self.session.get(StageRow, stage_id)
+
     async def add_stage(self, row: StageRow) -> StageRow:
         self.session.add(row)
         await self.session.flush()
@@ -390,6 +393,19 @@ class GameRepository(_Repository):
         result = await self.session.execute(select(GameRow).order_by(GameRow.id))
         return result.scalars().all()
 
+    async def flagged(self) -> Sequence[GameRow]:
+        """Games of a match that were refused (not counted, with a reason), oldest first."""
+        result = await self.session.execute(
+            select(GameRow)
+            .where(
+                GameRow.refusal.is_not(None),
+                GameRow.counted.is_(False),
+                GameRow.match_id.is_not(None),
+            )
+            .order_by(GameRow.created_at, GameRow.id)
+        )
+        return result.scalars().all()
+
     async def statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
         """The stored status of each of ``game_ids`` that is stored."""
         result = await self.session.execute(
@@ -488,6 +504,18 @@ class OutboxRepository(_Repository):
 
     async def get(self, row_id: int) -> OutboxRow | None:
         return await self.session.get(OutboxRow, row_id)
+
+    async def alerts(
+        self, *, notice: str | None = None, except_notice: str | None = None
+    ) -> Sequence[OutboxRow]:
+        """TD alerts (one row per TD), oldest first: of one notice kind, or all but one."""
+        query = select(OutboxRow).where(OutboxRow.kind == "td_alert")
+        if notice is not None:
+            query = query.where(OutboxRow.notice == notice)
+        if except_notice is not None:
+            query = query.where(or_(OutboxRow.notice.is_(None), OutboxRow.notice != except_notice))
+        result = await self.session.execute(query.order_by(OutboxRow.id))
+        return result.scalars().all()
 
     async def count_due(self, now: dt.datetime, *, kinds: Sequence[str]) -> int:
         """Pending messages of ``kinds`` due at ``now``."""

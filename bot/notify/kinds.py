@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["SENDABLE", "Channel", "NoticeKind", "OutboxStatus"]
+__all__ = ["SENDABLE", "Channel", "NoticeKind", "OutboxStatus", "notice_label"]
 
 
 class Channel(enum.Enum):
@@ -68,3 +68,24 @@ class NoticeKind(enum.Enum):
     ARMAGEDDON_RESULT = "armageddon_result"
     EXIT_AWARD = "exit_award"
     KNOCKOUT_REPAIRED = "knockout_repaired"
+
+
+_LABELS = {
+    NoticeKind.OFFERS_VERDICT: "Offers check ruled (rules 5.5, 5.6)",
+    NoticeKind.WEEKEND_FAULT: "No agreed time by the weekend (rules 5.8)",
+    NoticeKind.MATCH_OVERDUE: "Match not completed in its week (rules 4.5)",
+    NoticeKind.NO_SHOW: "No-show (rules 6.3)",
+    NoticeKind.PAUSE: "Pause between games (rules 6.1, 6.2, 6.4)",
+    NoticeKind.CLAIM: "A player claims the match (rules 6.3, 6.4)",
+    NoticeKind.DISQUALIFICATION_DUE: "Forfeits in two matches (rules 6.5)",
+    NoticeKind.CHEAT_REPORT: "Private report (rules 7.1)",
+    NoticeKind.GAME_REFUSED: "A game did not count",
+    NoticeKind.GAME_FLAGGED: "A counted game needs a look",
+    NoticeKind.ARMAGEDDON_NEEDS_TD: "Armageddon: the TDs name White (rules 3.ix)",
+    NoticeKind.ARMAGEDDON_GAME: "Armageddon game needs a look (rules 3.ix)",
+}
+
+
+def notice_label(kind: NoticeKind) -> str:
+    """What a notice of ``kind`` is about, in a few words (the desk's titles)."""
+    return _LABELS.get(kind, kind.value.replace("_", " ").capitalize())

@@ -4,6 +4,7 @@ command line, the desk and the stage progression all read these."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -29,12 +30,17 @@ from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
 __all__ = [
+    "CrossCell",
+    "CrossRow",
     "PoolTables",
+    "PoolView",
     "candidates_results",
     "candidates_view",
     "match_result",
+    "points_text",
     "pool_entries",
     "pool_tables",
+    "pools",
 ]
 
 PoolTables = dict[Pool, tuple[tuple[PoolEntry, ...], tuple[StandingRow, ...], list[MatchResult]]]
@@ -105,9 +111,21 @@ async def _exited(uow: UnitOfWork) -> list[PlayerId]:
     return [PlayerId(r.player_id) for r in await uow.stages.exits(StageKind.CANDIDATES.value)]
 
 
-async def pool_tables(uow: UnitOfWork, config: Config) -> PoolTables:
+async def pool_tables(
+    uow: UnitOfWork, config: Config, *, published_only: bool = False
+) -> PoolTables:
+    """Each pool's entries, standings and results (``published_only``: of published rounds)."""
     entries = await pool_entries(uow)
     results = await candidates_results(uow)
+    if published_only:
+        cand = await stage_row(uow, StageKind.CANDIDATES)
+        public = {
+            m.id
+            for rnd, rows in await stage_rounds(uow, cand)
+            if rnd.state in ("published", "complete")
+            for m in rows
+        }
+        results = [r for r in results if r.match_id in public]
     gone = await _exited(uow)
     out = {}
     for pool, members in entries.items():
@@ -123,6 +141,104 @@ async def pool_tables(uow: UnitOfWork, config: Config) -> PoolTables:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class CrossCell:
+    """The row player's meetings with one opponent: their game points and the opponent's, per
+    match; ``mine`` is ``None`` on the diagonal."""
+
+    opponent: PlayerId
+    mine: tuple[Fraction, ...] | None
+    theirs: tuple[Fraction, ...]
+    match_ids: tuple[int, ...]
+
+    @property
+    def text(self) -> str:
+        """``x`` (the player), ``""`` (not met yet), else ``2½-½`` per match."""
+        if self.mine is None:
+            return "x"
+        return "/".join(
+            f"{points_text(m)}-{points_text(t)}"
+            for m, t in zip(self.mine, self.theirs, strict=True)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CrossRow:
+    player: PlayerId
+    username: str
+    cells: tuple[CrossCell, ...]
+    game_points: Fraction
+    match_points: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class PoolView:
+    """One pool: its entries (Berger order), its standings with tiebreaks (rules 3.vi.5-6) and
+    its crosstable in standings order. Matches of a withdrawn player are disregarded
+    (rules 8.ii)."""
+
+    pool: Pool
+    entries: tuple[PoolEntry, ...]
+    standings: tuple[StandingRow, ...]
+    rows: tuple[CrossRow, ...]
+    withdrawn: frozenset[PlayerId]
+
+    @property
+    def players(self) -> tuple[PlayerId, ...]:
+        return tuple(r.player for r in self.rows)
+
+
+def points_text(value: Fraction) -> str:
+    """``2½``, ``½``, ``3``: points as the public pages write them."""
+    whole, frac = divmod(value, 1)
+    if frac == 0:
+        return str(whole)
+    return ("" if whole == 0 else str(whole)) + "½"
+
+
+async def pools(uow: UnitOfWork, config: Config, *, published_only: bool = False) -> list[PoolView]:
+    """Both pools, from the one set of match results: the public page (``published_only``: the
+    matches of published rounds), ``acwc standings`` and the desk all read these. Empty while
+    the Candidates have not started."""
+    cand = await stage_row(uow, StageKind.CANDIDATES)
+    if cand.state == "pending":
+        return []
+    tables = await pool_tables(uow, config, published_only=published_only)
+    gone = frozenset(await _exited(uow))
+    names = {p.id: p.username for p in await uow.players.list()}
+    out = []
+    for pool, (members, standings, mine) in tables.items():
+        counted = [r for r in mine if not {r.first, r.second} & gone]
+        cross = crosstable([r.player for r in standings], counted)
+        rows = []
+        for row in cross.rows:
+            cells = []
+            for cell in row.cells:
+                met = sorted(
+                    (r for r in counted if {r.first, r.second} == {row.player, cell.opponent}),
+                    key=lambda r: r.match_id,
+                )
+                cells.append(
+                    CrossCell(
+                        cell.opponent,
+                        None if row.player == cell.opponent else cell.scores,
+                        tuple(r.game_points_of(cell.opponent) for r in met),
+                        tuple(int(r.match_id) for r in met),
+                    )
+                )
+            rows.append(
+                CrossRow(
+                    row.player,
+                    names.get(row.player, row.player),
+                    tuple(cells),
+                    row.game_points,
+                    row.match_points,
+                )
+            )
+        out.append(PoolView(pool, members, standings, tuple(rows), gone))
+    return out
+
+
 def _score_text(scores: tuple[Fraction, ...] | None) -> str:
     if scores is None:
         return "x"
@@ -130,58 +246,53 @@ def _score_text(scores: tuple[Fraction, ...] | None) -> str:
 
 
 async def candidates_view(uow: UnitOfWork, config: Config) -> list[dict[str, Any]]:
-    """Each pool: its players, standings (with tiebreaks) and crosstable of game scores."""
+    """Each pool as plain data (``acwc stage show|standings candidates``): its players,
+    standings (with tiebreaks) and crosstable of game scores."""
     cand = await stage_row(uow, StageKind.CANDIDATES)
     if cand.state == "pending":
         raise OperationError("the Candidates have not started yet")
-    tables = await pool_tables(uow, config)
-    gone = set(await _exited(uow))
-    out = []
-    for pool, (entries, rows, results) in tables.items():
-        order = [r.player for r in rows]
-        cross = crosstable(order, [r for r in results if not {r.first, r.second} & gone])
-        out.append(
-            {
-                "pool": pool.value,
-                "players": [
+    return [
+        {
+            "pool": view.pool.value,
+            "players": [
+                {
+                    "number": i,
+                    "player": e.player,
+                    "seeded": None if e.seeded is None else e.seeded.value,
+                    "qualification_place": e.qualification_place,
+                    "withdrawn": e.player in view.withdrawn,
+                }
+                for i, e in enumerate(view.entries, start=1)
+            ],
+            "standings": [
+                {
+                    "rank": r.rank,
+                    "player": r.player,
+                    "match_points": format_points(r.match_points),
+                    "game_points": format_points(r.game_points),
+                    "played": r.matches_played,
+                    "mutual_match_points": None
+                    if r.mutual_match_points is None
+                    else format_points(r.mutual_match_points),
+                    "mutual_game_points": None
+                    if r.mutual_game_points is None
+                    else format_points(r.mutual_game_points),
+                    "separated_by": None if r.separated_by is None else r.separated_by.value,
+                }
+                for r in view.standings
+            ],
+            "crosstable": {
+                "players": list(view.players),
+                "rows": [
                     {
-                        "number": i,
-                        "player": e.player,
-                        "seeded": None if e.seeded is None else e.seeded.value,
-                        "qualification_place": e.qualification_place,
-                        "withdrawn": e.player in gone,
+                        "player": row.player,
+                        "scores": [_score_text(c.mine) for c in row.cells],
+                        "game_points": format_points(row.game_points),
+                        "match_points": format_points(row.match_points),
                     }
-                    for i, e in enumerate(entries, start=1)
+                    for row in view.rows
                 ],
-                "standings": [
-                    {
-                        "rank": r.rank,
-                        "player": r.player,
-                        "match_points": format_points(r.match_points),
-                        "game_points": format_points(r.game_points),
-                        "played": r.matches_played,
-                        "mutual_match_points": None
-                        if r.mutual_match_points is None
-                        else format_points(r.mutual_match_points),
-                        "mutual_game_points": None
-                        if r.mutual_game_points is None
-                        else format_points(r.mutual_game_points),
-                        "separated_by": None if r.separated_by is None else r.separated_by.value,
-                    }
-                    for r in rows
-                ],
-                "crosstable": {
-                    "players": list(cross.players),
-                    "rows": [
-                        {
-                            "player": row.player,
-                            "scores": [_score_text(c.scores) for c in row.cells],
-                            "game_points": format_points(row.game_points),
-                            "match_points": format_points(row.match_points),
-                        }
-                        for row in cross.rows
-                    ],
-                },
-            }
-        )
-    return out
+            },
+        }
+        for view in await pools(uow, config)
+    ]

@@ -8,10 +8,8 @@ from a stored total. Nothing here writes.
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
@@ -257,121 +255,7 @@ async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
     return latest
 
 
-# --- candidates crosstables and the knockout ---------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class CrossCell:
-    text: str  # e.g. "6½-3½" or "" (not played) or "x" (self)
-    match_ids: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class CrossRow:
-    username: str
-    player_id: str
-    cells: tuple[CrossCell, ...]
-    match_points: str
-    game_points: str
-
-
-@dataclass(frozen=True, slots=True)
-class Crosstable:
-    pool: str
-    players: tuple[str, ...]
-    rows: tuple[CrossRow, ...]
-
-
-def _pts(value: Fraction) -> str:
-    whole, frac = divmod(value, 1)
-    if frac == 0:
-        return str(whole)
-    return ("" if whole == 0 else str(whole)) + "½"
-
-
-async def candidates_tables(uow: UnitOfWork) -> list[Crosstable]:
-    """One crosstable per pool, from the stored matches: each cell the pair's game score."""
-    tournament = await uow.tournaments.current()
-    if tournament is None:
-        return []
-    stage = await uow.tournaments.stage(tournament.id, StageKind.CANDIDATES.value)
-    if stage is None:
-        return []
-    names = await _names(uow)
-    entrants = await uow.stages.entrants(stage.id)
-    pools: dict[str, list[str]] = defaultdict(list)
-    for e in entrants:
-        pools[e.pool or "pool"].append(e.player_id)
-    stage_matches = [
-        m for m in await public_matches(uow, StageKind.CANDIDATES.value) if m.black_first
-    ]
-    if not pools:  # entrants not stored: one table of everyone who played
-        seen: list[str] = []
-        for m in stage_matches:
-            for p in (m.white_first, m.black_first):
-                if p is not None and p not in seen:
-                    seen.append(p)
-        if seen:
-            pools["pool"] = seen
-    # pair -> (game points of a, of b, match ids), a < b
-    pair_scores: dict[tuple[str, str], list[Fraction]] = {}
-    pair_matches: dict[tuple[str, str], list[int]] = defaultdict(list)
-    match_points: dict[str, Fraction] = defaultdict(Fraction)
-    game_points: dict[str, Fraction] = defaultdict(Fraction)
-    for m in stage_matches:
-        assert m.black_first is not None
-        state = await match_state(uow, m.id)
-        if state.score is None or state.score.games_played == 0:
-            pair_matches[tuple(sorted((m.white_first, m.black_first)))].append(m.id)  # type: ignore[index]
-            continue
-        a, b = sorted((m.white_first, m.black_first))
-        mine = {m.white_first: state.score.first, m.black_first: state.score.second}
-        total = pair_scores.setdefault((a, b), [Fraction(0), Fraction(0)])
-        total[0] += mine[a]
-        total[1] += mine[b]
-        pair_matches[(a, b)].append(m.id)
-        game_points[a] += mine[a]
-        game_points[b] += mine[b]
-        if m.state == "complete":
-            for p, q in ((a, b), (b, a)):
-                if mine[p] > mine[q]:
-                    match_points[p] += 1
-                elif mine[p] == mine[q]:
-                    match_points[p] += Fraction(1, 2)
-    tables = []
-    for pool in sorted(pools):
-        players = pools[pool]
-        rows = []
-        for p in players:
-            cells = []
-            for q in players:
-                if p == q:
-                    cells.append(CrossCell("x", ()))
-                    continue
-                a, b = sorted((p, q))
-                score = pair_scores.get((a, b))
-                ids = tuple(pair_matches.get((a, b), ()))
-                if score is None:
-                    cells.append(CrossCell("", ids))
-                    continue
-                mine_s, theirs = (score[0], score[1]) if p == a else (score[1], score[0])
-                cells.append(CrossCell(f"{_pts(mine_s)}-{_pts(theirs)}", ids))
-            rows.append(
-                CrossRow(
-                    username=names.get(p, p),
-                    player_id=p,
-                    cells=tuple(cells),
-                    match_points=_pts(match_points[p]),
-                    game_points=_pts(game_points[p]),
-                )
-            )
-        rows.sort(
-            key=lambda r: (-match_points[r.player_id], -game_points[r.player_id], r.player_id)
-        )
-        tables.append(
-            Crosstable(pool=pool, players=tuple(names.get(p, p) for p in players), rows=tuple(rows))
-        )
-    return tables
+# --- the knockout --------------------------------------------------------------------------
 
 
 async def knockout(uow: UnitOfWork) -> dict[str, list[MatchLine]]:

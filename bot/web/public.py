@@ -15,6 +15,7 @@ from aiohttp import web
 from bot.config import Config, describe_rules
 from bot.errors import OperationError
 from bot.views import matches as views
+from bot.views.candidates import points_text, pools
 from bot.views.qualification import standings as qualification_standings
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.scoring import format_points
@@ -105,9 +106,27 @@ async def standings(request: web.Request) -> web.StreamResponse:
 
 
 async def candidates(request: web.Request) -> web.StreamResponse:
+    """The pools' crosstables from the one Candidates read model, published rounds only."""
     ctx = context(request)
     async with ctx.db.uow() as uow:
-        tables = await views.candidates_tables(uow)
+        found = await pools(uow, ctx.config, published_only=True)
+    tables = [
+        {
+            "pool": view.pool.value,
+            "players": [row.username for row in view.rows],
+            "rows": [
+                {
+                    "username": row.username,
+                    "player_id": row.player,
+                    "cells": row.cells,
+                    "match_points": points_text(row.match_points),
+                    "game_points": points_text(row.game_points),
+                }
+                for row in view.rows
+            ],
+        }
+        for view in found
+    ]
     return await render(request, "candidates.html", {"title": "Candidates", "tables": tables})
 
 

@@ -1,0 +1,247 @@
+"""The desk's main page and its actions: pending decisions, result corrections, relayed texts,
+forum posts to mark posted, and the audit log."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from bot.config import USERNAME
+from bot.errors import OperationError
+from bot.views import matches as views
+from bot.views.candidates import points_text
+from bot.views.candidates import pools as candidates_pools
+from bot.web.auth import safe_next
+from bot.web.core import (
+    bad_request,
+    context,
+    int_field,
+    not_found,
+    read_form,
+    redirect_with,
+    render,
+    require_td,
+    when,
+)
+from bot.web.desk.decisions import REASON_LIMIT, audit_text
+from bot.web.desk.sources import RESULT_CHOICES, pending_decisions, source
+from bot.web.room import say_and_commit
+from rules.core.errors import RulesError
+from rules.core.model import normalise_username
+from rules.talk.commands import MAX_LENGTH
+from storage.repo_web import WebRepository
+from storage.uow import UnitOfWork
+
+__all__ = ["audit_page", "correct_result", "desk", "mark_posted", "relay", "settle"]
+
+
+async def desk(request: web.Request) -> web.StreamResponse:
+    require_td(request)
+    ctx = context(request)
+    now = ctx.now()
+    async with ctx.db.uow() as uow:
+        decisions = await pending_decisions(uow, ctx.services, now=now)
+        drafts = await WebRepository(uow.session).forum_drafts()
+        rounds = await views.published_rounds(uow)
+        pools = await candidates_pools(uow, ctx.config)
+        posted_by = {
+            int(r.details.get("outbox", 0)): r.actor
+            for r in await WebRepository(uow.session).audit_actions("forum.posted")
+        }
+    return await render(
+        request,
+        "desk.html",
+        {
+            "title": "TD desk",
+            "decisions": decisions,
+            "drafts": [d for d in drafts if d.status != "posted"],
+            "posted": [d for d in drafts if d.status == "posted"][-10:],
+            "posted_by": posted_by,
+            "current": rounds[:1],
+            "pools": pools,
+            "points": points_text,
+            "when": lambda t: when(t, now),
+            "results": list(RESULT_CHOICES),
+            "max_text": MAX_LENGTH,
+        },
+    )
+
+
+async def settle(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/decide``: one button of one pending decision."""
+    require_td(request)
+    who, values = await read_form(
+        request, {"kind": 20, "key": 200, "choice": 40, "reason": REASON_LIMIT}
+    )
+    ctx = context(request)
+    now = ctx.now()
+    kind, key, choice = values.get("kind", ""), values.get("key", ""), values.get("choice", "")
+    reason = " ".join(values.get("reason", "").split())
+    adapter = source(kind)
+    async with ctx.db.uow() as uow:
+        pending = {
+            d.key: d for d in await pending_decisions(uow, ctx.services, now=now) if d.kind == kind
+        }
+        decision = pending.get(key)
+        if decision is None:
+            return redirect_with(
+                request, "/desk", "That decision was already settled or is gone.", ok=False
+            )
+        picked = next((c for c in decision.choices if c.value == choice), None)
+        if picked is None:
+            raise bad_request("That is not one of this decision's buttons.")
+        if picked.needs_reason and not reason:
+            return redirect_with(
+                request, "/desk", "Give a reason: it goes into the audit log.", ok=False
+            )
+        try:
+            message = await adapter.settle(
+                uow,
+                ctx.services,
+                key=key,
+                choice=choice,
+                reason=reason,
+                actor=who.username,
+                now=now,
+            )
+        except (OperationError, RulesError) as e:
+            return redirect_with(request, "/desk", str(e), ok=False)
+        await uow.audit.record(
+            at=now,
+            actor=who.username,
+            action="desk.settle",
+            reason=reason or None,
+            match_id=decision.match_id,
+            details={"kind": kind, "key": key, "choice": choice},
+        )
+        await uow.commit()
+    ctx.changed()
+    return redirect_with(request, "/desk", message)
+
+
+async def correct_result(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/result``: record or correct one game of a match, with a reason (rules 1.3)."""
+    require_td(request)
+    who, values = await read_form(
+        request, {"match_id": 10, "game": 4, "result": 10, "reason": REASON_LIMIT}
+    )
+    ctx = context(request)
+    now = ctx.now()
+    match_id = int_field(values, "match_id", low=1)
+    game = int_field(values, "game", low=1, high=100)
+    async with ctx.db.uow() as uow:
+        try:
+            state = await ctx.services.results.record(
+                uow,
+                match_id,
+                game_number=game,
+                result=values.get("result", ""),
+                reason=" ".join(values.get("reason", "").split()),
+                now=now,
+                actor=who.username,
+            )
+        except OperationError as e:
+            return redirect_with(request, "/desk#results", str(e), ok=False)
+        await uow.commit()
+    ctx.changed()
+    return redirect_with(
+        request, "/desk#results", f"Match {match_id}: game {game} recorded; score {state.score}."
+    )
+
+
+async def relay(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/relay``: "alice wrote: offer thu 18:00", through the room's own handler."""
+    require_td(request)
+    who, values = await read_form(
+        request, {"player": 30, "match_id": 10, "text": MAX_LENGTH, "back": 100}
+    )
+    ctx = context(request)
+    now = ctx.now()
+    username = values.get("player", "").strip()
+    text = values.get("text", "").strip()
+    if not USERNAME.match(username):
+        raise bad_request("Give the player's Lichess username.")
+    if not text:
+        raise bad_request("Give what the player wrote, e.g. `offer thu 18:00`.")
+    player_id = normalise_username(username)
+    back = safe_next(values.get("back")) if values.get("back") else "/desk#relay"
+    async with ctx.db.uow() as uow:
+        if values.get("match_id", "").strip():
+            match_id = int_field(values, "match_id", low=1)
+            row = await uow.matches.get(match_id)
+        else:
+            row = await views.current_match(uow, player_id)
+        if row is None or player_id not in (row.white_first, row.black_first):
+            return redirect_with(
+                request, "/desk#relay", f"{username} has no such match to act on.", ok=False
+            )
+        match_id = row.id
+
+    async def audit_relay(uow: UnitOfWork, reply: str, ok: bool) -> None:
+        await uow.audit.record(
+            at=now,
+            actor=who.username,
+            action="desk.relay",
+            player=player_id,
+            match_id=match_id,
+            details={"text": text, "reply": reply[:500], "ok": ok},
+        )
+
+    message, ok = await say_and_commit(
+        ctx,
+        match_id=match_id,
+        player=player_id,
+        text=text,
+        via="td-relay",
+        relayed_by=who.username,
+        after=audit_relay,
+    )
+    return redirect_with(request, back, f"{username} (relayed): {message}", ok=ok)
+
+
+async def mark_posted(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/forum/{id}/posted``: the TD pasted this forum post; never list it again."""
+    require_td(request)
+    who, _ = await read_form(request, {})
+    ctx = context(request)
+    now = ctx.now()
+    raw = request.match_info.get("draft_id", "")
+    if not raw.isdigit() or len(raw) > 9:
+        raise not_found("There is no such forum post.")
+    async with ctx.db.uow() as uow:
+        row = await uow.outbox.get(int(raw))
+        if row is None or row.kind != "forum_draft":
+            raise not_found("There is no such forum post.")
+        if row.status == "posted":
+            return redirect_with(request, "/desk#forum", "That post was already marked posted.")
+        row.status = "posted"
+        row.sent_at = now
+        await uow.audit.record(
+            at=now,
+            actor=who.username,
+            action="forum.posted",
+            details={"outbox": row.id, "subject": row.subject},
+        )
+        await uow.commit()
+    return redirect_with(request, "/desk#forum", "Marked posted.")
+
+
+AUDIT_PAGE = 100
+
+
+async def audit_page(request: web.Request) -> web.StreamResponse:
+    """``GET /desk/audit``: the audit log, newest first."""
+    require_td(request)
+    ctx = context(request)
+    raw = request.query.get("before", "")
+    before = int(raw) if raw.isdigit() and len(raw) < 10 else None
+    async with ctx.db.uow() as uow:
+        rows = await WebRepository(uow.session).recent_audit(limit=AUDIT_PAGE, before=before)
+    return await render(
+        request,
+        "desk_audit.html",
+        {
+            "title": "Audit log",
+            "rows": [(r, audit_text(r)) for r in rows],
+            "older": rows[-1].id if len(rows) == AUDIT_PAGE else None,
+        },
+    )
