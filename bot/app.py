@@ -97,7 +97,7 @@ def bootstrap(
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
     publication = Publication(config, notifier)
-    announcements = Announcements(notifier)
+    announcements = Announcements(config, notifier)
     conduct = Conduct(config, notifier)
     armageddons = Armageddons(config, notifier)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)

@@ -17,13 +17,12 @@ from rules.core.model import GameId, MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.week.calendar import MatchWeek
 from rules.week.conduct import BreakCall, ClaimReason, ClaimRight, GameSpan
+from rules.week.faults import apply_verdict, assess_offer_deadline
 from rules.week.negotiation import (
     Negotiation,
     Step,
     accept_change,
     accept_offer,
-    apply_verdict,
-    assess_offer_deadline,
     choose_time,
     decline_change,
     make_offers,

@@ -12,7 +12,8 @@ from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId, normalise_username
 from rules.talk.notices import describe_time
 from rules.week.conduct import review_pauses
-from rules.week.negotiation import Negotiation, Phase, RulingKind, offers_counted
+from rules.week.faults import offers_counted
+from rules.week.negotiation import Negotiation, Phase, RulingKind
 from storage.match_log import break_calls, claim_rights, game_spans, replay
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork

@@ -38,7 +38,8 @@ from bot.web.core import (
 )
 from rules.core.errors import RulesError
 from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
-from rules.week.calendar import UTC, match_week
+from rules.talk.help import offer_duty
+from rules.week.calendar import UTC, label_duration, match_week
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
@@ -307,6 +308,8 @@ async def room(request: web.Request) -> web.StreamResponse:
             "when": lambda t: when(t, now),
             "max_text": MAX_LENGTH,
             "can_act": is_mine and row.black_first is not None,
+            "offer_duty": offer_duty(config.rules),
+            "break_length": label_duration(config.rules.conduct.break_length),
         },
     )
 

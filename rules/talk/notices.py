@@ -27,17 +27,8 @@ from rules.week.conduct import (
     NoShowStage,
     PauseViolation,
 )
-from rules.week.negotiation import (
-    Negotiation,
-    PendingReply,
-    Phase,
-    Ruling,
-    RulingKind,
-    StandingOffer,
-    Verdict,
-    WeekendVerdict,
-    offers_counted,
-)
+from rules.week.faults import PendingReply, Verdict, WeekendVerdict, offers_counted
+from rules.week.negotiation import Negotiation, Phase, Ruling, RulingKind, StandingOffer
 
 __all__ = [
     "DM_LIMIT",
@@ -210,18 +201,21 @@ def reply_reminder(negotiation: Negotiation, pending: PendingReply, *, now: dt.d
     return _player(pending.player, "\n".join(lines))
 
 
-def time_agreed(negotiation: Negotiation, *, now: dt.datetime) -> tuple[Notice, ...]:
+def time_agreed(
+    negotiation: Negotiation, *, now: dt.datetime, ruleset: Ruleset
+) -> tuple[Notice, ...]:
     """The agreed time, to both players, and the public line for the schedule (rules 5.2)."""
     agreement = negotiation.agreement
     if agreement is None:
         raise ValueError("no time is agreed")
     a, b = negotiation.players
     when = describe_time(agreement.time, now=now)
+    grace = label_duration(ruleset.conduct.no_show_grace)
     notices = [
         _player(
             p,
             f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
-            "Be online on time: after 10 minutes your opponent may report a no-show (rules 6.3). "
+            f"Be online on time: after {grace} your opponent may report a no-show (rules 6.3). "
             "The time changes only if both of you agree (`change <time>`).",
         )
         for p in (a, b)
@@ -286,22 +280,30 @@ def deadline_missed(
     return tuple(out)
 
 
-def no_show_notice(alert: NoShowAlert, *, now: dt.datetime) -> tuple[Notice, ...]:
+def _no_show_after(alert: NoShowAlert, ruleset: Ruleset) -> str:
+    """How long after the agreed time this check is (rules 6.3: the grace period, then more)."""
+    conduct = ruleset.conduct
+    first = alert.stage is NoShowStage.FIRST
+    return label_duration(conduct.no_show_grace if first else conduct.no_show_second_alert)
+
+
+def no_show_notice(alert: NoShowAlert, *, now: dt.datetime, ruleset: Ruleset) -> tuple[Notice, ...]:
     """Rules 6.3 to the players: the appearing player is told the TDs know, then their options."""
     out: list[Notice] = []
     appearing = alert.appearing_player
+    after = _no_show_after(alert, ruleset)
     for p in alert.appeared:
         if appearing is None:
             continue
         absent = alert.absent[0]
         if alert.stage is NoShowStage.FIRST:
             text = (
-                f"{absent} has not shown up 10 minutes after the agreed time "
+                f"{absent} has not shown up {after} after the agreed time "
                 f"({label_time(alert.scheduled)}). The TDs have been told for you (rules 6.3)."
             )
         else:
             text = (
-                f"{absent} has still not shown up 20 minutes after the agreed time; the TDs have "
+                f"{absent} has still not shown up {after} after the agreed time; the TDs have "
                 "been told again. You may `claim win`, or reschedule with `change <time>` "
                 "(rules 6.3)."
             )
@@ -408,9 +410,10 @@ def td_weekend_alert(negotiation: Negotiation, verdict: WeekendVerdict) -> TDAle
     )
 
 
-def td_no_show_alert(alert: NoShowAlert) -> TDAlert:
-    """Rules 6.3, at +10 and +20 minutes."""
-    minutes = "10" if alert.stage is NoShowStage.FIRST else "20"
+def td_no_show_alert(alert: NoShowAlert, *, ruleset: Ruleset) -> TDAlert:
+    """Rules 6.3, after the grace period and again after the second alert's time."""
+    after = _no_show_after(alert, ruleset)
+    second = label_duration(ruleset.conduct.no_show_second_alert)
     appeared = ", ".join(alert.appeared) or "nobody"
     absent = ", ".join(alert.absent) or "nobody"
     evidence = (
@@ -424,17 +427,17 @@ def td_no_show_alert(alert: NoShowAlert) -> TDAlert:
     command: str | None = None
     if claim is not None:
         what = (
-            f"{claim.against} has not shown up {minutes} minutes after the agreed time; "
+            f"{claim.against} has not shown up {after} after the agreed time; "
             f"{claim.claimant} may claim the win or reschedule (rules 6.3)."
         )
         command = f"acwc claim decide {alert.match_id} --winner {claim.claimant}|--dismiss"
     elif appearing is not None:
         what = (
-            f"{alert.absent[0]} has not shown up {minutes} minutes after the agreed time; "
-            f"{appearing} is there (rules 6.3). Second check at +20 minutes."
+            f"{alert.absent[0]} has not shown up {after} after the agreed time; "
+            f"{appearing} is there (rules 6.3). Second check at +{second}."
         )
     else:
-        what = f"no game has started {minutes} minutes after the agreed time (rules 6.3)."
+        what = f"no game has started {after} after the agreed time (rules 6.3)."
         if alert.stage is NoShowStage.SECOND:
             command = f"acwc claim decide {alert.match_id} --winner USER|--dismiss"
     return TDAlert(alert.match_id, what, evidence, command)
@@ -462,12 +465,13 @@ def td_pause_alert(violation: PauseViolation) -> TDAlert:
     return TDAlert(match_id, what, evidence, command)
 
 
-def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = ()) -> TDAlert:
+def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = (), ruleset: Ruleset) -> TDAlert:
     """A player sent ``claim win``; the TDs confirm or dismiss it."""
     reasons = {
         "no_show": "did not show up (rules 6.3)",
         "second_break": "took a second break (rules 6.1)",
-        "break_overrun": "overran the 10-minute break (rules 6.1, 6.4)",
+        "break_overrun": f"overran the break of {label_duration(ruleset.conduct.break_length)} "
+        "(rules 6.1, 6.4)",
     }
     return TDAlert(
         claim.match_id,
@@ -478,7 +482,7 @@ def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = ()) -> TDAler
 
 
 def td_disqualification_alert(case: DisqualificationCase) -> TDAlert:
-    """Rules 6.5: forfeits in two different matches; disqualification awaits TD confirmation."""
+    """Rules 6.5: forfeits in enough different matches; disqualification awaits the TDs."""
     evidence = tuple(
         f"forfeit in match {f.match_id} ({f.reason.value}) on {label_time(f.at)}"
         for f in case.forfeits

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from rules.core.errors import RulesError
 from rules.core.model import GameId, MatchId, PlayerId
 from rules.core.ruleset import Conduct, Ruleset
+from rules.week.calendar import label_duration
 
 __all__ = [
     "BreakCall",
@@ -102,15 +103,21 @@ class ClaimRight:
     since: dt.datetime
 
 
-def check_claim(rights: Iterable[ClaimRight], player: PlayerId, *, match_id: MatchId) -> ClaimRight:
+def check_claim(
+    rights: Iterable[ClaimRight], player: PlayerId, *, match_id: MatchId, conduct: Conduct
+) -> ClaimRight:
     """The right behind a player's ``claim win``; raises ``NO_CLAIM`` if they have none."""
     for right in sorted(rights, key=lambda r: (r.since, r.reason.value)):
         if right.claimant == player and right.match_id == match_id:
             return right
+    grace = conduct.no_show_grace
+    later = conduct.no_show_second_alert - grace
     raise ConductError(
         C.NO_CLAIM,
         "You have nothing to claim: a win can be claimed when your opponent has not shown up "
-        "20 minutes after the agreed time, or overran or repeated a break (rules 6.1, 6.3, 6.4).",
+        f"in the {label_duration(grace)} grace period after the agreed time nor "
+        f"{label_duration(later)} later, or overran the break of "
+        f"{label_duration(conduct.break_length)} or repeated a break (rules 6.1, 6.3, 6.4).",
     )
 
 
@@ -168,7 +175,8 @@ def assess_no_show(
     """
     conduct = ruleset.conduct
     if now < scheduled + conduct.no_show_grace:
-        raise ConductError(C.TOO_EARLY, "The 10-minute grace period is not over yet (rules 6.3).")
+        grace = label_duration(conduct.no_show_grace)
+        raise ConductError(C.TOO_EARLY, f"The {grace} grace period is not over yet (rules 6.3).")
     if games_started > 0:
         return None
     stage = (

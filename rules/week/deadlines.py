@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from rules.core.ruleset import Ruleset
 from rules.week.calendar import MatchWeek, match_week
-from rules.week.negotiation import Negotiation, Phase, awaiting_reply, offers_counted
+from rules.week.faults import awaiting_reply, offers_counted
+from rules.week.negotiation import Negotiation, Phase
 
 __all__ = [
     "Deadline",

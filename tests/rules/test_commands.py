@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -30,9 +31,9 @@ from rules.talk.commands import (
     WithdrawOffer,
     format_command,
     format_time,
-    help_text,
     parse,
 )
+from rules.talk.help import help_text
 from rules.week.calendar import UTC, match_week
 
 WEEK = match_week(dt.date(2021, 10, 12), DEFAULT_RULESET)
@@ -177,7 +178,7 @@ def test_twelve_hour_input_prints_back_in_24_hours() -> None:
 
 
 def test_help_lists_every_topic() -> None:
-    text = help_text()
+    text = help_text(ruleset=DEFAULT_RULESET)
     for topic in (
         "offer",
         "accept",
@@ -189,7 +190,7 @@ def test_help_lists_every_topic() -> None:
         "bid",
         "rps",
     ):
-        assert help_text(topic).startswith(topic)
+        assert help_text(topic, ruleset=DEFAULT_RULESET).startswith(topic)
         assert topic in text
 
 
@@ -289,3 +290,18 @@ def test_format_time_reparses_for_any_minute(when: dt.datetime) -> None:
     when = when.replace(second=0, microsecond=0)
     assert format_time(when) == when.strftime("%Y-%m-%d %H:%M")
     assert parse(f"offer {format_time(when)}", now=NOW, week=WEEK) == Offer((when,))
+
+
+def test_help_takes_its_numbers_from_the_rule_set() -> None:
+    offer = help_text("offer", ruleset=DEFAULT_RULESET)
+    assert "at least 3 by Friday 23:59 UTC, 3 hours apart, at most 2 on one date" in offer
+    changed = dataclasses.replace(
+        DEFAULT_RULESET,
+        offers=dataclasses.replace(
+            DEFAULT_RULESET.offers,
+            min_gap=dt.timedelta(hours=2),
+            required_offers=4,
+            deadline_weekday=3,
+        ),
+    )
+    assert "at least 4 by Thursday 23:59 UTC, 2 hours apart" in help_text("offer", ruleset=changed)

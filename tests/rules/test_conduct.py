@@ -95,9 +95,9 @@ def test_no_show_walk_alerts_at_10_then_claim_at_20() -> None:
     claim = second.claim
     assert claim is not None
     assert (claim.claimant, claim.against, claim.reason) == (ALICE, BOB, ClaimReason.NO_SHOW)
-    assert check_claim([claim], ALICE, match_id=MATCH) == claim
+    assert check_claim([claim], ALICE, match_id=MATCH, conduct=DEFAULT_RULESET.conduct) == claim
     with refused(ConductErrorReason.NO_CLAIM):
-        check_claim([claim], BOB, match_id=MATCH)
+        check_claim([claim], BOB, match_id=MATCH, conduct=DEFAULT_RULESET.conduct)
     assert no_show_forfeit(second) == Forfeit(BOB, MATCH, ForfeitReason.NO_SHOW, second.at)
 
 

@@ -17,12 +17,11 @@ from rules.week.deadlines import (
     match_week,
     plan_deadlines,
 )
+from rules.week.faults import apply_verdict, assess_offer_deadline
 from rules.week.negotiation import (
     Negotiation,
     accept_change,
     accept_offer,
-    apply_verdict,
-    assess_offer_deadline,
     make_offers,
     propose_change,
     start_negotiation,

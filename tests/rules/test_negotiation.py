@@ -13,6 +13,15 @@ from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET, OfferRules, Ruleset
 from rules.talk.commands import Offer, parse
 from rules.week.calendar import UTC, match_week
+from rules.week.faults import (
+    VerdictKind,
+    apply_verdict,
+    assess_offer_deadline,
+    assess_weekend,
+    awaiting_reply,
+    has_met_offer_duty,
+    offers_counted,
+)
 from rules.week.negotiation import (
     AgreementKind,
     FaultRuled,
@@ -24,18 +33,11 @@ from rules.week.negotiation import (
     Phase,
     RulingKind,
     TimeAgreed,
-    VerdictKind,
     accept_change,
     accept_offer,
-    apply_verdict,
-    assess_offer_deadline,
-    assess_weekend,
-    awaiting_reply,
     choose_time,
     decline_change,
-    has_met_offer_duty,
     make_offers,
-    offers_counted,
     propose_change,
     start_negotiation,
     td_decide,

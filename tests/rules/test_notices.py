@@ -49,15 +49,12 @@ from rules.week.conduct import (
     disqualification_due,
     review_pauses,
 )
+from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weekend, awaiting_reply
 from rules.week.negotiation import (
     Negotiation,
     Ruling,
     RulingKind,
     accept_offer,
-    apply_verdict,
-    assess_offer_deadline,
-    assess_weekend,
-    awaiting_reply,
     make_offers,
     propose_change,
     start_negotiation,
@@ -132,7 +129,7 @@ def test_offer_and_reminder_notices_list_numbers_and_the_accept_command() -> Non
 def test_agreed_time_goes_to_both_players_and_the_public_schedule() -> None:
     n = offer(fresh(), ALICE, at(14, 18), now=at(12, 10))
     n = accept_offer(n, player=BOB, number=1, now=at(12, 12)).negotiation
-    notices = time_agreed(n, now=at(12, 12))
+    notices = time_agreed(n, now=at(12, 12), ruleset=DEFAULT_RULESET)
     assert [x.recipient for x in notices if x.audience is Audience.PLAYER] == [ALICE, BOB]
     public = [x for x in notices if x.audience is Audience.PUBLIC]
     assert public == [Notice(Audience.PUBLIC, None, "alice - bob: Thu 14 Oct 18:00 UTC")]
@@ -195,17 +192,17 @@ def test_no_show_alerts_name_the_appearing_player() -> None:
     first, second = check(10), check(20)
     assert first is not None
     assert second is not None
-    alert1 = td_no_show_alert(first)
+    alert1 = td_no_show_alert(first, ruleset=DEFAULT_RULESET)
     assert "bob is there" in alert1.text
     assert alert1.command is None
-    alert2 = td_no_show_alert(second)
+    alert2 = td_no_show_alert(second, ruleset=DEFAULT_RULESET)
     assert alert2.command == "acwc claim decide 7 --winner bob|--dismiss"
-    to_bob, to_alice = no_show_notice(second, now=at(14, 18, 20))
+    to_bob, to_alice = no_show_notice(second, now=at(14, 18, 20), ruleset=DEFAULT_RULESET)
     assert to_bob.recipient == BOB
     assert "claim win" in to_bob.text
     assert to_alice.recipient == ALICE
     assert second.claim is not None
-    assert "did not show up" in td_claim_alert(second.claim).text
+    assert "did not show up" in td_claim_alert(second.claim, ruleset=DEFAULT_RULESET).text
 
 
 def test_pause_alerts_carry_the_claim_command() -> None:

@@ -26,15 +26,17 @@ from rules.talk.notices import (
 from rules.week.calendar import UTC, match_week
 from rules.week.conduct import ClaimRight, assess_no_show, check_claim
 from rules.week.deadlines import Deadline, DeadlineKind, MatchState, diff_deadlines, plan_deadlines
-from rules.week.negotiation import (
-    Negotiation,
-    Phase,
+from rules.week.faults import (
     VerdictKind,
-    accept_offer,
     apply_verdict,
     assess_offer_deadline,
     assess_weekend,
     awaiting_reply,
+)
+from rules.week.negotiation import (
+    Negotiation,
+    Phase,
+    accept_offer,
     choose_time,
     make_offers,
     start_negotiation,
@@ -78,14 +80,18 @@ class Service:
         elif isinstance(command, ChooseTime):
             step = choose_time(n, player, command.time, now=self.now, ruleset=RS)
         elif isinstance(command, ClaimWin):
-            right = check_claim(self.claims, player, match_id=n.match_id)
-            self.alerts.append(td_claim_alert(right))
+            right = check_claim(
+                self.claims, player, match_id=n.match_id, conduct=DEFAULT_RULESET.conduct
+            )
+            self.alerts.append(td_claim_alert(right, ruleset=DEFAULT_RULESET))
             return
         else:  # pragma: no cover - not used in these walks
             raise AssertionError(command)
         self.negotiation = step.negotiation
         if self.negotiation.agreement is not None and n.agreement is None:
-            self.notices.extend(time_agreed(self.negotiation, now=self.now))
+            self.notices.extend(
+                time_agreed(self.negotiation, now=self.now, ruleset=DEFAULT_RULESET)
+            )
         self.replan()
 
     def advance_to(self, when: dt.datetime) -> list[Deadline]:
@@ -134,7 +140,7 @@ class Service:
                 ruleset=RS,
             )
             if alert is not None:
-                self.alerts.append(td_no_show_alert(alert))
+                self.alerts.append(td_no_show_alert(alert, ruleset=DEFAULT_RULESET))
                 if alert.claim is not None:
                     self.claims.append(alert.claim)
 

@@ -111,7 +111,7 @@ async def test_breaks_once_each_and_an_overrun_gives_the_opponent_a_claim(week: 
     assert "taken by bob" in alert
     assert "You may send `claim win`" in (await week.dms_to("alice"))[-1]
     assert (await week.say(match_id, "alice", "claim win")).changed
-    assert "bob overran the 10-minute break" in (await week.alerts())[-1]
+    assert "bob overran the break of 10 minutes" in (await week.alerts())[-1]
     view = await week.view(match_id, "bob")
     assert [b.player for b in view.breaks] == ["alice", "bob"]
     assert view.score == "3-0"  # game 2: alice won with Black

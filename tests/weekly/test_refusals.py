@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+
 import pytest
 from sqlalchemy import func, select
 
+from bot.app import bootstrap
+from bot.service.weekly.texts import PlayerTexts
 from storage.models import AuditRow, DeadlineRow, OutboxRow
 from storage.models_weekly import MatchEventRow
 from tests.weekly.harness import Week
@@ -162,3 +167,39 @@ async def test_unpublished_match_is_refused(week: Week) -> None:
     assert reply.reason == "not_published"
     unknown = await week.say(9999, "alice", "status")
     assert unknown.reason == "no_such_match"
+
+
+async def test_the_help_and_the_refusals_a_player_reads_follow_the_settings(week: Week) -> None:
+    """rules.offers.min_gap and rules.conduct.no_show_grace set to other values than 2021's:
+    the help and the refusals say the new ones (a TD who changes a setting never sends the old
+    regulations' numbers)."""
+    (match_id,) = await week.publish(("alice", "bob"))
+    rules = week.config.rules
+    changed = dataclasses.replace(
+        week.config,
+        rules=dataclasses.replace(
+            rules,
+            offers=dataclasses.replace(rules.offers, min_gap=dt.timedelta(hours=5)),
+            conduct=dataclasses.replace(rules.conduct, no_show_grace=dt.timedelta(minutes=15)),
+        ),
+    )
+    for config, gap, grace in (
+        (week.config, "3 hours", "10 minutes"),
+        (changed, "5 hours", "15 minutes"),
+    ):
+        texts = bootstrap(config, clock=week.clock, db=week.db).texts
+
+        async def say(text: str, texts: PlayerTexts = texts) -> str:
+            async with week.db.uow() as uow:
+                reply = await texts.handle(
+                    uow, match_id=match_id, player="alice", text=text, now=week.clock.now()
+                )
+            return reply.text
+
+        assert f"{gap} apart" in await say("help offer")
+        assert f"the {grace} grace period" in await say("help claim")
+        assert f"{gap} apart" in await say("help")
+        refused = await say("offer thu 18:00, thu 19:00")
+        assert f"offers must be at least {gap} apart" in refused
+        refused = await say("claim win")
+        assert f"in the {grace} grace period after the agreed time" in refused

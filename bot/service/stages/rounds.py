@@ -154,7 +154,7 @@ class StageRounds:
         if floor is not None and day < floor:
             raise OperationError(
                 f"{stage.value} round {target.number} cannot be published before"
-                f" {floor:%a %Y-%m-%d} (rules 4.1-4.2: one match a week, a week's break between"
+                f" {floor:%a %Y-%m-%d} (rules 4.1-4.2: one match a week, the break between"
                 f" stages); the next publication day now would be {day:%a %Y-%m-%d}"
             )
         target.state, target.approved_by, target.approved_at = "approved", actor, now

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.weekly.log import Loaded
@@ -22,7 +23,8 @@ DECIDED = (Outcome.FIRST_WINS.value, Outcome.SECOND_WINS.value, Outcome.TIED.val
 
 
 class Announcements:
-    def __init__(self, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier) -> None:
+        self.ruleset = config.rules
         self.notifier = notifier
 
     async def agreement(
@@ -34,7 +36,7 @@ class Announcements:
         row.agreed_time = negotiation.agreement.time
         texts: dict[PlayerId, str] = {}
         key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
-        for note in time_agreed(negotiation, now=now):
+        for note in time_agreed(negotiation, now=now, ruleset=self.ruleset):
             if note.recipient is None:
                 await self.notifier.forum(
                     uow,

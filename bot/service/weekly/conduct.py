@@ -262,7 +262,9 @@ class Conduct:
         Raises ``ConductError`` when the player has nothing to claim."""
         row = loaded.row
         rights, claimed = claim_rights(loaded.events)
-        right = check_claim(rights, player, match_id=MatchId(row.id))  # raises NO_CLAIM
+        right = check_claim(
+            rights, player, match_id=MatchId(row.id), conduct=self.config.rules.conduct
+        )  # raises NO_CLAIM
         if player in claimed:
             return "You have already claimed the win; the TDs decide and will tell you.", None
         event = await append(
@@ -278,7 +280,7 @@ class Conduct:
         await self.notifier.td_alert(
             uow,
             now=now,
-            text=td_claim_alert(right, evidence=evidence).text,
+            text=td_claim_alert(right, evidence=evidence, ruleset=self.config.rules).text,
             key=notice.claim(row.id, event.seq),
         )
         mine = (

@@ -35,13 +35,8 @@ from rules.talk.notices import (
 from rules.week.calendar import label_duration, label_time
 from rules.week.conduct import NoShowAlert, NoShowStage, assess_no_show, review_pauses
 from rules.week.deadlines import DeadlineKind
+from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weekend, awaiting_reply
 from rules.week.forfeits import ForfeitKind
-from rules.week.negotiation import (
-    apply_verdict,
-    assess_offer_deadline,
-    assess_weekend,
-    awaiting_reply,
-)
 from storage.match_log import break_calls, claim_rights, game_spans
 from storage.uow import UnitOfWork
 
@@ -328,13 +323,13 @@ class WeeklyDeadlines:
         extra = "\n".join(x for x in (unavailable, note) if x)
         await self._alert(
             uow,
-            td_no_show_alert(alert),
+            td_no_show_alert(alert, ruleset=self.config.rules),
             now=firing.now,
             key=notice.no_show(row.id, alert.scheduled.isoformat(), alert.stage.value),
             extra=extra,
         )
         key = notice.step(NoticeKind.NO_SHOW_NOTICE, row.id, event.seq)
-        for told in no_show_notice(alert, now=firing.now):
+        for told in no_show_notice(alert, now=firing.now, ruleset=self.config.rules):
             if told.recipient is not None:
                 await self.notifier.dm(
                     uow,

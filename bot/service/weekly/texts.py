@@ -43,12 +43,13 @@ from rules.talk.commands import (
     Status,
     WithdrawOffer,
     format_command,
-    help_text,
     parse,
 )
+from rules.talk.help import help_text
 from rules.talk.notices import change_proposed, describe_time, offer_received, status_text
 from rules.week.calendar import label_time
-from rules.week.negotiation import OfferMade, Phase, TimeAgreed, offers_counted
+from rules.week.faults import offers_counted
+from rules.week.negotiation import OfferMade, Phase, TimeAgreed
 from storage.match_log import apply_step
 from storage.models import MatchRow
 from storage.models_weekly import CheatReportRow
@@ -205,7 +206,7 @@ class PlayerTexts:
         canonical = format_command(command) if not isinstance(command, Report) else "report"
         try:
             if isinstance(command, Help):
-                return Reply(help_text(command.topic), command=canonical)
+                return Reply(help_text(command.topic, ruleset=config.rules), command=canonical)
             if isinstance(command, Status):
                 body = status_text(negotiation, player=player_id, now=now, ruleset=config.rules)
                 if is_decided(loaded.row):

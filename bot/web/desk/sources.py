@@ -29,7 +29,8 @@ from bot.web.desk.decisions import (
 )
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
-from rules.week.negotiation import NegotiationError, assess_weekend
+from rules.week.faults import assess_weekend
+from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
 from storage.models import OutboxRow
 from storage.repo_weekly import WeeklyRepository

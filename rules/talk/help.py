@@ -1,0 +1,80 @@
+"""The help a player reads (``help``, ``help offer``): every number in it from the rule set, so a
+TD who changes a setting never sends players the old regulations' figures."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rules.core.ruleset import Ruleset
+from rules.week.calendar import label_duration
+
+__all__ = ["HELP_TOPICS", "VERBS", "help_text", "offer_duty"]
+
+HELP_TOPICS = (
+    "offer",
+    "accept",
+    "withdraw",
+    "change",
+    "choose",
+    "status",
+    "claim",
+    "break",
+    "report",
+    "bid",
+    "rps",
+)
+"""The commands ``help`` explains, one topic each."""
+
+VERBS = (*HELP_TOPICS, "help", "decline")
+"""Every word a command may start with."""
+
+
+def _weekday(number: int) -> str:
+    return dt.date(2021, 10, 11 + number).strftime("%A")  # 2021-10-11 was a Monday
+
+
+def offer_duty(ruleset: Ruleset) -> str:
+    """Rules 5.1 and 5.4 in numbers: ``at least 3 by Friday 23:59 UTC, 3 hours apart, at most
+    2 on one date``."""
+    offers = ruleset.offers
+    deadline = f"{_weekday(offers.deadline_weekday)} {offers.deadline_time:%H:%M} UTC"
+    return (
+        f"at least {offers.required_offers} by {deadline}, {label_duration(offers.min_gap)} "
+        f"apart, at most {offers.max_per_date} on one date"
+    )
+
+
+def _topics(ruleset: Ruleset) -> dict[str, str]:
+    conduct = ruleset.conduct
+    second = conduct.no_show_second_alert
+    return {
+        "offer": "offer thu 18:00, 2021-10-15 21:00 - offer start times (UTC); "
+        f"{offer_duty(ruleset)} (rules 5.1, 5.4)",
+        "accept": "accept 2 - accept your opponent's offer number 2 (or: accept thu 18:00)",
+        "withdraw": "withdraw offer 1 - take back your offer number 1",
+        "change": "change fri 20:00 - ask to move the agreed time; it moves only if your "
+        "opponent sends `accept change` (`decline change` refuses)",
+        "choose": "choose sat 16:00 - pick the time when your opponent missed the offers deadline",
+        "status": "status - your match, the offers and the deadlines",
+        "claim": "claim win - claim the match when your opponent has not shown up: after the "
+        f"{label_duration(conduct.no_show_grace)} grace period the TDs are told, and "
+        f"{label_duration(second - conduct.no_show_grace)} later you may claim (rules 6.3)",
+        "break": "break - call your one break between two games, "
+        f"{label_duration(conduct.break_length)} at most (rules 6.1)",
+        "report": "report <text> - a private message to the TDs, e.g. a suspicion of cheating "
+        "(rules 7.1: never accuse anyone in public)",
+        "bid": "bid 1:30 - armageddon: the time you would take as White (lowest bid plays White)",
+        "rps": "rps rock|paper|scissors - armageddon: decides White after identical bids",
+    }
+
+
+def help_text(topic: str | None = None, *, ruleset: Ruleset) -> str:
+    """The help for one command (one of :data:`HELP_TOPICS`), or a summary of all of them.
+
+    Raises ``KeyError`` for a topic that is not one."""
+    topics = _topics(ruleset)
+    if topic is not None:
+        return topics[topic]
+    lines = ["Commands (all times UTC, e.g. `offer 2021-10-14 18:00`):"]
+    lines.extend(f"- {topics[verb]}" for verb in sorted(topics))
+    return "\n".join(lines)
