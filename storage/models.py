@@ -7,7 +7,7 @@ the games, so a correction can never leave a stale total behind.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -15,30 +15,13 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    MetaData,
     String,
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.types import UTCDateTime
-
-NAMING = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map: ClassVar[dict[Any, Any]] = {
-        dt.datetime: UTCDateTime(),
-        dict[str, Any]: JSON(),
-    }
+from storage.base import Base
 
 
 class TournamentRow(Base):
@@ -251,5 +234,6 @@ class SettingRow(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
-# Feature tables register on Base.metadata when their modules load; import them last.
+# The other tables register on Base.metadata when their modules load: whoever has this module
+# has every table (alembic's autogenerate, the tests that compare the schema).
 from storage import models_stages, models_web, models_weekly  # noqa: E402, F401

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import JSON, Date, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.models import Base
+from storage.base import Base
 
 __all__ = ["ArmageddonRow", "ArmageddonStepRow", "Base", "BracketRow", "StagePlanRow"]
 

@@ -12,7 +12,7 @@ import datetime as dt
 from sqlalchemy import Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.models import Base
+from storage.base import Base
 
 __all__ = ["Base", "WebSessionRow"]
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from storage.models import Base
+from storage.base import Base
 
 __all__ = ["Base", "CheatReportRow", "ForfeitRow", "MatchEventRow"]
 

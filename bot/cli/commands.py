@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-from bot.cli import Cli, CliError, command, group, open_database
+from bot.cli.base import (
+    Cli,
+    CliError,
+    check_actor,
+    command,
+    database,
+    group,
+    services,
+    unit_of_work,
+)
 from bot.cli.output import as_json, table
-from bot.config import Config, describe_rules
+from bot.config import describe_rules
 from bot.errors import StartupError
-from bot.service.services import Services
 from bot.views.scores import MatchState, match_state
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.scoring import format_points
 from storage import migrate
-from storage.db import Database
-from storage.uow import UnitOfWork
 
 
 def register(sub: Any) -> None:
@@ -66,52 +70,6 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
     command(sub, "run", service_run, "run the service: games stream, deadlines, outbox, web")
-
-    from bot.cli import pair_cmd, qualification_cmd, stages_cmd, weekly_cmd
-
-    for module in (qualification_cmd, stages_cmd, weekly_cmd, pair_cmd):
-        module.register(sub)
-
-
-def check_actor(config: Config, actor: str) -> str:
-    """A TD command run as a named TD must name one from the config."""
-    if actor != "cli" and config.tournament.tds and not config.is_td(actor):
-        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(config.tournament.tds)})")
-    return actor
-
-
-@asynccontextmanager
-async def database(config: Config, *, check: bool = True) -> AsyncIterator[Database]:
-    db = open_database(config)
-    try:
-        if check:
-            current = await migrate.current_revision(db)
-            if current != migrate.head_revision():
-                state = "not initialised" if current is None else f"at revision {current}"
-                raise CliError(
-                    f"the database is {state}; run `acwc db upgrade` first "
-                    f"({config.service.database_url})"
-                )
-        yield db
-    finally:
-        await db.dispose()
-
-
-@asynccontextmanager
-async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
-    """A unit of work on the config's database, for a command that only reads or writes rows."""
-    async with database(cli.config) as db, db.uow() as uow:
-        yield uow
-
-
-@asynccontextmanager
-async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
-    """The application services on the config's database (and Lichess at ``lichess_url``)."""
-    async with (
-        database(cli.config) as db,
-        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
-    ):
-        yield found
 
 
 async def db_upgrade(args: argparse.Namespace, cli: Cli) -> int:

@@ -30,7 +30,7 @@ def run(arguments: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``pair`` subcommand to the ``acwc`` command line."""
-    from bot.cli import command
+    from bot.cli.base import command
 
     parser = command(
         subparsers,

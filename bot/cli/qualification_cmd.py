@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli import Cli, CliError, command, group
-from bot.cli.commands import check_actor, services, unit_of_work
+from bot.cli.base import Cli, CliError, check_actor, command, group, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.views.qualification import RoundView, round_view, standings
 from bot.views.qualification import trf_export as export_trf

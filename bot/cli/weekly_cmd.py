@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli import Cli, CliError, command, group
-from bot.cli.commands import check_actor, services, unit_of_work
+from bot.cli.base import Cli, CliError, check_actor, command, group, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.errors import OperationError
 from bot.notify.kinds import Channel, OutboxStatus

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bot.cli import Cli, CliError, command
+from bot.cli.base import Cli, CliError, command
 from storage.db import DatabaseURLError, check_url
 
 

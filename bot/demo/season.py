@@ -24,10 +24,10 @@ from typing import Any
 from bot.app import Service
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
+from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
 from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import make_roster, seed_history
-from bot.launch import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.candidates import candidates_view

@@ -33,6 +33,7 @@ from sqlalchemy import select
 from bot.app import Service, bootstrap
 from bot.config import Config
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
+from bot.demo.bundled import SANDBOX_BOT_TOKEN, bundled_sandbox, prepare_sandbox
 from bot.demo.driver import (
     InProcessService,
     SeasonDriver,
@@ -44,7 +45,6 @@ from bot.demo.remote import ClockFeed, RemotePort, ServiceProcess
 from bot.demo.report import Reporter
 from bot.demo.roster import make_roster, seed_history
 from bot.demo.season import demo_config
-from bot.launch import SANDBOX_BOT_TOKEN, bundled_sandbox, prepare_sandbox
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import SENDABLE_KINDS

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import event
 
-from bot.cli import build_parser
+from bot.cli.main import build_parser
 from bot.config import ConfigError, load_config
 from bot.launch import main
 from storage.db import Database

@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.app import Service
-from bot.launch import bundled_sandbox
+from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from tests.web.helpers import NOW, Browser, Site, make_config, seed
 

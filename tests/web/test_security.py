@@ -248,7 +248,7 @@ async def test_pages_carry_no_secret_and_load_nothing_from_elsewhere(
 ) -> None:
     tina = browsers["tina"]
     await tina.login("Tina")
-    from bot.launch import SANDBOX_BOT_TOKEN
+    from bot.demo.bundled import SANDBOX_BOT_TOKEN
 
     for path in ("/", "/desk", "/desk/audit", "/rules", "/account", "/pairings", "/standings"):
         async with tina.http.get(tina.url(path)) as resp:
@@ -313,7 +313,7 @@ async def test_the_session_secret_never_reaches_a_page_or_the_log(
 ) -> None:
     from bot.app import Service
     from bot.config import Secrets
-    from bot.launch import bundled_sandbox
+    from bot.demo.bundled import bundled_sandbox
     from bot.runtime.clock import FakeClock
     from tests.web.helpers import Browser, make_config, seed
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.app import Service
 from bot.config import ServiceConfig
-from bot.launch import bundled_sandbox
+from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.views.timeline import timeline
 from rules.core.errors import RulesError

@@ -1,0 +1,147 @@
+"""What every command of the ``acwc`` command line shares: the :class:`Cli` a handler gets (the
+config, the clock, the :class:`Launcher`), the one-line errors, the parser's building blocks,
+and the database and services a command opens."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+
+from bot.config import Config
+from bot.runtime.clock import Clock
+from storage import migrate
+from storage.db import Database, DatabaseURLError
+from storage.uow import UnitOfWork
+
+if TYPE_CHECKING:
+    from bot.service.services import Services
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class Launcher(Protocol):
+    """What the command line gets from the process entry."""
+
+    def services(
+        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+    ) -> AbstractAsyncContextManager[Services]:
+        """The application services on ``db`` (with a Lichess client at ``lichess_url``)."""
+        ...
+
+    async def run(self, config: Config) -> None:
+        """``acwc run``: the service until SIGINT or SIGTERM."""
+        ...
+
+    def add_tools(self, sub: Any) -> None:
+        """Subcommands of the shipped tools (``acwc demo``)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Cli:
+    """What every command gets: the config, the clock it acts at, and the launcher."""
+
+    config: Config
+    clock: Clock
+    launcher: Launcher
+
+
+class CliError(Exception):
+    """Ends the command with one line on stderr and ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see `{self.prog} --help`)", EXIT_USAGE)
+
+
+Handler = Callable[[argparse.Namespace, Cli], Awaitable[int] | int]
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="config file (default: ./config.toml if present, else built-in defaults)",
+    )
+
+
+def command(
+    subparsers: Any, name: str, handler: Handler, help_text: str, **kwargs: Any
+) -> argparse.ArgumentParser:
+    """Add a subcommand with ``--config`` and its handler."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=help_text, description=help_text, **kwargs
+    )
+    add_config_option(parser)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def group(subparsers: Any, name: str, help_text: str) -> Any:
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    add_config_option(parser)
+    return parser.add_subparsers(
+        title="commands", metavar="COMMAND", required=True, parser_class=Parser
+    )
+
+
+def open_database(config: Config) -> Database:
+    try:
+        return Database(config.service.database_url)
+    except DatabaseURLError as e:
+        raise CliError(f"service.database_url: {e}") from None
+
+
+def check_actor(config: Config, actor: str) -> str:
+    """A TD command run as a named TD must name one from the config."""
+    if actor != "cli" and config.tournament.tds and not config.is_td(actor):
+        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(config.tournament.tds)})")
+    return actor
+
+
+@asynccontextmanager
+async def database(config: Config, *, check: bool = True) -> AsyncIterator[Database]:
+    db = open_database(config)
+    try:
+        if check:
+            current = await migrate.current_revision(db)
+            if current != migrate.head_revision():
+                state = "not initialised" if current is None else f"at revision {current}"
+                raise CliError(
+                    f"the database is {state}; run `acwc db upgrade` first "
+                    f"({config.service.database_url})"
+                )
+        yield db
+    finally:
+        await db.dispose()
+
+
+@asynccontextmanager
+async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
+    """A unit of work on the config's database, for a command that only reads or writes rows."""
+    async with database(cli.config) as db, db.uow() as uow:
+        yield uow
+
+
+@asynccontextmanager
+async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
+    """The application services on the config's database (and Lichess at ``lichess_url``)."""
+    async with (
+        database(cli.config) as db,
+        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
+    ):
+        yield found
