@@ -32,6 +32,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
 from bot.runtime.outbox import OutboxDispatcher
+from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
 from bot.service.registration import Registration
@@ -153,6 +154,7 @@ def bootstrap(
         armageddons=armageddons,
         armageddon_games=armageddon_games,
         exits=Exits(config, notifier),
+        forum=Forum(),
         registration=None
         if lichess is None
         else Registration(config, db, LichessAccounts(lichess, config.rules)),

@@ -63,7 +63,7 @@ def game_row_values(game: Game) -> dict[str, object]:
         "id": game.id,
         "white": game.white,
         "black": game.black,
-        "status": game.status.value,
+        "status": game.status,
         "winner": None if game.winner is None else game.winner.value,
         "variant": game.variant,
         "rated": game.rated,

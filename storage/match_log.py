@@ -10,10 +10,11 @@ the same log, read back by :func:`claim_rights` and :func:`break_calls`.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rules.core.model import GameId, MatchId, PlayerId
+from rules.core.model import GameId, GameStatus, MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.week.calendar import MatchWeek
 from rules.week.conduct import BreakCall, ClaimReason, ClaimRight, GameSpan
@@ -37,6 +38,7 @@ from storage.models_weekly import MatchEventRow
 __all__ = [
     "NEGOTIATION_KINDS",
     "WEEK_STARTED",
+    "LogKind",
     "apply_step",
     "break_calls",
     "claim_rights",
@@ -45,18 +47,41 @@ __all__ = [
     "replay",
 ]
 
-WEEK_STARTED = "week_started"
+
+class LogKind(enum.StrEnum):
+    """What one event of a match's log records (``match_events.kind``)."""
+
+    WEEK_STARTED = "week_started"
+    # steps of the negotiation (rules 5), replayed by :func:`replay`
+    OFFER = "offer"
+    ACCEPT = "accept"
+    WITHDRAW = "withdraw"
+    CHANGE = "change"
+    ACCEPT_CHANGE = "accept_change"
+    DECLINE_CHANGE = "decline_change"
+    CHOOSE = "choose"
+    OFFERS_VERDICT = "offers_verdict"
+    TD_DECISION = "td_decision"
+    # conduct (rules 6)
+    BREAK = "break"
+    NO_SHOW_CHECK = "no_show_check"
+    CLAIM_RIGHT = "claim_right"
+    CLAIM = "claim"
+    CLAIM_DECIDED = "claim_decided"
+
+
+WEEK_STARTED = LogKind.WEEK_STARTED
 NEGOTIATION_KINDS = frozenset(
     {
-        "offer",
-        "accept",
-        "withdraw",
-        "change",
-        "accept_change",
-        "decline_change",
-        "choose",
-        "offers_verdict",
-        "td_decision",
+        LogKind.OFFER,
+        LogKind.ACCEPT,
+        LogKind.WITHDRAW,
+        LogKind.CHANGE,
+        LogKind.ACCEPT_CHANGE,
+        LogKind.DECLINE_CHANGE,
+        LogKind.CHOOSE,
+        LogKind.OFFERS_VERDICT,
+        LogKind.TD_DECISION,
     }
 )
 """Event kinds that are steps of the negotiation (replayed by :func:`replay`)."""
@@ -87,29 +112,29 @@ def apply_step(
 ) -> Step:
     """One negotiation step, live or replayed: the same pure function either way."""
     player = PlayerId(actor)
-    if kind == "offer":
+    if kind == LogKind.OFFER:
         times = [event_time(t) for t in data["times"]]
         return make_offers(negotiation, times, player=player, now=at, ruleset=ruleset)
-    if kind == "accept":
+    if kind == LogKind.ACCEPT:
         number = data.get("number")
         time = event_time(data["time"]) if data.get("time") else None
         return accept_offer(negotiation, player=player, now=at, number=number, time=time)
-    if kind == "withdraw":
+    if kind == LogKind.WITHDRAW:
         return withdraw_offer(negotiation, int(data["number"]), player=player, now=at)
-    if kind == "change":
+    if kind == LogKind.CHANGE:
         return propose_change(
             negotiation, event_time(data["time"]), player=player, now=at, ruleset=ruleset
         )
-    if kind == "accept_change":
+    if kind == LogKind.ACCEPT_CHANGE:
         return accept_change(negotiation, player=player, now=at)
-    if kind == "decline_change":
+    if kind == LogKind.DECLINE_CHANGE:
         return decline_change(negotiation, player=player, now=at)
-    if kind == "choose":
+    if kind == LogKind.CHOOSE:
         return choose_time(negotiation, player, event_time(data["time"]), now=at, ruleset=ruleset)
-    if kind == "offers_verdict":
+    if kind == LogKind.OFFERS_VERDICT:
         verdict = assess_offer_deadline(negotiation, now=at, ruleset=ruleset)
         return apply_verdict(negotiation, verdict, now=at)
-    if kind == "td_decision":
+    if kind == LogKind.TD_DECISION:
         at_fault = data.get("at_fault")
         return td_decide(negotiation, PlayerId(at_fault) if at_fault else None, now=at)
     raise ValueError(f"{kind!r} is not a negotiation step")
@@ -143,7 +168,7 @@ def claim_rights(events: Sequence[MatchEventRow]) -> tuple[list[ClaimRight], set
     rights: list[ClaimRight] = []
     claimed: set[str] = set()
     for e in events:
-        if e.kind == "claim_right":
+        if e.kind == LogKind.CLAIM_RIGHT:
             rights.append(
                 ClaimRight(
                     MatchId(e.match_id),
@@ -153,15 +178,15 @@ def claim_rights(events: Sequence[MatchEventRow]) -> tuple[list[ClaimRight], set
                     event_time(e.data["since"]),
                 )
             )
-        elif e.kind == "claim":
+        elif e.kind == LogKind.CLAIM:
             claimed.add(e.actor)
-        elif e.kind == "claim_decided":
+        elif e.kind == LogKind.CLAIM_DECIDED:
             rights, claimed = [], set()
     return rights, claimed
 
 
 def break_calls(events: Sequence[MatchEventRow]) -> list[BreakCall]:
-    return [BreakCall(PlayerId(e.actor), e.at) for e in events if e.kind == "break"]
+    return [BreakCall(PlayerId(e.actor), e.at) for e in events if e.kind == LogKind.BREAK]
 
 
 def game_spans(games: Sequence[GameRow]) -> list[GameSpan]:
@@ -171,7 +196,7 @@ def game_spans(games: Sequence[GameRow]) -> list[GameSpan]:
         if not g.counted or g.last_move_at is None:
             continue
         left_by = None
-        if g.status == "timeout" and g.winner in ("w", "b"):
+        if g.status is GameStatus.TIMEOUT and g.winner in ("w", "b"):
             left_by = PlayerId(g.black if g.winner == "w" else g.white)
         out.append(GameSpan(GameId(g.id), g.created_at, g.last_move_at, left_by))
     return out

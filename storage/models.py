@@ -7,6 +7,7 @@ the games, so a correction can never leave a stale total behind.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 from typing import Any
 
 from sqlalchemy import (
@@ -21,7 +22,47 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from rules.core.model import GameStatus
+from rules.core.ruleset import StageKind
+from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from storage.base import Base
+from storage.types import EnumText
+
+__all__ = [
+    "AuditRow",
+    "Base",
+    "Channel",
+    "DeadlineRow",
+    "ForbiddenPairRow",
+    "GameRow",
+    "MatchRow",
+    "OutboxRow",
+    "OutboxStatus",
+    "PlayerExitRow",
+    "PlayerRow",
+    "RoundRow",
+    "SettingRow",
+    "StageEntrantRow",
+    "StageRow",
+    "TournamentRow",
+]
+
+
+class Channel(enum.StrEnum):
+    """How an outbox row goes out (its ``kind`` column)."""
+
+    DM = "dm"  # POST /inbox/{username}
+    TD_ALERT = "td_alert"  # a DM to each TD
+    TEAM_UPDATE = "team_update"  # POST /team/{id}/pm-all
+    FORUM_DRAFT = "forum_draft"  # kept for a TD to paste into the forum, never sent
+
+
+class OutboxStatus(enum.StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    POSTED = "posted"  # a forum draft a TD pasted
 
 
 class TournamentRow(Base):
@@ -30,7 +71,7 @@ class TournamentRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[dt.datetime]
-    current_stage: Mapped[str] = mapped_column(String(20))
+    current_stage: Mapped[StageKind] = mapped_column(EnumText(StageKind, 20))
 
 
 class PlayerRow(Base):
@@ -40,7 +81,9 @@ class PlayerRow(Base):
     username: Mapped[str] = mapped_column(String(30))
     seed_rating: Mapped[int | None]
     seeded_as: Mapped[str | None] = mapped_column(String(20))  # title_holder / runner_up
-    status: Mapped[str] = mapped_column(String(20), default="active")
+    status: Mapped[PlayerStatus] = mapped_column(
+        EnumText(PlayerStatus, 20), default=PlayerStatus.ACTIVE
+    )
     status_reason: Mapped[str | None] = mapped_column(Text)
     engine_mark: Mapped[bool] = mapped_column(Boolean, default=False)
     registered_at: Mapped[dt.datetime]
@@ -52,8 +95,8 @@ class StageRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
-    kind: Mapped[str] = mapped_column(String(20))
-    state: Mapped[str] = mapped_column(String(20), default="pending")  # pending/active/complete
+    kind: Mapped[StageKind] = mapped_column(EnumText(StageKind, 20))
+    state: Mapped[StageState] = mapped_column(EnumText(StageState, 20), default=StageState.PENDING)
     started_at: Mapped[dt.datetime | None]
     completed_at: Mapped[dt.datetime | None]
 
@@ -65,7 +108,7 @@ class RoundRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     stage_id: Mapped[int] = mapped_column(ForeignKey("stages.id"))
     number: Mapped[int]
-    state: Mapped[str] = mapped_column(String(20), default="proposed")
+    state: Mapped[RoundState] = mapped_column(EnumText(RoundState, 20), default=RoundState.PROPOSED)
     week_start: Mapped[dt.datetime | None]
     week_end: Mapped[dt.datetime | None]
     approved_by: Mapped[str | None] = mapped_column(String(30))
@@ -79,7 +122,7 @@ class MatchRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
-    stage: Mapped[str] = mapped_column(String(20))
+    stage: Mapped[StageKind] = mapped_column(EnumText(StageKind, 20))
     board: Mapped[int]
     white_first: Mapped[str] = mapped_column(ForeignKey("players.id"))
     black_first: Mapped[str | None] = mapped_column(ForeignKey("players.id"))  # None: a bye
@@ -88,9 +131,11 @@ class MatchRow(Base):
     tiebreak: Mapped[str] = mapped_column(String(30))
     max_weeks: Mapped[int] = mapped_column(Integer, default=1)
     week: Mapped[int] = mapped_column(Integer, default=1)
-    state: Mapped[str] = mapped_column(String(20), default="scheduled")
-    outcome: Mapped[str | None] = mapped_column(String(20))
-    decided_by: Mapped[str | None] = mapped_column(String(30))  # games / forfeit / td / bye
+    state: Mapped[MatchState] = mapped_column(
+        EnumText(MatchState, 20), default=MatchState.SCHEDULED
+    )
+    outcome: Mapped[Outcome | None] = mapped_column(EnumText(Outcome, 20))
+    decided_by: Mapped[DecidedBy | None] = mapped_column(EnumText(DecidedBy, 30))
     agreed_time: Mapped[dt.datetime | None]
     completed_at: Mapped[dt.datetime | None]
 
@@ -103,7 +148,7 @@ class GameRow(Base):
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"))
     white: Mapped[str] = mapped_column(String(30))
     black: Mapped[str] = mapped_column(String(30))
-    status: Mapped[str] = mapped_column(String(20))
+    status: Mapped[GameStatus] = mapped_column(EnumText(GameStatus, 20))
     winner: Mapped[str | None] = mapped_column(String(1))  # "w" / "b" / None
     variant: Mapped[str] = mapped_column(String(30))
     rated: Mapped[bool] = mapped_column(Boolean)
@@ -144,7 +189,7 @@ class OutboxRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[dt.datetime]
-    kind: Mapped[str] = mapped_column(String(20))  # dm / team_update / td_alert / forum_draft
+    kind: Mapped[Channel] = mapped_column(EnumText(Channel, 20))
     recipient: Mapped[str] = mapped_column(String(60))
     subject: Mapped[str | None] = mapped_column(String(200))
     body: Mapped[str] = mapped_column(Text)
@@ -153,7 +198,9 @@ class OutboxRow(Base):
     event: Mapped[str | None] = mapped_column(String(200))  # shared by every copy of one event
     match_id: Mapped[int | None]  # the match the message is about
     player: Mapped[str | None] = mapped_column(String(30))  # the player it is about
-    status: Mapped[str] = mapped_column(String(20), default="pending")  # pending/sent/failed/posted
+    status: Mapped[OutboxStatus] = mapped_column(
+        EnumText(OutboxStatus, 20), default=OutboxStatus.PENDING
+    )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     next_attempt_at: Mapped[dt.datetime | None]

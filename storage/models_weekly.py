@@ -2,8 +2,8 @@
 
 ``match_events`` is the match's history and the source of its scheduling state: the negotiation
 is rebuilt by replaying the accepted steps through the pure functions of
-:mod:`rules.week.negotiation`
-(``bot/weekly.py``), so nothing is ever patched in place and nothing is lost. Conduct facts (break
+:mod:`rules.week.negotiation` (:mod:`storage.match_log`), so nothing is ever patched in place and
+nothing is lost. Conduct facts (break
 calls, no-show checks, claim rights, claims and their decisions) are events in the same log.
 
 Cheat reports (rules 7.1) live in their own table and never enter the log or any public output.

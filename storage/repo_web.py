@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from storage.models import AuditRow, OutboxRow
+from storage.models import AuditRow, Channel, OutboxRow, OutboxStatus
 from storage.models_web import WebSessionRow
 
 
@@ -54,7 +54,7 @@ class WebRepository:
         """Forum posts to paste (pending first), then the ones already marked posted."""
         result = await self.session.execute(
             select(OutboxRow)
-            .where(OutboxRow.kind == "forum_draft")
-            .order_by((OutboxRow.status == "posted").asc(), OutboxRow.id)
+            .where(OutboxRow.kind == Channel.FORUM_DRAFT)
+            .order_by((OutboxRow.status == OutboxStatus.POSTED).asc(), OutboxRow.id)
         )
         return result.scalars().all()

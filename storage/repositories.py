@@ -11,14 +11,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from rules.core.model import Game, PlayerId
+from rules.core.states import MatchState
 from storage.convert import game_row_values
 from storage.models import (
     AuditRow,
+    Channel,
     DeadlineRow,
     ForbiddenPairRow,
     GameRow,
     MatchRow,
     OutboxRow,
+    OutboxStatus,
     PlayerExitRow,
     PlayerRow,
     RoundRow,
@@ -41,7 +44,7 @@ _OUTBOX_KEY_TAKEN = select(OutboxRow.id).where(OutboxRow.dedupe_key == bindparam
 _OUTBOX_DUE = (
     select(OutboxRow)
     .where(
-        OutboxRow.status == "pending",
+        OutboxRow.status == OutboxStatus.PENDING,
         OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
         or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= bindparam("now")),
     )
@@ -50,16 +53,17 @@ _OUTBOX_DUE = (
 )
 _OUTBOX_MARK_SENT = (
     update(OutboxRow)
-    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == "pending")
+    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == OutboxStatus.PENDING)
     .values(
-        status="sent",
+        status=OutboxStatus.SENT,
         sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
         last_error=None,
         attempts=OutboxRow.attempts + 1,
     )
 )
 _OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
-    OutboxRow.status == "pending", OutboxRow.kind.in_(bindparam("kinds", expanding=True))
+    OutboxRow.status == OutboxStatus.PENDING,
+    OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
 )
 _DEADLINES_DUE = (
     select(DeadlineRow)
@@ -181,6 +185,12 @@ class MatchRepository(_Repository):
         await self.session.flush()
         return row
 
+    async def delete(self, rows: Iterable[MatchRow]) -> None:
+        """Delete matches that were only proposed (a proposal paired again)."""
+        for row in rows:
+            await self.session.delete(row)
+        await self.session.flush()
+
     async def for_round(self, round_id: int) -> Sequence[MatchRow]:
         result = await self.session.execute(_MATCHES_OF_ROUND, {"round_id": round_id})
         return result.scalars().all()
@@ -203,7 +213,7 @@ class MatchRepository(_Repository):
         """Players of matches that are neither finished nor only proposed, sorted."""
         result = await self.session.execute(
             select(MatchRow.white_first, MatchRow.black_first).where(
-                MatchRow.state.not_in(("complete", "proposed"))
+                MatchRow.state.not_in((MatchState.COMPLETE, MatchState.PROPOSED))
             )
         )
         players = {p for row in result.all() for p in row if p is not None}
@@ -213,7 +223,8 @@ class MatchRepository(_Repository):
         """The two players of each match that is neither finished nor only proposed."""
         result = await self.session.execute(
             select(MatchRow.white_first, MatchRow.black_first).where(
-                MatchRow.state.not_in(("complete", "proposed")), MatchRow.black_first.is_not(None)
+                MatchRow.state.not_in((MatchState.COMPLETE, MatchState.PROPOSED)),
+                MatchRow.black_first.is_not(None),
             )
         )
         return [(PlayerId(a), PlayerId(b)) for a, b in result.all() if b is not None]
@@ -254,7 +265,7 @@ class MatchRepository(_Repository):
         """(stage, state, how many) of the matches that are neither byes nor void."""
         result = await self.session.execute(
             select(MatchRow.stage, MatchRow.state, func.count())
-            .where(MatchRow.black_first.is_not(None), MatchRow.state != "void")
+            .where(MatchRow.black_first.is_not(None), MatchRow.state != MatchState.VOID)
             .group_by(MatchRow.stage, MatchRow.state)
         )
         return [(stage, state, int(n)) for stage, state, n in result.all()]
@@ -314,7 +325,7 @@ class GameRepository(_Repository):
     """Games by Lichess id and by match.
 
     A unit of work asks for one match's games several times (the intake, the match's state,
-    the scheduling hooks), so :meth:`for_match` reads all of a match's games once and answers
+    the match listeners), so :meth:`for_match` reads all of a match's games once and answers
     from them for the rest of the transaction, until a game row is added, changed or deleted;
     :meth:`preload` does that for many matches in one query.
     """
@@ -486,7 +497,7 @@ class OutboxRepository(_Repository):
             event=event,
             match_id=match_id,
             player=player,
-            status="pending",
+            status=OutboxStatus.PENDING,
             attempts=0,
             next_attempt_at=now,
         )
@@ -509,7 +520,7 @@ class OutboxRepository(_Repository):
         self, *, notice: str | None = None, except_notice: str | None = None
     ) -> Sequence[OutboxRow]:
         """TD alerts (one row per TD), oldest first: of one notice kind, or all but one."""
-        query = select(OutboxRow).where(OutboxRow.kind == "td_alert")
+        query = select(OutboxRow).where(OutboxRow.kind == Channel.TD_ALERT)
         if notice is not None:
             query = query.where(OutboxRow.notice == notice)
         if except_notice is not None:
@@ -523,7 +534,7 @@ class OutboxRepository(_Repository):
             select(func.count())
             .select_from(OutboxRow)
             .where(
-                OutboxRow.status == "pending",
+                OutboxRow.status == OutboxStatus.PENDING,
                 OutboxRow.kind.in_(list(kinds)),
                 or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
             )

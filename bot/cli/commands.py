@@ -18,7 +18,7 @@ from bot.cli.base import (
 from bot.cli.output import as_json, table
 from bot.config import describe_rules
 from bot.errors import StartupError
-from bot.views.scores import MatchState, match_state
+from bot.views.scores import ScoredMatch, match_state
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.scoring import format_points
@@ -187,7 +187,7 @@ async def player_remove(args: argparse.Namespace, cli: Cli) -> int:
     return 0
 
 
-def _match_data(state: MatchState) -> dict[str, Any]:
+def _match_data(state: ScoredMatch) -> dict[str, Any]:
     row = state.row
     return {
         "id": row.id,

@@ -13,6 +13,7 @@ from bot.views.bracket import armageddon_view, knockout_view
 from bot.views.candidates import candidates_view
 from bot.views.tournament import require_tournament
 from rules.core.ruleset import StageKind
+from rules.core.states import StageState
 from rules.stages.armageddon import parse_bid
 from rules.talk import commands
 
@@ -308,7 +309,7 @@ async def round_approve(args: argparse.Namespace, cli: Cli) -> int:
             kinds = []
             tournament = await require_tournament(uow)
             for s in await uow.tournaments.stages(tournament.id):
-                if s.kind in LATER_STAGES and s.state == "active":
+                if s.kind in LATER_STAGES and s.state == StageState.ACTIVE:
                     kinds.append(StageKind(s.kind))
             if not kinds:
                 raise CliError("no later stage has started: `acwc stage advance` first")

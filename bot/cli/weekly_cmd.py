@@ -255,21 +255,8 @@ async def forum_posted(args: argparse.Namespace, cli: Cli) -> int:
     config = cli.config
     actor = check_actor(config, args.by)
     now = cli.clock.now()
-    async with unit_of_work(cli) as uow:
-        row = await uow.outbox.get(args.outbox_id)
-        if row is None:
-            raise CliError(f"there is no outbox message {args.outbox_id}")
-        if row.kind != "forum_draft":
-            raise CliError(f"outbox message {row.id} is a {row.kind}, not a forum draft")
-        if row.status == "posted":
-            raise CliError(f"forum draft {row.id} was already marked posted")
-        row.status, row.sent_at = "posted", now
-        await uow.audit.record(
-            at=now,
-            actor=actor,
-            action="forum.posted",
-            details={"outbox": row.id, "subject": row.subject},
-        )
+    async with services(cli) as found, found.db.uow() as uow:
+        await found.forum.mark_posted(uow, args.outbox_id, now=now, actor=actor)
         await uow.commit()
     print(f"forum draft {args.outbox_id} marked posted")
     return 0

@@ -7,8 +7,9 @@ The pieces, from the inside out:
 * :mod:`bot.demo.scripts`: pure functions that say what a player or a TD does next in one match,
   from the match's stored state and the seed alone (no memory of earlier steps).
 * :mod:`bot.demo.actors`: the simulated TDs, players and their games. Each actor reads the
-  database and the sandbox, acts through the service's own doors (``bot.weekly.handle_text``,
-  the TD operations the CLI uses, games on the sandbox) and says when it next wants to act.
+  database and the sandbox, acts through the service's own doors (the services the
+  composition root builds, as the web pages and the CLI do; games on the sandbox) and says
+  when it next wants to act.
 * :mod:`bot.demo.driver`: the loop. It owns the fake clock; each step it lets the service settle
   (checked facts: no due outbox row, no due deadline, every sandbox game stored; in this process
   known from the service's memory, across processes read from the database), runs the actors

@@ -37,6 +37,7 @@ from bot.views.bracket import armageddon_view
 from bot.views.qualification import entrants, qualification_stage, rounds
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
+from rules.core.states import MatchState, PlayerStatus
 from rules.stages.qualification import number_of_rounds
 from storage.changes import TableChanges
 from storage.db import Database
@@ -51,7 +52,7 @@ __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
 
 log = logging.getLogger(__name__)
 
-OPEN_STATES = ("scheduled", "in_progress", "armageddon")
+OPEN_STATES = (MatchState.SCHEDULED, MatchState.ARMAGEDDON)
 MATCH_TABLES = ("matches", "match_events", "armageddons", "armageddon_steps")
 """What the match actor's plans are made of."""
 GAME_TABLES = ("matches", "rounds", "armageddons", "armageddon_steps")
@@ -178,7 +179,7 @@ class TDActor:
         if withdrawer is not None and finished == w.roster.withdraw_after:
             async with w.db.uow() as uow:
                 player = await uow.players.get(withdrawer)
-                if player is not None and player.status == "active":
+                if player is not None and player.status is PlayerStatus.ACTIVE:
                     preview = await w.services.exits.exit_player(
                         uow,
                         player=withdrawer,
@@ -296,7 +297,7 @@ class MatchActor:
         async with self.world.db.uow() as uow:
             rows = await uow.matches.open_versions(OPEN_STATES)
             steps: dict[int, int] = {}
-            if any(r[1] == "armageddon" for r in rows):
+            if any(r[1] is MatchState.ARMAGEDDON for r in rows):
                 steps = await StagesRepository(uow.session).step_counts()
         return {
             mid: (state, outcome, week, agreed, seq, steps.get(mid))
@@ -319,7 +320,7 @@ class MatchActor:
                 )
             n = replay(events, w.config.rules)
             plans: list[Planned] = []
-            if row.state != "armageddon" and row.outcome is None:
+            if row.state != MatchState.ARMAGEDDON and row.outcome is None:
                 stage = StageKind(row.stage)
                 allow = stage in (StageKind.QUALIFICATION, StageKind.CANDIDATES)
                 if w.roster.absentee in (row.white_first, row.black_first):
@@ -329,7 +330,7 @@ class MatchActor:
                 )
                 plans += plan_negotiation(n, script, td=w.td)
                 plans += _claims(events, td=w.td)
-            if row.state == "armageddon":
+            if row.state == MatchState.ARMAGEDDON:
                 plans += await _armageddon_plans(uow, w, row)
         return plans
 
@@ -517,7 +518,7 @@ class GameActor:
             rows = list(await uow.matches.open_matches(OPEN_STATES))
             repo = StagesRepository(uow.session)
             arms: dict[int, ArmageddonRow] = {}
-            if any(r.state == "armageddon" for r in rows):
+            if any(r.state is MatchState.ARMAGEDDON for r in rows):
                 arms = await repo.armageddons_for([r.id for r in rows])
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
@@ -538,7 +539,7 @@ class GameActor:
         wakes: list[dt.datetime] = []
         for row in rows:
             assert row.black_first is not None
-            if row.state == "armageddon":
+            if row.state == MatchState.ARMAGEDDON:
                 found = arms.get(row.id)
                 if found is None or found.phase != "decided" or found.white is None:
                     continue

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from rules.core.states import MatchState
 from storage.db import Database
 
 __all__ = ["Progress", "Reporter", "endpoint_of", "percentile", "request_table"]
@@ -97,10 +98,10 @@ class Progress:
         totals: Counter[str] = Counter()
         done: Counter[str] = Counter()
         for stage, state, count in rows:
-            if state == "proposed":
+            if state == MatchState.PROPOSED:
                 continue
             totals[stage] += count
-            if state in ("complete", "repeat"):
+            if state in (MatchState.COMPLETE, MatchState.REPEAT):
                 done[stage] += count
         for stage in STAGE_LABELS:
             if not totals[stage]:

@@ -38,7 +38,8 @@ class Persona(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One action: ``kind`` is ``text`` (a player's text through ``handle_text``),
+    """One action: ``kind`` is ``text`` (a player's text through the one door for
+    a player's text),
     ``decide_fault`` or ``decide_claim`` (a TD operation; ``arg`` names the player)."""
 
     at: dt.datetime

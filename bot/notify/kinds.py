@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import enum
 
+from storage.models import Channel, OutboxStatus
+
 __all__ = ["SENDABLE", "Channel", "NoticeKind", "OutboxStatus", "notice_label"]
-
-
-class Channel(enum.Enum):
-    """How an outbox row goes out (the ``outbox.kind`` column)."""
-
-    DM = "dm"  # POST /inbox/{username}
-    TD_ALERT = "td_alert"  # a DM to each TD
-    TEAM_UPDATE = "team_update"  # POST /team/{id}/pm-all
-    FORUM_DRAFT = "forum_draft"  # kept for a TD to paste into the forum, never sent
 
 
 SENDABLE = (Channel.DM, Channel.TD_ALERT, Channel.TEAM_UPDATE)
 """The channels the outbox dispatcher delivers (a forum draft waits for a TD)."""
-
-
-class OutboxStatus(enum.Enum):
-    PENDING = "pending"
-    SENT = "sent"
-    FAILED = "failed"
-    POSTED = "posted"  # a forum draft a TD pasted
 
 
 class NoticeKind(enum.Enum):

@@ -90,7 +90,7 @@ class OutboxDispatcher:
         )
 
     async def _send(self, row: OutboxRow) -> None:
-        if row.kind == Channel.TEAM_UPDATE.value:
+        if row.kind is Channel.TEAM_UPDATE:
             await self.messenger.team_update(row.recipient, row.body)
         else:
             await self.messenger.send_dm(row.recipient, row.body)
@@ -120,13 +120,13 @@ class OutboxDispatcher:
                         sent += marked
                         continue
                     stored = await uow.outbox.get(row.id)
-                    if stored is None or stored.status != OutboxStatus.PENDING.value:
+                    if stored is None or stored.status is not OutboxStatus.PENDING:
                         continue
                     now = self.clock.now()
                     stored.attempts += 1
                     stored.last_error = f"{type(error).__name__}: {error}"[:500]
                     if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
-                        stored.status = OutboxStatus.FAILED.value
+                        stored.status = OutboxStatus.FAILED
                         log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
                     else:
                         stored.next_attempt_at = now + retry_delay(stored.attempts)

@@ -20,6 +20,7 @@ from bot.notify import keys as notice
 from bot.runtime.clock import Clock
 from bot.service.results import MatchChanged, refresh_match
 from rules.core.model import Game
+from rules.core.states import MatchState
 from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
@@ -80,7 +81,7 @@ class GameIntake:
                 match=to_match(row, round=rnd.number),
                 window_start=rnd.week_start + shift,
                 window_end=rnd.week_end + shift,
-                is_complete=row.state == "complete" or len(counted) >= row.games,
+                is_complete=row.state == MatchState.COMPLETE or len(counted) >= row.games,
                 previous_game_ended_at=max(
                     (g.last_move_at for g in counted if g.last_move_at is not None), default=None
                 ),
@@ -94,15 +95,13 @@ class GameIntake:
         """Store ``game`` if it concerns a match; True when something changed."""
         now = self.clock.now()
         existing = await uow.games.get(game.id)
-        if existing is not None and (
-            existing.status == game.status.value or existing.status not in ("created", "started")
-        ):
+        if existing is not None and (existing.status is game.status or existing.status.is_finished):
             return False  # seen in this state already, or already final
         found = await self._context(uow, game)
         if found is None:
             return False
         row, context = found
-        if row.state == "armageddon":
+        if row.state == MatchState.ARMAGEDDON:
             return await self.armageddon.take(uow, row, game, now=now)
         decision = classify_game(game, context, ruleset=self.config.rules)
         counted = isinstance(decision, Accepted) and decision.is_final

@@ -9,6 +9,7 @@ from bot.errors import OperationError
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.ruleset import Ruleset
+from rules.core.states import PlayerStatus
 from storage.models import PlayerRow
 from storage.uow import UnitOfWork
 
@@ -54,7 +55,7 @@ class Players:
                 username=username,
                 seed_rating=seed_rating,
                 seeded_as=seeded_role(username, self.config.rules),
-                status="active",
+                status=PlayerStatus.ACTIVE,
                 engine_mark=False,
                 registered_at=now,
             )

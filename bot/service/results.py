@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.errors import OperationError
-from bot.views.scores import DECIDED_ELSEWHERE, MatchState, match_state
+from bot.views.scores import DECIDED_ELSEWHERE, ScoredMatch, match_state
 from rules.core.colour import Colour
 from rules.core.model import GameStatus, normalise_username
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
 from storage.convert import to_match
 from storage.models import GameRow, MatchRow
 from storage.uow import UnitOfWork
@@ -49,7 +50,7 @@ class MatchListeners:
             await listener(uow, match_id, outcome)
 
 
-async def refresh_match(uow: UnitOfWork, match_id: int, *, now: dt.datetime) -> MatchState:
+async def refresh_match(uow: UnitOfWork, match_id: int, *, now: dt.datetime) -> ScoredMatch:
     """Recompute a match's state from its games (the one place that moves a match along).
 
     A match decided by forfeit, by a TD or by its armageddon game keeps that decision; one decided
@@ -60,17 +61,22 @@ async def refresh_match(uow: UnitOfWork, match_id: int, *, now: dt.datetime) -> 
     if row.decided_by in DECIDED_ELSEWHERE or state.outcome is None:
         return state
     if state.outcome is Outcome.IN_PROGRESS:
-        row.state, row.outcome, row.decided_by, row.completed_at = "scheduled", None, None, None
+        row.state, row.outcome, row.decided_by, row.completed_at = (
+            MatchState.SCHEDULED,
+            None,
+            None,
+            None,
+        )
     else:
-        if row.outcome != state.outcome.value:
+        if row.outcome is not state.outcome:
             row.completed_at = now
         row.state = (
-            "complete"
+            MatchState.COMPLETE
             if state.outcome in (Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.TIED)
-            else state.outcome.value
+            else MatchState(state.outcome.value)
         )
-        row.outcome = state.outcome.value
-        row.decided_by = "games"
+        row.outcome = state.outcome
+        row.decided_by = DecidedBy.GAMES
     await uow.session.flush()
     return state
 
@@ -109,7 +115,7 @@ class Results:
         reason: str,
         now: dt.datetime,
         actor: str,
-    ) -> MatchState:
+    ) -> ScoredMatch:
         """A TD records game ``game_number`` of a match by hand or corrects it (rules 1.3).
 
         The match listeners run as for a game from Lichess (result notices, knockout repeats).
@@ -130,7 +136,7 @@ class Results:
         if game_number <= len(state.games):
             game = state.games[game_number - 1]
             before = {"status": game.status, "winner": game.winner}
-            game.status, game.winner = status.value, None if winner is None else winner.value
+            game.status, game.winner = status, None if winner is None else winner.value
             action = "result.correct"
         else:
             white = match.white_in_game(game_number)
@@ -140,7 +146,7 @@ class Results:
                     match_id=row.id,
                     white=white,
                     black=match.opponent_of(white),
-                    status=status.value,
+                    status=status,
                     winner=None if winner is None else winner.value,
                     variant="antichess",
                     rated=True,
@@ -197,14 +203,15 @@ class Results:
         if row.black_first is None:
             raise OperationError(f"match {match_id} is a bye")
         if winner is None:
-            outcome = "tied"
+            outcome = Outcome.TIED
         else:
             pid = normalise_username(winner)
             if pid not in (row.white_first, row.black_first):
                 raise OperationError(f"{winner} does not play match {match_id}")
-            outcome = "first_wins" if pid == row.white_first else "second_wins"
+            outcome = Outcome.FIRST_WINS if pid == row.white_first else Outcome.SECOND_WINS
         before = {"state": row.state, "outcome": row.outcome, "decided_by": row.decided_by}
-        row.state, row.outcome, row.decided_by, row.completed_at = "complete", outcome, "td", now
+        row.state, row.outcome, row.decided_by = MatchState.COMPLETE, outcome, DecidedBy.TD
+        row.completed_at = now
         await uow.audit.record(
             at=now,
             actor=actor,
@@ -214,5 +221,5 @@ class Results:
             details={"before": before, "outcome": outcome},
         )
         await uow.session.flush()
-        await self.on_change(uow, match_id, Outcome(outcome))
+        await self.on_change(uow, match_id, outcome)
         return row

@@ -9,6 +9,7 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Handler
+from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
 from bot.service.registration import Registration
@@ -56,6 +57,7 @@ class Services:
     armageddons: Armageddons
     armageddon_games: ArmageddonGames
     exits: Exits
+    forum: Forum
     registration: Registration | None
     """``None`` without a Lichess client (the CLI's commands that need none)."""
     deadline_handlers: Mapping[str, Handler]

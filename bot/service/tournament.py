@@ -7,6 +7,7 @@ import datetime as dt
 from bot.config import Config
 from bot.errors import OperationError
 from rules.core.ruleset import StageKind
+from rules.core.states import StageState
 from storage.models import StageRow, TournamentRow
 from storage.uow import UnitOfWork
 
@@ -34,12 +35,12 @@ class Tournament:
             TournamentRow(
                 name=self.config.tournament.name,
                 created_at=now,
-                current_stage=StageKind.QUALIFICATION.value,
+                current_stage=StageKind.QUALIFICATION,
             )
         )
         for kind in STAGE_ORDER:
             await uow.tournaments.add_stage(
-                StageRow(tournament_id=tournament.id, kind=kind.value, state="pending")
+                StageRow(tournament_id=tournament.id, kind=kind, state=StageState.PENDING)
             )
         await uow.audit.record(
             at=now, actor=actor, action="tournament.create", details={"name": tournament.name}

@@ -15,6 +15,7 @@ from bot.views.tournament import stage_rounds, stage_row
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points, match_score
+from rules.core.states import RoundState, StageState
 from rules.stages.candidates import (
     MatchResult,
     Pool,
@@ -122,7 +123,7 @@ async def pool_tables(
         public = {
             m.id
             for rnd, rows in await stage_rounds(uow, cand)
-            if rnd.state in ("published", "complete")
+            if rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE)
             for m in rows
         }
         results = [r for r in results if r.match_id in public]
@@ -201,7 +202,7 @@ async def pools(uow: UnitOfWork, config: Config, *, published_only: bool = False
     matches of published rounds), ``acwc standings`` and the desk all read these. Empty while
     the Candidates have not started."""
     cand = await stage_row(uow, StageKind.CANDIDATES)
-    if cand.state == "pending":
+    if cand.state == StageState.PENDING:
         return []
     tables = await pool_tables(uow, config, published_only=published_only)
     gone = frozenset(await _exited(uow))
@@ -249,7 +250,7 @@ async def candidates_view(uow: UnitOfWork, config: Config) -> list[dict[str, Any
     """Each pool as plain data (``acwc stage show|standings candidates``): its players,
     standings (with tiebreaks) and crosstable of game scores."""
     cand = await stage_row(uow, StageKind.CANDIDATES)
-    if cand.state == "pending":
+    if cand.state == StageState.PENDING:
         raise OperationError("the Candidates have not started yet")
     return [
         {

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bot.config import Config
 from bot.errors import OperationError
 from bot.views.scores import match_state
-from rules.core.model import MatchId, PlayerId, normalise_username
+from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
 from rules.talk.notices import describe_time
 from rules.week.conduct import review_pauses
 from rules.week.faults import offers_counted
@@ -167,11 +167,13 @@ async def match_view(
             url=f"https://lichess.org/{g.id}" if g.source == "lichess" else "",
             white=g.white,
             black=g.black,
-            result="*" if g.status == "started" else _RESULTS.get(g.winner, "½-½"),
+            result="*" if g.status is GameStatus.STARTED else _RESULTS.get(g.winner, "½-½"),
             status=g.status,
             counted=g.counted,
         )
-        for i, g in enumerate((g for g in all_games if g.counted or g.status == "started"), start=1)
+        for i, g in enumerate(
+            (g for g in all_games if g.counted or g.status is GameStatus.STARTED), start=1
+        )
     )
     rights, claimed = claim_rights(events)
     claims = (
@@ -259,7 +261,7 @@ async def match_view(
                     conduct=config.rules.conduct,
                     now=now,
                 )
-                in_progress = any(g.status == "started" for g in all_games)
+                in_progress = any(g.status is GameStatus.STARTED for g in all_games)
                 if spans and not in_progress and not review.has_used_break(me):
                     actions.append("break")
                 if any(r.claimant == me for r in rights) and me not in claimed:

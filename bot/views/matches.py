@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import format_points
+from rules.core.states import DecidedBy, MatchState, RoundState
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
 from storage.uow import UnitOfWork
 
@@ -89,7 +90,7 @@ class MatchLine:
 
 
 def game_result(row: GameRow) -> str:
-    if row.status in ("created", "started"):
+    if not row.status.is_finished:
         return "*"
     if row.winner == "w":
         return "1-0"
@@ -155,8 +156,8 @@ async def match_line(
         label = OUTCOME_LABELS.get(row.outcome, row.outcome.replace("_", " ")).format(
             first=first, second=second or ""
         )
-        if row.decided_by in ("forfeit", "td"):
-            label += f" ({'by forfeit' if row.decided_by == 'forfeit' else 'TD decision'})"
+        if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD):
+            label += f" ({'by forfeit' if row.decided_by is DecidedBy.FORFEIT else 'TD decision'})"
     return MatchLine(
         id=row.id,
         stage=row.stage,
@@ -205,7 +206,7 @@ async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
     out: list[RoundView] = []
     for stage in await _stages(uow):
         for rnd in await uow.tournaments.rounds(stage.id):
-            if rnd.state not in ("published", "complete"):
+            if rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
                 continue
             lines = [
                 await match_line(uow, m, names=names, rnd=rnd)
@@ -232,14 +233,14 @@ async def player_matches(uow: UnitOfWork, player_id: str) -> list[MatchLine]:
     lines = []
     for m in await uow.matches.for_player(player_id):
         rnd = await uow.tournaments.round(m.round_id)
-        if rnd is None or rnd.state not in ("published", "complete"):
+        if rnd is None or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
             continue  # pairings not yet public
         lines.append(await match_line(uow, m, names=names, rnd=rnd, all_games=False))
     lines.sort(key=lambda m: (m.week_start or dt.datetime.min.replace(tzinfo=dt.UTC), m.id))
     return lines
 
 
-OPEN_STATES = ("scheduled", "in_progress", "repeat", "armageddon")
+OPEN_STATES = (MatchState.SCHEDULED, MatchState.REPEAT, MatchState.ARMAGEDDON)
 
 
 async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
@@ -247,7 +248,11 @@ async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
     latest: MatchRow | None = None
     for m in reversed(await uow.matches.for_player(player_id)):
         rnd = await uow.tournaments.round(m.round_id)
-        if rnd is None or rnd.state not in ("published", "complete") or m.black_first is None:
+        if (
+            rnd is None
+            or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE)
+            or m.black_first is None
+        ):
             continue
         if m.state in OPEN_STATES:
             return m

@@ -17,7 +17,8 @@ from bot.views.tournament import stage_row
 from rules.core.colour import Colour
 from rules.core.model import PlayerId
 from rules.core.ruleset import Ruleset, StageKind
-from rules.core.scoring import HALF, match_score
+from rules.core.scoring import HALF, Outcome, match_score
+from rules.core.states import DecidedBy, MatchState
 from rules.stages.qualification import (
     absent_result,
     bye_result,
@@ -88,7 +89,7 @@ class StoredRound:
 
     @property
     def is_finished(self) -> bool:
-        return all(m.state == "complete" for m in self.matches)
+        return all(m.state == MatchState.COMPLETE for m in self.matches)
 
 
 async def rounds(uow: UnitOfWork, stage: StageRow) -> list[StoredRound]:
@@ -112,10 +113,13 @@ async def match_results(
     match = to_match(row, round=number)
     games = [to_game(g) for g in await uow.games.for_match(row.id)]
     score = match_score(match, games)
-    if row.decided_by == "forfeit" and row.outcome in ("first_wins", "second_wins"):
-        winner = match.white_first if row.outcome == "first_wins" else match.black_first
+    if row.decided_by == DecidedBy.FORFEIT and row.outcome in (
+        Outcome.FIRST_WINS,
+        Outcome.SECOND_WINS,
+    ):
+        winner = match.white_first if row.outcome == Outcome.FIRST_WINS else match.black_first
         return list(forfeit_results(match, winner=winner, score=score if games else None))
-    if row.decided_by in ("forfeit", "td") and row.outcome in _RULED:
+    if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD) and row.outcome in _RULED:
         first = _RULED[row.outcome]
         return [
             RoundResult(

@@ -19,6 +19,7 @@ from bot.views.candidates import points_text, pools
 from bot.views.qualification import standings as qualification_standings
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.scoring import format_points
+from rules.core.states import RoundState
 from rules.swiss.tiebreaks import Standings
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
@@ -41,7 +42,7 @@ async def home(request: web.Request) -> web.StreamResponse:
         if who is not None and who.is_player:
             row = await views.current_match(uow, who.user_id)
             mine = None if row is None else row.id
-    current = [r for r in rounds if r.state == "published"] or rounds[:1]
+    current = [r for r in rounds if r.state == RoundState.PUBLISHED] or rounds[:1]
     return await render(
         request,
         "home.html",

@@ -37,6 +37,7 @@ from bot.web.core import (
     when,
 )
 from rules.core.errors import RulesError
+from rules.core.states import RoundState
 from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
 from rules.talk.help import offer_duty
 from rules.week.calendar import UTC, label_duration, match_week
@@ -253,7 +254,9 @@ async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
     is_mine = who.user_id in (row.white_first, row.black_first)
     if not is_mine and not who.is_td:
         raise forbidden("This is not your match: you can only open your own match room.")
-    if (rnd is None or rnd.state not in ("published", "complete")) and not who.is_td:
+    if (
+        rnd is None or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE)
+    ) and not who.is_td:
         raise not_found("This match has not been published yet.")
     return row, is_mine
 

@@ -41,7 +41,7 @@ def normalise_username(name: str) -> PlayerId:
     return PlayerId(name.strip().lower())
 
 
-class GameStatus(enum.Enum):
+class GameStatus(enum.StrEnum):
     """Lichess game statuses, named as the API names them (``statusName``)."""
 
     CREATED = "created"

@@ -23,7 +23,7 @@ class Tiebreak(enum.Enum):
     REPEAT_THEN_ARMAGEDDON = "repeat_then_armageddon"  # replay the match, then armageddon (finals)
 
 
-class StageKind(enum.Enum):
+class StageKind(enum.StrEnum):
     QUALIFICATION = "qualification"
     CANDIDATES = "candidates"
     SEMIFINAL = "semifinal"

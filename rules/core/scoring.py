@@ -72,7 +72,7 @@ def is_clinched(score: MatchScore, fmt: MatchFormat) -> bool:
     return max(score.first, score.second) >= fmt.clinch_at
 
 
-class Outcome(enum.Enum):
+class Outcome(enum.StrEnum):
     IN_PROGRESS = "in_progress"
     FIRST_WINS = "first_wins"  # white_first won the match
     SECOND_WINS = "second_wins"

@@ -32,7 +32,7 @@ __all__ = [
     "Deadline",
     "DeadlineDiff",
     "DeadlineKind",
-    "MatchState",
+    "MatchFacts",
     "MatchWeek",
     "diff_deadlines",
     "match_week",
@@ -74,7 +74,7 @@ class Deadline:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchState:
+class MatchFacts:
     """What the planner needs: the negotiation, and whether play has begun or ended."""
 
     negotiation: Negotiation
@@ -86,7 +86,7 @@ def _sorted(deadlines: Iterable[Deadline]) -> list[Deadline]:
     return sorted(deadlines, key=lambda d: d.sort_key)
 
 
-def plan_deadlines(state: MatchState, *, ruleset: Ruleset) -> list[Deadline]:
+def plan_deadlines(state: MatchFacts, *, ruleset: Ruleset) -> list[Deadline]:
     """Every deadline ``state`` calls for, sorted by due time then :class:`DeadlineKind` order."""
     n = state.negotiation
     week = n.week

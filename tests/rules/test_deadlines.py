@@ -12,7 +12,7 @@ from rules.week.calendar import UTC, MatchWeek
 from rules.week.deadlines import (
     Deadline,
     DeadlineKind,
-    MatchState,
+    MatchFacts,
     diff_deadlines,
     match_week,
     plan_deadlines,
@@ -73,7 +73,7 @@ def test_match_week_follows_the_calendar_settings() -> None:
 
 
 def test_fresh_pairing_has_offers_check_and_completion_check() -> None:
-    plan = plan_deadlines(MatchState(fresh()), ruleset=RS)
+    plan = plan_deadlines(MatchFacts(fresh()), ruleset=RS)
     assert plan == [
         Deadline(K.OFFERS_CHECK, at(16, 0)),
         Deadline(K.COMPLETION_CHECK, at(19, 0)),
@@ -82,11 +82,11 @@ def test_fresh_pairing_has_offers_check_and_completion_check() -> None:
 
 def test_unanswered_offer_gets_a_reminder_24_hours_later() -> None:
     n = offer(fresh(), ALICE, at(14, 18), now=at(12, 10))
-    plan = plan_deadlines(MatchState(n), ruleset=RS)
+    plan = plan_deadlines(MatchFacts(n), ruleset=RS)
     assert Deadline(K.REPLY_REMINDER, at(13, 10), "bob") in plan
     # bob answers with an offer of his own: his reminder goes, alice now owes a reply.
     n2 = offer(n, BOB, at(15, 18), now=at(12, 20))
-    diff = diff_deadlines(plan, plan_deadlines(MatchState(n2), ruleset=RS))
+    diff = diff_deadlines(plan, plan_deadlines(MatchFacts(n2), ruleset=RS))
     assert diff.removed == (Deadline(K.REPLY_REMINDER, at(13, 10), "bob"),)
     assert diff.added == (Deadline(K.REPLY_REMINDER, at(13, 20), "alice"),)
 
@@ -94,16 +94,16 @@ def test_unanswered_offer_gets_a_reminder_24_hours_later() -> None:
 def test_weekend_check_is_planned_when_both_made_three_offers() -> None:
     n = offer(fresh(), ALICE, at(13, 9), at(14, 9), at(15, 9), now=at(12, 10))
     n = offer(n, BOB, at(13, 18), at(14, 18), at(15, 18), now=at(12, 11))
-    plan = plan_deadlines(MatchState(n), ruleset=RS)
+    plan = plan_deadlines(MatchFacts(n), ruleset=RS)
     same_instant = [d.kind for d in plan if d.due == at(16, 0)]
     assert same_instant == [K.OFFERS_CHECK, K.WEEKEND_CHECK]  # offers check fires first
 
 
 def test_agreement_replaces_offer_checks_with_no_show_checks() -> None:
     n = offer(fresh(), ALICE, at(14, 18), now=at(12, 10))
-    old = plan_deadlines(MatchState(n), ruleset=RS)
+    old = plan_deadlines(MatchFacts(n), ruleset=RS)
     n = accept_offer(n, player=BOB, number=1, now=at(12, 12)).negotiation
-    new = plan_deadlines(MatchState(n), ruleset=RS)
+    new = plan_deadlines(MatchFacts(n), ruleset=RS)
     assert kinds(new) == [K.NO_SHOW_FIRST, K.NO_SHOW_SECOND, K.COMPLETION_CHECK]
     assert new[0].due == at(14, 18, 10)
     assert new[1].due == at(14, 18, 20)
@@ -113,7 +113,7 @@ def test_agreement_replaces_offer_checks_with_no_show_checks() -> None:
     # moving the time by consent moves the no-show checks.
     n = propose_change(n, at(15, 20), player=ALICE, now=at(13, 9), ruleset=RS).negotiation
     n = accept_change(n, player=BOB, now=at(13, 10)).negotiation
-    moved = diff_deadlines(new, plan_deadlines(MatchState(n), ruleset=RS))
+    moved = diff_deadlines(new, plan_deadlines(MatchFacts(n), ruleset=RS))
     assert [d.due for d in moved.added] == [at(15, 20, 10), at(15, 20, 20)]
     assert [d.due for d in moved.removed] == [at(14, 18, 10), at(14, 18, 20)]
 
@@ -121,27 +121,27 @@ def test_agreement_replaces_offer_checks_with_no_show_checks() -> None:
 def test_started_match_drops_no_show_checks_and_completed_drops_all() -> None:
     n = offer(fresh(), ALICE, at(14, 18), now=at(12, 10))
     n = accept_offer(n, player=BOB, number=1, now=at(12, 12)).negotiation
-    assert kinds(plan_deadlines(MatchState(n, started=True), ruleset=RS)) == [K.COMPLETION_CHECK]
-    assert plan_deadlines(MatchState(n, started=True, completed=True), ruleset=RS) == []
+    assert kinds(plan_deadlines(MatchFacts(n, started=True), ruleset=RS)) == [K.COMPLETION_CHECK]
+    assert plan_deadlines(MatchFacts(n, started=True, completed=True), ruleset=RS) == []
 
 
 def test_fault_ruling_drops_the_offers_check() -> None:
     n = offer(fresh(), ALICE, at(13, 9), at(14, 9), at(15, 9), now=at(12, 10))
     verdict = assess_offer_deadline(n, now=at(16, 0), ruleset=RS)
     n = apply_verdict(n, verdict, now=at(16, 0)).negotiation
-    assert kinds(plan_deadlines(MatchState(n), ruleset=RS)) == [K.COMPLETION_CHECK]
+    assert kinds(plan_deadlines(MatchFacts(n), ruleset=RS)) == [K.COMPLETION_CHECK]
 
 
 def test_tied_ruling_leaves_no_deadlines() -> None:
     n = td_decide(fresh(), None, now=at(16, 1)).negotiation
-    assert plan_deadlines(MatchState(n), ruleset=RS) == []
+    assert plan_deadlines(MatchFacts(n), ruleset=RS) == []
 
 
 def test_reminder_after_the_week_is_not_planned() -> None:
     n = offer(fresh(), ALICE, at(18, 22), now=at(18, 1))
-    assert K.REPLY_REMINDER not in kinds(plan_deadlines(MatchState(n), ruleset=RS))
+    assert K.REPLY_REMINDER not in kinds(plan_deadlines(MatchFacts(n), ruleset=RS))
 
 
 def test_diff_of_equal_plans_is_empty() -> None:
-    plan = plan_deadlines(MatchState(fresh()), ruleset=RS)
+    plan = plan_deadlines(MatchFacts(fresh()), ruleset=RS)
     assert diff_deadlines(plan, list(reversed(plan))).is_empty

@@ -25,7 +25,7 @@ from rules.talk.notices import (
 )
 from rules.week.calendar import UTC, match_week
 from rules.week.conduct import ClaimRight, assess_no_show, check_claim
-from rules.week.deadlines import Deadline, DeadlineKind, MatchState, diff_deadlines, plan_deadlines
+from rules.week.deadlines import Deadline, DeadlineKind, MatchFacts, diff_deadlines, plan_deadlines
 from rules.week.faults import (
     VerdictKind,
     apply_verdict,
@@ -64,7 +64,7 @@ class Service:
     seen: set[PlayerId] = field(default_factory=set)
 
     def replan(self) -> None:
-        new = plan_deadlines(MatchState(self.negotiation, started=self.started), ruleset=RS)
+        new = plan_deadlines(MatchFacts(self.negotiation, started=self.started), ruleset=RS)
         diff = diff_deadlines(self.plan, new)
         self.plan = [*diff.kept, *diff.added]
 

@@ -1,4 +1,4 @@
-"""Stage transitions, the calendar, exits (rules 4.2, 8) and the knockout hooks, in storage."""
+"""Stage transitions, the calendar, exits (rules 4.2, 8) and the knockout listener, in storage."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every refusal through handle_text: a sentence, a reason, and nothing written (rules 5.4)."""
+"""Every refusal through the one door for a player's text: a sentence, a reason, and nothing
+written (rules 5.4)."""
 
 from __future__ import annotations
 

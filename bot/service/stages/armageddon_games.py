@@ -18,6 +18,7 @@ from bot.service.stages.armageddon import Armageddons
 from bot.views.bracket import procedure
 from rules.core.model import Game, GameId, PlayerId
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
 from rules.stages.armageddon import Phase, armageddon_result
 from storage.models import MatchRow
 from storage.repo_stages import StagesRepository
@@ -126,10 +127,9 @@ class ArmageddonGames:
             {"kind": f.kind.value, "severity": f.severity.value, "message": f.message}
             for f in findings
         ]
-        row.outcome = (
-            Outcome.FIRST_WINS.value if winner == row.white_first else Outcome.SECOND_WINS.value
-        )
-        row.decided_by, row.state, row.completed_at = "armageddon", "complete", now
+        row.outcome = Outcome.FIRST_WINS if winner == row.white_first else Outcome.SECOND_WINS
+        row.decided_by, row.state = DecidedBy.ARMAGEDDON, MatchState.COMPLETE
+        row.completed_at = now
         await uow.audit.record(
             at=now,
             actor="bot" if source == "lichess" else source,
@@ -173,7 +173,7 @@ class ArmageddonGames:
         row = await uow.matches.get(match_id)
         if row is None:
             raise OperationError(f"there is no match {match_id}")
-        if row.state != "armageddon":
+        if row.state != MatchState.ARMAGEDDON:
             raise OperationError(
                 f"match {match_id} is {row.state}: it has no armageddon game to play"
             )

@@ -14,6 +14,7 @@ from bot.service.stages.rounds import complete_stage, new_match, start_stage
 from bot.views.qualification import qualification_stage, standings
 from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Seeding, StageKind
+from rules.core.states import PlayerStatus, RoundState
 from rules.stages.candidates import Pool, assign_pools, pool_schedule
 from rules.stages.formats import CandidatesFormat, StageFormat
 from rules.stages.qualification import qualifier_count, qualifiers
@@ -34,7 +35,8 @@ class CandidatesStage:
     async def _seeded_present(self, uow: UnitOfWork) -> Seeding:
         """The seeding of rules 3.iii-iv with absent seeded entrants as ``None``."""
         seeding = self.config.rules.seeding
-        present = {p.id for p in await uow.players.list(status="active") if p.seeded_as}
+        active = await uow.players.list(status=PlayerStatus.ACTIVE)
+        present = {p.id for p in active if p.seeded_as}
         holder = seeding.title_holder
         runner = seeding.runner_up
         return replace(
@@ -88,7 +90,7 @@ class CandidatesStage:
         rounds = len(schedules[Pool.UPPER])
         for number in range(1, rounds + 1):
             rnd = await uow.tournaments.add_round(
-                RoundRow(stage_id=stage.id, number=number, state="proposed")
+                RoundRow(stage_id=stage.id, number=number, state=RoundState.PROPOSED)
             )
             board = 0
             for pool in (Pool.UPPER, Pool.LOWER):

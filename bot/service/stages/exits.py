@@ -14,7 +14,7 @@ from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.stages.knockout import save_bracket
 from bot.service.stages.rounds import new_match
-from bot.views.bracket import KNOCKOUT, SLOT_PLACE, VOID, load_bracket, slot_rows, with_results
+from bot.views.bracket import KNOCKOUT, SLOT_PLACE, load_bracket, slot_rows, with_results
 from bot.views.candidates import pool_tables
 from bot.views.qualification import COUNTED_ROUND_STATES, standings
 from bot.views.qualification import results as qual_results
@@ -24,6 +24,7 @@ from bot.views.tournament import require_tournament, stage_rounds, stage_row
 from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points
+from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState
 from rules.stages.candidates import Pool, StandingRow
 from rules.stages.knockout import (
     Bracket,
@@ -138,17 +139,16 @@ def _bracket_table(bracket: Bracket) -> Table:
 
 
 async def _void(uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
-    row.state = VOID
+    row.state = MatchState.VOID
     await uow.deadlines.cancel_open(row.id, now=now)
 
 
 async def _award(
     uow: UnitOfWork, row: MatchRow, winner: str, *, now: dt.datetime, why: str, actor: str
 ) -> str:
-    row.outcome = (
-        Outcome.FIRST_WINS.value if winner == row.white_first else Outcome.SECOND_WINS.value
-    )
-    row.decided_by, row.state, row.completed_at = "forfeit", "complete", now
+    row.outcome = Outcome.FIRST_WINS if winner == row.white_first else Outcome.SECOND_WINS
+    row.decided_by, row.state = DecidedBy.FORFEIT, MatchState.COMPLETE
+    row.completed_at = now
     await uow.deadlines.cancel_open(row.id, now=now)
     await uow.audit.record(
         at=now, actor=actor, action="match.forfeit", match_id=row.id, player=winner, reason=why
@@ -188,7 +188,7 @@ class Exits:
             if mine:
                 last_round = stored.row.number
                 by_round[stored.row.number] = mine[0]
-                unfinished = mine[0] if mine[0].state != "complete" else None
+                unfinished = mine[0] if mine[0].state != MatchState.COMPLETE else None
         if unfinished is not None and unfinished.black_first is None:
             unfinished = None
         report = exit_report(
@@ -233,9 +233,9 @@ class Exits:
             for row in rows:
                 if pid not in (row.white_first, row.black_first):
                     continue
-                if rnd.state in ("approved", "published"):
+                if rnd.state in (RoundState.APPROVED, RoundState.PUBLISHED):
                     last_round = max(last_round, rnd.number)
-                if row.state != "complete":
+                if row.state != MatchState.COMPLETE:
                     await _void(uow, row, now=now)
                     changes.append(f"match {row.id} (round {rnd.number}) is void")
         return last_round, before, (), changes
@@ -324,7 +324,9 @@ class Exits:
         row = await uow.players.get(pid)
         if row is None:
             raise OperationError(f"{player} is not registered")
-        if row.status != "active" or any(e.player_id == pid for e in await uow.stages.exits()):
+        if row.status is not PlayerStatus.ACTIVE or any(
+            e.player_id == pid for e in await uow.stages.exits()
+        ):
             raise OperationError(f"{row.username} has already left the championship ({row.status})")
         exit_kind = ExitKind.ENGINE_DISQUALIFICATION if engine_mark else ExitKind(kind)
         tournament = await require_tournament(uow)
@@ -364,7 +366,7 @@ class Exits:
                 at=now,
             )
         )
-        row.status = "withdrawn" if kind == "withdrawal" else "disqualified"
+        row.status = PlayerStatus.WITHDRAWN if kind == "withdrawal" else PlayerStatus.DISQUALIFIED
         row.status_reason = reason
         row.engine_mark = row.engine_mark or engine_mark
         await uow.session.flush()

@@ -21,6 +21,7 @@ from bot.views.tournament import require_tournament, stage_row
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.candidates import Pool
 from rules.stages.formats import FinalFormat, SemifinalFormat, StageFormat
 from rules.stages.knockout import Bracket, next_week_pairing, pair_finals, start_bracket
@@ -211,7 +212,9 @@ class Knockout:
                 tiebreak=row.tiebreak,
                 max_weeks=row.max_weeks,
                 week=pairing.week,
-                state="scheduled" if rnd.state == "published" else "proposed",
+                state=MatchState.SCHEDULED
+                if rnd.state is RoundState.PUBLISHED
+                else MatchState.PROPOSED,
             )
         )
         text = (
@@ -229,7 +232,7 @@ class Knockout:
             match_id=new.id,
             details={"previous": row.id, "week": new.week},
         )
-        if new.state == "scheduled":
+        if new.state == MatchState.SCHEDULED:
             await self.publication.start_match_week(uow, new, now=now, actor="bot")
         return new
 
@@ -248,7 +251,7 @@ class Knockout:
                 new = await self.ensure_next_week(uow, row, now=now)
                 if new is not None:
                     done.append(f"match {row.id} tied: week {new.week} is match {new.id}")
-            elif outcome is Outcome.ARMAGEDDON and row.decided_by != "armageddon":
+            elif outcome is Outcome.ARMAGEDDON and row.decided_by != DecidedBy.ARMAGEDDON:
                 had = await StagesRepository(uow.session).armageddon_for_match(row.id)
                 if had is None:
                     await self.armageddons.ensure(uow, row, now=now)

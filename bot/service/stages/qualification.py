@@ -21,6 +21,8 @@ from bot.views.qualification import (
 )
 from rules.core.model import Player, PlayerId, normalise_username
 from rules.core.ruleset import Ruleset, StageKind
+from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from rules.stages.formats import QualificationFormat, StageFormat
 from rules.stages.qualification import number_of_rounds, rank_entrants
 from rules.swiss.dutch import pair_round
@@ -41,7 +43,7 @@ async def fix_entrants(
         return existing
     players = [
         Player(id=PlayerId(p.id), username=p.username, seed_rating=p.seed_rating)
-        for p in await uow.players.list(status="active")
+        for p in await uow.players.list(status=PlayerStatus.ACTIVE)
     ]
     ranked = rank_entrants(players, seeding=ruleset.seeding)
     if len(ranked) < 2:
@@ -90,13 +92,13 @@ class Qualification:
         config = self.config
         stage = await qualification_stage(uow)
         ruleset = config.rules
-        if stage.state == "complete":
+        if stage.state == StageState.COMPLETE:
             raise OperationError("the qualification is complete")
         field = await fix_entrants(uow, stage, ruleset, now=now, actor=actor)
         stored = await rounds(uow, stage)
-        proposal = stored[-1] if stored and stored[-1].row.state == "proposed" else None
+        proposal = stored[-1] if stored and stored[-1].row.state == RoundState.PROPOSED else None
         if proposal is None and stored and not stored[-1].is_finished:
-            unfinished = [m.id for m in stored[-1].matches if m.state != "complete"]
+            unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
             raise OperationError(
                 f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
                 "finish or be adjudicated (`acwc match adjudicate`) before the next pairing"
@@ -144,16 +146,14 @@ class Qualification:
         field, players, total, forbidden = await pairing_input(uow, stage, config, number)
         pairing = pair_round(players, round_number=number, total_rounds=total, forbidden=forbidden)
         if proposal is not None:
-            for m in proposal.matches:
-                await uow.session.delete(m)
-            await uow.session.flush()
+            await uow.matches.delete(proposal.matches)
             round_row = proposal.row
         else:
             round_row = await uow.tournaments.add_round(
-                RoundRow(stage_id=stage.id, number=number, state="proposed")
+                RoundRow(stage_id=stage.id, number=number, state=RoundState.PROPOSED)
             )
-        if stage.state == "pending":
-            stage.state, stage.started_at = "active", now
+        if stage.state == StageState.PENDING:
+            stage.state, stage.started_at = StageState.ACTIVE, now
         by_number = {e.pairing_number: e.player for e in field}
         fmt = ruleset.formats.qualification
         for board, pair in enumerate(pairing.boards, 1):
@@ -168,7 +168,7 @@ class Qualification:
                     clinch_at=fraction_to_text(fmt.clinch_at),
                     tiebreak=fmt.tiebreak.value,
                     max_weeks=fmt.max_weeks,
-                    state="proposed",
+                    state=MatchState.PROPOSED,
                 )
             )
         if pairing.bye is not None:
@@ -182,9 +182,9 @@ class Qualification:
                     games=0,
                     clinch_at=None,
                     tiebreak=fmt.tiebreak.value,
-                    state="proposed",
-                    outcome="first_wins",
-                    decided_by="bye",
+                    state=MatchState.PROPOSED,
+                    outcome=Outcome.FIRST_WINS,
+                    decided_by=DecidedBy.BYE,
                 )
             )
         await uow.audit.record(
@@ -207,13 +207,13 @@ class Qualification:
         4.3-4.4)."""
         stage = await qualification_stage(uow)
         stored = await rounds(uow, stage)
-        if not stored or stored[-1].row.state != "proposed":
+        if not stored or stored[-1].row.state != RoundState.PROPOSED:
             raise OperationError("there is no proposed round to approve: `acwc round pair` first")
         row = stored[-1].row
-        row.state, row.approved_by, row.approved_at = "approved", actor, now
+        row.state, row.approved_by, row.approved_at = RoundState.APPROVED, actor, now
         for m in stored[-1].matches:
             if m.black_first is None:
-                m.state, m.completed_at = "complete", now
+                m.state, m.completed_at = MatchState.COMPLETE, now
         await uow.audit.record(
             at=now, actor=actor, action="round.approve", details={"round": row.number}
         )

@@ -24,6 +24,7 @@ from bot.views.scores import decided_outcome
 from bot.views.tournament import require_tournament, stage_rounds, stage_row
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
+from rules.core.states import StageState
 from rules.stages.formats import StageFormat
 from rules.stages.order import MatchStatus, StageProgress, stage_progress
 from storage.convert import to_match
@@ -138,7 +139,7 @@ class Progression:
         current = self.runner(StageKind(tournament.current_stage)).format.kind
         stage = await stage_row(uow, current)
         fmt = self.runner(current).format
-        if fmt.next_stage() is None and stage.state == "complete":
+        if fmt.next_stage() is None and stage.state == StageState.COMPLETE:
             raise OperationError("the championship is over: there is no stage after the final")
         await self.knockout.sync(uow, now=now)
         prog = await self.progress(uow, current)
@@ -150,7 +151,7 @@ class Progression:
         else:
             report = await self.runner(following).open(uow, now=now, actor=actor, rng=rng)
         if report.entered is not None:
-            tournament.current_stage = report.entered.value
+            tournament.current_stage = report.entered
         await uow.audit.record(
             at=now,
             actor=actor,

@@ -11,6 +11,7 @@ from bot.errors import OperationError
 from bot.service.weekly.publication import Publication, publication_date
 from bot.views.tournament import stage_row
 from rules.core.ruleset import Ruleset, StageKind
+from rules.core.states import MatchState, RoundState, StageState
 from storage.convert import fraction_to_text
 from storage.models import MatchRow, RoundRow, StageRow
 from storage.repo_stages import StagesRepository
@@ -41,7 +42,9 @@ def new_match(
         tiebreak=fmt.tiebreak.value,
         max_weeks=fmt.max_weeks,
         week=1,
-        state="scheduled" if round_row.state == "published" else "proposed",
+        state=MatchState.SCHEDULED
+        if round_row.state is RoundState.PUBLISHED
+        else MatchState.PROPOSED,
     )
 
 
@@ -88,13 +91,13 @@ async def start_stage(
     await StagesRepository(uow.session).set_plan(
         stage.id, earliest_publication=earliest, now=now, actor=actor
     )
-    stage.state, stage.started_at = "active", now
+    stage.state, stage.started_at = StageState.ACTIVE, now
     return stage, earliest
 
 
 async def complete_stage(uow: UnitOfWork, kind: StageKind, *, now: dt.datetime) -> None:
     stage = await stage_row(uow, kind)
-    stage.state, stage.completed_at = "complete", now
+    stage.state, stage.completed_at = StageState.COMPLETE, now
 
 
 class StageRounds:
@@ -122,11 +125,11 @@ class StageRounds:
         if stage is StageKind.QUALIFICATION:
             raise OperationError("qualification rounds are approved with `acwc round approve`")
         row = await stage_row(uow, stage)
-        if row.state != "active":
+        if row.state is not StageState.ACTIVE:
             raise OperationError(f"the {stage.value} stage has not started (it is {row.state})")
         rounds = list(await uow.tournaments.rounds(row.id))
         if number is None:
-            proposed = [r for r in rounds if r.state == "proposed"]
+            proposed = [r for r in rounds if r.state == RoundState.PROPOSED]
             if not proposed:
                 raise OperationError(f"the {stage.value} stage has no proposed round")
             target = proposed[0]
@@ -135,11 +138,11 @@ class StageRounds:
             if not found:
                 raise OperationError(f"the {stage.value} stage has no round {number}")
             target = found[0]
-        if target.state != "proposed":
+        if target.state != RoundState.PROPOSED:
             raise OperationError(
                 f"{stage.value} round {target.number} is {target.state}, not proposed"
             )
-        earlier = [r for r in rounds if r.number < target.number and r.state == "proposed"]
+        earlier = [r for r in rounds if r.number < target.number and r.state == RoundState.PROPOSED]
         if earlier:
             raise OperationError(
                 f"publish {stage.value} round {earlier[0].number} before round {target.number}"
@@ -157,6 +160,6 @@ class StageRounds:
                 f" {floor:%a %Y-%m-%d} (rules 4.1-4.2: one match a week, the break between"
                 f" stages); the next publication day now would be {day:%a %Y-%m-%d}"
             )
-        target.state, target.approved_by, target.approved_at = "approved", actor, now
+        target.state, target.approved_by, target.approved_at = RoundState.APPROVED, actor, now
         await self.publication.publish_round(uow, target, now=now, actor=actor)
         return target

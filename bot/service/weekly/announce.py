@@ -12,6 +12,7 @@ from bot.service.weekly.log import Loaded
 from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
 from rules.talk.notices import match_result, time_agreed
 from rules.week.negotiation import Negotiation
 from storage.models import MatchRow
@@ -19,7 +20,7 @@ from storage.uow import UnitOfWork
 
 __all__ = ["DECIDED", "Announcements"]
 
-DECIDED = (Outcome.FIRST_WINS.value, Outcome.SECOND_WINS.value, Outcome.TIED.value)
+DECIDED = (Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.TIED)
 
 
 class Announcements:
@@ -57,17 +58,18 @@ class Announcements:
         state = await match_state(uow, row.id)
         winner = (
             PlayerId(row.white_first)
-            if row.outcome == Outcome.FIRST_WINS.value
+            if row.outcome is Outcome.FIRST_WINS
             else PlayerId(row.black_first)
-            if row.outcome == Outcome.SECOND_WINS.value
+            if row.outcome is Outcome.SECOND_WINS
             else None
         )
-        if row.decided_by in ("forfeit", "td") and not state.games:
-            score = "by forfeit" if row.decided_by == "forfeit" else "by TD decision"
+        if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD) and not state.games:
+            score = "by forfeit" if row.decided_by == DecidedBy.FORFEIT else "by TD decision"
         else:
             score = str(state.score)
-            if row.decided_by in ("forfeit", "td"):
-                score += f" (decided by {'forfeit' if row.decided_by == 'forfeit' else 'the TDs'})"
+            if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD):
+                who = "forfeit" if row.decided_by is DecidedBy.FORFEIT else "the TDs"
+                score += f" (decided by {who})"
         players = (PlayerId(row.white_first), PlayerId(row.black_first))
         key = notice.result(row.id, row.week, row.outcome, row.decided_by)
         for note in match_result(
@@ -85,10 +87,10 @@ class Announcements:
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
 
     async def tied_without_play(
-        self, uow: UnitOfWork, row: MatchRow, *, decided_by: str, now: dt.datetime
+        self, uow: UnitOfWork, row: MatchRow, *, decided_by: DecidedBy, now: dt.datetime
     ) -> None:
         """A tied match without play (rules 5.6: ``forfeit``; 5.9: ``td``): ½ match point each."""
-        row.outcome, row.decided_by = Outcome.TIED.value, decided_by
-        row.state, row.completed_at = "complete", now
+        row.outcome, row.decided_by = Outcome.TIED, decided_by
+        row.state, row.completed_at = MatchState.COMPLETE, now
         await uow.session.flush()
         await self.result(uow, row, now=now)

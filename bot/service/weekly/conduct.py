@@ -11,7 +11,8 @@ from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
 from bot.service.weekly.log import Loaded, append, is_decided
 from bot.views.timeline import timeline
-from rules.core.model import MatchId, PlayerId, normalise_username
+from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
+from rules.core.states import PlayerStatus, RoundState
 from rules.talk.notices import TDAlert, td_claim_alert
 from rules.week.calendar import label_time
 from rules.week.conduct import (
@@ -174,7 +175,7 @@ class Conduct:
         for m in await uow.matches.for_player(player):
             if m.stage == stage:
                 rnd = await uow.tournaments.round(m.round_id)
-                if rnd is not None and rnd.state in ("published", "complete"):
+                if rnd is not None and rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE):
                     last_round = max(last_round, rnd.number)
         ids = ", ".join(map(str, proposal.match_ids))
         exit_row = await uow.stages.add_exit(
@@ -188,7 +189,7 @@ class Conduct:
                 at=now,
             )
         )
-        row.status, row.status_reason = "disqualified", reason
+        row.status, row.status_reason = PlayerStatus.DISQUALIFIED, reason
         await uow.audit.record(
             at=now,
             actor=actor,
@@ -231,7 +232,7 @@ class Conduct:
             spans,
             player=player,
             players=loaded.negotiation.players,
-            game_in_progress=any(g.status == "started" for g in games),
+            game_in_progress=any(g.status is GameStatus.STARTED for g in games),
         )
         if is_decided(row):
             raise ConductError(ConductErrorReason.NOT_STARTED, f"Match {row.id} is over.")

@@ -16,6 +16,7 @@ from bot.service.weekly.log import append, is_decided, load
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import PlayerId, normalise_username
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
 from rules.talk.notices import deadline_missed
 from rules.week.conduct import ClaimReason
 from rules.week.forfeits import ForfeitKind
@@ -88,7 +89,7 @@ class Decisions:
             details={"at_fault": data["at_fault"], "rule": "5.9"},
         )
         if after.ruling.tied:
-            await self.announcements.tied_without_play(uow, row, decided_by="td", now=now)
+            await self.announcements.tied_without_play(uow, row, decided_by=DecidedBy.TD, now=now)
         await replan_deadlines(uow, rules, row, after, now=now)
         return after
 
@@ -169,10 +170,9 @@ class Decisions:
             },
             via="cli",
         )
-        row.outcome = (
-            Outcome.FIRST_WINS.value if win == row.white_first else Outcome.SECOND_WINS.value
-        )
-        row.decided_by, row.state, row.completed_at = "forfeit", "complete", now
+        row.outcome = Outcome.FIRST_WINS if win == row.white_first else Outcome.SECOND_WINS
+        row.decided_by, row.state = DecidedBy.FORFEIT, MatchState.COMPLETE
+        row.completed_at = now
         await uow.session.flush()
         await uow.audit.record(
             at=now,

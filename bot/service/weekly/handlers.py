@@ -22,6 +22,7 @@ from bot.views.scores import match_state
 from bot.views.timeline import timeline
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy
 from rules.talk.notices import (
     TDAlert,
     deadline_missed,
@@ -37,7 +38,7 @@ from rules.week.conduct import NoShowAlert, NoShowStage, assess_no_show, review_
 from rules.week.deadlines import DeadlineKind
 from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weekend, awaiting_reply
 from rules.week.forfeits import ForfeitKind
-from storage.match_log import break_calls, claim_rights, game_spans
+from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.uow import UnitOfWork
 
 __all__ = ["Presence", "PresenceSource", "WeeklyDeadlines"]
@@ -207,7 +208,7 @@ class WeeklyDeadlines:
             )
             if after.ruling.tied:
                 await self.announcements.tied_without_play(
-                    uow, row, decided_by="forfeit", now=firing.now
+                    uow, row, decided_by=DecidedBy.FORFEIT, now=firing.now
                 )
                 for p in after.ruling.forfeits:
                     await self.conduct.record_forfeit(
@@ -257,7 +258,7 @@ class WeeklyDeadlines:
         started = await games_started(uow, row, scheduled - rules.conduct.no_show_grace)
         seen: set[PlayerId] = set()
         for e in loaded.events:
-            if e.kind == "no_show_check" and e.data.get("scheduled") == scheduled.isoformat():
+            if e.kind == LogKind.NO_SHOW_CHECK and e.data.get("scheduled") == scheduled.isoformat():
                 seen.update(PlayerId(p) for p in e.data.get("appeared", []))
         unavailable = ""
         if self.presence is not None and not started:
@@ -300,7 +301,7 @@ class WeeklyDeadlines:
         row = loaded.row
         for e in loaded.events:
             if (
-                e.kind == "no_show_check"
+                e.kind == LogKind.NO_SHOW_CHECK
                 and e.data.get("scheduled") == alert.scheduled.isoformat()
                 and e.data.get("stage") == alert.stage.value
             ):

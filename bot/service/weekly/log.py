@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import OperationError
+from rules.core.model import GameStatus
 from rules.core.ruleset import Ruleset
 from rules.week.negotiation import Negotiation
 from storage.match_log import replay
@@ -63,4 +64,6 @@ def is_decided(row: MatchRow) -> bool:
 async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> int:
     """Games of the match begun since ``since``: counted ones and ones in progress."""
     games = await uow.games.for_match(row.id, counted_only=False)
-    return sum(1 for g in games if g.created_at >= since and (g.counted or g.status == "started"))
+    return sum(
+        1 for g in games if g.created_at >= since and (g.counted or g.status is GameStatus.STARTED)
+    )

@@ -7,7 +7,7 @@ import datetime as dt
 
 from bot.service.weekly.log import games_started, is_decided
 from rules.core.ruleset import Ruleset
-from rules.week.deadlines import DeadlineKind, MatchState, plan_deadlines
+from rules.week.deadlines import DeadlineKind, MatchFacts, plan_deadlines
 from rules.week.negotiation import Negotiation
 from storage.models import DeadlineRow, MatchRow
 from storage.repo_weekly import WeeklyRepository
@@ -27,7 +27,7 @@ async def replan_deadlines(
     """
     started = await games_started(uow, row, negotiation.week.start) > 0
     plan = plan_deadlines(
-        MatchState(negotiation, started=started, completed=is_decided(row)), ruleset=ruleset
+        MatchFacts(negotiation, started=started, completed=is_decided(row)), ruleset=ruleset
     )
     wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
     kinds = {k.value for k in DeadlineKind}

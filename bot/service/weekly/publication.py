@@ -12,6 +12,7 @@ from bot.notify import keys as notice
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
+from rules.core.states import MatchState, RoundState
 from rules.talk.notices import pairing_published
 from rules.week.calendar import MatchWeek, label_time, match_week
 from rules.week.negotiation import Negotiation, start_negotiation
@@ -56,13 +57,13 @@ class Publication:
         """
         config = self.config
         week = match_week(publication_date(now, config.rules), config.rules)
-        round_row.state = "published"
+        round_row.state = RoundState.PUBLISHED
         round_row.published_at = now
         round_row.week_start, round_row.week_end = week.start, week.end
         matches = list(await uow.matches.for_round(round_row.id))
         for match in matches:
-            if match.black_first is not None and match.state == "proposed":
-                match.state = "scheduled"
+            if match.black_first is not None and match.state == MatchState.PROPOSED:
+                match.state = MatchState.SCHEDULED
         await uow.audit.record(
             at=now,
             actor=actor,

@@ -7,6 +7,7 @@ from aiohttp import web
 
 from bot.config import USERNAME
 from bot.errors import OperationError
+from bot.service.forum import AlreadyPostedError, NotADraftError
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -28,6 +29,7 @@ from bot.web.room import say_and_commit
 from rules.core.errors import RulesError
 from rules.core.model import normalise_username
 from rules.talk.commands import MAX_LENGTH
+from storage.models import OutboxStatus
 from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
@@ -53,8 +55,8 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "decisions": decisions,
-            "drafts": [d for d in drafts if d.status != "posted"],
-            "posted": [d for d in drafts if d.status == "posted"][-10:],
+            "drafts": [d for d in drafts if d.status is not OutboxStatus.POSTED],
+            "posted": [d for d in drafts if d.status is OutboxStatus.POSTED][-10:],
             "posted_by": posted_by,
             "current": rounds[:1],
             "pools": pools,
@@ -208,19 +210,12 @@ async def mark_posted(request: web.Request) -> web.StreamResponse:
     if not raw.isdigit() or len(raw) > 9:
         raise not_found("There is no such forum post.")
     async with ctx.db.uow() as uow:
-        row = await uow.outbox.get(int(raw))
-        if row is None or row.kind != "forum_draft":
-            raise not_found("There is no such forum post.")
-        if row.status == "posted":
+        try:
+            await ctx.services.forum.mark_posted(uow, int(raw), now=now, actor=who.username)
+        except NotADraftError:
+            raise not_found("There is no such forum post.") from None
+        except AlreadyPostedError:
             return redirect_with(request, "/desk#forum", "That post was already marked posted.")
-        row.status = "posted"
-        row.sent_at = now
-        await uow.audit.record(
-            at=now,
-            actor=who.username,
-            action="forum.posted",
-            details={"outbox": row.id, "subject": row.subject},
-        )
         await uow.commit()
     return redirect_with(request, "/desk#forum", "Marked posted.")
 

@@ -29,6 +29,7 @@ from bot.web.desk.decisions import (
 )
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
+from rules.core.states import RoundState
 from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
@@ -56,7 +57,7 @@ class RoundApprovals:
         out = []
         for stage in await uow.tournaments.stages(tournament.id):
             for rnd in await uow.tournaments.rounds(stage.id):
-                if rnd.state != "proposed":
+                if rnd.state != RoundState.PROPOSED:
                     continue
                 matches = await uow.matches.for_round(rnd.id)
                 if not matches:
@@ -98,7 +99,7 @@ class RoundApprovals:
         if choice != "approve" or not key.isdigit():
             raise OperationError("a round can only be approved here")
         rnd = await uow.tournaments.round(int(key))
-        if rnd is None or rnd.state != "proposed":
+        if rnd is None or rnd.state != RoundState.PROPOSED:
             raise OperationError("this round is not waiting for approval any more")
         stage = await uow.tournaments.stage_by_id(rnd.stage_id)
         assert stage is not None
@@ -199,7 +200,7 @@ async def open_match_views(
         if row.black_first is None or row.state not in views.OPEN_STATES or row.outcome:
             continue
         rnd = await uow.tournaments.round(row.round_id)
-        if rnd is None or rnd.state not in ("published", "complete"):
+        if rnd is None or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
             continue
         try:
             out.append(await match_view(uow, config, match_id=row.id, viewer=viewer, now=now))
