@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import AsyncIterator
 
 import aiohttp
 from aiohttp import web
@@ -18,7 +19,6 @@ from aiohttp import web
 from bot.lichess.errors import LichessError, OAuthError
 from bot.lichess.oauth import exchange_code, fetch_account, start_login
 from bot.web.core import (
-    CONTEXT,
     bad_request,
     context,
     read_form,
@@ -103,17 +103,16 @@ async def callback(request: web.Request) -> web.StreamResponse:
     if entry is None or entry[1] + LOGIN_LIFETIME < now:
         raise bad_request("This login has expired or was already used. Please log in again.")
     pending, _ = entry
-    if ctx.http is None:  # pragma: no cover - set up on startup
-        raise RuntimeError("the web app's HTTP client is not started")
+    http = request.app[HTTP]
     try:
         token = await exchange_code(
-            ctx.http,
+            http,
             pending,
             code=request.query.get("code", "")[:500] or None,
             state=state or None,
             error=request.query.get("error", "")[:100] or None,
         )
-        user = await fetch_account(ctx.http, ctx.runtime.lichess_url, token)
+        user = await fetch_account(http, ctx.runtime.lichess_url, token)
     except OAuthError as e:
         if e.error != "state_mismatch":  # a mismatched state must not burn the real attempt
             ctx.pending_logins.pop(bound_state, None)
@@ -175,14 +174,14 @@ async def logout(request: web.Request) -> web.StreamResponse:
     return response
 
 
-async def _open_http(app: web.Application) -> None:
-    app[CONTEXT].http = aiohttp.ClientSession()
+HTTP = web.AppKey("acwc.http", aiohttp.ClientSession)
+"""The web app's own HTTP client (the login's calls to Lichess), open while the app runs."""
 
 
-async def _close_http(app: web.Application) -> None:
-    http = app[CONTEXT].http
-    if http is not None:
-        await http.close()
+async def _http_session(app: web.Application) -> AsyncIterator[None]:
+    async with aiohttp.ClientSession() as session:
+        app[HTTP] = session
+        yield
 
 
 def add_routes(app: web.Application) -> None:
@@ -190,5 +189,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/login/callback", callback)
     app.router.add_get("/account", login_page)
     app.router.add_post("/logout", logout)
-    app.on_startup.append(_open_http)
-    app.on_cleanup.append(_close_http)
+    app.cleanup_ctx.append(_http_session)

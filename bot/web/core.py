@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-import aiohttp
 import aiohttp_jinja2
 from aiohttp import web
 from multidict import MultiDictProxy
@@ -59,7 +58,6 @@ class WebContext:
     runtime: WebRuntime
     signer: Signer
     secure_cookies: bool
-    http: aiohttp.ClientSession | None = None
     pending_logins: dict[str, tuple[PendingLogin, dt.datetime]] = field(default_factory=dict)
 
     def __repr__(self) -> str:

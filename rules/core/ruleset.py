@@ -45,10 +45,6 @@ class MatchFormat:
     tiebreak: Tiebreak
     max_weeks: int = 1
 
-    @property
-    def all_games_required(self) -> bool:
-        return self.clinch_at is None
-
 
 def _qualification_format() -> MatchFormat:
     return MatchFormat(games=10, clinch_at=Fraction(11, 2), tiebreak=Tiebreak.NONE)
