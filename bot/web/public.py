@@ -198,7 +198,8 @@ def _rules_summary(config: Config) -> list[tuple[str, list[tuple[str, str]]]]:
             [
                 (
                     "Time control",
-                    f"{tc.limit_seconds // 60}+{tc.increment_seconds}, rated antichess on Lichess",
+                    f"{tc.limit_seconds // 60}+{tc.increment_seconds}, "
+                    f"rated {tc.variant} on Lichess",
                 ),
             ],
         )
