@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import math
 import re
 import tomllib
 import types
@@ -124,6 +125,8 @@ def _read_int(value: object) -> int:
 def _read_float(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _Bad(f"must be a number, not {_type_name(value)}")
+    if not math.isfinite(value):
+        raise _Bad(f"must be a finite number, not {value}")
     return float(value)
 
 
@@ -142,6 +145,8 @@ def _read_str(value: object) -> str:
 def _read_fraction(value: object) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _Bad(f"must be a number such as 5.5, not {_type_name(value)}")
+    if not math.isfinite(value):
+        raise _Bad(f"must be a number such as 5.5, not {value}")
     result = Fraction(str(value))
     if result.denominator not in (1, 2):
         raise _Bad(f"must be a whole or half point, not {value}")

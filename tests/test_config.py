@@ -111,6 +111,12 @@ def test_secrets_come_from_the_environment() -> None:
             "rules.formats.qualification.clinch_at",
             "half point",
         ),
+        (
+            "[rules.formats.qualification]\nclinch_at = inf",
+            "rules.formats.qualification.clinch_at",
+            "5.5",
+        ),
+        ("[service]\nrequest_timeout_seconds = nan", "service.request_timeout_seconds", "finite"),
         ("[rules.formats.final]\ngames = 0", "rules.formats.final.games", "at least 1"),
         ("[rules.formats.final]\ntiebreak = 'coin'", "rules.formats.final.tiebreak", "one of"),
         ("[rules.formats.semifinal]\nmax_weeks = 2", "rules.formats.semifinal.max_weeks", "repeat"),

@@ -19,7 +19,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
 from bot.runtime.clock import Clock, SystemClock
-from bot.runtime.wakeup import WakeUp, wake_or_time
+from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
@@ -51,7 +51,7 @@ class Firing:
 Handler = Callable[[UnitOfWork, Firing], Awaitable[None]]
 
 
-class DeadlineRunner:
+class DeadlineRunner(WaitingLoop):
     def __init__(
         self,
         db: Database,
@@ -66,33 +66,12 @@ class DeadlineRunner:
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``after_fire`` is
         called after deadlines fired (their messages are queued); ``on_wait`` each time the
         runner has fired what was due and goes to wait."""
+        super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
-        self.clock = clock
         self.handlers = dict(handlers)
-        self.wakeup = WakeUp(watch)
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
         self.after_fire = after_fire
-        self._waiting = False
-        self._until: dt.datetime | None = None
-        self.on_wait = on_wait
-
-    def wake(self) -> None:
-        """Deadlines changed: look again now."""
-        self.wakeup.ring()
-
-    def wake_if_changed(self) -> None:
-        """Something was committed: look again if it may have touched the deadlines."""
-        self.wakeup.ring_if_changed()
-
-    @property
-    def quiet(self) -> bool:
-        """Waiting with nothing to do: no wake-up pending and its next deadline still ahead."""
-        return (
-            self._waiting
-            and not self.wakeup.event.is_set()
-            and (self._until is None or self._until > self.clock.now())
-        )
 
     async def fire_due(self) -> int:
         """Fire every deadline that is due now, each in its own transaction; how many fired."""
@@ -158,9 +137,7 @@ class DeadlineRunner:
         )
 
     async def _wait(self, next_due: dt.datetime | None) -> None:
-        self._waiting, self._until = True, next_due
-        if self.on_wait is not None:
-            self.on_wait()
+        self._going_to_wait(next_due)
         try:
             await self._wait_for(next_due)
         finally:

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
-from bot.runtime.wakeup import WakeUp, wake_or_time
+from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
 
@@ -50,7 +50,7 @@ def retry_delay(attempts: int) -> dt.timedelta:
     return delay
 
 
-class OutboxDispatcher:
+class OutboxDispatcher(WaitingLoop):
     def __init__(
         self,
         db: Database,
@@ -63,31 +63,10 @@ class OutboxDispatcher:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
         called each time the dispatcher has done what was due and goes to wait."""
+        super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
         self.messenger = messenger
-        self.clock = clock
-        self.wakeup = WakeUp(watch)
         self.sent = 0
-        self._waiting = False
-        self._until: dt.datetime | None = None
-        self.on_wait = on_wait
-
-    def wake(self) -> None:
-        """Something was queued: look now rather than at the next retry time."""
-        self.wakeup.ring()
-
-    def wake_if_changed(self) -> None:
-        """Something was committed: look again if it may have queued a message."""
-        self.wakeup.ring_if_changed()
-
-    @property
-    def quiet(self) -> bool:
-        """Waiting with nothing to do: no wake-up pending and its next retry still ahead."""
-        return (
-            self._waiting
-            and not self.wakeup.event.is_set()
-            and (self._until is None or self._until > self.clock.now())
-        )
 
     async def _send(self, row: OutboxRow) -> None:
         if row.kind is Channel.TEAM_UPDATE:
@@ -151,9 +130,7 @@ class OutboxDispatcher:
             if isinstance(self.clock, SystemClock):
                 poll = self.clock.now() + POLL
                 when = poll if when is None else min(when, poll)
-            self._waiting, self._until = True, when
-            if self.on_wait is not None:
-                self.on_wait()
+            self._going_to_wait(when)
             try:
                 await wake_or_time(self.wakeup.event, self.clock, when)
             finally:

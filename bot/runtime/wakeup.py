@@ -46,3 +46,43 @@ async def wake_or_time(event: asyncio.Event, clock: Clock, when: dt.datetime | N
     finally:
         for w in waits:
             w.cancel()
+
+
+class WaitingLoop:
+    """What the outbox dispatcher and the deadline runner share: a wake-up call and whether the
+    loop waits with nothing to do (:attr:`quiet`, what the demo's driver settles by)."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        watch: Callable[[], object] | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        self.clock = clock
+        self.wakeup = WakeUp(watch)
+        self.on_wait = on_wait
+        self._waiting = False
+        self._until: dt.datetime | None = None
+
+    def wake(self) -> None:
+        """Its table changed: look again now."""
+        self.wakeup.ring()
+
+    def wake_if_changed(self) -> None:
+        """Something was committed: look again if it may have touched the loop's table."""
+        self.wakeup.ring_if_changed()
+
+    @property
+    def quiet(self) -> bool:
+        """Waiting with nothing to do: no wake-up pending and its next due time still ahead."""
+        return (
+            self._waiting
+            and not self.wakeup.event.is_set()
+            and (self._until is None or self._until > self.clock.now())
+        )
+
+    def _going_to_wait(self, until: dt.datetime | None) -> None:
+        self._waiting, self._until = True, until
+        if self.on_wait is not None:
+            self.on_wait()

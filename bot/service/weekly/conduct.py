@@ -23,7 +23,7 @@ from rules.week.conduct import (
     review_pauses,
 )
 from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
-from storage.match_log import break_calls, claim_rights, game_spans
+from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.models import PlayerExitRow
 from storage.models_weekly import ForfeitRow
 from storage.repo_weekly import WeeklyRepository
@@ -236,7 +236,7 @@ class Conduct:
         )
         if is_decided(row):
             raise ConductError(ConductErrorReason.NOT_STARTED, f"Match {row.id} is over.")
-        event = await append(uow, row, at=now, actor=player, kind="break", via=via)
+        event = await append(uow, row, at=now, actor=player, kind=LogKind.BREAK, via=via)
         until = now + self.config.rules.conduct.break_length
         opponent = loaded.negotiation.opponent_of(player)
         mine = (
@@ -273,7 +273,7 @@ class Conduct:
             row,
             at=now,
             actor=player,
-            kind="claim",
+            kind=LogKind.CLAIM,
             data={"reason": right.reason.value},
             via=via,
         )

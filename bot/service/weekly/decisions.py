@@ -21,7 +21,7 @@ from rules.talk.notices import deadline_missed
 from rules.week.conduct import ClaimReason
 from rules.week.forfeits import ForfeitKind
 from rules.week.negotiation import Negotiation
-from storage.match_log import apply_step, claim_rights
+from storage.match_log import LogKind, apply_step, claim_rights
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
@@ -69,10 +69,10 @@ class Decisions:
             "at_fault": normalise_username(at_fault) if at_fault else None,
             "reason": reason,
         }
-        step = apply_step(loaded.negotiation, "td_decision", actor, now, data, rules)
+        step = apply_step(loaded.negotiation, LogKind.TD_DECISION, actor, now, data, rules)
         after = step.negotiation
         event = await append(
-            uow, row, at=now, actor=actor, kind="td_decision", data=data, via="cli"
+            uow, row, at=now, actor=actor, kind=LogKind.TD_DECISION, data=data, via="cli"
         )
         assert after.ruling is not None
         key = notice.step(NoticeKind.FAULT_RULING, row.id, event.seq)
@@ -119,7 +119,7 @@ class Decisions:
                 row,
                 at=now,
                 actor=actor,
-                kind="claim_decided",
+                kind=LogKind.CLAIM_DECIDED,
                 data={"winner": None, "reason": reason},
                 via="cli",
             )
@@ -162,7 +162,7 @@ class Decisions:
             row,
             at=now,
             actor=actor,
-            kind="claim_decided",
+            kind=LogKind.CLAIM_DECIDED,
             data={
                 "winner": win,
                 "reason": reason,

@@ -34,11 +34,12 @@ from rules.talk.notices import (
     td_weekend_alert,
 )
 from rules.week.calendar import label_duration, label_time
-from rules.week.conduct import NoShowAlert, NoShowStage, assess_no_show, review_pauses
+from rules.week.conduct import ClaimRight, NoShowAlert, NoShowStage, assess_no_show, review_pauses
 from rules.week.deadlines import DeadlineKind
 from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weekend, awaiting_reply
 from rules.week.forfeits import ForfeitKind
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
+from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
 __all__ = ["Presence", "PresenceSource", "WeeklyDeadlines"]
@@ -74,6 +75,26 @@ def _late_note(firing: Firing) -> str:
 
 def _with_note(text: str, note: str) -> str:
     return text if not note else f"{text}\n{note}"
+
+
+async def _record_claim_right(
+    uow: UnitOfWork, row: MatchRow, claim: ClaimRight, *, now: dt.datetime, via: str
+) -> None:
+    """The log's record that ``claim.claimant`` may claim the match (rules 6.1, 6.3, 6.4)."""
+    await append(
+        uow,
+        row,
+        at=now,
+        actor="bot",
+        kind=LogKind.CLAIM_RIGHT,
+        via=via,
+        data={
+            "claimant": claim.claimant,
+            "against": claim.against,
+            "reason": claim.reason.value,
+            "since": claim.since.isoformat(),
+        },
+    )
 
 
 class WeeklyDeadlines:
@@ -184,7 +205,7 @@ class WeeklyDeadlines:
                 row,
                 at=firing.now,
                 actor="bot",
-                kind="offers_verdict",
+                kind=LogKind.OFFERS_VERDICT,
                 data=data,
                 via="deadline",
             )
@@ -311,7 +332,7 @@ class WeeklyDeadlines:
             row,
             at=firing.now,
             actor="bot",
-            kind="no_show_check",
+            kind=LogKind.NO_SHOW_CHECK,
             via="deadline",
             data={
                 "stage": alert.stage.value,
@@ -339,22 +360,8 @@ class WeeklyDeadlines:
                     text=_with_note(told.text, note),
                     key=key,
                 )
-        claim = alert.claim
-        if claim is not None:
-            await append(
-                uow,
-                row,
-                at=firing.now,
-                actor="bot",
-                kind="claim_right",
-                via="deadline",
-                data={
-                    "claimant": claim.claimant,
-                    "against": claim.against,
-                    "reason": claim.reason.value,
-                    "since": claim.since.isoformat(),
-                },
-            )
+        if alert.claim is not None:
+            await _record_claim_right(uow, row, alert.claim, now=firing.now, via="deadline")
 
     async def on_completion_check(self, uow: UnitOfWork, firing: Firing) -> None:
         """Rules 4.5: every match must be completed by Monday 23:59 UTC."""
@@ -429,20 +436,7 @@ class WeeklyDeadlines:
                 r.claimant == claim.claimant and r.reason is claim.reason for r in rights
             ):
                 continue
-            await append(
-                uow,
-                row,
-                at=now,
-                actor="bot",
-                kind="claim_right",
-                via="games",
-                data={
-                    "claimant": claim.claimant,
-                    "against": claim.against,
-                    "reason": claim.reason.value,
-                    "since": claim.since.isoformat(),
-                },
-            )
+            await _record_claim_right(uow, row, claim, now=now, via="games")
             rights.append(claim)
             await self.notifier.dm(
                 uow,
