@@ -26,7 +26,6 @@ from aiohttp import web
 from bot.lichess.oauth import pkce_challenge
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, GameStatus
 
 SPEC_PATH = pathlib.Path(__file__).parent / "spec" / "lichess-api.bundled.yaml"
 HTTP_METHODS = {"get", "post", "put", "delete", "patch"}
@@ -212,7 +211,7 @@ async def test_exported_games_validate(lichess: tuple[str, SandboxState]) -> Non
     url, state = lichess
     ids = [
         state.add_finished_game("Alice", "Bob").id,
-        state.add_finished_game("Bob", "Alice", status=GameStatus.DRAW, winner=None).id,
+        state.add_finished_game("Bob", "Alice", status="draw", winner=None).id,
         state.add_finished_game("Alice", "Bob", clock_limit=None, clock_increment=None).id,
     ]
     ndjson = {"Accept": "application/x-ndjson"}
@@ -240,7 +239,7 @@ async def test_stream_lines_validate(lichess: tuple[str, SandboxState]) -> None:
         http.post(f"{url}/api/stream/games-by-users", data="alice,bob") as resp,
     ):
         game = state.start_game(white="Alice", black="Bob")
-        state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.BLACK)
+        state.finish_game(game.id, status="variantEnd", winner="black")
         lines: list[Any] = []
         async with asyncio.timeout(10):
             async for raw in resp.content:
