@@ -35,7 +35,7 @@ from bot.sandbox.encode import (
     user_json,
     user_status_json,
 )
-from bot.sandbox.schemas import GameJson, game_color, is_finished, millis, user_id
+from bot.sandbox.schemas import GameJson, game_color, is_over, millis, user_id
 from bot.sandbox.state import (
     InboxMessage,
     Knobs,
@@ -296,16 +296,19 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         return _error(400, f"sort: unknown value {sort}")
 
     def keep(game: GameJson) -> bool:
+        # As lila's query: with ``finished`` (the default) the user's games, only those over
+        # (status >= mate: not the aborted ones) unless ``ongoing``; without it the games being
+        # played, and only with ``ongoing``. ``since`` is inclusive, ``until`` exclusive.
         white, black = game.user_ids
         if game.status == "created":
             return False
-        if game.status == "started" and not ongoing:
+        if finished and not (ongoing or is_over(game.status)):
             return False
-        if is_finished(game.status) and not finished:
+        if not finished and not (ongoing and game.status == "started"):
             return False
         if since is not None and game.createdAt < since:
             return False
-        if until is not None and game.createdAt > until:
+        if until is not None and game.createdAt >= until:
             return False
         if vs_id is not None and vs_id not in (white, black):
             return False

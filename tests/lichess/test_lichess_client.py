@@ -97,9 +97,9 @@ async def test_export_until_and_max_limit_the_answer(
     for days in range(5):
         state.add_finished_game("Alice", "Bob", created_at=START - dt.timedelta(days=days))
     games = await client.export_games("alice", until=START - dt.timedelta(days=1), max_games=2)
-    assert [g.created_at for g in games] == [
-        START - dt.timedelta(days=1),
+    assert [g.created_at for g in games] == [  # ``until`` is exclusive on Lichess
         START - dt.timedelta(days=2),
+        START - dt.timedelta(days=3),
     ]
 
 
