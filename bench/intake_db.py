@@ -33,7 +33,7 @@ from bot.runtime.clock import SystemClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.service.tournament import Tournament
-from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.model import Game, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET
 from storage import migrate
 from storage.convert import fraction_to_text
@@ -100,7 +100,7 @@ async def run(games: int, players: int, rate: float, url: str | None) -> None:
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        ended_at: dict[GameId, float] = {}
+        ended_at: dict[str, float] = {}  # by sandbox game id
         delays: list[float] = []
         all_in = asyncio.Event()
         intake = bootstrap(config, clock=clock, db=db).intake
@@ -134,7 +134,7 @@ async def run(games: int, players: int, rate: float, url: str | None) -> None:
                 for n in range(games):
                     white, black = pairs[n % len(pairs)]
                     game = state.start_game(white=white, black=black)
-                    state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.WHITE)
+                    state.finish_game(game.id, status="variantEnd", winner="white")
                     ended_at[game.id] = time.perf_counter()
                     await asyncio.sleep(1 / rate if rate > 0 else 0)
                 await asyncio.wait_for(all_in.wait(), 300)

@@ -31,7 +31,7 @@ from bot.lichess import GameWatcher, LichessClient
 from bot.runtime.clock import SystemClock
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
+from rules.core.model import Game, PlayerId
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -56,7 +56,7 @@ async def run(games: int, players: int, rate: float) -> None:
     await site.start()
     url = f"http://127.0.0.1:{site.port}"
 
-    ended_at: dict[GameId, float] = {}
+    ended_at: dict[str, float] = {}  # by sandbox game id
     delays: list[float] = []
     all_in = asyncio.Event()
 
@@ -88,7 +88,7 @@ async def run(games: int, players: int, rate: float) -> None:
             for n in range(games):
                 white, black = pairs[n % len(pairs)]
                 game = state.start_game(white=white, black=black)
-                state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.WHITE)
+                state.finish_game(game.id, status="variantEnd", winner="white")
                 ended_at[game.id] = time.perf_counter()
                 if rate > 0:
                     await asyncio.sleep(1 / rate)

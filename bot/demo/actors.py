@@ -21,6 +21,7 @@ decision is a function of (stored state, seed), so a restarted driver or service
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -30,7 +31,10 @@ from bot.config import Config
 from bot.demo.roster import Roster, rng_for
 from bot.demo.scripts import HOUR, MINUTE, Planned, match_script, plan_negotiation
 from bot.errors import OperationError
+from bot.lichess.games import game_from_export
+from bot.sandbox.encode import game_json
 from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
+from bot.sandbox.schemas import GameJson
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
 from bot.views.bracket import armageddon_view
@@ -482,6 +486,12 @@ async def _armageddon_plans(uow: Any, w: World, row: MatchRow) -> list[Planned]:
 # --- games on the sandbox ----------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
+def _as_read(game: GameJson) -> Game:
+    """A sandbox game as the service reads it: its export JSON through the client's decoder."""
+    return game_from_export(game_json(game))
+
+
 @dataclass
 class GameActor:
     """Plays every agreed match on the sandbox at its agreed time, game after game."""
@@ -498,7 +508,7 @@ class GameActor:
 
     def _games_of(self, a: str, b: str, since: dt.datetime) -> list[Game]:
         ids = self._by_pair.get(frozenset((PlayerId(a), PlayerId(b))), [])
-        games = [self.world.sandbox.games[g] for g in ids]
+        games = [_as_read(self.world.sandbox.games[g]) for g in ids]
         return [g for g in games if g.created_at >= since]
 
     async def _read(
@@ -572,17 +582,18 @@ class GameActor:
             clock_increment=increment,
             created_at=at,
         )
-        started = self.world.sandbox.start_game(game.id)
-        key = frozenset((game.white, game.black))
-        self._by_pair.setdefault(key, []).append(game.id)
+        started = _as_read(self.world.sandbox.start_game(game.id))
+        key = frozenset((started.white, started.black))
+        self._by_pair.setdefault(key, []).append(started.id)
         self.games_played += 1
         self.world.on_game(started)
 
     def _finish(
         self, game: Game, winner: Colour | None, status: GameStatus, at: dt.datetime
     ) -> None:
-        finished = self.world.sandbox.finish_game(game.id, status=status, winner=winner, at=at)
-        self.world.on_game(finished)
+        side = None if winner is None else ("white" if winner is Colour.WHITE else "black")
+        finished = self.world.sandbox.finish_game(game.id, status=status.value, winner=side, at=at)
+        self.world.on_game(_as_read(finished))
 
     def _advance_match(
         self, row: MatchRow, games: list[Game], now: dt.datetime
@@ -619,7 +630,9 @@ class GameActor:
         w = self.world
         white_is_first = number % 2 == 1
         rng = rng_for(w.seed, "game", row.id, row.week, number)
-        ending = rng.choices([s for s, _ in WIN_ENDINGS], weights=[x for _, x in WIN_ENDINGS])[0]
+        ending = GameStatus(
+            rng.choices([s for s, _ in WIN_ENDINGS], weights=[x for _, x in WIN_ENDINGS])[0]
+        )
         if row.stage == StageKind.FINAL.value:
             pair = rng_for(w.seed, "final-pair", row.id, row.week, (number + 1) // 2)
             if pair.random() < 0.3:

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, GameStatus, PlayerId, normalise_username
+from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Ruleset
 
 __all__ = ["DemoPlayer", "Roster", "make_roster", "rng_for", "seed_history"]
@@ -139,9 +139,9 @@ def seed_history(state: SandboxState, roster: Roster, seed: int, ruleset: Rulese
                 created_at=start,
             )
             state.start_game(game.id)
-            winner = Colour.WHITE if won == white else Colour.BLACK
+            winner = "white" if won == white else "black"
             state.finish_game(
-                game.id, status=GameStatus.RESIGN, winner=winner, at=start + dt.timedelta(minutes=6)
+                game.id, status="resign", winner=winner, at=start + dt.timedelta(minutes=6)
             )
             total += 1
     return total

@@ -25,18 +25,26 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from bot.lichess.games import game_to_export_json, game_to_stream_json, to_millis
+from bot.sandbox.encode import (
+    access_token_json,
+    error_json,
+    game_json,
+    game_stream_json,
+    oauth_error_json,
+    ok_json,
+    user_json,
+    user_status_json,
+)
+from bot.sandbox.schemas import GameJson, game_color, is_over, millis, user_id
 from bot.sandbox.state import (
     InboxMessage,
     Knobs,
     OAuthCode,
     SandboxState,
-    SandboxUser,
     StreamListener,
     TeamUpdate,
     Token,
 )
-from rules.core.model import Colour, Game, GameStatus, PlayerId, normalise_username
 
 __all__ = ["STATE_KEY", "make_app", "run_sandbox"]
 
@@ -97,7 +105,7 @@ def _state(request: web.Request) -> SandboxState:
 
 
 def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
+    return web.json_response(error_json(message), status=status)
 
 
 @web.middleware
@@ -213,52 +221,14 @@ def _ids_body(text: str) -> list[str]:
 # --- users -----------------------------------------------------------------------------------
 
 
-def user_json(user: SandboxUser, *, now: dt.datetime) -> dict[str, Any]:
-    """``UserExtended`` as ``/api/user/{username}`` and ``/api/account`` write it."""
-    out: dict[str, Any] = {
-        "id": user.id,
-        "username": user.username,
-        "perfs": {
-            "antichess": {
-                "games": user.antichess_games,
-                "rating": user.antichess_rating,
-                "rd": 60,
-                "prog": 0,
-            }
-        },
-        "createdAt": to_millis(user.created_at),
-        "seenAt": to_millis(now),
-        "playTime": {"total": 0, "tv": 0},
-        "url": f"https://lichess.org/@/{user.username}",
-        "count": {
-            "all": user.antichess_games,
-            "rated": user.antichess_games,
-            "draw": 0,
-            "loss": 0,
-            "win": 0,
-            "bookmark": 0,
-            "playing": 0,
-            "import": 0,
-            "me": 0,
-        },
-    }
-    if user.title is not None:
-        out["title"] = user.title
-    if user.tos_violation:
-        out["tosViolation"] = True
-    if user.disabled:
-        out["disabled"] = True
-    return out
-
-
 @_authed(required=False)
 async def user_public_data(request: web.Request, token: Token | None) -> web.StreamResponse:
     """GET /api/user/{username}"""
     state = _state(request)
-    user = state.users.get(normalise_username(request.match_info["username"]))
+    user = state.users.get(user_id(request.match_info["username"]))
     if user is None:
         return _error(404, "Not found")
-    return web.json_response(user_json(user, now=state.now()))
+    return web.json_response(user_json(user, seen_at=millis(state.now())))
 
 
 @_authed(required=True)
@@ -266,7 +236,7 @@ async def account(request: web.Request, token: Token | None) -> web.StreamRespon
     """GET /api/account"""
     assert token is not None
     state = _state(request)
-    return web.json_response(user_json(state.users[token.user], now=state.now()))
+    return web.json_response(user_json(state.users[token.user], seen_at=millis(state.now())))
 
 
 async def users_status(request: web.Request) -> web.StreamResponse:
@@ -284,46 +254,26 @@ async def users_status(request: web.Request) -> web.StreamResponse:
         return _error(400, str(e))
     out = []
     for raw_id in ids:
-        user = state.users.get(normalise_username(raw_id))
+        user = state.users.get(user_id(raw_id))
         if user is None or user.disabled:
             continue
-        entry: dict[str, Any] = {"id": user.id, "name": user.username}
-        if user.title is not None:
-            entry["title"] = user.title
         playing = state.playing(user.id)
-        if user.online or playing is not None:
-            entry["online"] = True
-        if playing is not None:
-            entry["playing"] = True
-            if with_game_ids:
-                entry["playingId"] = playing
-        out.append(entry)
+        out.append(user_status_json(user, playing_id=playing, with_game_id=bool(with_game_ids)))
     return web.json_response(out)
 
 
 # --- games -----------------------------------------------------------------------------------
 
 
-def _export_line(state: SandboxState, game: Game) -> bytes:
-    white = state.users.get(game.white)
-    black = state.users.get(game.black)
-    data = game_to_export_json(
-        game,
-        white_name=white.username if white else None,
-        black_name=black.username if black else None,
-    )
-    return json.dumps(data).encode() + b"\n"
-
-
-def _perf_of(game: Game) -> str:
-    return str(game_to_stream_json(game)["perf"])
+def _export_line(game: GameJson) -> bytes:
+    return json.dumps(game_json(game)).encode() + b"\n"
 
 
 @_authed(required=False)
 async def export_games_of_user(request: web.Request, token: Token | None) -> web.StreamResponse:
     """GET /api/games/user/{username} (NDJSON only in the sandbox)"""
     state = _state(request)
-    uid = normalise_username(request.match_info["username"])
+    uid = user_id(request.match_info["username"])
     if uid not in state.users:
         return _error(404, "Not found")
     if not _wants_ndjson(request):
@@ -338,45 +288,46 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
     except _BadParam as e:
         return _error(400, str(e))
     vs = request.query.get("vs")
-    vs_id = normalise_username(vs) if vs else None
+    vs_id = user_id(vs) if vs else None
     perfs = set(_ids_body(request.query.get("perfType", "")))
     color = request.query.get("color")
     sort = request.query.get("sort", "dateDesc")
     if sort not in ("dateAsc", "dateDesc"):
         return _error(400, f"sort: unknown value {sort}")
 
-    def keep(game: Game) -> bool:
-        if uid not in (game.white, game.black):
+    def keep(game: GameJson) -> bool:
+        # As lila's query: with ``finished`` (the default) the user's games, only those over
+        # (status >= mate: not the aborted ones) unless ``ongoing``; without it the games being
+        # played, and only with ``ongoing``. ``since`` is inclusive, ``until`` exclusive.
+        white, black = game.user_ids
+        if game.status == "created":
             return False
-        if game.status is GameStatus.CREATED:
+        if finished and not (ongoing or is_over(game.status)):
             return False
-        if game.status is GameStatus.STARTED and not ongoing:
+        if not finished and not (ongoing and game.status == "started"):
             return False
-        if game.status.is_finished and not finished:
+        if since is not None and game.createdAt < since:
             return False
-        created = to_millis(game.created_at)
-        if since is not None and created < since:
+        if until is not None and game.createdAt >= until:
             return False
-        if until is not None and created > until:
-            return False
-        if vs_id is not None and vs_id not in (game.white, game.black):
+        if vs_id is not None and vs_id not in (white, black):
             return False
         if rated is not None and game.rated != rated:
             return False
-        if perfs and _perf_of(game) not in perfs:
+        if perfs and game.perf not in perfs:
             return False
-        if color == "white" and game.white != uid:
+        if color == "white" and white != uid:
             return False
-        return not (color == "black" and game.black != uid)
+        return not (color == "black" and black != uid)
 
     games = sorted(
         (g for g in state.games_of(uid) if keep(g)),
-        key=lambda g: (g.created_at, g.id),
+        key=lambda g: (g.createdAt, g.id),
         reverse=sort == "dateDesc",
     )
     if limit is not None:
         games = games[:limit]
-    return await _ndjson(request, [_export_line(state, g) for g in games])
+    return await _ndjson(request, [_export_line(g) for g in games])
 
 
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
@@ -387,13 +338,10 @@ async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
     ids = _ids_body(await request.text())
     if len(ids) > EXPORT_IDS_LIMIT:
         return _error(400, f"Too many ids: {len(ids)}, expected up to {EXPORT_IDS_LIMIT}")
-    games = [
-        state.games[gid]  # type: ignore[index]
-        for gid in ids
-        if gid in state.games and state.games[gid].status is not GameStatus.CREATED  # type: ignore[index]
-    ]
-    games.sort(key=lambda g: (g.created_at, g.id), reverse=True)
-    return await _ndjson(request, [_export_line(state, g) for g in games])
+    games = [state.games[gid] for gid in ids if gid in state.games]
+    games = [g for g in games if g.status != "created"]
+    games.sort(key=lambda g: (g.createdAt, g.id), reverse=True)
+    return await _ndjson(request, [_export_line(g) for g in games])
 
 
 async def _ndjson(request: web.Request, lines: list[bytes]) -> web.StreamResponse:
@@ -411,7 +359,7 @@ async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
     knobs = state.knobs
     if knobs.stream_unavailable:
         return _error(503, "Streams are unavailable")
-    users = frozenset(normalise_username(u) for u in _ids_body(await request.text()))
+    users = frozenset(user_id(u) for u in _ids_body(await request.text()))
     if len(users) > STREAM_USERS_LIMIT:
         return _error(400, f"Too many users: {len(users)}, expected up to {STREAM_USERS_LIMIT}")
     try:
@@ -421,7 +369,7 @@ async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
     listener = StreamListener(users=users)
     if with_current:
         for current in state.games.values():
-            if current.status is GameStatus.STARTED and listener.wants(current):
+            if current.status == "started" and listener.wants(current):
                 listener.queue.put_nowait(current)
     state.listeners.append(listener)
     resp = web.StreamResponse(headers={"Content-Type": NDJSON})
@@ -451,7 +399,7 @@ async def _pump(resp: web.StreamResponse, listener: StreamListener, knobs: Knobs
         if knobs.malformed_lines_next > 0:
             knobs.malformed_lines_next -= 1
             await resp.write(b'{"id": "broken", "players": \n')
-        line = json.dumps(game_to_stream_json(game)).encode() + b"\n"
+        line = json.dumps(game_stream_json(game)).encode() + b"\n"
         await resp.write(line)
         if knobs.repeat_lines:
             await resp.write(line)
@@ -472,12 +420,12 @@ async def send_message(request: web.Request, token: Token | None) -> web.StreamR
     text = form.get("text")
     if not isinstance(text, str) or not text.strip():
         return _error(400, "text: This field is required")
-    to = normalise_username(request.match_info["username"])
+    to = user_id(request.match_info["username"])
     user = state.users.get(to)
     if user is None or user.disabled:
         return _error(400, "Cannot send a message to this user")
     state.inbox.append(InboxMessage(sender=token.user, to=to, text=text, at=state.now()))
-    return web.json_response({"ok": True})
+    return web.json_response(ok_json())
 
 
 @_authed(required=True, scope="team:lead")
@@ -498,7 +446,7 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     state.team_updates.append(
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )
-    return web.json_response({"ok": True})
+    return web.json_response(ok_json())
 
 
 # --- OAuth -----------------------------------------------------------------------------------
@@ -526,9 +474,9 @@ def _oauth_request_problem(params: Any) -> str | None:
 
 
 def _issue_code(state: SandboxState, params: Any, username: str) -> str:
-    uid = normalise_username(username)
+    uid = user_id(username)
     if uid not in state.users:
-        state.add_user(username.strip())
+        state.add_user(username)
     code = "liu_" + secrets.token_urlsafe(24)
     state.codes[code] = OAuthCode(
         code=code,
@@ -609,7 +557,7 @@ async def admin_oauth_decide(request: web.Request) -> web.StreamResponse:
 
 
 def _oauth_error(error: str, description: str) -> web.Response:
-    return web.json_response({"error": error, "error_description": description}, status=400)
+    return web.json_response(oauth_error_json(error, description), status=400)
 
 
 async def oauth_token(request: web.Request) -> web.StreamResponse:
@@ -643,9 +591,7 @@ async def oauth_token(request: web.Request) -> web.StreamResponse:
         return _oauth_error("invalid_grant", "hash of code_verifier does not match code_challenge")
     access = "lio_" + secrets.token_urlsafe(24)
     state.tokens[access] = Token(user=code.user, scopes=code.scopes)
-    return web.json_response(
-        {"token_type": "Bearer", "access_token": access, "expires_in": TOKEN_LIFETIME}
-    )
+    return web.json_response(access_token_json(access, expires_in=TOKEN_LIFETIME))
 
 
 @_authed(required=True)
@@ -687,8 +633,8 @@ def _time(value: Any, name: str) -> dt.datetime | None:
     return when.astimezone(dt.UTC)
 
 
-def _admin_game(state: SandboxState, game: Game) -> web.Response:
-    return web.json_response(json.loads(_export_line(state, game)))
+def _admin_game(game: GameJson) -> web.Response:
+    return web.json_response(game_json(game))
 
 
 async def admin_state(request: web.Request) -> web.StreamResponse:
@@ -696,7 +642,7 @@ async def admin_state(request: web.Request) -> web.StreamResponse:
     return web.json_response(
         {
             "users": sorted(state.users),
-            "games": [json.loads(_export_line(state, g)) for g in state.games.values()],
+            "games": [game_json(g) for g in state.games.values()],
             "inbox": [_message_json(m) for m in state.inbox],
             "team_updates": [_update_json(u) for u in state.team_updates],
         }
@@ -760,7 +706,7 @@ async def admin_create_game(request: web.Request) -> web.StreamResponse:
             game = state.start_game(game.id)
     except (KeyError, ValueError) as e:
         return _error(400, str(e))
-    return _admin_game(state, game)
+    return _admin_game(game)
 
 
 async def admin_start_game(request: web.Request) -> web.StreamResponse:
@@ -771,29 +717,24 @@ async def admin_start_game(request: web.Request) -> web.StreamResponse:
         return _error(404, str(e))
     except ValueError as e:
         return _error(400, str(e))
-    return _admin_game(state, game)
+    return _admin_game(game)
 
 
 async def admin_finish_game(request: web.Request) -> web.StreamResponse:
     state = _state(request)
     data = await _json_body(request)
-    winner_name = data.get("winner")
-    winner = {"white": Colour.WHITE, "black": Colour.BLACK, None: None}.get(winner_name, "bad")
-    if winner == "bad":
-        return _error(400, "winner must be white, black or null")
     try:
-        status = GameStatus(data.get("status", "resign"))
         game = state.finish_game(
             request.match_info["id"],
-            status=status,
-            winner=winner,  # type: ignore[arg-type]
+            status=str(data.get("status", "resign")),
+            winner=game_color(data.get("winner")),
             at=_time(data.get("at"), "at"),
         )
     except KeyError as e:
         return _error(404, str(e))
     except ValueError as e:
         return _error(400, str(e))
-    return _admin_game(state, game)
+    return _admin_game(game)
 
 
 def _message_json(m: InboxMessage) -> dict[str, Any]:
@@ -807,7 +748,7 @@ def _update_json(u: TeamUpdate) -> dict[str, Any]:
 async def admin_inbox(request: web.Request) -> web.StreamResponse:
     state = _state(request)
     to = request.query.get("to")
-    wanted: PlayerId | None = normalise_username(to) if to else None
+    wanted = user_id(to) if to else None
     return web.json_response(
         [_message_json(m) for m in state.inbox if wanted is None or m.to == wanted]
     )

@@ -19,9 +19,8 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from bot.clock import Clock
+from bot.sandbox.schemas import GameColor, user_id
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, GameId, GameStatus, PlayerId, normalise_username
 
 __all__ = [
     "GameHost",
@@ -35,11 +34,15 @@ __all__ = [
 ]
 
 DRAW_CHANCE = 0.06
-WIN_ENDINGS = (
-    (GameStatus.VARIANT_END, 0.6),
-    (GameStatus.RESIGN, 0.25),
-    (GameStatus.OUTOFTIME, 0.15),
-)
+WIN_ENDINGS = (("variantEnd", 0.6), ("resign", 0.25), ("outoftime", 0.15))
+"""How a won game ends (a ``GameStatusName``), with its weight."""
+DRAW_ENDINGS = ("draw", "stalemate")
+
+
+class Sleeper(Protocol):
+    """A clock the players wait on (the service's fake clock in tests and the demo)."""
+
+    async def sleep_until(self, when: dt.datetime) -> None: ...
 
 
 class GameHost(Protocol):
@@ -53,12 +56,12 @@ class GameHost(Protocol):
         clock_limit: int,
         clock_increment: int,
         created_at: dt.datetime,
-    ) -> GameId: ...
+    ) -> str: ...
 
-    async def start_game(self, game_id: GameId) -> None: ...
+    async def start_game(self, game_id: str) -> None: ...
 
     async def finish_game(
-        self, game_id: GameId, *, status: GameStatus, winner: Colour | None, at: dt.datetime
+        self, game_id: str, *, status: str, winner: GameColor | None, at: dt.datetime
     ) -> None: ...
 
 
@@ -78,7 +81,7 @@ class LocalHost:
         clock_limit: int,
         clock_increment: int,
         created_at: dt.datetime,
-    ) -> GameId:
+    ) -> str:
         game = self.state.create_game(
             white,
             black,
@@ -90,11 +93,11 @@ class LocalHost:
         )
         return game.id
 
-    async def start_game(self, game_id: GameId) -> None:
+    async def start_game(self, game_id: str) -> None:
         self.state.start_game(game_id)
 
     async def finish_game(
-        self, game_id: GameId, *, status: GameStatus, winner: Colour | None, at: dt.datetime
+        self, game_id: str, *, status: str, winner: GameColor | None, at: dt.datetime
     ) -> None:
         self.state.finish_game(game_id, status=status, winner=winner, at=at)
 
@@ -123,7 +126,7 @@ class HttpHost:
         clock_limit: int,
         clock_increment: int,
         created_at: dt.datetime,
-    ) -> GameId:
+    ) -> str:
         data = await self._post(
             "/_sandbox/games",
             {
@@ -136,18 +139,17 @@ class HttpHost:
                 "created_at": created_at.isoformat(),
             },
         )
-        return GameId(str(data["id"]))
+        return str(str(data["id"]))
 
-    async def start_game(self, game_id: GameId) -> None:
+    async def start_game(self, game_id: str) -> None:
         await self._post(f"/_sandbox/games/{game_id}/start", {})
 
     async def finish_game(
-        self, game_id: GameId, *, status: GameStatus, winner: Colour | None, at: dt.datetime
+        self, game_id: str, *, status: str, winner: GameColor | None, at: dt.datetime
     ) -> None:
-        side = None if winner is None else ("white" if winner is Colour.WHITE else "black")
         await self._post(
             f"/_sandbox/games/{game_id}/finish",
-            {"status": status.value, "winner": side, "at": at.isoformat()},
+            {"status": status, "winner": winner, "at": at.isoformat()},
         )
 
 
@@ -160,8 +162,8 @@ class SimulatedPlayer:
     no_show: bool = False
 
     @property
-    def id(self) -> PlayerId:
-        return normalise_username(self.username)
+    def id(self) -> str:
+        return user_id(self.username)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,14 +186,14 @@ class MatchPlan:
 
 @dataclass
 class MatchReport:
-    game_ids: list[GameId] = field(default_factory=list)
-    points: dict[PlayerId, Fraction] = field(default_factory=dict)
-    no_show: tuple[PlayerId, ...] = ()
+    game_ids: list[str] = field(default_factory=list)
+    points: dict[str, Fraction] = field(default_factory=dict)
+    no_show: tuple[str, ...] = ()
     ended_at: dt.datetime | None = None
 
 
 async def play_match(
-    host: GameHost, plan: MatchPlan, *, rng: random.Random, clock: Clock | None = None
+    host: GameHost, plan: MatchPlan, *, rng: random.Random, clock: Sleeper | None = None
 ) -> MatchReport:
     """Play ``plan`` on ``host``; results come from ``rng`` only (reproducible)."""
     a, b = plan.white_first, plan.black_first
@@ -213,7 +215,7 @@ async def play_match(
             report.points[white.id] += Fraction(1, 2)
             report.points[black.id] += Fraction(1, 2)
         else:
-            report.points[(white if winner is Colour.WHITE else black).id] += 1
+            report.points[(white if winner == "white" else black).id] += 1
         at += plan.game_length + plan.pause
         if plan.clinch_at is not None and max(report.points.values()) >= plan.clinch_at:
             break
@@ -226,7 +228,7 @@ async def play_round(
     plans: list[MatchPlan],
     *,
     rng: random.Random,
-    clock: Clock | None = None,
+    clock: Sleeper | None = None,
 ) -> list[MatchReport]:
     """Play every match of a round at once; each match draws from its own seeded generator,
     so the results do not depend on how the matches interleave."""
@@ -243,12 +245,12 @@ async def play_round(
 
 def _outcome(
     white: SimulatedPlayer, black: SimulatedPlayer, rng: random.Random
-) -> tuple[Colour | None, GameStatus]:
+) -> tuple[GameColor | None, str]:
     expected = 1 / (1 + 10 ** ((black.strength - white.strength) / 400))
     roll = rng.random()
     if roll < DRAW_CHANCE:
-        return None, GameStatus.DRAW if rng.random() < 0.5 else GameStatus.STALEMATE
-    winner = Colour.WHITE if rng.random() < expected else Colour.BLACK
+        return None, DRAW_ENDINGS[0] if rng.random() < 0.5 else DRAW_ENDINGS[1]
+    winner: GameColor = "white" if rng.random() < expected else "black"
     statuses = [s for s, _ in WIN_ENDINGS]
     weights = [w for _, w in WIN_ENDINGS]
     return winner, rng.choices(statuses, weights=weights)[0]
@@ -262,8 +264,8 @@ async def _play_scored(
     *,
     at: dt.datetime,
     rng: random.Random,
-    clock: Clock | None,
-) -> tuple[Colour | None, GameId]:
+    clock: Sleeper | None,
+) -> tuple[GameColor | None, str]:
     winner, status = _outcome(white, black, rng)
     gid = await _play_one(
         host,
@@ -288,11 +290,11 @@ async def _play_one(
     *,
     at: dt.datetime,
     rng: random.Random,
-    clock: Clock | None,
+    clock: Sleeper | None,
     limit: int,
     increment: int,
-    result: tuple[Colour | None, GameStatus] | None = None,
-) -> GameId:
+    result: tuple[GameColor | None, str] | None = None,
+) -> str:
     winner, status = result if result is not None else _outcome(white, black, rng)
     if clock is not None:
         await clock.sleep_until(at)

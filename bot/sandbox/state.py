@@ -1,7 +1,8 @@
 """The sandbox Lichess' state: plain data that tests feed and read.
 
 ``SandboxState`` holds users, games, the bot's sent messages (``inbox``), team updates, tokens
-and OAuth codes, and the failure knobs. Games move created -> started -> finished through
+and OAuth codes, and the failure knobs, in the sandbox's own types (:mod:`bot.sandbox.schemas`,
+written from the Lichess spec). Games move created -> started -> finished through
 :meth:`SandboxState.start_game` and :meth:`SandboxState.finish_game`; each move is pushed to
 the open games streams whose user list holds both players, as Lichess does.
 """
@@ -16,8 +17,24 @@ import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from bot.clock import SystemClock
-from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId, normalise_username
+from bot.sandbox.schemas import (
+    GameClock,
+    GameColor,
+    GameJson,
+    LightUser,
+    Perf,
+    Title,
+    User,
+    game_color,
+    game_status,
+    is_finished,
+    is_rating_result,
+    make_game,
+    millis,
+    perf_of,
+    user_id,
+    variant_key,
+)
 
 __all__ = [
     "ALL_SCOPES",
@@ -25,35 +42,20 @@ __all__ = [
     "Knobs",
     "OAuthCode",
     "SandboxState",
-    "SandboxUser",
     "StreamListener",
     "TeamUpdate",
     "Token",
 ]
 
 ALL_SCOPES = frozenset({"msg:write", "team:lead", "team:read", "study:write", "challenge:read"})
-
-
-@dataclass
-class SandboxUser:
-    username: str
-    created_at: dt.datetime
-    title: str | None = None
-    tos_violation: bool = False
-    disabled: bool = False
-    online: bool = False
-    antichess_rating: int = 1500
-    antichess_games: int = 0
-
-    @property
-    def id(self) -> PlayerId:
-        return normalise_username(self.username)
+RATING_STEP = 6
+"""What a rated win takes from the loser and gives the winner (the sandbox has no Glicko)."""
 
 
 @dataclass(frozen=True)
 class InboxMessage:
-    sender: PlayerId
-    to: PlayerId
+    sender: str
+    to: str
     text: str
     at: dt.datetime
 
@@ -61,21 +63,21 @@ class InboxMessage:
 @dataclass(frozen=True)
 class TeamUpdate:
     team_id: str
-    sender: PlayerId
+    sender: str
     message: str
     at: dt.datetime
 
 
 @dataclass(frozen=True)
 class Token:
-    user: PlayerId
+    user: str
     scopes: frozenset[str]
 
 
 @dataclass
 class OAuthCode:
     code: str
-    user: PlayerId
+    user: str
     client_id: str
     redirect_uri: str
     code_challenge: str
@@ -110,28 +112,38 @@ class Knobs:
 
 @dataclass
 class StreamListener:
-    users: frozenset[PlayerId]
-    queue: asyncio.Queue[Game | None] = field(default_factory=asyncio.Queue)
+    users: frozenset[str]
+    queue: asyncio.Queue[GameJson | None] = field(default_factory=asyncio.Queue)
 
-    def wants(self, game: Game) -> bool:
-        return game.white in self.users and game.black in self.users
+    def wants(self, game: GameJson) -> bool:
+        white, black = game.user_ids
+        return white in self.users and black in self.users
+
+
+def _system_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
 
 
 class SandboxState:
-    """Everything the fake Lichess knows. Mutate it directly or through the admin API."""
+    """Everything the fake Lichess knows. Mutate it directly or through the admin API.
+
+    ``now`` is the sandbox's clock (the system time by default; tests and the demo pass their
+    fake clock's ``now``).
+    """
 
     def __init__(self, *, now: Callable[[], dt.datetime] | None = None) -> None:
-        self.now = now or SystemClock().now
-        self.users: dict[PlayerId, SandboxUser] = {}
-        self.games: dict[GameId, Game] = {}
-        self._by_user: dict[PlayerId, list[GameId]] = {}
+        self.now = now or _system_now
+        self.users: dict[str, User] = {}
+        """By user id (the username in lower case)."""
+        self.games: dict[str, GameJson] = {}
+        self._by_user: dict[str, list[str]] = {}
         self._indexed = 0
         """How many of ``games`` ``_by_user`` covers (games are never removed)."""
         self.inbox: list[InboxMessage] = []
         self.team_updates: list[TeamUpdate] = []
         self.tokens: dict[str, Token] = {}
         self.codes: dict[str, OAuthCode] = {}
-        self.team_leaders: dict[str, set[PlayerId]] = {}
+        self.team_leaders: dict[str, set[str]] = {}
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
         self.requests: list[tuple[str, str]] = []
@@ -139,7 +151,6 @@ class SandboxState:
         self.in_flight = 0
         self.max_in_flight = 0
         """Most REST requests (streams aside) the sandbox was answering at once."""
-        self.finished_at: dict[GameId, dt.datetime] = {}
         self._ids = itertools.count(1)
 
     # --- feeding -------------------------------------------------------------------------
@@ -149,22 +160,22 @@ class SandboxState:
         username: str,
         *,
         created_at: dt.datetime | None = None,
-        title: str | None = None,
+        title: Title | None = None,
         tos_violation: bool = False,
         disabled: bool = False,
         online: bool = False,
         antichess_rating: int = 1500,
         antichess_games: int = 0,
-    ) -> SandboxUser:
-        user = SandboxUser(
-            username=username,
-            created_at=created_at or dt.datetime(2020, 1, 1, tzinfo=dt.UTC),
+    ) -> User:
+        user = User(
+            id=user_id(username),
+            username=username.strip(),
+            createdAt=millis(created_at or dt.datetime(2020, 1, 1, tzinfo=dt.UTC)),
+            perfs={"antichess": Perf(games=antichess_games, rating=antichess_rating)},
             title=title,
-            tos_violation=tos_violation,
+            tosViolation=tos_violation,
             disabled=disabled,
             online=online,
-            antichess_rating=antichess_rating,
-            antichess_games=antichess_games,
         )
         self.users[user.id] = user
         return user
@@ -173,7 +184,7 @@ class SandboxState:
         self, user: str, *, token: str | None = None, scopes: Iterable[str] = ALL_SCOPES
     ) -> str:
         """Register a personal API token for ``user`` and return it."""
-        uid = normalise_username(user)
+        uid = user_id(user)
         if uid not in self.users:
             self.add_user(user)
         value = token or "lip_" + _random_text(20)
@@ -181,7 +192,7 @@ class SandboxState:
         return value
 
     def make_team(self, team_id: str, *, leaders: Iterable[str]) -> None:
-        self.team_leaders[team_id] = {normalise_username(u) for u in leaders}
+        self.team_leaders[team_id] = {user_id(u) for u in leaders}
 
     def create_game(
         self,
@@ -194,43 +205,53 @@ class SandboxState:
         clock_increment: int | None = 5,
         created_at: dt.datetime | None = None,
         game_id: str | None = None,
-    ) -> Game:
-        """A challenge accepted but not yet started (status ``created``, not streamed)."""
-        white_id, black_id = normalise_username(white), normalise_username(black)
-        for uid, name in ((white_id, white), (black_id, black)):
-            if uid not in self.users:
-                self.add_user(name)
-        gid = GameId(game_id or self._new_game_id())
+    ) -> GameJson:
+        """A challenge accepted but not yet started (status ``created``, not streamed).
+
+        The players' ratings are their current ones for the game's perf. Raises ``ValueError``
+        for a game id in use or what :func:`~bot.sandbox.schemas.make_game` refuses.
+        """
+        gid = game_id or self._new_game_id()
         if gid in self.games:
             raise ValueError(f"game {gid} exists")
-        game = Game(
-            id=gid,
-            white=white_id,
-            black=black_id,
-            status=GameStatus.CREATED,
-            winner=None,
-            variant=variant,
-            rated=rated,
-            clock_limit=clock_limit,
-            clock_increment=clock_increment,
-            created_at=created_at or self.now(),
-            white_rating=self.users[white_id].antichess_rating,
-            black_rating=self.users[black_id].antichess_rating,
+        clock = None if clock_limit is None else (clock_limit, clock_increment or 0)
+        perf = perf_of(variant_key(variant), GameClock(*clock) if clock is not None else None)
+        white_user, black_user = self._user(white), self._user(black)
+        return self.add_game(
+            make_game(
+                LightUser(white_user.id, white_user.username, white_user.title),
+                LightUser(black_user.id, black_user.username, black_user.title),
+                id=gid,
+                created_at=created_at or self.now(),
+                variant=variant,
+                rated=rated,
+                clock=clock,
+                ratings=(white_user.rating(perf), black_user.rating(perf)),
+            )
         )
-        self.games[gid] = game
+
+    def add_game(self, game: GameJson) -> GameJson:
+        """Put ``game`` as it is (a history for the exports; not streamed). Its players get an
+        account if they have none. Raises ``ValueError`` for a game id in use."""
+        if game.id in self.games:
+            raise ValueError(f"game {game.id} exists")
+        for player in (game.players.white, game.players.black):
+            if player.user.id not in self.users:
+                self.add_user(player.user.name)
+        self.games[game.id] = game
         if self._indexed == len(self.games) - 1:
             self._index(game)
         return game
 
-    def start_game(self, game_id: str | None = None, /, **create: object) -> Game:
+    def start_game(self, game_id: str | None = None, /, **create: object) -> GameJson:
         """Start a created game, or create and start one (``create`` as in :meth:`create_game`).
 
         The started game goes out on every stream watching both players.
         """
         game = self.create_game(**create) if game_id is None else self._game(game_id)  # type: ignore[arg-type]
-        if game.status is not GameStatus.CREATED:
-            raise ValueError(f"game {game.id} is {game.status.value}, not created")
-        started = replace(game, status=GameStatus.STARTED, last_move_at=game.created_at)
+        if game.status != "created":
+            raise ValueError(f"game {game.id} is {game.status}, not created")
+        started = replace(game, status="started", lastMoveAt=game.createdAt)
         self.games[started.id] = started
         self._publish(started)
         return started
@@ -239,35 +260,44 @@ class SandboxState:
         self,
         game_id: str,
         *,
-        status: GameStatus = GameStatus.RESIGN,
-        winner: Colour | None = None,
+        status: str = "resign",
+        winner: str | None = None,
         at: dt.datetime | None = None,
-    ) -> Game:
-        """End a started game with ``status`` and ``winner`` (``None``: draw or no result)."""
+    ) -> GameJson:
+        """End a started game with ``status`` (a ``GameStatusName``) and ``winner`` (``white``,
+        ``black``, or ``None`` for a draw or no result).
+
+        A rated game with a result moves both players' ratings for the game's perf.
+        """
         game = self._game(game_id)
-        if game.status.is_finished:
+        if is_finished(game.status):
             raise ValueError(f"game {game.id} is already finished")
-        if not status.is_finished:
-            raise ValueError(f"{status.value} is not a finishing status")
-        end = at or self.now()
-        diff_white = diff_black = None
-        if game.rated and status.is_played:
-            diff_white, diff_black = _rating_diffs(winner)
+        name, side = game_status(status), game_color(winner)
+        if not is_finished(name):
+            raise ValueError(f"{name} is not a finishing status")
+        diffs: tuple[int | None, int | None] = (None, None)
+        if game.rated and is_rating_result(name):
+            diffs = _rating_diffs(side)
+        players = game.players
         finished = replace(
             game,
-            status=status,
-            winner=winner,
-            last_move_at=end,
-            white_rating_diff=diff_white,
-            black_rating_diff=diff_black,
+            status=name,
+            winner=side,
+            lastMoveAt=millis(at or self.now()),
+            players=replace(
+                players,
+                white=replace(players.white, ratingDiff=diffs[0]),
+                black=replace(players.black, ratingDiff=diffs[1]),
+            ),
         )
         self.games[finished.id] = finished
-        self.finished_at[finished.id] = end
-        if finished.rated and status.is_played:
-            for uid, diff in ((finished.white, diff_white), (finished.black, diff_black)):
+        for uid, diff in zip(finished.user_ids, diffs, strict=True):
+            if diff is not None:
                 user = self.users[uid]
-                user.antichess_rating += diff or 0
-                user.antichess_games += 1
+                perf = user.perfs.get(game.perf, Perf(games=0, rating=1500))
+                user.perfs[game.perf] = replace(
+                    perf, games=perf.games + 1, rating=perf.rating + diff
+                )
         self._publish(finished)
         return finished
 
@@ -276,11 +306,11 @@ class SandboxState:
         white: str,
         black: str,
         *,
-        status: GameStatus = GameStatus.RESIGN,
-        winner: Colour | None = Colour.WHITE,
+        status: str = "resign",
+        winner: str | None = "white",
         created_at: dt.datetime | None = None,
         **create: object,
-    ) -> Game:
+    ) -> GameJson:
         """Create, start and finish a game in one step (history for exports)."""
         game = self.create_game(white, black, created_at=created_at, **create)  # type: ignore[arg-type]
         self.start_game(game.id)
@@ -289,11 +319,11 @@ class SandboxState:
     # --- reading -------------------------------------------------------------------------
 
     def inbox_of(self, user: str) -> list[str]:
-        uid = normalise_username(user)
+        uid = user_id(user)
         return [m.text for m in self.inbox if m.to == uid]
 
-    def games_of(self, user: PlayerId) -> list[Game]:
-        """Every game ``user`` played or plays, as it stands now.
+    def games_of(self, user: str) -> list[GameJson]:
+        """Every game ``user`` (an id) played or plays, as it stands now.
 
         The exports ask this for every request; an index by player keeps it from reading every
         game of the sandbox each time. A game put into ``games`` directly (tests do) is indexed
@@ -305,14 +335,15 @@ class SandboxState:
                 self._index(game)
         return [self.games[gid] for gid in self._by_user.get(user, ())]
 
-    def _index(self, game: Game) -> None:
-        for uid in {game.white, game.black}:
+    def _index(self, game: GameJson) -> None:
+        for uid in set(game.user_ids):
             self._by_user.setdefault(uid, []).append(game.id)
         self._indexed += 1
 
-    def playing(self, user: PlayerId) -> GameId | None:
+    def playing(self, user: str) -> str | None:
+        """The game ``user`` (an id) is playing now, if any."""
         for game in self.games.values():
-            if game.status is GameStatus.STARTED and user in (game.white, game.black):
+            if game.status == "started" and user in game.user_ids:
                 return game.id
         return None
 
@@ -323,13 +354,17 @@ class SandboxState:
 
     # --- internals -----------------------------------------------------------------------
 
-    def _game(self, game_id: str) -> Game:
+    def _user(self, username: str) -> User:
+        """The account of ``username``; an unknown player gets one."""
+        return self.users.get(user_id(username)) or self.add_user(username)
+
+    def _game(self, game_id: str) -> GameJson:
         try:
-            return self.games[GameId(game_id)]
+            return self.games[game_id]
         except KeyError:
             raise KeyError(f"no game {game_id}") from None
 
-    def _publish(self, game: Game) -> None:
+    def _publish(self, game: GameJson) -> None:
         for listener in self.listeners:
             if listener.wants(game):
                 listener.queue.put_nowait(game)
@@ -337,14 +372,15 @@ class SandboxState:
     def _new_game_id(self) -> str:
         while True:
             gid = f"sb{next(self._ids):06d}"
-            if GameId(gid) not in self.games:
+            if gid not in self.games:
                 return gid
 
 
-def _rating_diffs(winner: Colour | None) -> tuple[int, int]:
+def _rating_diffs(winner: GameColor | None) -> tuple[int, int]:
     if winner is None:
         return 0, 0
-    return (6, -6) if winner is Colour.WHITE else (-6, 6)
+    step = RATING_STEP
+    return (step, -step) if winner == "white" else (-step, step)
 
 
 def _random_text(length: int) -> str:

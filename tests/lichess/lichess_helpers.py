@@ -6,6 +6,11 @@ import asyncio
 import datetime as dt
 from collections.abc import Callable
 
+from bot.lichess.games import game_from_export
+from bot.sandbox.encode import game_json
+from bot.sandbox.schemas import GameJson
+from rules.core.model import Game
+
 START = dt.datetime(2021, 10, 12, 18, 0, tzinfo=dt.UTC)
 BOT = "acwc-bot"
 TEAM = "acwc-2021"
@@ -19,3 +24,8 @@ async def until(predicate: Callable[[], bool], *, within: float = 10.0) -> None:
     async with asyncio.timeout(within):
         while not predicate():  # noqa: ASYNC110 - the facts polled here raise no event
             await asyncio.sleep(0.005)
+
+
+def as_read(game: GameJson) -> Game:
+    """A sandbox game as the service reads it: its export JSON through the client's decoder."""
+    return game_from_export(game_json(game))

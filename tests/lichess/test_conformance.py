@@ -1,21 +1,31 @@
-"""The sandbox Lichess against the official spec (``spec/lichess-api.bundled.yaml``).
+"""The sandbox Lichess against the official spec (``spec/lichess-api.bundled.yaml``), and the
+real client against the sandbox.
 
 Every route of the fake (the ``/_sandbox`` admin API aside) must be a path and method of the
 spec, with the spec's path parameters; every query parameter or form field a handler reads
 must be one the spec declares, and every parameter the spec requires must be enforced. The
-bodies the fake answers must validate against the spec's schemas.
+bodies the fake answers must validate against the spec's schemas and carry no field the spec
+does not declare. The sandbox writes them with its own types and encoders and imports nothing
+from the service, so the last part of this module can check the client against it: what the
+client decodes from each endpoint the service uses is what the sandbox sent, and every field
+the client reads from a game is one the spec declares and the sandbox writes.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import datetime as dt
 import functools
 import inspect
 import json
 import pathlib
 import re
+import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import jsonschema
@@ -23,10 +33,15 @@ import pytest
 import yaml
 from aiohttp import web
 
-from bot.lichess.oauth import pkce_challenge
+from bot.lichess.client import LichessClient
+from bot.lichess.games import game_from_export, game_from_stream, parse_stream_line
+from bot.lichess.oauth import exchange_code, fetch_account, pkce_challenge, start_login
+from bot.runtime.clock import FakeClock
 from bot.sandbox.app import make_app
+from bot.sandbox.encode import game_json, game_stream_json
+from bot.sandbox.schemas import GAME_STATUS_ID, GameJson, from_millis, make_game
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, GameStatus
+from rules.core.model import Colour, Game
 
 SPEC_PATH = pathlib.Path(__file__).parent / "spec" / "lichess-api.bundled.yaml"
 HTTP_METHODS = {"get", "post", "put", "delete", "patch"}
@@ -83,20 +98,24 @@ def form_fields(method: str, path: str) -> set[str]:
     return names
 
 
+SERVICE_ENDPOINTS = (
+    ("get", "/api/user/{username}"),
+    ("get", "/api/games/user/{username}"),
+    ("post", "/api/games/export/_ids"),
+    ("get", "/api/users/status"),
+    ("post", "/inbox/{username}"),
+    ("post", "/team/{teamId}/pm-all"),
+    ("post", "/api/stream/games-by-users"),
+    ("get", "/oauth"),
+    ("post", "/api/token"),
+    ("get", "/api/account"),
+)
+"""What the service asks Lichess (``bot/lichess``)."""
+
+
 def test_the_fake_serves_the_endpoints_the_service_uses() -> None:
     served = {(m, p) for m, p, _ in ROUTES}
-    assert served >= {
-        ("get", "/api/user/{username}"),
-        ("get", "/api/games/user/{username}"),
-        ("post", "/api/games/export/_ids"),
-        ("get", "/api/users/status"),
-        ("post", "/inbox/{username}"),
-        ("post", "/team/{teamId}/pm-all"),
-        ("post", "/api/stream/games-by-users"),
-        ("get", "/oauth"),
-        ("post", "/api/token"),
-        ("get", "/api/account"),
-    }
+    assert served >= set(SERVICE_ENDPOINTS)
 
 
 @pytest.mark.parametrize(("method", "path", "handler"), ROUTES, ids=ROUTE_IDS)
@@ -141,11 +160,59 @@ def test_scopes_match_the_spec(method: str, path: str, handler: Any) -> None:
 # --- bodies ------------------------------------------------------------------------------------
 
 
-def validate(instance: Any, schema: Any) -> None:
-    """Validate against a spec schema; its ``#/components/...`` refs resolve in the spec."""
+def validate(instance: Any, schema: Any, *, undeclared: frozenset[str] = frozenset()) -> None:
+    """Validate against a spec schema (its ``#/components/...`` refs resolve in the spec), and
+    find no field the schema does not declare but the ``undeclared`` ones: JSON Schema lets a
+    misspelt optional field through, and the client would never see it."""
     rooted = dict(resolve(schema))
     rooted["components"] = spec()["components"]
     jsonschema.Draft202012Validator(rooted).validate(instance)
+    extra = set(undeclared_fields(instance, schema))
+    assert extra <= undeclared, f"fields the spec does not declare: {sorted(extra - undeclared)}"
+
+
+def declared_properties(schema: Any) -> dict[str, Any]:
+    """The properties an object schema declares, its ``allOf`` parts merged."""
+    schema = resolve(schema)
+    found = dict(schema.get("properties", {}))
+    for part in schema.get("allOf", []):
+        found.update(declared_properties(part))
+    return found
+
+
+def undeclared_fields(instance: Any, schema: Any, path: str = "") -> list[str]:
+    """The paths (``players.white.user.id``; ``[]`` for an array item) of ``instance``'s fields
+    that ``schema`` does not declare. Free-form objects (no properties) declare everything."""
+    schema = resolve(schema)
+    if isinstance(instance, list):
+        items = schema.get("items")
+        if items is None:
+            return []
+        return [f for item in instance for f in undeclared_fields(item, items, f"{path}[].")]
+    if not isinstance(instance, dict):
+        return []
+    declared = declared_properties(schema)
+    if not declared:
+        return []
+    out: list[str] = []
+    for key, value in instance.items():
+        if key in declared:
+            out += undeclared_fields(value, declared[key], f"{path}{key}.")
+        else:
+            out.append(f"{path}{key}")
+    return out
+
+
+def schema_of(name: str) -> Any:
+    return spec()["components"]["schemas"][name]
+
+
+def test_the_undeclared_field_finder_sees_a_misspelt_field() -> None:
+    game = {"id": "x", "players": {"white": {"user": {"id": "a", "name": "A"}, "ratng": 1}}}
+    assert undeclared_fields(game, schema_of("GameJson")) == ["players.white.ratng"]
+    assert undeclared_fields([{"id": "a", "nam": "A"}], {"items": schema_of("LightUser")}) == [
+        "[].nam"
+    ]
 
 
 def response_schema(method: str, path: str, status: int) -> Any:
@@ -179,12 +246,42 @@ async def lichess() -> AsyncIterator[tuple[str, SandboxState]]:
 BOT = {"Authorization": "Bearer lip_bot"}
 
 
-@pytest.mark.parametrize("name", ["alice", "bob", "closed"])
+@pytest.mark.parametrize("name", ["alice", "bob"])
 async def test_user_bodies_validate(lichess: tuple[str, SandboxState], name: str) -> None:
     url, _ = lichess
     async with aiohttp.ClientSession() as http, http.get(f"{url}/api/user/{name}") as resp:
         assert resp.status == 200
         validate(await resp.json(), response_schema("get", "/api/user/{username}", 200))
+
+
+async def test_a_closed_account_answers_its_names_only(lichess: tuple[str, SandboxState]) -> None:
+    """lila answers a closed account with ``id``, ``username`` and ``disabled`` only (its user
+    ``JsonView.disabled``): no ``url``, which the spec's ``UserExtended`` requires, so the body
+    is held to the spec's ``User`` instead."""
+    url, _ = lichess
+    async with aiohttp.ClientSession() as http, http.get(f"{url}/api/user/closed") as resp:
+        assert resp.status == 200
+        body = await resp.json()
+    assert body == {"id": "closed", "username": "Closed", "disabled": True}
+    validate(body, schema_of("User"))
+
+
+async def test_the_user_export_leaves_out_aborted_games_unless_ongoing(
+    lichess: tuple[str, SandboxState],
+) -> None:
+    """lila's query for it asks ``status >= mate`` unless ``ongoing``."""
+    url, state = lichess
+    aborted = state.add_finished_game("Alice", "Bob", status="aborted", winner=None)
+    ndjson = {"Accept": "application/x-ndjson"}
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{url}/api/games/user/alice", headers=ndjson) as resp:
+            assert await resp.text() == ""
+        async with http.get(
+            f"{url}/api/games/user/alice", params={"ongoing": "true"}, headers=ndjson
+        ) as resp:
+            assert [json.loads(line)["id"] for line in (await resp.text()).splitlines()] == [
+                aborted.id
+            ]
 
 
 async def test_account_body_validates(lichess: tuple[str, SandboxState]) -> None:
@@ -205,14 +302,19 @@ async def test_status_body_validates(lichess: tuple[str, SandboxState]) -> None:
     ):
         body = await resp.json()
     assert len(body) == 2
-    validate(body, response_schema("get", "/api/users/status", 200))
+    # ``playingId`` is documented in the ``withGameIds`` parameter, not in the answer's schema
+    validate(
+        body,
+        response_schema("get", "/api/users/status", 200),
+        undeclared=frozenset({"[].playingId"}),
+    )
 
 
 async def test_exported_games_validate(lichess: tuple[str, SandboxState]) -> None:
     url, state = lichess
     ids = [
         state.add_finished_game("Alice", "Bob").id,
-        state.add_finished_game("Bob", "Alice", status=GameStatus.DRAW, winner=None).id,
+        state.add_finished_game("Bob", "Alice", status="draw", winner=None).id,
         state.add_finished_game("Alice", "Bob", clock_limit=None, clock_increment=None).id,
     ]
     ndjson = {"Accept": "application/x-ndjson"}
@@ -240,7 +342,7 @@ async def test_stream_lines_validate(lichess: tuple[str, SandboxState]) -> None:
         http.post(f"{url}/api/stream/games-by-users", data="alice,bob") as resp,
     ):
         game = state.start_game(white="Alice", black="Bob")
-        state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.BLACK)
+        state.finish_game(game.id, status="variantEnd", winner="black")
         lines: list[Any] = []
         async with asyncio.timeout(10):
             async for raw in resp.content:
@@ -355,3 +457,327 @@ async def test_scopes_and_tokens_are_checked(
         assert "error" in await resp.json()
     assert state.inbox == []
     assert state.team_updates == []
+
+
+# --- the sandbox's own types -------------------------------------------------------------------
+
+SANDBOX_DIR = pathlib.Path(__file__).resolve().parents[2] / "bot" / "sandbox"
+
+
+def test_the_sandbox_imports_nothing_from_the_service() -> None:
+    """An independent fake: the standard library, aiohttp and itself only, so it cannot share a
+    mistake with the client (``bot.lichess``) or the model (``rules``) it is meant to test."""
+    foreign = []
+    for path in sorted(SANDBOX_DIR.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.partition(".")[0]
+                if top in sys.stdlib_module_names or top == "aiohttp":
+                    continue
+                if name == "bot.sandbox" or name.startswith("bot.sandbox."):
+                    continue
+                foreign.append(f"{path.name}: {name}")
+    assert foreign == []
+
+
+def test_status_ids_and_names_are_the_spec_enumerations() -> None:
+    assert list(GAME_STATUS_ID) == schema_of("GameStatusName")["enum"]
+    assert list(GAME_STATUS_ID.values()) == schema_of("GameStatusId")["enum"]
+
+
+def example(name: str) -> Any:
+    return yaml.safe_load((SPEC_PATH.parent / "examples" / name).read_text())["value"]
+
+
+FINISHED = make_game(
+    "Arex",
+    "Jerc",
+    id="TJxUmbWK",
+    created_at=dt.datetime(2021, 10, 12, 18, 0, tzinfo=dt.UTC),
+    last_move_at=dt.datetime(2021, 10, 12, 18, 7, tzinfo=dt.UTC),
+    status="resign",
+    winner="white",
+    ratings=(1627, 1740),
+    rating_diffs=(6, -6),
+)
+"""A finished rated game with a winner, a clock and rating changes: every field the client
+reads from an export is set."""
+
+
+def test_an_exported_game_has_the_fields_of_the_spec_example() -> None:
+    """The spec's example of ``/api/games/export/_ids``, less what needs the moves (``moves``,
+    ``opening``, ``division``, not asked for) or a tournament (``arenaTour``)."""
+    shown = example("games-gamesExportIds.json.yaml")
+    sent = game_json(FINISHED)
+    assert set(sent) == set(shown) - {"moves", "opening", "division", "arenaTour"}
+    for side in ("white", "black"):
+        assert set(sent["players"][side]) == set(shown["players"][side])
+        assert set(sent["players"][side]["user"]) <= set(shown["players"][side]["user"])
+
+
+def test_stream_lines_have_the_fields_of_the_spec_example() -> None:
+    """The ``GameStream`` example: a start, then the end with its winner. The clock has no
+    ``totalTime``, as lila's stream writes it (the example shows one; the schema does not
+    require it)."""
+    shown_start, shown_end = schema_of("GameStream")["example"]
+    started = replace(FINISHED, status="started", winner=None)
+    for sent, shown in (
+        (game_stream_json(started), shown_start),
+        (game_stream_json(FINISHED), shown_end),
+    ):
+        assert set(sent) == set(shown)
+        assert set(sent["clock"]) == set(shown["clock"]) - {"totalTime"}
+        assert {side: set(p) for side, p in sent["players"].items()} == {
+            side: set(p) for side, p in shown["players"].items()
+        }
+
+
+# --- the real client reads what the sandbox sends ----------------------------------------------
+
+WINNER = {"white": Colour.WHITE, "black": Colour.BLACK, None: None}
+
+
+def assert_read_as_sent(read: Game, sent: GameJson, *, stream: bool = False) -> None:
+    """The client's game carries every value the sandbox sent, field by field (a stream line
+    has no ``lastMoveAt`` and no rating changes)."""
+    white, black = sent.players.white, sent.players.black
+    assert read.id == sent.id
+    assert (read.white, read.black) == (white.user.id, black.user.id)
+    assert read.status.value == sent.status
+    assert read.winner is WINNER[sent.winner]
+    assert (read.variant, read.rated) == (sent.variant, sent.rated)
+    clock = (sent.clock.initial, sent.clock.increment) if sent.clock else (None, None)
+    assert (read.clock_limit, read.clock_increment) == clock
+    assert read.created_at == from_millis(sent.createdAt)
+    assert (read.white_rating, read.black_rating) == (white.rating, black.rating)
+    if stream:
+        assert read.last_move_at is None
+        assert (read.white_rating_diff, read.black_rating_diff) == (None, None)
+    else:
+        assert read.last_move_at == from_millis(sent.lastMoveAt)
+        assert (read.white_rating_diff, read.black_rating_diff) == (
+            white.ratingDiff,
+            black.ratingDiff,
+        )
+
+
+class Reads(dict[str, Any]):
+    """A JSON object that notes the path of every field read from it."""
+
+    def __init__(self, data: dict[str, Any], seen: set[str], path: str = "") -> None:
+        super().__init__(
+            {
+                k: Reads(v, seen, f"{path}{k}.") if isinstance(v, dict) else v
+                for k, v in data.items()
+            }
+        )
+        self._seen, self._path = seen, path
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._seen.add(self._path + key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self._seen.add(self._path + key)
+        return super().__getitem__(key)
+
+
+def has_path(data: Any, path: str) -> bool:
+    for key in path.split("."):
+        if not isinstance(data, dict) or key not in data:
+            return False
+        data = data[key]
+    return True
+
+
+def is_declared(schema: Any, path: str) -> bool:
+    for key in path.split("."):
+        declared = declared_properties(schema)
+        if key not in declared:
+            return False
+        schema = declared[key]
+    return True
+
+
+STREAM_LACKS = {"lastMoveAt", "players.white.ratingDiff", "players.black.ratingDiff"}
+"""What the client asks of a stream line that neither ``GameStreamGame`` nor lila's stream has:
+the export and the stream share one decoder. Not harmless: a game that ends while the stream is
+up is delivered, and stored for good, with no ``last_move_at`` and no rating changes, so the
+long-gap alert (rules.week.intake) and the game spans of rules 6.4 (bot.weekly) never see it.
+Pinned here until the client fills them in; a change on either side makes this test fail."""
+
+
+@pytest.mark.parametrize(
+    ("encode", "decode", "schema", "lacking"),
+    [
+        (game_json, game_from_export, "GameJson", set()),
+        (game_stream_json, game_from_stream, "GameStreamGame", STREAM_LACKS),
+    ],
+    ids=["export", "stream"],
+)
+def test_every_field_the_client_reads_from_a_game_is_in_the_spec_and_sent(
+    encode: Any, decode: Any, schema: str, lacking: set[str]
+) -> None:
+    """The fields are found by watching the client read, not listed by hand: a field the client
+    starts to read that the spec does not declare, or that the sandbox does not send, fails."""
+    sent = encode(FINISHED)
+    validate(sent, schema_of(schema))
+    seen: set[str] = set()
+    read = decode(Reads(sent, seen))
+    assert {"id", "createdAt", "players.white.rating", "clock.initial"} <= seen  # it watches
+    assert {p for p in seen if not is_declared(schema_of(schema), p)} == lacking
+    assert {p for p in seen if not has_path(sent, p)} == lacking
+    assert_read_as_sent(read, FINISHED, stream=schema == "GameStreamGame")
+
+
+@pytest.fixture
+async def client(lichess: tuple[str, SandboxState]) -> AsyncIterator[LichessClient]:
+    url, _ = lichess
+    clock = FakeClock(dt.datetime(2021, 10, 12, 18, 0, tzinfo=dt.UTC))
+    async with LichessClient(base_url=url, token="lip_bot", clock=clock, max_attempts=1) as c:
+        yield c
+
+
+def history(state: SandboxState) -> list[GameJson]:
+    """Games of Alice in every state the exports deal with."""
+    start = dt.datetime(2021, 10, 1, 18, 0, tzinfo=dt.UTC)
+    games = [
+        state.add_finished_game("Alice", "Bob", created_at=start, winner="black"),
+        state.add_finished_game("Bob", "Alice", created_at=start, status="draw", winner=None),
+        state.add_finished_game("Alice", "Bob", created_at=start, status="outoftime"),
+        state.add_finished_game("Alice", "Bob", created_at=start, rated=False),
+        state.add_finished_game("Alice", "Bob", created_at=start, variant="standard"),
+        state.add_finished_game(
+            "Alice", "Bob", created_at=start, clock_limit=None, clock_increment=None
+        ),
+    ]
+    state.start_game(white="Alice", black="Bob", created_at=start)
+    return [state.games[g.id] for g in games]
+
+
+async def reads_users(state: SandboxState, client: LichessClient) -> None:
+    for name in ("Alice", "bob"):
+        read, sent = await client.get_user(name), state.users[name.lower()]
+        assert (read.id, read.username, read.title) == (sent.id, sent.username, sent.title)
+        assert (read.tos_violation, read.disabled) == (sent.tosViolation, sent.disabled)
+        assert read.created_at == from_millis(sent.createdAt)
+        antichess = sent.perfs["antichess"]
+        assert (read.antichess_rating, read.antichess_games) == (antichess.rating, antichess.games)
+    closed = await client.get_user("closed")
+    assert closed.disabled
+    assert closed.created_at is None
+
+
+async def reads_export(state: SandboxState, client: LichessClient) -> None:
+    sent = history(state)
+    read = await client.export_games("alice")
+    assert sorted(g.id for g in read) == sorted(g.id for g in sent)
+    for game in read:
+        assert_read_as_sent(game, state.games[game.id])
+
+
+async def reads_export_by_ids(state: SandboxState, client: LichessClient) -> None:
+    sent = history(state)
+    read = await client.export_games_by_ids(g.id for g in sent)
+    assert sorted(g.id for g in read) == sorted(g.id for g in sent)
+    for game in read:
+        assert_read_as_sent(game, state.games[game.id])
+
+
+async def reads_statuses(state: SandboxState, client: LichessClient) -> None:
+    game = state.start_game(white="Alice", black="Bob")
+    read = {s.id: s for s in await client.get_statuses(["alice", "bob", "closed", "ghost"])}
+    assert set(read) == {"alice", "bob"}
+    for uid in ("alice", "bob"):
+        status = read[uid]  # type: ignore[index]
+        assert status.name == state.users[uid].username
+        assert (status.online, status.playing, status.playing_id) == (True, True, game.id)
+
+
+async def reads_message_answer(state: SandboxState, client: LichessClient) -> None:
+    await client.send_message("Alice", "Your match starts at 18:00 UTC.")
+    assert state.inbox_of("alice") == ["Your match starts at 18:00 UTC."]
+
+
+async def reads_team_update_answer(state: SandboxState, client: LichessClient) -> None:
+    await client.post_team_update("acwc", "Pairings are out.")
+    assert [(u.team_id, u.message) for u in state.team_updates] == [("acwc", "Pairings are out.")]
+
+
+async def reads_stream(state: SandboxState, client: LichessClient) -> None:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{client.base_url}/api/stream/games-by-users", data="alice,bob") as resp,
+    ):
+        started = state.start_game(white="Alice", black="Bob")
+        finished = state.finish_game(started.id, status="variantEnd", winner="black")
+        read: list[Game] = []
+        async with asyncio.timeout(10):
+            async for raw in resp.content:
+                game = parse_stream_line(raw)
+                if game is not None:
+                    read.append(game)
+                if len(read) == 2:
+                    break
+    assert_read_as_sent(read[0], started, stream=True)
+    assert_read_as_sent(read[1], finished, stream=True)
+
+
+async def reads_login(state: SandboxState, client: LichessClient) -> None:
+    """``/oauth``, ``/api/token`` and ``/api/account``: the web login's three steps."""
+    state.knobs.auto_approve_oauth = True
+    login = start_login(
+        base_url=client.base_url,
+        client_id="acwc",
+        redirect_uri="http://127.0.0.1:1/cb",
+        username_hint="Alice",
+    )
+    async with aiohttp.ClientSession() as http:
+        async with http.get(login.url, allow_redirects=False) as resp:
+            callback = parse_qs(urlsplit(resp.headers["Location"]).query)
+        token = await exchange_code(
+            http, login, code=callback["code"][0], state=callback["state"][0]
+        )
+        user = await fetch_account(http, client.base_url, token)
+    sent = state.users["alice"]
+    assert (user.id, user.username, user.created_at) == (
+        sent.id,
+        sent.username,
+        from_millis(sent.createdAt),
+    )
+
+
+CLIENT_READS = {
+    ("get", "/api/user/{username}"): reads_users,
+    ("get", "/api/games/user/{username}"): reads_export,
+    ("post", "/api/games/export/_ids"): reads_export_by_ids,
+    ("get", "/api/users/status"): reads_statuses,
+    ("post", "/inbox/{username}"): reads_message_answer,
+    ("post", "/team/{teamId}/pm-all"): reads_team_update_answer,
+    ("post", "/api/stream/games-by-users"): reads_stream,
+    ("get", "/oauth"): reads_login,
+    ("post", "/api/token"): reads_login,
+    ("get", "/api/account"): reads_login,
+}
+
+
+def test_every_endpoint_the_service_uses_has_a_reading_check() -> None:
+    assert set(CLIENT_READS) == set(SERVICE_ENDPOINTS)
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    sorted(set(CLIENT_READS.values()), key=lambda f: f.__name__),
+    ids=lambda f: f.__name__,
+)
+async def test_the_client_reads_what_the_sandbox_sends(
+    lichess: tuple[str, SandboxState], client: LichessClient, endpoint: Any
+) -> None:
+    _, state = lichess
+    await endpoint(state, client)

@@ -17,8 +17,9 @@ from bot.lichess import (
     RateLimitedError,
 )
 from bot.runtime.clock import FakeClock
+from bot.sandbox.schemas import make_game
 from bot.sandbox.state import SandboxState
-from rules.core.model import Colour, GameId, GameStatus, PlayerId
+from rules.core.model import Colour, GameStatus, PlayerId
 
 
 async def test_get_user_reads_creation_date_title_and_flags(
@@ -60,7 +61,7 @@ async def test_export_filters_by_opponent_since_rated_and_perf(
 ) -> None:
     t = START
     old = state.add_finished_game("Alice", "Bob", created_at=t - dt.timedelta(days=2))
-    match = state.add_finished_game("Bob", "Alice", created_at=t, winner=Colour.BLACK)
+    match = state.add_finished_game("Bob", "Alice", created_at=t, winner="black")
     casual = state.add_finished_game("Alice", "Bob", created_at=t, rated=False)
     other = state.add_finished_game("Alice", "Carol", created_at=t)
     blitz = state.add_finished_game("Alice", "Bob", created_at=t, variant="standard")
@@ -81,9 +82,9 @@ async def test_export_sees_games_put_in_directly_and_their_latest_state(
 ) -> None:
     running = state.start_game(white="Alice", black="Bob", created_at=START)
     assert await client.export_games("alice") == []  # finished games only
-    state.finish_game(running.id, status=GameStatus.MATE, winner=Colour.WHITE)
-    direct = replace(running, id=GameId("direct01"), white=PlayerId("carol"))
-    state.games[direct.id] = replace(direct, status=GameStatus.RESIGN, winner=Colour.BLACK)
+    state.finish_game(running.id, status="mate", winner="white")
+    direct = make_game("Carol", "Bob", id="direct01", created_at=START)
+    state.games[direct.id] = replace(direct, status="resign", winner="black")
     assert {g.id: g.status for g in await client.export_games("alice")} == {
         running.id: GameStatus.MATE
     }
@@ -96,16 +97,16 @@ async def test_export_until_and_max_limit_the_answer(
     for days in range(5):
         state.add_finished_game("Alice", "Bob", created_at=START - dt.timedelta(days=days))
     games = await client.export_games("alice", until=START - dt.timedelta(days=1), max_games=2)
-    assert [g.created_at for g in games] == [
-        START - dt.timedelta(days=1),
+    assert [g.created_at for g in games] == [  # ``until`` is exclusive on Lichess
         START - dt.timedelta(days=2),
+        START - dt.timedelta(days=3),
     ]
 
 
 async def test_export_by_ids_returns_the_named_games(
     client: LichessClient, state: SandboxState
 ) -> None:
-    a = state.add_finished_game("Alice", "Bob", status=GameStatus.OUTOFTIME)
+    a = state.add_finished_game("Alice", "Bob", status="outoftime")
     state.add_finished_game("Alice", "Bob")
     running = state.start_game(white="Carol", black="Dave")
     games = await client.export_games_by_ids([a.id, running.id, "missing1"])

@@ -111,6 +111,8 @@ def test_only_the_system_clock_reads_the_wall_clock() -> None:
         for path in sorted((ROOT / package).rglob("*.py")):
             if path == ROOT / "bot" / "runtime" / "clock.py":
                 continue
+            if path.parent == ROOT / "bot" / "sandbox":
+                continue  # the fake Lichess keeps its own time, as the real one does
             tree = ast.parse(path.read_text(), str(path))
             offenders += [f"{path.relative_to(ROOT)}:{n}" for n in _reads_the_wall_clock(tree)]
     assert offenders == []

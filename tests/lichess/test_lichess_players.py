@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import aiohttp
-from lichess_helpers import START, until
+from lichess_helpers import START, as_read, until
 
 from bot.lichess import GameWatcher, LichessClient
 from bot.runtime.clock import FakeClock
@@ -46,7 +46,7 @@ CONTEXT = MatchContext(
 
 
 def games_of(state: SandboxState, ids: Iterable[str]) -> list[Game]:
-    return [state.games[i] for i in ids]  # type: ignore[index]
+    return [as_read(state.games[i]) for i in ids]
 
 
 async def test_a_match_is_played_with_the_championship_clock_until_clinched(

@@ -86,7 +86,7 @@ def make_watcher(
 async def play_sentinel(state: SandboxState, inbox: Inbox) -> None:
     """A later game on the same stream: once its end is in, everything before it is too."""
     sentinel = state.start_game(white="Bob", black="Alice")
-    state.finish_game(sentinel.id, status=GameStatus.DRAW)
+    state.finish_game(sentinel.id, status="draw")
     await inbox.wait_for(sentinel.id, GameStatus.DRAW)
 
 
@@ -98,7 +98,7 @@ async def test_game_start_and_end_are_delivered_once_each(
         game = state.start_game(white="Alice", black="Bob")
         started = await inbox.wait_for(game.id, GameStatus.STARTED)
         assert started.variant == "antichess"
-        state.finish_game(game.id, status=GameStatus.VARIANT_END, winner=Colour.BLACK)
+        state.finish_game(game.id, status="variantEnd", winner="black")
         finished = await inbox.wait_for(game.id, GameStatus.VARIANT_END)
         assert finished.winner is Colour.BLACK
         await play_sentinel(state, inbox)
@@ -123,7 +123,7 @@ async def test_repeated_lines_are_delivered_once(
     inbox = Inbox()
     async with watching(make_watcher(client, clock, inbox)):
         game = state.start_game(white="Alice", black="Bob")
-        state.finish_game(game.id, winner=Colour.WHITE)
+        state.finish_game(game.id, winner="white")
         await play_sentinel(state, inbox)
     assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.RESIGN]
 
@@ -150,7 +150,7 @@ async def test_stream_dropped_mid_game_still_delivers_the_end_once(
         game = state.start_game(white="Alice", black="Bob")
         await inbox.wait_for(game.id, GameStatus.STARTED)
         await clock.wait_for_sleepers(1)  # the stream ended; the watcher waits to reconnect
-        state.finish_game(game.id, winner=Colour.WHITE)  # while it is away
+        state.finish_game(game.id, winner="white")  # while it is away
         state.knobs.drop_stream_after_lines = None
         assert inbox.events(game.id) == [GameStatus.STARTED]
         clock.advance(dt.timedelta(seconds=1))
@@ -176,8 +176,8 @@ async def test_game_ending_while_lichess_refuses_streams_comes_from_the_backfill
         await until(lambda: clock.sleepers == 1 and not watcher.connected.is_set())
         # a whole game starts and ends inside the gap, and the running one ends
         short = state.start_game(white="Bob", black="Alice")
-        state.finish_game(short.id, status=GameStatus.OUTOFTIME, winner=Colour.WHITE)
-        state.finish_game(game.id, status=GameStatus.TIMEOUT, winner=Colour.BLACK)
+        state.finish_game(short.id, status="outoftime", winner="white")
+        state.finish_game(game.id, status="timeout", winner="black")
         state.knobs.stream_unavailable = False
         clock.advance(dt.timedelta(seconds=2))
         await watcher.connected.wait()
@@ -207,7 +207,7 @@ async def test_a_restarted_service_backfills_from_the_saved_last_seen(
     assert saved  # the first watcher recorded how far it was up to date
 
     clock.advance(dt.timedelta(hours=3))  # the service is down for three hours
-    state.finish_game(game.id, winner=Colour.WHITE, at=clock.now() - dt.timedelta(hours=2))
+    state.finish_game(game.id, winner="white", at=clock.now() - dt.timedelta(hours=2))
 
     second = Inbox()
     restarted = make_watcher(client, clock, second, save_last_seen=save, load_last_seen=load)
@@ -299,7 +299,7 @@ async def test_a_failing_callback_does_not_stop_the_watcher(
     )
     async with watching(watcher):
         game = state.start_game(white="Alice", black="Bob")
-        state.finish_game(game.id, winner=Colour.WHITE)
+        state.finish_game(game.id, winner="white")
         # the first delivery failed and was forgotten, so the end still comes through
         await inbox.wait_for(game.id, GameStatus.RESIGN)
 

@@ -8,9 +8,8 @@ from bot.app import bootstrap
 from bot.config import Config
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
+from bot.sandbox import make_game
 from bot.sandbox.state import SandboxState
-from rules.core.colour import Colour
-from rules.core.model import Game, GameId, GameStatus, normalise_username
 from storage.db import Database
 
 UTC = dt.UTC
@@ -18,29 +17,20 @@ UTC = dt.UTC
 
 def history(state: SandboxState, player: str, ratings: list[tuple[dt.datetime, int, int]]) -> None:
     """Finished rated antichess games of ``player`` (as White) with given rating and change."""
-    opponent = "sparring"
-    if normalise_username(opponent) not in state.users:
-        state.add_user(opponent)
     for i, (when, rating, diff) in enumerate(ratings):
-        gid = GameId(f"{player[:3]}{i:05d}".lower())
-        state.games[gid] = Game(
-            id=gid,
-            white=normalise_username(player),
-            black=normalise_username(opponent),
-            status=GameStatus.RESIGN,
-            winner=Colour.WHITE if diff >= 0 else Colour.BLACK,
-            variant="antichess",
-            rated=True,
-            clock_limit=120,
-            clock_increment=5,
-            created_at=when,
-            last_move_at=when + dt.timedelta(minutes=5),
-            white_rating=rating,
-            black_rating=1500,
-            white_rating_diff=diff,
-            black_rating_diff=-diff,
+        state.add_game(
+            make_game(
+                player,
+                "sparring",
+                id=f"{player[:3]}{i:05d}".lower(),
+                created_at=when,
+                last_move_at=when + dt.timedelta(minutes=5),
+                status="resign",
+                winner="white" if diff >= 0 else "black",
+                ratings=(rating, 1500),
+                rating_diffs=(diff, -diff),
+            )
         )
-        state.finished_at[gid] = when + dt.timedelta(minutes=5)
 
 
 def alice_games() -> list[tuple[dt.datetime, int, int]]:

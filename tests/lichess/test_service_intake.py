@@ -15,8 +15,6 @@ from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.scores import match_state
-from rules.core.colour import Colour
-from rules.core.model import GameStatus
 from storage.db import Database
 from storage.models import RoundRow
 from tests.factories import stored_match
@@ -89,18 +87,16 @@ async def test_a_game_is_stored_once_through_drops_repeats_and_outages(
         state.knobs.stream_unavailable = True
         clock.advance(dt.timedelta(seconds=1))
         await until(lambda: not svc.watcher.connected.is_set())
-        state.finish_game(
-            first.id, status=GameStatus.VARIANT_END, winner=Colour.WHITE
-        )  # while down
+        state.finish_game(first.id, status="variantEnd", winner="white")  # while down
         second = state.start_game(white="Bob", black="Alice")
-        state.finish_game(second.id, status=GameStatus.DRAW)
+        state.finish_game(second.id, status="draw")
         state.knobs.stream_unavailable = False
         clock.advance(dt.timedelta(seconds=5))
         await until(lambda: svc.watcher.connected.is_set())
         await svc.watcher.wait_backfilled()
         await stored_soon(db, match_id, {first.id, second.id}, counted=True)
         third = state.start_game(white="Alice", black="Bob")
-        state.finish_game(third.id, status=GameStatus.RESIGN, winner=Colour.BLACK)
+        state.finish_game(third.id, status="resign", winner="black")
         await stored_soon(db, match_id, {first.id, second.id, third.id}, counted=True)
     stored = await games_of(db, match_id)
     assert sorted(g[0] for g in stored) == sorted([first.id, second.id, third.id])  # once each
@@ -122,11 +118,11 @@ async def test_wrong_games_are_refused_with_a_reason_and_a_td_alert(
     match_id = await published_match(db)
     async with service(db, sandbox_url, bot_token, clock):
         blitz = state.start_game(white="Alice", black="Bob", clock_limit=180, clock_increment=2)
-        state.finish_game(blitz.id, winner=Colour.WHITE)
+        state.finish_game(blitz.id, winner="white")
         casual = state.start_game(white="Alice", black="Bob", rated=False)
-        state.finish_game(casual.id, winner=Colour.WHITE)
+        state.finish_game(casual.id, winner="white")
         cheat = state.start_game(white="Bob", black="Alice")
-        state.finish_game(cheat.id, status=GameStatus.CHEAT, winner=Colour.WHITE)
+        state.finish_game(cheat.id, status="cheat", winner="white")
         await stored_soon(db, match_id, {blitz.id, casual.id, cheat.id}, counted=False)
     stored = {g[0]: g for g in await games_of(db, match_id)}
     assert stored[blitz.id][2:] == (False, "wrong_clock")

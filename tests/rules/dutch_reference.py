@@ -1,6 +1,6 @@
 """The slow FIDE Dutch engine as it was before the fast matching work: a test-only oracle.
 
-Same method as rules/swiss/dutch.py, but each solve is networkx's max_weight_matching over every
+Same method as rules/swiss/dutch/, but each solve is networkx's max_weight_matching over every
 unpaired player; kept verbatim apart from sharing the public data types with rules.dutch, so
 that tests can check the fast engine gives identical pairings.
 """

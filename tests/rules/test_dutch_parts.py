@@ -1,11 +1,11 @@
 """The shortcuts inside the Dutch engine give what the plain computations they replace give.
 
-* ``_Weights.bracket_row`` looks a bracket's weights up by pair of player kinds: it must
-  equal ``_Weights.bracket`` for every pair (the kind must hold all that bracket() reads).
-* ``_Rows`` lists each player's compatible players once: it must equal filtering the group
-  with ``_Weights.compatible``.
-* ``_Graph`` feeds each warm-started solver only the pairs that changed: after any sequence
-  of changes, each solver must hold exactly the weights ``_Graph.weight`` gives, and solve
+* ``Weights.bracket_row`` looks a bracket's weights up by pair of player kinds: it must
+  equal ``Weights.bracket`` for every pair (the kind must hold all that bracket() reads).
+* ``CompatibleRows`` lists each player's compatible players once: it must equal filtering the group
+  with ``Weights.compatible``.
+* ``PairingGraph`` feeds each warm-started solver only the pairs that changed: after any sequence
+  of changes, each solver must hold exactly the weights ``PairingGraph.weight`` gives, and solve
   to the weight of a fresh maximum-weight matching.
 """
 
@@ -17,25 +17,29 @@ from fractions import Fraction
 import pytest
 
 from bench.tournaments import quick_history, simulate
-from rules.swiss import dutch
 from rules.swiss.dutch import NoLegalPairingError, PlayerNumber, SwissPlayer
+from rules.swiss.dutch.brackets import RoundPairer
+from rules.swiss.dutch.bye import determine_bye
+from rules.swiss.dutch.graph import PairingGraph
+from rules.swiss.dutch.state import player_states
+from rules.swiss.dutch.weights import CompatibleRows
 from rules.swiss.matching import max_weight_matching
 
 
 def _weights(
     players: list[SwissPlayer], round_number: int, total_rounds: int
-) -> dutch._RoundPairer | None:
-    states = dutch._states(
+) -> RoundPairer | None:
+    states = player_states(
         players, round_number=round_number, total_rounds=total_rounds, points_for_win=Fraction(1)
     )
     if len(states) < 2:
         return None
     forbidden: frozenset[frozenset[int]] = frozenset()
     try:
-        bye = dutch._determine_bye(states, forbidden)
+        bye = determine_bye(states, forbidden)
     except NoLegalPairingError:
         return None
-    return dutch._RoundPairer(states, bye, forbidden, round_number - 1)
+    return RoundPairer(states, bye, forbidden, round_number - 1)
 
 
 def _fields(seed: int) -> list[tuple[list[SwissPlayer], int, int]]:
@@ -80,14 +84,14 @@ def test_rows_list_the_compatible_players_in_group_order(seed: int) -> None:
         count = len(pairer.states)
         rng = random.Random(seed)
         group = sorted(rng.sample(range(count), rng.randint(1, count)))
-        rows = dutch._Rows(group, weights)
+        rows = CompatibleRows(group, weights)
         for vertex in range(count):
             expected = [o for o in group if o != vertex and weights.compatible(vertex, o)]
             assert rows(vertex) == expected
             assert rows(vertex) == expected  # the cached row
 
 
-def _check_views(graph: dutch._Graph) -> None:
+def _check_views(graph: PairingGraph) -> None:
     """Each solver holds the weights the graph gives its scope, and solves optimally."""
     saved = graph.scope
     try:
@@ -154,5 +158,5 @@ def test_graph_feeds_its_solvers_every_change(seed: int) -> None:
 def test_players_are_numbered_from_the_top() -> None:
     # The graph tests above index players by rank; make sure ranks are what they think.
     players = [SwissPlayer(PlayerNumber(number), ()) for number in (3, 1, 2)]
-    states = dutch._states(players, round_number=1, total_rounds=3, points_for_win=Fraction(1))
+    states = player_states(players, round_number=1, total_rounds=3, points_for_win=Fraction(1))
     assert [state.number for state in states] == [1, 2, 3]

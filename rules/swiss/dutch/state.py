@@ -1,0 +1,213 @@
+"""Player data (C.04.3 Article 1): score, ranking, colour preferences, floats, topscorers,
+and the check that the histories given are consistent."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.core.colour import Colour
+from rules.swiss.dutch.model import (
+    InvalidPairingInputError,
+    PlayerNumber,
+    RoundKind,
+    SwissPlayer,
+)
+
+
+class Float(enum.Enum):
+    """The float a player received in a past round (C.04.3 1.4)."""
+
+    DOWN = "down"
+    UP = "up"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """What the criteria need to know about one present player (C.04.3 Article 1)."""
+
+    number: PlayerNumber
+    score: Fraction
+    level: int
+    rank: int
+    preference: Colour | None
+    absolute: bool
+    strong: bool
+    imbalance: int
+    repeated: Colour | None
+    played_colours: tuple[Colour, ...]
+    played_games: int
+    bye_eligible: bool
+    topscorer: bool
+    floats: tuple[Float, Float]
+    met: frozenset[PlayerNumber]
+
+
+def colour_data(
+    played: Sequence[Colour],
+) -> tuple[Colour | None, bool, bool, int, Colour | None]:
+    """Colour preference, absolute?, strong?, imbalance and repeated colour (C.04.3 1.6)."""
+    whites = sum(1 for colour in played if colour is Colour.WHITE)
+    blacks = len(played) - whites
+    imbalance = abs(whites - blacks)
+    lower = Colour.BLACK if whites > blacks else Colour.WHITE
+    run = 0
+    last: Colour | None = None
+    for colour in played:
+        run = run + 1 if colour is last else 1
+        last = colour
+    preference: Colour | None
+    if imbalance > 1:
+        preference = lower
+    elif run > 1 and last is not None:
+        preference = last.opposite
+    elif imbalance > 0:
+        preference = lower
+    elif last is not None:
+        preference = last.opposite
+    else:
+        preference = None
+    repeated = last if run > 1 else None
+    absolute = imbalance > 1 or repeated is not None
+    strong = not absolute and imbalance > 0
+    return preference, absolute, strong, imbalance, repeated
+
+
+def score_before(player: SwissPlayer, rounds_back: int) -> Fraction:
+    history = player.history
+    return sum((record.points for record in history[: len(history) - rounds_back]), Fraction(0))
+
+
+def float_in(
+    player: SwissPlayer, rounds_back: int, by_number: Mapping[PlayerNumber, SwissPlayer]
+) -> Float:
+    """The float a player received ``rounds_back`` rounds ago (C.04.3 1.4.2-1.4.3)."""
+    if len(player.history) < rounds_back:
+        return Float.NONE
+    record = player.history[len(player.history) - rounds_back]
+    if record.kind is not RoundKind.PLAYED:
+        return Float.DOWN if record.points > 0 else Float.NONE
+    assert record.opponent is not None
+    own = score_before(player, rounds_back)
+    other = score_before(by_number[record.opponent], rounds_back)
+    if own > other:
+        return Float.DOWN
+    if own < other:
+        return Float.UP
+    return Float.NONE
+
+
+def float_in_round(
+    player: SwissPlayer, rounds_back: int, players: Mapping[PlayerNumber, SwissPlayer]
+) -> str:
+    """The float (``"up"``, ``"down"`` or ``"none"``) a player received ``rounds_back`` rounds
+    ago, by C.04.3 1.4; ``players`` maps numbers to players, for the opponents' scores."""
+    return float_in(player, rounds_back, players).value
+
+
+def validate_players(players: Sequence[SwissPlayer], round_number: int, total_rounds: int) -> None:
+    if round_number < 1:
+        raise InvalidPairingInputError(f"Round {round_number} does not exist; rounds start at 1.")
+    if total_rounds < round_number:
+        raise InvalidPairingInputError(
+            f"Cannot pair round {round_number} of a {total_rounds}-round tournament."
+        )
+    numbers = [player.number for player in players]
+    if len(set(numbers)) != len(numbers):
+        raise InvalidPairingInputError("Two players share a pairing number.")
+    known = set(numbers)
+    for player in players:
+        if player.number < 1:
+            raise InvalidPairingInputError(f"Pairing number {player.number} is not positive.")
+        if len(player.history) != round_number - 1:
+            raise InvalidPairingInputError(
+                f"Player {player.number} has {len(player.history)} past rounds, "
+                f"expected {round_number - 1}."
+            )
+        for index, record in enumerate(player.history):
+            if record.kind in (RoundKind.PLAYED, RoundKind.FORFEIT):
+                if record.opponent is None or record.opponent not in known:
+                    raise InvalidPairingInputError(
+                        f"Player {player.number}, round {index + 1}: unknown opponent."
+                    )
+                if record.opponent == player.number:
+                    raise InvalidPairingInputError(
+                        f"Player {player.number}, round {index + 1}: plays himself."
+                    )
+            if record.kind is RoundKind.PLAYED and record.colour is None:
+                raise InvalidPairingInputError(
+                    f"Player {player.number}, round {index + 1}: played game without a colour."
+                )
+            if record.points < 0:
+                raise InvalidPairingInputError(
+                    f"Player {player.number}, round {index + 1}: negative points."
+                )
+
+
+def player_states(
+    players: Sequence[SwissPlayer],
+    *,
+    round_number: int,
+    total_rounds: int,
+    points_for_win: Fraction,
+) -> list[PlayerState]:
+    """The present players with their derived data, in pairing order (C.04.3 1.2)."""
+    by_number = {player.number: player for player in players}
+    present = [player for player in players if player.present]
+    scores = {player.number: player.score for player in present}
+    levels = {score: index for index, score in enumerate(sorted(set(scores.values())))}
+    # Effective pairing numbers: rank among players present now or paired before.
+    counted = sorted(
+        (
+            player.number
+            for player in players
+            if player.present
+            or any(record.kind is not RoundKind.ABSENT for record in player.history)
+        ),
+        key=lambda number: number,
+    )
+    rank_of = {number: index for index, number in enumerate(counted)}
+    last_round = round_number >= total_rounds
+    threshold = points_for_win * (round_number - 1) / 2
+    result: list[PlayerState] = []
+    for player in present:
+        played = [
+            record.colour
+            for record in player.history
+            if record.kind is RoundKind.PLAYED and record.colour is not None
+        ]
+        preference, absolute, strong, imbalance, repeated = colour_data(played)
+        met = frozenset(
+            record.opponent
+            for record in player.history
+            if record.kind is RoundKind.PLAYED and record.opponent is not None
+        )
+        eligible = not any(
+            record.kind is not RoundKind.PLAYED and record.points >= points_for_win
+            for record in player.history
+        )
+        score = scores[player.number]
+        result.append(
+            PlayerState(
+                number=player.number,
+                score=score,
+                level=levels[score],
+                rank=rank_of[player.number],
+                preference=preference,
+                absolute=absolute,
+                strong=strong,
+                imbalance=imbalance,
+                repeated=repeated,
+                played_colours=tuple(played),
+                played_games=len(played),
+                bye_eligible=eligible,
+                topscorer=last_round and score > threshold,
+                floats=(float_in(player, 1, by_number), float_in(player, 2, by_number)),
+                met=met,
+            )
+        )
+    result.sort(key=lambda state: (-state.score, state.rank))
+    return result
