@@ -64,6 +64,10 @@ class ServiceConfig:
     public_url: str = "http://127.0.0.1:8080"
     request_timeout_seconds: float = 20.0
     log_level: str = "INFO"
+    room_actions_limit: int = 10
+    """How many actions one player may send from the match room in ``room_actions_minutes``:
+    a flood of offers and withdrawals would otherwise flood the opponent's inbox."""
+    room_actions_minutes: int = 5
     clock_url: str | None = None
     """Testing only: follow the fake clock a demo driver serves at this URL (``GET /clock``,
     :mod:`bot.demo.remote`) instead of the wall clock. Valid only with a sandbox Lichess: the
@@ -422,6 +426,8 @@ def _check(config: Config) -> None:
     if not 0 < config.service.web_port < 65536:
         raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
+    _positive("service.room_actions_limit", config.service.room_actions_limit)
+    _positive("service.room_actions_minutes", config.service.room_actions_minutes)
     if config.service.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(
             "service.log_level",

@@ -35,7 +35,8 @@ __all__ = ["PendingLogin", "exchange_code", "fetch_account", "pkce_challenge", "
 
 @dataclass(frozen=True, slots=True)
 class PendingLogin:
-    """What to keep (server side, in the session) between the redirect and the callback."""
+    """What to keep between the redirect and the callback (the web app keeps it in a signed,
+    short-lived cookie)."""
 
     base_url: str
     client_id: str
@@ -102,7 +103,7 @@ async def exchange_code(
 
     Raises :class:`OAuthError` (``state_mismatch``, ``access_denied``, ``invalid_grant``, ...).
     """
-    if state is None or not hmac.compare_digest(state, login.state):
+    if state is None or not hmac.compare_digest(state.encode(), login.state.encode()):
         raise OAuthError("state_mismatch", "the login answer does not match this login attempt")
     if error:
         raise OAuthError(error, "Lichess did not authorize the login")

@@ -1,10 +1,11 @@
 """Login with Lichess (OAuth2 authorization code with PKCE), sessions and logout.
 
-``GET /login`` keeps the verifier server side (keyed by the state), puts the state in a signed,
-short-lived cookie that binds the attempt to this browser, and sends the browser to Lichess with
-no scope: identifying the player through ``GET /api/account`` needs none. ``GET /login/callback``
-checks the state against both, trades the code and verifier for a token, asks Lichess who it
-belongs to, and opens a session. The player's token is not kept: the app only needed the name.
+``GET /login`` keeps the state and the PKCE verifier in a signed, short-lived cookie that binds
+the attempt to this browser (nothing is kept on the server, so no flood of ``/login`` requests can
+push a real login out), and sends the browser to Lichess with no scope: identifying the player
+through ``GET /api/account`` needs none. ``GET /login/callback`` checks the state, trades the
+code and verifier for a token, asks Lichess who it belongs to, and opens a session. The
+player's token is not kept: the app only needed the name.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import AsyncIterator
+from urllib.parse import quote, unquote
 
 import aiohttp
 from aiohttp import web
 
 from bot.lichess.errors import LichessError, OAuthError
-from bot.lichess.oauth import exchange_code, fetch_account, start_login
+from bot.lichess.oauth import PendingLogin, exchange_code, fetch_account, start_login
 from bot.web.core import (
     bad_request,
     context,
@@ -39,9 +41,6 @@ from storage.repo_web import WebRepository
 
 log = logging.getLogger(__name__)
 
-MAX_PENDING_LOGINS = 5000
-"""Logins started but not finished that the app remembers; the oldest are forgotten first."""
-
 
 def safe_next(value: str | None) -> str:
     """Only a path on this site: never another host (no open redirect)."""
@@ -55,11 +54,26 @@ def client_id(base_url: str) -> str:
     return base_url.split("://", 1)[-1].split("/", 1)[0] or "acwc-bot"
 
 
-def _prune(pending: dict[str, tuple[object, dt.datetime]], now: dt.datetime) -> None:
-    for state in [s for s, (_, at) in pending.items() if now - at > LOGIN_LIFETIME]:
-        del pending[state]
-    while len(pending) >= MAX_PENDING_LOGINS:
-        del pending[next(iter(pending))]
+def _login_cookie(pending: PendingLogin, expires: dt.datetime, next_path: str) -> str:
+    """The attempt as the browser keeps it: state, PKCE verifier, expiry and where to go after.
+
+    Signed, so it cannot be altered; nothing of it is kept on the server, so no flood of
+    unfinished logins can push out a real one.
+    """
+    kept = quote(next_path, safe="/?=&").replace(".", "%2E")  # a signed value has no "."
+    if len(kept) > 300:
+        kept = "/"
+    return f"{pending.state}~{pending.code_verifier}~{int(expires.timestamp())}~{kept}"
+
+
+def _read_login_cookie(value: str, now: dt.datetime) -> tuple[str, str, str] | None:
+    """(state, verifier, next path) of an unexpired attempt, else None."""
+    state, verifier, expires, kept = [*value.split("~", 3), "", "", ""][:4]
+    if not state or not verifier or not expires.isascii() or not expires.isdigit():
+        return None
+    if now.timestamp() > int(expires):
+        return None
+    return state, verifier, unquote(kept)
 
 
 async def login(request: web.Request) -> web.StreamResponse:
@@ -72,13 +86,11 @@ async def login(request: web.Request) -> web.StreamResponse:
         client_id=client_id(base),
         redirect_uri=f"{base}/login/callback",
     )
-    _prune(ctx.pending_logins, now)  # type: ignore[arg-type]
-    ctx.pending_logins[pending.state] = (pending, now)
     next_path = safe_next(request.query.get("next"))
     response = redirect(pending.url, status=302)
     response.set_cookie(
         LOGIN_COOKIE,
-        ctx.signer.sign("login", f"{pending.state}~{next_path.replace('.', '%2E')}"),
+        ctx.signer.sign("login", _login_cookie(pending, now + LOGIN_LIFETIME, next_path)),
         max_age=int(LOGIN_LIFETIME.total_seconds()),
         httponly=True,
         samesite="Lax",
@@ -98,11 +110,19 @@ async def callback(request: web.Request) -> web.StreamResponse:
         raise bad_request(
             "This login was not started from this browser, or took too long. Please log in again."
         )
-    bound_state, _, next_path = bound.partition("~")
-    entry = ctx.pending_logins.get(bound_state)
-    if entry is None or entry[1] + LOGIN_LIFETIME < now:
-        raise bad_request("This login has expired or was already used. Please log in again.")
-    pending, _ = entry
+    attempt = _read_login_cookie(bound, now)
+    if attempt is None:
+        raise bad_request("This login has expired. Please log in again.")
+    bound_state, verifier, next_path = attempt
+    base = ctx.base_url(request)
+    pending = PendingLogin(
+        base_url=ctx.runtime.lichess_url.rstrip("/"),
+        client_id=client_id(base),
+        redirect_uri=f"{base}/login/callback",
+        state=bound_state,
+        code_verifier=verifier,
+        url="",
+    )
     http = request.app[HTTP]
     try:
         token = await exchange_code(
@@ -114,8 +134,6 @@ async def callback(request: web.Request) -> web.StreamResponse:
         )
         user = await fetch_account(http, ctx.runtime.lichess_url, token)
     except OAuthError as e:
-        if e.error != "state_mismatch":  # a mismatched state must not burn the real attempt
-            ctx.pending_logins.pop(bound_state, None)
         if e.error == "access_denied":
             raise bad_request("You cancelled the login on Lichess.") from None
         log.info("web login refused: %s", e.error)
@@ -125,7 +143,6 @@ async def callback(request: web.Request) -> web.StreamResponse:
     except LichessError as e:
         log.warning("web login: Lichess could not be reached: %s", e.__class__.__name__)
         raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
-    ctx.pending_logins.pop(bound_state, None)
     session_token = new_token()
     async with ctx.db.uow() as uow:
         repo = WebRepository(uow.session)
@@ -143,7 +160,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
         await uow.audit.record(at=now, actor=user.username, action="web.login", player=user.id)
         await uow.commit()
     log.info("web login: %s", user.username)
-    response = redirect(safe_next(next_path.replace("%2E", ".")))
+    response = redirect(safe_next(next_path))
     response.set_cookie(
         SESSION_COOKIE,
         ctx.signer.sign("session", session_token),
@@ -169,7 +186,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         await WebRepository(uow.session).delete_session(who.session_id)
         await uow.commit()
-    response = redirect_with(request, "/", "You are logged out.")
+    response = redirect_with(request, "/", "You are logged out.", logged_out=True)
     response.del_cookie(SESSION_COOKIE, path="/")
     return response
 

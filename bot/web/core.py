@@ -13,7 +13,7 @@ import base64
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,8 +22,8 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from bot.config import Config
-from bot.lichess.oauth import PendingLogin
 from bot.service.services import Services
+from bot.web.limits import ActionLimiter
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
 from rules.week.calendar import label_duration, label_time
 from storage.db import Database
@@ -58,7 +58,7 @@ class WebContext:
     runtime: WebRuntime
     signer: Signer
     secure_cookies: bool
-    pending_logins: dict[str, tuple[PendingLogin, dt.datetime]] = field(default_factory=dict)
+    room_limiter: ActionLimiter
 
     def __repr__(self) -> str:
         return "WebContext(...)"
@@ -307,11 +307,21 @@ def int_field(values: Mapping[str, str], name: str, *, low: int = 0, high: int =
     return number
 
 
-def match_id_of(request: web.Request) -> int:
-    raw = request.match_info.get("match_id", "")
-    if not raw.isdigit() or len(raw) > 9:
-        raise not_found("There is no such match.")
+def whole_number(raw: str | None, *, digits: int = 9) -> int | None:
+    """``raw`` as a non-negative whole number of at most ``digits`` ASCII digits, else None.
+
+    ``str.isdigit()`` alone accepts "²" and other Unicode digits that ``int()`` refuses.
+    """
+    if not raw or len(raw) > digits or not raw.isascii() or not raw.isdigit():
+        return None
     return int(raw)
+
+
+def match_id_of(request: web.Request) -> int:
+    number = whole_number(request.match_info.get("match_id"))
+    if number is None:
+        raise not_found("There is no such match.")
+    return number
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -359,25 +369,51 @@ def redirect(location: str, *, status: int = 303) -> web.Response:
     return web.Response(status=status, headers={"Location": location})
 
 
+FLASH_LIFETIME = dt.timedelta(minutes=2)
+"""How long a post/redirect/get message link shows its message: long enough to land on it."""
+
+
+def _flash_purpose(request: web.Request, key: str, *, logged_out: bool = False) -> str:
+    who = None if logged_out else viewer(request)
+    return f"flash-{key}-{who.session_id if who else 'anonymous'}"
+
+
 def redirect_with(
-    request: web.Request, location: str, message: str, *, ok: bool = True
+    request: web.Request,
+    location: str,
+    message: str,
+    *,
+    ok: bool = True,
+    logged_out: bool = False,
 ) -> web.Response:
-    """Post/redirect/get with a one-line message. The message is signed, so nobody can craft a
-    link that makes this site show words it never said."""
-    data = base64.urlsafe_b64encode(message[:600].encode("utf-8")).rstrip(b"=").decode("ascii")
-    signed = context(request).signer.sign("flash-ok" if ok else "flash-error", data)
+    """Post/redirect/get with a one-line message.
+
+    The message is signed for this browser's session (``logged_out``: for no session, the page
+    after logging out) and expires after :data:`FLASH_LIFETIME`, so nobody can hand someone else
+    a link that makes this site show words it never said to them.
+    """
+    ctx = context(request)
+    expires = int((ctx.now() + FLASH_LIFETIME).timestamp())
+    text = base64.urlsafe_b64encode(message[:600].encode("utf-8")).rstrip(b"=").decode("ascii")
+    key = "ok" if ok else "error"
+    signed = ctx.signer.sign(
+        _flash_purpose(request, key, logged_out=logged_out), f"{expires}~{text}"
+    )
     location, hash_mark, fragment = location.partition("#")
     joiner = "&" if "?" in location else "?"
-    key = "ok" if ok else "error"
     return redirect(f"{location}{joiner}{urlencode({key: signed})}{hash_mark}{fragment}")
 
 
 def _unflash(request: web.Request, key: str) -> str | None:
-    data = context(request).signer.unsign(f"flash-{key}", request.query.get(key))
+    ctx = context(request)
+    data = ctx.signer.unsign(_flash_purpose(request, key), request.query.get(key))
     if data is None:
         return None
+    expires, _, text = data.partition("~")
+    if not expires.isdigit() or ctx.now().timestamp() > int(expires):
+        return None
     try:
-        return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)).decode("utf-8")
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")
     except ValueError:
         return None
 

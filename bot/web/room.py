@@ -35,6 +35,7 @@ from bot.web.core import (
     render,
     require_login,
     when,
+    whole_number,
 )
 from rules.core.errors import RulesError
 from rules.core.states import RoundState
@@ -110,10 +111,10 @@ def command_from_form(values: dict[str, str]) -> str:
             raise bad_request("Pick at least one start time to offer.")
         return format_command(Offer(tuple(times)))
     if action == "accept":
-        index = values.get("index", "").strip()
-        if not index.isdigit():
+        index = whole_number(values.get("index", "").strip(), digits=6)
+        if index is None:
             raise bad_request("Say which offer to accept.")
-        return f"accept {int(index)}"
+        return f"accept {index}"
     if action == "time":
         verb = TIME_VERBS.get(values.get("verb", ""))
         if verb is None or not values.get("time", "").strip():
@@ -140,7 +141,8 @@ def command_from_form(values: dict[str, str]) -> str:
         return "break"
     # "button": a canned command a button carries (accept change, decline change, ...)
     command = " ".join(values.get("command", "").split())
-    if command.startswith("withdraw offer ") and command.removeprefix("withdraw offer ").isdigit():
+    withdrawn = command.removeprefix("withdraw offer ")
+    if command.startswith("withdraw offer ") and whole_number(withdrawn, digits=6) is not None:
         return command
     if command not in BUTTON_COMMANDS:
         raise bad_request("That button carries no command the room knows.")
@@ -331,6 +333,18 @@ async def act(request: web.Request) -> web.StreamResponse:
         if row.black_first is None:
             raise bad_request("A bye has nothing to schedule.")
     text = command_from_form(values)
+    now = ctx.now()
+    allowed_at = ctx.room_limiter.try_act(who.user_id, now)
+    if allowed_at is not None:
+        service = ctx.config.service
+        return redirect_with(
+            request,
+            f"/match/{match_id}#reply",
+            f"Too many actions: at most {service.room_actions_limit} in "
+            f"{service.room_actions_minutes} minutes, so your opponent is not flooded with "
+            f"messages. Nothing was done; try again in {label_duration(allowed_at - now)}.",
+            ok=False,
+        )
     message, ok = await say_and_commit(
         ctx, match_id=match_id, player=who.user_id, text=text, via="web"
     )

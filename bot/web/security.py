@@ -73,8 +73,8 @@ class Signer:
 
     def unsign(self, purpose: str, signed: str | None) -> str | None:
         """The value, or None when ``signed`` is missing, malformed or not signed by this key."""
-        if not signed or len(signed) > 512:
-            return None
+        if not signed or len(signed) > 512 or not signed.isascii():
+            return None  # compare_digest refuses non-ASCII text: such a value is never ours
         value, dot, mac = signed.rpartition(".")
         if not dot or not value:
             return None

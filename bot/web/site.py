@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from bot.web.core import (
     headers_middleware,
     viewer_middleware,
 )
+from bot.web.limits import ActionLimiter
 from bot.web.security import Signer, session_key
 
 __all__ = ["WebRuntime", "environment", "setup_web"]
@@ -49,6 +51,10 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
         runtime=runtime,
         signer=Signer(session_key(config)),
         secure_cookies=public_url.startswith("https://") and not config.service.uses_sandbox,
+        room_limiter=ActionLimiter(
+            limit=config.service.room_actions_limit,
+            window=dt.timedelta(minutes=config.service.room_actions_minutes),
+        ),
     )
     environment(app)
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
@@ -56,4 +62,21 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     auth.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
-    app.router.add_static("/static/", HERE / "static", name="static", append_version=False)
+    add_static_files(app, HERE / "static")
+
+
+def add_static_files(app: web.Application, folder: Path) -> None:
+    """``GET /static/{name}`` for the files the folder holds when the app starts, and no other.
+
+    A name is looked up in that list, never joined to a path, so no request (a long name, "..",
+    an escaped byte) reaches the file system: anything else is a plain 404.
+    """
+    files = {path.name: path for path in folder.iterdir() if path.is_file()}
+
+    async def static_file(request: web.Request) -> web.StreamResponse:
+        path = files.get(request.match_info["name"])
+        if path is None:
+            raise web.HTTPNotFound()
+        return web.FileResponse(path)
+
+    app.router.add_get("/static/{name}", static_file, name="static")

@@ -22,6 +22,7 @@ from bot.web.core import (
     render,
     require_td,
     when,
+    whole_number,
 )
 from bot.web.desk.decisions import REASON_LIMIT, audit_text
 from bot.web.desk.sources import RESULT_CHOICES, pending_decisions, source
@@ -206,12 +207,12 @@ async def mark_posted(request: web.Request) -> web.StreamResponse:
     who, _ = await read_form(request, {})
     ctx = context(request)
     now = ctx.now()
-    raw = request.match_info.get("draft_id", "")
-    if not raw.isdigit() or len(raw) > 9:
+    draft_id = whole_number(request.match_info.get("draft_id"))
+    if draft_id is None:
         raise not_found("There is no such forum post.")
     async with ctx.db.uow() as uow:
         try:
-            await ctx.services.forum.mark_posted(uow, int(raw), now=now, actor=who.username)
+            await ctx.services.forum.mark_posted(uow, draft_id, now=now, actor=who.username)
         except NotADraftError:
             raise not_found("There is no such forum post.") from None
         except AlreadyPostedError:
@@ -227,8 +228,7 @@ async def audit_page(request: web.Request) -> web.StreamResponse:
     """``GET /desk/audit``: the audit log, newest first."""
     require_td(request)
     ctx = context(request)
-    raw = request.query.get("before", "")
-    before = int(raw) if raw.isdigit() and len(raw) < 10 else None
+    before = whole_number(request.query.get("before"))
     async with ctx.db.uow() as uow:
         rows = await WebRepository(uow.session).recent_audit(limit=AUDIT_PAGE, before=before)
     return await render(

@@ -17,7 +17,7 @@ from bot.notify.kinds import NoticeKind, notice_label
 from bot.service.services import Services
 from bot.views import matches as views
 from bot.views.match_room import MatchView, match_view
-from bot.web.core import not_found
+from bot.web.core import not_found, whole_number
 from bot.web.desk.decisions import (
     Choice,
     Decision,
@@ -96,9 +96,10 @@ class RoundApprovals:
         actor: str,
         now: dt.datetime,
     ) -> str:
-        if choice != "approve" or not key.isdigit():
+        round_id = whole_number(key)
+        if choice != "approve" or round_id is None:
             raise OperationError("a round can only be approved here")
-        rnd = await uow.tournaments.round(int(key))
+        rnd = await uow.tournaments.round(round_id)
         if rnd is None or rnd.state != RoundState.PROPOSED:
             raise OperationError("this round is not waiting for approval any more")
         stage = await uow.tournaments.stage_by_id(rnd.stage_id)
