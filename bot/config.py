@@ -47,10 +47,14 @@ class Secrets:
     session_secret: str | None = field(default=None, repr=False)
 
 
+DEFAULT_TDS = ("ODMWND", "Shiaxou")
+"""The 2021 Tournament Directors (rules 1.2): what a config without a ``tds`` key keeps."""
+
+
 @dataclass(frozen=True, slots=True)
 class TournamentConfig:
     name: str = "Lichess Antichess World Championship"
-    tds: tuple[str, ...] = ()
+    tds: tuple[str, ...] = DEFAULT_TDS
     team: str | None = None  # Lichess team id for team updates
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import AuditRow, Channel, OutboxRow, OutboxStatus
@@ -42,11 +42,30 @@ class WebRepository:
         )
         return result.scalars().all()
 
-    async def recent_audit(self, *, limit: int, before: int | None = None) -> Sequence[AuditRow]:
-        """The newest audit rows first (``before``: older than that id, for paging)."""
+    async def recent_audit(
+        self,
+        *,
+        limit: int,
+        before: int | None = None,
+        match_id: int | None = None,
+        player: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+    ) -> Sequence[AuditRow]:
+        """The newest audit rows first (``before``: older than that id, for paging), of one
+        match, about one player (by id), by one actor (any case) or whose action starts with
+        ``action`` ("claim." is every claim ruling)."""
         query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
         if before is not None:
             query = query.where(AuditRow.id < before)
+        if match_id is not None:
+            query = query.where(AuditRow.match_id == match_id)
+        if player is not None:
+            query = query.where(AuditRow.player == player)
+        if actor is not None:
+            query = query.where(func.lower(AuditRow.actor) == actor.lower())
+        if action is not None:
+            query = query.where(AuditRow.action.startswith(action, autoescape=True))
         result = await self.session.execute(query)
         return result.scalars().all()
 

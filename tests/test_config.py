@@ -44,6 +44,8 @@ def test_defaults_are_the_2021_regulations() -> None:
     assert r.formats.final.tiebreak is Tiebreak.REPEAT_THEN_ARMAGEDDON
     assert config.service.uses_sandbox
     assert config.service.database_url.startswith("sqlite+aiosqlite://")
+    assert config.tournament.tds == ("ODMWND", "Shiaxou")  # rules 1.2; the README promises it
+    assert config.is_td("odmwnd")
 
 
 def test_example_config_loads_and_sets_every_default() -> None:

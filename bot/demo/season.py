@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import Service
-from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.config import DEFAULT_TDS, Config, ServiceConfig, TournamentConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
@@ -83,7 +83,7 @@ def _free_port() -> int:
 def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
     """The config of a demo run: the given rules, the sandbox, the demo's TDs and team."""
     tournament = base.tournament
-    if not tournament.tds:
+    if not tournament.tds or tournament.tds == DEFAULT_TDS:  # the demo's own TDs log in
         tournament = TournamentConfig(name=tournament.name, tds=DEMO_TDS, team=DEMO_TEAM)
     service = ServiceConfig(
         database_url=database_url,

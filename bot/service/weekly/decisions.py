@@ -51,6 +51,7 @@ class Decisions:
         reason: str,
         now: dt.datetime,
         actor: str,
+        via: str = "cli",
     ) -> Negotiation:
         """The TDs rule on a negotiation without agreement (rules 5.8-5.10).
 
@@ -72,7 +73,7 @@ class Decisions:
         step = apply_step(loaded.negotiation, LogKind.TD_DECISION, actor, now, data, rules)
         after = step.negotiation
         event = await append(
-            uow, row, at=now, actor=actor, kind=LogKind.TD_DECISION, data=data, via="cli"
+            uow, row, at=now, actor=actor, kind=LogKind.TD_DECISION, data=data, via=via
         )
         assert after.ruling is not None
         key = notice.step(NoticeKind.FAULT_RULING, row.id, event.seq)
@@ -102,6 +103,7 @@ class Decisions:
         reason: str,
         now: dt.datetime,
         actor: str,
+        via: str = "cli",
     ) -> MatchRow:
         """The TDs grant a claim (``winner``: the match is forfeited by the other player, who
         gets a forfeit record, rules 6.3-6.5) or dismiss it (``winner=None``; needs an open
@@ -121,7 +123,7 @@ class Decisions:
                 actor=actor,
                 kind=LogKind.CLAIM_DECIDED,
                 data={"winner": None, "reason": reason},
-                via="cli",
+                via=via,
             )
             key = notice.step(NoticeKind.CLAIM_DISMISSED, row.id, event.seq)
             for p in sorted({r.claimant for r in rights} | {PlayerId(c) for c in claimed}):
@@ -168,7 +170,7 @@ class Decisions:
                 "reason": reason,
                 "claim": None if right is None else right.reason.value,
             },
-            via="cli",
+            via=via,
         )
         row.outcome = Outcome.FIRST_WINS if win == row.white_first else Outcome.SECOND_WINS
         row.decided_by, row.state = DecidedBy.FORFEIT, MatchState.COMPLETE

@@ -3,6 +3,9 @@ forum posts to mark posted, and the audit log."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from urllib.parse import urlencode
+
 from aiohttp import web
 
 from bot.config import USERNAME
@@ -30,11 +33,31 @@ from bot.web.room import say_and_commit
 from rules.core.errors import RulesError
 from rules.core.model import normalise_username
 from rules.talk.commands import MAX_LENGTH
-from storage.models import OutboxStatus
+from storage.models import OutboxRow, OutboxStatus
 from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["audit_page", "correct_result", "desk", "mark_posted", "relay", "settle"]
+
+
+def current_drafts(pending: Iterable[OutboxRow]) -> list[OutboxRow]:
+    """Forum posts still to paste, without those a newer draft replaced: of one kind about one
+    match (an agreed time that changed), only the newest is worth posting. The older stay
+    stored, as everything does."""
+    newest: dict[tuple[str, int], int] = {}
+    rows = list(pending)
+    for row in rows:
+        if row.notice is not None and row.match_id is not None:
+            newest[(row.notice, row.match_id)] = max(
+                row.id, newest.get((row.notice, row.match_id), 0)
+            )
+    return [
+        row
+        for row in rows
+        if row.notice is None
+        or row.match_id is None
+        or newest[(row.notice, row.match_id)] == row.id
+    ]
 
 
 async def desk(request: web.Request) -> web.StreamResponse:
@@ -56,7 +79,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "decisions": decisions,
-            "drafts": [d for d in drafts if d.status is not OutboxStatus.POSTED],
+            "drafts": current_drafts(d for d in drafts if d.status is not OutboxStatus.POSTED),
             "posted": [d for d in drafts if d.status is OutboxStatus.POSTED][-10:],
             "posted_by": posted_by,
             "current": rounds[:1],
@@ -224,19 +247,40 @@ async def mark_posted(request: web.Request) -> web.StreamResponse:
 AUDIT_PAGE = 100
 
 
+AUDIT_FILTERS = ("match", "player", "actor", "action")
+
+
 async def audit_page(request: web.Request) -> web.StreamResponse:
-    """``GET /desk/audit``: the audit log, newest first."""
+    """``GET /desk/audit``: the audit log, newest first, filtered by match, player, actor or
+    action (``?match=12&player=alice&actor=Tina&action=claim.``)."""
     require_td(request)
     ctx = context(request)
-    before = whole_number(request.query.get("before"))
+    query = request.query
+    filters = {name: " ".join(query.get(name, "").split())[:60] for name in AUDIT_FILTERS}
+    match_id = whole_number(filters["match"])
+    if filters["match"] and match_id is None:
+        raise bad_request("The match filter must be a match number.")
     async with ctx.db.uow() as uow:
-        rows = await WebRepository(uow.session).recent_audit(limit=AUDIT_PAGE, before=before)
+        rows = await WebRepository(uow.session).recent_audit(
+            limit=AUDIT_PAGE,
+            before=whole_number(query.get("before")),
+            match_id=match_id,
+            player=normalise_username(filters["player"]) if filters["player"] else None,
+            actor=filters["actor"] or None,
+            action=filters["action"] or None,
+        )
+    kept = {name: value for name, value in filters.items() if value}
+    older = None
+    if len(rows) == AUDIT_PAGE:
+        older = "/desk/audit?" + urlencode(kept | {"before": str(rows[-1].id)})
     return await render(
         request,
         "desk_audit.html",
         {
             "title": "Audit log",
             "rows": [(r, audit_text(r)) for r in rows],
-            "older": rows[-1].id if len(rows) == AUDIT_PAGE else None,
+            "older": older,
+            "filters": filters,
+            "filtered": bool(kept),
         },
     )

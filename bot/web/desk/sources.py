@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -244,11 +245,7 @@ class FaultDecisions:
                     at=v.offers_deadline,
                     match_id=v.match_id,
                     evidence=await weekly_timeline(uow, v.match_id),
-                    choices=(
-                        Choice(f"fault:{a}", f"{a} at fault", needs_reason=True),
-                        Choice(f"fault:{b}", f"{b} at fault", needs_reason=True),
-                        Choice("nobody", "Nobody at fault (tied match)", needs_reason=True),
-                    ),
+                    choices=_fault_choices(a, b),
                     link=f"/match/{v.match_id}",
                 )
             )
@@ -265,13 +262,10 @@ class FaultDecisions:
         actor: str,
         now: dt.datetime,
     ) -> str:
-        match_id = int(key.split(":", 1)[0])
-        at_fault = None if choice == "nobody" else choice.removeprefix("fault:")
-        await services.decisions.decide_fault(
-            uow, match_id, at_fault=at_fault, reason=reason, now=now, actor=actor
-        )
-        who = "nobody" if at_fault is None else at_fault
-        return f"Match {match_id}: ruled {who} at fault."
+        match_id = whole_number(key.split(":", 1)[0])
+        if match_id is None:
+            raise OperationError("there is no such match")
+        return await _fault(services, uow, match_id, choice, reason, actor, now)
 
 
 class ClaimDecisions:
@@ -284,22 +278,25 @@ class ClaimDecisions:
     ) -> list[Decision]:
         out = []
         config = services.config
+        names = await _names(uow)
         for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
             for c in v.claims:
                 if not c.claimed:
                     continue
+                claimant = names.get(c.claimant, c.claimant)
+                against = names.get(c.against, c.against)
                 out.append(
                     Decision(
                         kind=self.kind,
                         key=f"{v.match_id}:{c.claimant}",
-                        title=f"{c.claimant} claims match {v.match_id} against {c.against}",
+                        title=f"{claimant} claims match {v.match_id} against {against}",
                         summary=f"Reason: {c.reason.replace('_', ' ')}. Granting forfeits the "
-                        f"match for {c.against} (a forfeit on their record, rules 6.5).",
+                        f"match for {against} (a forfeit on their record, rules 6.5).",
                         at=c.since,
                         match_id=v.match_id,
                         evidence=await weekly_timeline(uow, v.match_id),
                         choices=(
-                            Choice(f"grant:{c.claimant}", f"Grant to {c.claimant}", True),
+                            Choice(f"grant:{c.claimant}", f"Grant to {claimant}", True),
                             Choice("dismiss", "Dismiss the claim", True),
                         ),
                         link=f"/match/{v.match_id}",
@@ -318,44 +315,60 @@ class ClaimDecisions:
         actor: str,
         now: dt.datetime,
     ) -> str:
-        match_id = int(key.split(":", 1)[0])
-        winner = None if choice == "dismiss" else choice.removeprefix("grant:")
-        await services.decisions.decide_claim(
-            uow, match_id, winner=winner, reason=reason, now=now, actor=actor
-        )
-        if winner is None:
-            return f"Match {match_id}: claim dismissed; the match goes on."
-        return f"Match {match_id}: granted to {winner}."
+        match_id = whole_number(key.split(":", 1)[0])
+        if match_id is None:
+            raise OperationError("there is no such match")
+        return await _grant(services, uow, match_id, choice, reason, actor, now)
 
 
 class Disqualifications:
-    """Rules 6.5: forfeits in enough matches: the bot proposes, a TD confirms (with the standings
-    before and after, computed in a transaction that is rolled back)."""
+    """Rules 6.5: forfeits in enough matches: the bot proposes, a TD confirms or waives one of
+    the forfeits (as ``acwc dq confirm`` and ``acwc forfeit waive``)."""
 
     kind = "dq"
 
     async def pending(
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
-        seen: dict[str, OutboxRow] = {}
+        latest: dict[str, OutboxRow] = {}
         for r in await uow.outbox.alerts(notice=NoticeKind.DISQUALIFICATION_DUE.value):
             if r.player is not None:
-                seen.setdefault(r.player, r)
+                latest[r.player] = r  # oldest first: the last is the newest case
         exited = {e.player_id for e in await uow.stages.exits()}
+        names = await _names(uow)
         out = []
-        for player, r in seen.items():
+        for player, r in latest.items():
             if player in exited:
                 continue
+            forfeits = [
+                f
+                for f in await WeeklyRepository(uow.session).forfeits(player=player)
+                if not f.waived
+            ]
+            name = names.get(player, player)
             out.append(
                 Decision(
                     kind=self.kind,
-                    key=player,
-                    title=f"Disqualify {player}? (rules 6.5)",
-                    summary=r.body,
+                    key=f"{player}:{r.event or r.id}",
+                    title=f"Disqualify {name}? (rules 6.5)",
+                    summary=alert_body(r),
                     at=r.created_at,
+                    evidence=tuple(
+                        Evidence(
+                            at=f.at,
+                            text=f"Forfeit {f.id}: match {f.match_id}, {f.reason}",
+                            url=f"/match/{f.match_id}",
+                        )
+                        for f in forfeits
+                    ),
                     choices=(
-                        Choice("confirm", f"Confirm: disqualify {player}", True),
-                        Choice("waive", "Do not disqualify", True),
+                        Choice("confirm", f"Confirm: disqualify {name}", True),
+                        *(
+                            Choice(
+                                f"waive:{f.id}", f"Waive forfeit {f.id} (match {f.match_id})", True
+                            )
+                            for f in forfeits
+                        ),
                     ),
                     link=f"/players/{player}",
                 )
@@ -373,19 +386,52 @@ class Disqualifications:
         actor: str,
         now: dt.datetime,
     ) -> str:
-        if choice == "waive":
-            return f"{key} stays in the tournament."
+        player = key.split(":", 1)[0]
+        if choice.startswith("waive:"):
+            forfeit_id = whole_number(choice.removeprefix("waive:"))
+            if forfeit_id is None:
+                raise OperationError("there is no such forfeit")
+            row = await services.conduct.waive_forfeit(
+                uow, forfeit_id, reason=reason, now=now, actor=actor
+            )
+            return f"Forfeit {row.id} of {player} waived; {player} stays in the tournament."
+        if choice != "confirm":
+            raise OperationError("pick one of the buttons")
         await services.conduct.confirm_disqualification(
-            uow, key, reason=reason, now=now, actor=actor
+            uow, player, reason=reason, now=now, actor=actor
         )
-        return f"{key} is disqualified."
+        return f"{player} is disqualified."
+
+
+COVERED = frozenset(
+    {
+        NoticeKind.WEEKEND_FAULT.value,  # FaultDecisions
+        NoticeKind.CLAIM.value,  # ClaimDecisions
+        NoticeKind.GAME_REFUSED.value,  # FlaggedGames
+        NoticeKind.DISQUALIFICATION_DUE.value,  # Disqualifications
+    }
+)
+"""Alert kinds a ruling source above lists as its own decision: never a second, raw item."""
+
+ABOUT_THE_WEEK = frozenset(
+    {
+        NoticeKind.OFFERS_VERDICT.value,
+        NoticeKind.MATCH_OVERDUE.value,
+        NoticeKind.NO_SHOW.value,
+        NoticeKind.PAUSE.value,
+    }
+)
+"""Alert kinds about a match still being played: once the match has a result, nothing is left
+to decide (the ruling that gave it the result is in the audit log)."""
 
 
 class TdAlerts:
-    """Alerts the bot sent the TDs (faults, claims, no-shows, reports...): read, act, mark done.
+    """Alerts the bot sent the TDs (no-shows, pauses, the offers check, reports...).
 
-    Every TD alert is listed once (not once per TD: its copies share one event), so none is
-    forgotten; a kind that needs a ruling of its own has its own source above.
+    Each is listed once (not once per TD, nor once per reminder: the newest alert of one kind on
+    one match stands for the others), with the ruling buttons its kind calls for; an alert a
+    ruling source lists itself (:data:`COVERED`) is not repeated here, and an alert about the
+    week of a match that has since been decided is settled by that result.
     """
 
     kind = "alert"
@@ -393,24 +439,51 @@ class TdAlerts:
     async def pending(
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
-        seen: dict[str, OutboxRow] = {}
+        latest: dict[tuple[str, int | str], OutboxRow] = {}
         for r in await uow.outbox.alerts(except_notice=NoticeKind.DISQUALIFICATION_DUE.value):
-            seen.setdefault(r.event or f"outbox-{r.id}", r)
+            if r.notice in COVERED:
+                continue
+            group = r.match_id if r.match_id is not None else (r.event or f"outbox-{r.id}")
+            latest[(r.notice or "", group)] = r  # oldest first: the last is the newest
+        done = await settled_keys(uow)
+        names = await _names(uow)
         out = []
-        for key, r in seen.items():
+        for r in latest.values():
+            key = r.event or f"outbox-{r.id}"
+            if (self.kind, key) in done:
+                continue
+            row = None if r.match_id is None else await uow.matches.get(r.match_id)
+            decided = row is not None and row.outcome is not None
+            if decided and r.notice in ABOUT_THE_WEEK:
+                continue
             evidence: tuple[Evidence, ...] = ()
             if r.match_id is not None:
-                evidence = await match_timeline(uow, r.match_id)
+                evidence = await weekly_timeline(uow, r.match_id)
+            choices: tuple[Choice, ...] = (Choice("done", "Done: nothing to rule"),)
+            if row is not None and not decided and row.black_first is not None:
+                a = names.get(row.white_first, row.white_first)
+                b = names.get(row.black_first, row.black_first)
+                if r.notice == NoticeKind.OFFERS_VERDICT.value:
+                    choices = (
+                        Choice("done", "Keep the bot's ruling"),
+                        *_fault_choices(a, b, prefix="Overrule: "),
+                    )
+                elif r.notice in ABOUT_THE_WEEK:
+                    choices = (
+                        Choice("done", "Done: no forfeit"),
+                        Choice(f"grant:{row.white_first}", f"Forfeit win to {a}", True),
+                        Choice(f"grant:{row.black_first}", f"Forfeit win to {b}", True),
+                    )
             out.append(
                 Decision(
                     kind=self.kind,
                     key=key,
-                    title=_title(r),
-                    summary=r.body,
+                    title=_title(r, names),
+                    summary=alert_body(r),
                     at=r.created_at,
                     match_id=r.match_id,
                     evidence=evidence,
-                    choices=(Choice("done", "Done"),),
+                    choices=choices,
                     link=None if r.match_id is None else f"/match/{r.match_id}",
                 )
             )
@@ -427,13 +500,78 @@ class TdAlerts:
         actor: str,
         now: dt.datetime,
     ) -> str:
-        if choice != "done":
-            raise OperationError("an alert can only be marked done")
-        return "Alert marked done."
+        if choice == "done":
+            return "Alert settled: nothing to rule."
+        alert = next((r for r in await uow.outbox.alerts() if (r.event or "") == key), None)
+        if alert is None or alert.match_id is None:
+            raise OperationError("this alert names no match to rule on")
+        if choice.startswith("grant:"):
+            return await _grant(services, uow, alert.match_id, choice, reason, actor, now)
+        if choice.startswith("fault:") or choice == "nobody":
+            return await _fault(services, uow, alert.match_id, choice, reason, actor, now)
+        raise OperationError("pick one of the buttons")
 
 
-def _title(row: OutboxRow) -> str:
-    """The alert's kind in words, and its match."""
+def _fault_choices(a: str, b: str, *, prefix: str = "") -> tuple[Choice, ...]:
+    return (
+        Choice(f"fault:{a}", f"{prefix}{a} at fault", needs_reason=True),
+        Choice(f"fault:{b}", f"{prefix}{b} at fault", needs_reason=True),
+        Choice("nobody", f"{prefix}nobody at fault (tied match)", needs_reason=True),
+    )
+
+
+async def _fault(
+    services: Services,
+    uow: UnitOfWork,
+    match_id: int,
+    choice: str,
+    reason: str,
+    actor: str,
+    now: dt.datetime,
+) -> str:
+    at_fault = None if choice == "nobody" else choice.removeprefix("fault:")
+    await services.decisions.decide_fault(
+        uow, match_id, at_fault=at_fault, reason=reason, now=now, actor=actor, via="desk"
+    )
+    if at_fault is None:
+        return f"Match {match_id}: nobody at fault; the match is ruled tied (rules 5.9)."
+    return f"Match {match_id}: ruled {at_fault} at fault; the other player chooses the time."
+
+
+async def _grant(
+    services: Services,
+    uow: UnitOfWork,
+    match_id: int,
+    choice: str,
+    reason: str,
+    actor: str,
+    now: dt.datetime,
+) -> str:
+    winner = None if choice == "dismiss" else choice.removeprefix("grant:")
+    await services.decisions.decide_claim(
+        uow, match_id, winner=winner, reason=reason, now=now, actor=actor, via="desk"
+    )
+    if winner is None:
+        return f"Match {match_id}: claim dismissed; the match goes on."
+    return f"Match {match_id}: won by {winner} by forfeit."
+
+
+async def _names(uow: UnitOfWork) -> dict[str, str]:
+    """Player id -> the username as Lichess spells it."""
+    return {p.id: p.username for p in await uow.players.list()}
+
+
+def alert_body(row: OutboxRow) -> str:
+    """An alert's words for the desk: without the "[ACWC] match N:" head (the title says it)
+    nor the command line's "To settle" (the buttons do it); line breaks kept."""
+    lines = row.body.splitlines()
+    if lines:
+        lines[0] = re.sub(r"^\[ACWC\]( match \d+:)? ?", "", lines[0])
+    return "\n".join(line for line in lines if not line.startswith("To settle"))
+
+
+def _title(row: OutboxRow, names: dict[str, str]) -> str:
+    """The alert's kind in words, its match, and the player it names."""
     kind = None
     if row.notice is not None:
         try:
@@ -441,7 +579,11 @@ def _title(row: OutboxRow) -> str:
         except ValueError:  # a kind a later version wrote
             kind = None
     label = notice_label(kind) if kind is not None else (row.subject or "Alert")
-    return label if row.match_id is None else f"{label}: match {row.match_id}"
+    if row.match_id is not None:
+        label = f"{label}: match {row.match_id}"
+    if row.player is not None and row.player in names:
+        label = f"{label}, {names[row.player]}"
+    return label
 
 
 SOURCES: list[DecisionSource] = [
@@ -471,4 +613,7 @@ async def pending_decisions(
         out.extend(
             d for d in await s.pending(uow, services, now=now) if (d.kind, d.key) not in done
         )
-    return out
+    # A match with a fault or a claim to rule on is one decision: its alerts (a no-show, a
+    # pause) are the evidence of that ruling, not items of their own.
+    ruled = {d.match_id for d in out if d.kind in ("fault", "claim")}
+    return [d for d in out if d.kind != "alert" or d.match_id is None or d.match_id not in ruled]
