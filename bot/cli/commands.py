@@ -18,6 +18,7 @@ from bot.cli.base import (
 from bot.cli.output import as_json, table
 from bot.config import describe_rules
 from bot.errors import StartupError
+from bot.views.matches import outcome_label
 from bot.views.scores import ScoredMatch, match_state
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
@@ -230,6 +231,9 @@ async def match_show(args: argparse.Namespace, cli: Cli) -> int:
         return 0
     print(f"match {row.id} ({row.stage}, week {row.week}): {row.white_first} - {row.black_first}")
     print(f"score {state.score} after {len(state.games)} of {row.games} games; state {row.state}")
+    decided = outcome_label(state, row.white_first, row.black_first)
+    if decided:
+        print(f"result: {decided}")
     if row.agreed_time:
         print(f"agreed time: {row.agreed_time:%a %d %b %H:%M} UTC")
     if state.games:

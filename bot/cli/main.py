@@ -101,6 +101,9 @@ def main(
     except KeyboardInterrupt:
         print("acwc: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `acwc round pair | head`: the reader has what it wanted
+        _silence_stdout()
+        return 0
     except (OSError, SQLAlchemyError) as e:  # a database or network that cannot be reached
         first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"acwc: error: {one_line(first_line)}", file=sys.stderr)
@@ -112,3 +115,13 @@ def main(
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit does not fail on the
+    closed pipe again (Python's documented way, in the ``signal`` module notes on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (a test's capture)
+        pass

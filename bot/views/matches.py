@@ -11,7 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.views.scores import match_state
+from bot.views.scores import ScoredMatch, match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
@@ -33,6 +33,27 @@ OUTCOME_LABELS = {
     "repeat": "tied: replayed next week",
     "armageddon": "tied: armageddon decides",
 }
+
+
+def outcome_label(state: ScoredMatch, first: str, second: str | None) -> str | None:
+    """How a match was decided, in words: "won by Bob (by forfeit; rules 8.i.2: ...)", "ruled
+    tied by the TDs (no games played)"... None while it is undecided."""
+    row = state.row
+    if not row.outcome:
+        return None
+    label = OUTCOME_LABELS.get(row.outcome, row.outcome.replace("_", " ")).format(
+        first=first, second=second or ""
+    )
+    played = state.score.games_played if state.score else 0
+    if row.decided_by is DecidedBy.TD:
+        label = "ruled tied by the TDs" if row.outcome == "tied" else f"{label} (TD decision)"
+    elif row.decided_by is DecidedBy.FORFEIT:
+        label = "tied without play" if row.outcome == "tied" else f"{label} (by forfeit)"
+    if state.engine_adjudicated:
+        label += "; rules 8.i.2: every finished game counts for the opponent"
+    elif row.decided_by in (DecidedBy.TD, DecidedBy.FORFEIT) and not played:
+        label += " (no games played)"
+    return label
 
 
 def lichess_game_url(game_id: str) -> str | None:
@@ -151,13 +172,7 @@ async def match_line(
             )
         )
     score = state.score
-    label = None
-    if row.outcome:
-        label = OUTCOME_LABELS.get(row.outcome, row.outcome.replace("_", " ")).format(
-            first=first, second=second or ""
-        )
-        if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD):
-            label += f" ({'by forfeit' if row.decided_by is DecidedBy.FORFEIT else 'TD decision'})"
+    label = outcome_label(state, first, second)
     return MatchLine(
         id=row.id,
         stage=row.stage,

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.views.scores import engine_marked_loser
 from bot.views.tournament import stage_row
 from rules.core.colour import Colour
 from rules.core.model import PlayerId
@@ -22,6 +23,7 @@ from rules.core.states import DecidedBy, MatchState
 from rules.stages.qualification import (
     absent_result,
     bye_result,
+    engine_adjudicated,
     forfeit_results,
     number_of_rounds,
     played_results,
@@ -118,7 +120,10 @@ async def match_results(
         Outcome.SECOND_WINS,
     ):
         winner = match.white_first if row.outcome == Outcome.FIRST_WINS else match.black_first
-        return list(forfeit_results(match, winner=winner, score=score if games else None))
+        won, lost = forfeit_results(match, winner=winner, score=score if games else None)
+        if score.games_played and await engine_marked_loser(uow, row) is not None:
+            lost, won = engine_adjudicated(lost, won)  # rules 8.i.2: every game to the opponent
+        return [won, lost]
     if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD) and row.outcome in _RULED:
         first = _RULED[row.outcome]
         return [

@@ -65,6 +65,7 @@ __all__ = [
     "absent_result",
     "adjust_for_exit",
     "bye_result",
+    "engine_adjudicated",
     "exit_report",
     "forfeit_results",
     "number_of_rounds",
@@ -293,8 +294,9 @@ def forfeit_results(
     )
 
 
-def _engine_adjudicated(mine: RoundResult, theirs: RoundResult) -> tuple[RoundResult, RoundResult]:
-    """Rules 8.i.2: the cheater's finished match becomes the opponent's, game by game."""
+def engine_adjudicated(mine: RoundResult, theirs: RoundResult) -> tuple[RoundResult, RoundResult]:
+    """Rules 8.i.2: the cheater's finished match becomes the opponent's, game by game:
+    ``(mine, theirs)`` made ``(lost, won)``, every game played a game point of the opponent."""
     return (
         RoundResult(
             player=mine.player,
@@ -388,7 +390,7 @@ def adjust_for_exit(
                     QualificationErrorReason.MISSING_RESULT,
                     f"{mine.opponent} has no result in round {rnd}.",
                 )
-            lost, won = _engine_adjudicated(mine, theirs)
+            lost, won = engine_adjudicated(mine, theirs)
             adjusted[(player, rnd)] = lost
             adjusted[(theirs.player, rnd)] = won
 

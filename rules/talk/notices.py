@@ -75,7 +75,8 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class TDAlert:
-    """One alert per event: what happened, the evidence, and the command that settles it."""
+    """One alert per event: what happened, the evidence, and where it is settled: the desk's
+    buttons, or the command given for a TD at a terminal."""
 
     match_id: MatchId | None
     what: str
@@ -90,7 +91,7 @@ class TDAlert:
             lines.append("Evidence:")
             lines.extend(f"- {line}" for line in self.evidence)
         if self.command is not None:
-            lines.append(f"To settle: {self.command}")
+            lines.append(f"Settle it with the buttons on the TD desk (or: {self.command})")
         return fit("\n".join(lines))
 
     def notice(self) -> Notice:

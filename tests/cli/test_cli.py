@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -215,3 +216,25 @@ def test_td_records_and_corrects_results_by_hand(acwc, database_url: str) -> Non
         "result", "record", str(match_id), "--game", "7", "--result", "2-0", "--reason", "r"
     )
     assert "not one of" in err
+
+
+class _ClosedPipe(io.StringIO):
+    """A stdout whose reader went away after the first line (``acwc ... | head -1``)."""
+
+    def write(self, text: str) -> int:
+        if self.tell() > 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_a_reader_that_stops_early_is_no_error(  # type: ignore[no-untyped-def]
+    acwc, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    for i, name in enumerate(("Alice", "Bob", "Carol", "Dave")):
+        assert acwc("player", "add", name, "--rating", str(2000 + i))[0] == 0
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    code = main(["round", "pair"])
+    assert code == 0
+    assert "Broken pipe" not in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.views import matches as views
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from storage.models import MatchRow, RoundRow
@@ -177,6 +178,34 @@ async def test_both_offered_and_no_agreement_asks_the_tds_who_is_at_fault(
     assert "ruled alice at fault" in flash_text(html), flash_text(html)
     assert "No agreed time in match" not in html
     assert (TD, "no reply") in await audit(site, "fault.decide")
+    assert "Settle it" not in html  # the alerts' way to settle is the buttons
+
+
+async def test_nobody_at_fault_reads_ruled_tied_everywhere(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    for player, times in (
+        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
+        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
+    ):
+        await b.post("/desk/relay", {"player": player, "text": times})
+    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
+    html = await b.get("/desk")
+    match_id = site.matches["alice-bob"]
+    assert html.count(f"match {match_id}") >= 1
+    assert html.count("No agreed time by the weekend") == 0  # the card, not its raw alert too
+    html = await b.post(
+        "/desk/decide",
+        {"kind": "fault", "key": f"{match_id}:w1", "choice": "nobody", "reason": "both late"},
+    )
+    assert "ruled tied" in flash_text(html)
+    async with site.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        line = await views.match_line(uow, row)
+    assert line.outcome_label == "ruled tied by the TDs (no games played)"
+    assert f"match {match_id}" not in html.split("Forum posts")[0]  # nothing left pending
 
 
 async def test_a_td_reads_any_match_room_and_relays_from_it(

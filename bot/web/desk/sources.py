@@ -563,11 +563,11 @@ async def _names(uow: UnitOfWork) -> dict[str, str]:
 
 def alert_body(row: OutboxRow) -> str:
     """An alert's words for the desk: without the "[ACWC] match N:" head (the title says it)
-    nor the command line's "To settle" (the buttons do it); line breaks kept."""
+    nor the line that says how to settle it (the buttons do it); line breaks kept."""
     lines = row.body.splitlines()
     if lines:
         lines[0] = re.sub(r"^\[ACWC\]( match \d+:)? ?", "", lines[0])
-    return "\n".join(line for line in lines if not line.startswith("To settle"))
+    return "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
 
 
 def _title(row: OutboxRow, names: dict[str, str]) -> str:
