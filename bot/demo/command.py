@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.cli.base import Cli, CliError, command
+from rules.core.ruleset import Ruleset
 from storage.db import DatabaseURLError, check_url
 
 
@@ -28,11 +29,25 @@ def register(sub: Any) -> None:
     )
 
 
+def smallest_field(ruleset: Ruleset) -> int:
+    """The fewest players the demo's script can take to the end: the Candidates' entrants
+    (qualifiers and two seeded places, rules 3.v.4, 3.vi.1) and the qualifier who withdraws."""
+    return ruleset.stages.qualifiers + 2 + 1
+
+
 async def demo(args: argparse.Namespace, cli: Cli) -> int:
     from bot.demo.season import DemoOptions, run_season  # the demo loads only when it runs
 
     if not 8 <= args.players <= 4096:
         raise CliError(f"--players {args.players}: give between 8 and 4096 players")
+    smallest = smallest_field(cli.config.rules)
+    if args.players < smallest:
+        raise CliError(
+            f"--players {args.players}: the demo's season needs at least {smallest} players: "
+            f"the Candidates take {cli.config.rules.stages.qualifiers} qualifiers and the two "
+            "seeded entrants (or more qualifiers in their place, rules 3.v.4), and one "
+            "qualifier withdraws during the demo (rules 8.i)"
+        )
     if args.database_url is not None:
         try:
             check_url(args.database_url)

@@ -4,6 +4,7 @@ deadlines and the actions this viewer may take now (the web room and the TD desk
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.config import Config
@@ -11,10 +12,12 @@ from bot.errors import OperationError
 from bot.views.scores import match_state
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
 from rules.talk.notices import describe_time
-from rules.week.conduct import review_pauses
+from rules.week.calendar import label_time
+from rules.week.conduct import claim_opens, no_show_rule, review_pauses
 from rules.week.faults import offers_counted
 from rules.week.negotiation import Negotiation, Phase, RulingKind
-from storage.match_log import break_calls, claim_rights, game_spans, replay
+from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
+from storage.models_weekly import MatchEventRow
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -35,8 +38,9 @@ class OfferView:
     by: str
     time: dt.datetime
     label: str  # "Thu 14 Oct 18:00 UTC, in 2 days 3 hours"
-    state: str  # open / withdrawn / passed / accepted
+    state: str  # open / withdrawn / passed / accepted / closed (a time is agreed or ruled)
     counts: bool  # counts towards the duty of rules 5.1
+    by_name: str = ""  # the offerer as Lichess spells them
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,8 @@ class ClaimView:
     reason: str
     since: dt.datetime
     claimed: bool
+    claimant_name: str = ""
+    against_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,7 @@ class MatchView:
     round: int | None
     week: int
     players: tuple[str, str]
+    names: tuple[str, str]  # the players as Lichess spells them (``players`` are the ids)
     viewer: str | None
     is_player: bool
     opponent: str | None
@@ -118,6 +125,9 @@ class MatchView:
     breaks: tuple[BreakView, ...]
     deadlines: tuple[DeadlineView, ...]
     actions: tuple[str, ...]
+    no_show: tuple[str, ...] = ()
+    """Rules 6.3 once the agreed time has passed with no game: when claiming opens and who the
+    bot's checks saw online."""
 
 
 _RESULTS = {"w": "1-0", "b": "0-1", None: "½-½"}
@@ -153,6 +163,11 @@ async def match_view(
         opponent = players[1] if viewer_id == players[0] else players[0]
     is_td = viewer is not None and config.is_td(viewer)
     rnd = await uow.tournaments.round(row.round_id)
+    spelled = {p.id: p.username for p in await uow.players.list()}
+
+    def name(player: str) -> str:
+        return spelled.get(player, player)
+
     events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
     try:
         n: Negotiation | None = replay(events, config.rules)
@@ -165,8 +180,8 @@ async def match_view(
             number=i,
             id=g.id,
             url=f"https://lichess.org/{g.id}" if g.source == "lichess" else "",
-            white=g.white,
-            black=g.black,
+            white=name(g.white),
+            black=name(g.black),
             result="*" if g.status is GameStatus.STARTED else _RESULTS.get(g.winner, "½-½"),
             status=g.status,
             counted=g.counted,
@@ -178,7 +193,15 @@ async def match_view(
     rights, claimed = claim_rights(events)
     claims = (
         tuple(
-            ClaimView(r.claimant, r.against, r.reason.value, r.since, r.claimant in claimed)
+            ClaimView(
+                r.claimant,
+                r.against,
+                r.reason.value,
+                r.since,
+                r.claimant in claimed,
+                name(r.claimant),
+                name(r.against),
+            )
             for r in rights
         )
         if (is_player or is_td)
@@ -202,6 +225,9 @@ async def match_view(
         phase = n.phase.value
         close = n.week.offers_close
         accepted = n.agreement.offer_number if n.agreement is not None else None
+        # Once a time is agreed (or the TDs ruled, or the match is decided) no offer can be
+        # accepted any more: the others read "closed", not "open".
+        offering = not decided and n.phase in (Phase.OPEN, Phase.AWAITING_CHOICE)
         offers = tuple(
             OfferView(
                 o.number,
@@ -214,20 +240,25 @@ async def match_view(
                 if o.is_withdrawn
                 else "passed"
                 if o.time <= now
-                else "open",
+                else "open"
+                if offering
+                else "closed",
                 o.made_at < close and (o.withdrawn_at is None or o.withdrawn_at >= close),
+                name(o.by),
             )
             for o in n.offers
         )
-        counted = tuple((p, offers_counted(n, p)) for p in n.players)
+        counted = tuple((name(p), offers_counted(n, p)) for p in n.players)
         if n.ruling is not None:
             chooser = n.ruling.chooser
             ruling_text = _RULINGS[n.ruling.kind].format(
-                f=", ".join(n.ruling.at_fault), c=n.ruling.chooser
+                f=", ".join(name(p) for p in n.ruling.at_fault),
+                c=name(n.ruling.chooser) if n.ruling.chooser else None,
             )
         if n.change is not None:
             change_text = (
-                f"{n.change.by} asks to move the match to {describe_time(n.change.time, now=now)}"
+                f"{name(n.change.by)} asks to move the match to "
+                f"{describe_time(n.change.time, now=now)}"
             )
         if is_player and viewer_id is not None:
             me = PlayerId(viewer_id)
@@ -274,12 +305,16 @@ async def match_view(
         return describe_time(when, now=now) if when is not None else None
 
     agreed = n.agreement.time if n is not None and n.agreement is not None else row.agreed_time
+    no_show: tuple[str, ...] = ()
+    if agreed is not None and not decided and not games and now >= agreed:
+        no_show = _no_show_lines(events, config, agreed, name, now=now)
     return MatchView(
         match_id=row.id,
         stage=row.stage,
         round=rnd.number if rnd is not None else None,
         week=row.week,
         players=players,
+        names=(name(players[0]), name(players[1])),
         viewer=viewer_id,
         is_player=is_player,
         opponent=opponent,
@@ -309,4 +344,37 @@ async def match_view(
         breaks=breaks,
         deadlines=deadlines,
         actions=tuple(actions),
+        no_show=no_show,
     )
+
+
+def _no_show_lines(
+    events: Iterable[MatchEventRow],
+    config: Config,
+    agreed: dt.datetime,
+    name: Callable[[str], str],
+    *,
+    now: dt.datetime,
+) -> tuple[str, ...]:
+    """Rules 6.3 in the room: the one rule's wording, when a claim opens, what the checks saw."""
+    conduct = config.rules.conduct
+    opens = claim_opens(conduct, agreed)
+    lines = [
+        f"No game has started yet. The rule: {no_show_rule(conduct)}.",
+        f"A no-show can be claimed from {describe_time(opens, now=now)}."
+        if now < opens
+        else f"A no-show can be claimed since {describe_time(opens, now=now)}.",
+    ]
+    for e in events:
+        if e.kind != LogKind.NO_SHOW_CHECK or e.data.get("scheduled") != agreed.isoformat():
+            continue
+        appeared = [name(p) for p in e.data.get("appeared", [])]
+        absent = [name(p) for p in e.data.get("absent", [])]
+        at = label_time(e.at)
+        if not appeared:
+            lines.append(f"Check at {at}: neither player was seen online.")
+        else:
+            seen = " and ".join(appeared)
+            missing = f"; {' and '.join(absent)} was not" if absent else ""
+            lines.append(f"Check at {at}: {seen} was seen online{missing}.")
+    return tuple(lines)

@@ -21,6 +21,7 @@ from bot.web.core import context, not_found, render, viewer, when
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
 from rules.swiss.tiebreaks import Standings
+from rules.week.conduct import no_show_rule
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
 
@@ -221,7 +222,7 @@ def _rules_summary(config: Config) -> list[tuple[str, list[tuple[str, str]]]]:
         (
             "Conduct",
             [
-                ("No-show", f"claim after {c.no_show_grace.total_seconds() / 60:g} minutes"),
+                ("No-show", sentence(no_show_rule(c))),
                 ("Break", f"one break of at most {c.break_length.total_seconds() / 60:g} minutes"),
                 ("Forfeits", f"{c.forfeit_limit} forfeits and a player is out"),
             ],
@@ -318,6 +319,11 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
 
 async def health(request: web.Request) -> web.StreamResponse:
     return web.json_response({"ok": True})
+
+
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter (``str.capitalize`` would lower "TDs")."""
+    return text[:1].upper() + text[1:]
 
 
 def add_routes(app: web.Application) -> None:

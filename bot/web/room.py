@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import web
 from sqlalchemy.exc import IntegrityError
@@ -315,6 +316,11 @@ async def room(request: web.Request) -> web.StreamResponse:
             "can_act": is_mine and row.black_first is not None,
             "offer_duty": offer_duty(config.rules),
             "break_length": label_duration(config.rules.conduct.break_length),
+            "offer_values": {
+                f: request.query[f]
+                for f in OFFER_FIELDS
+                if LOCAL_INPUT.match(request.query.get(f, ""))
+            },
         },
     )
 
@@ -348,8 +354,16 @@ async def act(request: web.Request) -> web.StreamResponse:
     message, ok = await say_and_commit(
         ctx, match_id=match_id, player=who.user_id, text=text, via="web"
     )
-    anchor = "#reply"
-    return redirect_with(request, f"/match/{match_id}{anchor}", message, ok=ok)
+    back = f"/match/{match_id}"
+    if not ok and values.get("action") == "offer":  # a refused offer keeps its times to fix
+        kept = {
+            f: values[f].strip()
+            for f in OFFER_FIELDS
+            if LOCAL_INPUT.match(values.get(f, "").strip())
+        }
+        if kept:
+            back += "?" + urlencode(kept)
+    return redirect_with(request, f"{back}#reply", message, ok=ok)
 
 
 def add_routes(app: web.Application) -> None:

@@ -7,6 +7,7 @@ import datetime as dt
 
 from rules.core.ruleset import Ruleset
 from rules.week.calendar import label_duration
+from rules.week.conduct import no_show_rule
 
 __all__ = ["HELP_TOPICS", "VERBS", "help_text", "offer_duty"]
 
@@ -46,7 +47,6 @@ def offer_duty(ruleset: Ruleset) -> str:
 
 def _topics(ruleset: Ruleset) -> dict[str, str]:
     conduct = ruleset.conduct
-    second = conduct.no_show_second_alert
     return {
         "offer": "offer thu 18:00, 2021-10-15 21:00 - offer start times (UTC); "
         f"{offer_duty(ruleset)} (rules 5.1, 5.4)",
@@ -56,9 +56,8 @@ def _topics(ruleset: Ruleset) -> dict[str, str]:
         "opponent sends `accept change` (`decline change` refuses)",
         "choose": "choose sat 16:00 - pick the time when your opponent missed the offers deadline",
         "status": "status - your match, the offers and the deadlines",
-        "claim": "claim win - claim the match when your opponent has not shown up: after the "
-        f"{label_duration(conduct.no_show_grace)} grace period the TDs are told, and "
-        f"{label_duration(second - conduct.no_show_grace)} later you may claim (rules 6.3)",
+        "claim": "claim win - claim the match when your opponent has not shown up: "
+        f"{no_show_rule(conduct)}",
         "break": "break - call your one break between two games, "
         f"{label_duration(conduct.break_length)} at most (rules 6.1)",
         "report": "report <text> - a private message to the TDs, e.g. a suspicion of cheating "

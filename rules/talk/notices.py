@@ -26,6 +26,7 @@ from rules.week.conduct import (
     NoShowAlert,
     NoShowStage,
     PauseViolation,
+    no_show_rule,
 )
 from rules.week.faults import PendingReply, Verdict, WeekendVerdict, offers_counted
 from rules.week.negotiation import Negotiation, Phase, Ruling, RulingKind, StandingOffer
@@ -211,12 +212,11 @@ def time_agreed(
         raise ValueError("no time is agreed")
     a, b = negotiation.players
     when = describe_time(agreement.time, now=now)
-    grace = label_duration(ruleset.conduct.no_show_grace)
     notices = [
         _player(
             p,
             f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
-            f"Be online on time: after {grace} your opponent may report a no-show (rules 6.3). "
+            f"Be online on time: {no_show_rule(ruleset.conduct)}. "
             "The time changes only if both of you agree (`change <time>`).",
         )
         for p in (a, b)

@@ -103,6 +103,22 @@ class ClaimRight:
     since: dt.datetime
 
 
+def no_show_rule(conduct: Conduct) -> str:
+    """Rules 6.3 in one sentence, with this rule set's times: the one wording every notice,
+    help text and page uses."""
+    grace = label_duration(conduct.no_show_grace)
+    claim = label_duration(conduct.no_show_second_alert)
+    return (
+        f"if no game has started {grace} after the agreed time, the TDs are told; {claim} after "
+        "it, a player who is there may claim the win or reschedule (rules 6.3)"
+    )
+
+
+def claim_opens(conduct: Conduct, scheduled: dt.datetime) -> dt.datetime:
+    """When a player who is there may first claim a no-show (rules 6.3)."""
+    return scheduled + conduct.no_show_second_alert
+
+
 def check_claim(
     rights: Iterable[ClaimRight], player: PlayerId, *, match_id: MatchId, conduct: Conduct
 ) -> ClaimRight:

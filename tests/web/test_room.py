@@ -150,3 +150,50 @@ async def test_both_players_acting_at_once_are_both_carried_out(
     html = await alice.get(f"/match/{match_id}")
     assert "Wed 13 Oct 18:00 UTC" in html
     assert "Thu 14 Oct 12:00 UTC" in html
+
+
+async def test_after_agreement_the_other_offers_are_closed_and_no_counter_is_offered(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    html = await browsers["bob"].get(f"/match/{match_id}")
+    states = re.findall(r'<tr class="offer-(\w+)">', html)
+    assert states == ["accepted", "closed", "closed"]
+    assert "Counter" not in html
+    assert 'aria-label="Accept offer 2"' not in html
+    assert "<td>Alice</td>" in html  # the offerer as Lichess spells them
+
+
+async def test_a_refused_offer_keeps_its_times_in_the_form(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    alice = browsers["alice"]
+    match_id = site.matches["alice-bob"]
+    await alice.login("Alice")
+    await alice.get(f"/match/{match_id}")
+    times = {"time1": "2021-10-14T18:00", "time2": "2021-10-14T19:00"}  # too close together
+    html = await alice.post(f"/match/{match_id}/say", {"action": "offer", **times})
+    assert "flash error" in html, flash_text(html)
+    assert 'value="2021-10-14T18:00"' in html
+    assert 'value="2021-10-14T19:00"' in html
+
+
+async def test_after_the_agreed_time_the_room_says_when_a_no_show_can_be_claimed(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    rules = site.service.config.rules.conduct
+    site.clock.set(dt.datetime(2021, 10, 14, 18, 5, tzinfo=dt.UTC))
+    html = await browsers["alice"].get(f"/match/{match_id}")
+    assert "The agreed time has passed (rules 6.3)" in html
+    claim_at = dt.datetime(2021, 10, 14, 18, 0, tzinfo=dt.UTC) + rules.no_show_second_alert
+    assert f"can be claimed from {claim_at:%a %d %b %H:%M} UTC" in html
+    minutes = int(rules.no_show_grace.total_seconds() // 60)
+    assert f"if no game has started {minutes} minutes after the agreed time" in html
+    site.clock.set(claim_at + dt.timedelta(minutes=1))
+    await site.service.runner.fire_due()  # the two no-show checks (rules 6.3)
+    html = await browsers["alice"].get(f"/match/{match_id}")
+    assert "can be claimed since" in html
+    checks = re.findall(r"<li>Check at [^<]*</li>", html)
+    assert checks
+    assert "neither player was seen online" in checks[-1]  # the sandbox saw nobody

@@ -198,7 +198,7 @@ async def test_the_help_and_the_refusals_a_player_reads_follow_the_settings(week
             return reply.text
 
         assert f"{gap} apart" in await say("help offer")
-        assert f"the {grace} grace period" in await say("help claim")
+        assert f"has started {grace} after the agreed time" in await say("help claim")
         assert f"{gap} apart" in await say("help")
         refused = await say("offer thu 18:00, thu 19:00")
         assert f"offers must be at least {gap} apart" in refused

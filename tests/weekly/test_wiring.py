@@ -51,7 +51,7 @@ async def test_visitors_see_the_schedule_but_no_claims_and_no_actions(week: Week
     assert not visitor.is_player
     assert [o.number for o in visitor.offers] == [1, 2, 3]
     assert visitor.offers_deadline_label == "Fri 15 Oct 23:59 UTC, in 3 days 14 hours"
-    assert visitor.offers_counted == (("alice", 3), ("bob", 0))
+    assert visitor.offers_counted == (("Alice", 3), ("Bob", 0))  # as Lichess spells them
     bob = await week.view(match_id, "Bob")
     assert bob.opponent == "alice"
     assert set(bob.actions) == {"status", "help", "report", "offer", "accept"}
