@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rules.core.model import MatchId, PlayerId
@@ -204,9 +204,14 @@ def reply_reminder(negotiation: Negotiation, pending: PendingReply, *, now: dt.d
 
 
 def time_agreed(
-    negotiation: Negotiation, *, now: dt.datetime, ruleset: Ruleset
+    negotiation: Negotiation,
+    *,
+    now: dt.datetime,
+    ruleset: Ruleset,
+    names: Mapping[PlayerId, str] | None = None,
 ) -> tuple[Notice, ...]:
-    """The agreed time, to both players, and the public line for the schedule (rules 5.2)."""
+    """The agreed time, to both players, and the public line for the schedule (rules 5.2);
+    ``names``: the players as Lichess spells them, for the public line."""
     agreement = negotiation.agreement
     if agreement is None:
         raise ValueError("no time is agreed")
@@ -221,7 +226,9 @@ def time_agreed(
         )
         for p in (a, b)
     ]
-    notices.append(Notice(Audience.PUBLIC, None, f"{a} - {b}: {label_time(agreement.time)}"))
+    spelled = names or {}
+    public = f"{spelled.get(a, a)} - {spelled.get(b, b)}: {label_time(agreement.time)}"
+    notices.append(Notice(Audience.PUBLIC, None, public))
     return tuple(notices)
 
 
@@ -321,11 +328,18 @@ def no_show_notice(alert: NoShowAlert, *, now: dt.datetime, ruleset: Ruleset) ->
 
 
 def match_result(
-    *, match_id: MatchId, players: tuple[PlayerId, PlayerId], score: str, winner: PlayerId | None
+    *,
+    match_id: MatchId,
+    players: tuple[PlayerId, PlayerId],
+    score: str,
+    winner: PlayerId | None,
+    names: Mapping[PlayerId, str] | None = None,
 ) -> tuple[Notice, ...]:
-    """The result, to both players and for the public pages (rules 6.6)."""
-    a, b = players
-    outcome = f"{winner} wins" if winner is not None else "tied match"
+    """The result, to both players and for the public pages (rules 6.6); ``names``: the
+    players as Lichess spells them."""
+    spelled = names or {}
+    a, b = (spelled.get(p, p) for p in players)
+    outcome = f"{spelled.get(winner, winner)} wins" if winner is not None else "tied match"
     line = f"{a} - {b} {score} ({outcome})"
     notices = [
         _player(p, f"ACWC match {match_id} result: {line}. Thank you for playing.") for p in players

@@ -63,7 +63,7 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     async with week.db.uow() as uow:
         (forfeit,) = await WeeklyRepository(uow.session).forfeits()
     assert (forfeit.player_id, forfeit.kind, forfeit.reason) == ("bob", "match", "no_show")
-    assert "alice - bob by forfeit (alice wins)" in (await week.dms_to("bob"))[-1]
+    assert "Alice - Bob by forfeit (Alice wins)" in (await week.dms_to("bob"))[-1]
     assert await week.open_deadlines(match_id) == []
 
     sent = await week.deliver()
@@ -128,7 +128,7 @@ async def test_decided_match_sends_the_result_to_both_and_a_forum_draft(week: We
         start = week.clock.now()
     row = await week.match(match_id)
     assert (row.outcome, row.decided_by) == ("first_wins", "games")
-    assert "result: alice - bob 6-0 (alice wins)" in (await week.dms_to("bob"))[-1]
+    assert "result: Alice - Bob 6-0 (Alice wins)" in (await week.dms_to("bob"))[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
     assert "Result (match" in drafts[-1]
     assert await week.open_deadlines(match_id) == []

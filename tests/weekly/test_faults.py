@@ -55,7 +55,7 @@ async def test_both_without_offers_is_a_tied_match_with_a_forfeit_each(week: Wee
     }
     alice = await week.dms_to("alice")
     assert "recorded as a tied match: neither player made the required offers" in alice[-2]
-    assert "result: alice - bob by forfeit (tied match)" in alice[-1]
+    assert "result: Alice - Bob by forfeit (tied match)" in alice[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
     assert any("Result (match" in d for d in drafts)
 

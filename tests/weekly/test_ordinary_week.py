@@ -46,7 +46,7 @@ async def test_ordinary_negotiation_agrees_a_time_and_the_game_starts(week: Week
     assert "Thu 14 Oct 18:00 UTC" in (await week.dms_to("alice"))[-1]
     assert (await week.match(match_id)).agreed_time == at(14, 18)
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert any("alice - bob: Thu 14 Oct 18:00 UTC" in d for d in drafts)
+    assert any("Alice - Bob: Thu 14 Oct 18:00 UTC" in d for d in drafts)
     assert await week.open_deadlines(match_id) == [
         ("no_show_first", at(14, 18, 10)),
         ("no_show_second", at(14, 18, 20)),

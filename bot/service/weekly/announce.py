@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 
 from bot.config import Config
 from bot.notify import Notifier
@@ -37,7 +38,8 @@ class Announcements:
         row.agreed_time = negotiation.agreement.time
         texts: dict[PlayerId, str] = {}
         key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
-        for note in time_agreed(negotiation, now=now, ruleset=self.ruleset):
+        names = await _names(uow, negotiation.players)
+        for note in time_agreed(negotiation, now=now, ruleset=self.ruleset, names=names):
             if note.recipient is None:
                 await self.notifier.forum(
                     uow,
@@ -73,7 +75,11 @@ class Announcements:
         players = (PlayerId(row.white_first), PlayerId(row.black_first))
         key = notice.result(row.id, row.week, row.outcome, row.decided_by)
         for note in match_result(
-            match_id=MatchId(row.id), players=players, score=score, winner=winner
+            match_id=MatchId(row.id),
+            players=players,
+            score=score,
+            winner=winner,
+            names=await _names(uow, players),
         ):
             if note.recipient is None:
                 await self.notifier.forum(
@@ -94,3 +100,12 @@ class Announcements:
         row.state, row.completed_at = MatchState.COMPLETE, now
         await uow.session.flush()
         await self.result(uow, row, now=now)
+
+
+async def _names(uow: UnitOfWork, players: Iterable[PlayerId]) -> dict[PlayerId, str]:
+    """The players as Lichess spells them (the public lines and forum drafts use these)."""
+    out = {}
+    for p in players:
+        row = await uow.players.get(p)
+        out[p] = row.username if row is not None else str(p)
+    return out
