@@ -7,12 +7,15 @@ from a stored total. Nothing here writes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from bot.views.bracket import VOID, armageddon_view
 from bot.views.scores import ScoredMatch, match_state
-from rules.core.ruleset import StageKind
+from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
@@ -33,6 +36,11 @@ OUTCOME_LABELS = {
     "repeat": "tied: replayed next week",
     "armageddon": "tied: armageddon decides",
 }
+
+
+def clock_text(seconds: int | None) -> str | None:
+    """A clock time as players write bids: 3:30."""
+    return None if seconds is None else f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def outcome_label(state: ScoredMatch, first: str, second: str | None) -> str | None:
@@ -98,6 +106,10 @@ class MatchLine:
     games_list: tuple[GameLine, ...]
     week_start: dt.datetime | None
     week_end: dt.datetime | None
+    week: int = 1
+    """A knockout match tied after its week is replayed (rules 3.vii): week 2, 3..."""
+    armageddon: Mapping[str, Any] | None = None
+    """The public armageddon (rules 3.ix): bids once sealed, colours, the game, the winner."""
 
     @property
     def is_bye(self) -> bool:
@@ -194,6 +206,7 @@ async def match_line(
         games_list=tuple(numbered),
         week_start=None if rnd is None else rnd.week_start,
         week_end=None if rnd is None else rnd.week_end,
+        week=row.week,
     )
 
 
@@ -278,15 +291,36 @@ async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
 # --- the knockout --------------------------------------------------------------------------
 
 
-async def knockout(uow: UnitOfWork) -> dict[str, list[MatchLine]]:
-    """Semifinals, final and the match for third place, as stored."""
+async def knockout(uow: UnitOfWork, ruleset: Ruleset) -> dict[str, list[MatchLine]]:
+    """Semifinals, final and the match for third place, as stored: every week of a repeated
+    match, and the armageddon that decided a tie as the public may see it."""
     names = await _names(uow)
     out: dict[str, list[MatchLine]] = {}
     for kind in (StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE):
-        lines = [
-            await match_line(uow, m, names=names) for m in await public_matches(uow, kind.value)
-        ]
-        out[kind.value] = sorted(lines, key=lambda m: (m.board, m.id))
+        lines = []
+        for m in await public_matches(uow, kind.value):
+            if m.state == VOID:
+                continue
+            line = await match_line(uow, m, names=names)
+            arm = await armageddon_view(uow, m.id, ruleset)
+            if arm is not None:
+                arm = dict(arm) | {
+                    "white_name": names.get(arm["white"] or "", arm["white"]),
+                    "black_name": names.get(arm["black"] or "", arm["black"]),
+                    "winner_name": names.get(arm["winner"] or "", arm["winner"]),
+                    "bids_named": None
+                    if arm["bids"] is None
+                    else [
+                        (names.get(p, p), clock_text(seconds))
+                        for p, seconds in zip(arm["players"], arm["bids"], strict=True)
+                    ],
+                    "white_clock": clock_text(arm["white_seconds"]),
+                    "black_clock": clock_text(arm["black_seconds"]),
+                    "game_url": None if not arm["game"] else lichess_game_url(arm["game"]),
+                }
+                line = dataclasses.replace(line, armageddon=arm)
+            lines.append(line)
+        out[kind.value] = sorted(lines, key=lambda m: (m.board, m.week, m.id))
     return out
 
 

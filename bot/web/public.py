@@ -136,7 +136,7 @@ async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     async with ctx.db.uow() as uow:
-        stages = await views.knockout(uow)
+        stages = await views.knockout(uow, ctx.config.rules)
     return await render(
         request,
         "knockout.html",
@@ -260,7 +260,10 @@ async def rules_page(request: web.Request) -> web.StreamResponse:
 # --- iCalendar ----------------------------------------------------------------------------------
 
 
-def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, host: str) -> bytes:
+def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, base: str) -> bytes:
+    """An event for every agreed match time still to be played: a match decided without its
+    games (a forfeit, a tie ruled by the TDs) has no time to keep free."""
+    host = base.split("://", 1)[-1].split("/", 1)[0]
     cal = icalendar.Calendar()
     cal.add("prodid", "-//acwc-bot//match times//EN")
     cal.add("version", "2.0")
@@ -268,13 +271,20 @@ def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, ho
     for m in matches:
         if m.agreed_time is None or m.second is None:
             continue
+        if m.outcome is not None and not m.games_played:
+            continue  # decided without play: nothing will happen at that time
         event = icalendar.Event()
         event.add("uid", f"match-{m.id}@{host}")
         event.add("dtstamp", now)
         event.add("dtstart", m.agreed_time)
         event.add("dtend", m.agreed_time + dt.timedelta(hours=3))
         event.add("summary", f"{m.first} - {m.second} ({m.stage_label})")
-        event.add("description", f"{m.stage_label}, round {m.round_number}: {m.games} games.")
+        link = f"{base}/match/{m.id}"
+        event.add("url", link)
+        event.add(
+            "description",
+            f"{m.stage_label}, round {m.round_number}: {m.games} games. Match room: {link}",
+        )
         cal.add_component(event)
     body: bytes = cal.to_ical()
     return body
@@ -297,8 +307,8 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         rounds = await views.published_rounds(uow)
     matches = [m for r in rounds for m in r.matches]
-    host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
-    body = _calendar(ctx.config.tournament.name, matches, now=ctx.now(), host=host)
+    base = ctx.base_url(request).rstrip("/")
+    body = _calendar(ctx.config.tournament.name, matches, now=ctx.now(), base=base)
     return _ics(body, "acwc.ics")
 
 
@@ -310,9 +320,11 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         if row is None:
             raise not_found("There is no such player in this tournament.")
         matches = await views.player_matches(uow, row.id)
-    host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
     body = _calendar(
-        f"{ctx.config.tournament.name}: {row.username}", matches, now=ctx.now(), host=host
+        f"{ctx.config.tournament.name}: {row.username}",
+        matches,
+        now=ctx.now(),
+        base=ctx.base_url(request).rstrip("/"),
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

@@ -31,7 +31,23 @@ async def test_event_and_player_feeds_hold_the_agreed_match_time(
         assert event.decoded("dtstart") == agreed
         assert str(event["uid"]).startswith(f"match-{match_id}@")
         assert "Alice - Bob" in str(event["summary"])
+        assert str(event["url"]) == f"{site.url}/match/{match_id}"
     assert list((await fetch(nobody, "/players/carol/calendar.ics")).walk("VEVENT")) == []
+
+
+async def test_a_match_decided_without_play_leaves_the_calendar(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    tina = browsers["tina"]
+    await tina.login("Tina")
+    await tina.get("/desk")
+    await tina.post("/desk/exit", {"player": "Bob", "kind": "withdrawal", "reason": "moved"})
+    async with site.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        assert row.outcome is not None  # rules 8.i.1: Alice wins it without play
+    assert list((await fetch(browsers["nobody"], "/calendar.ics")).walk("VEVENT")) == []
 
 
 async def test_a_feed_of_an_unknown_player_is_a_404(
