@@ -16,10 +16,10 @@ from bot.errors import OperationError
 from bot.views.scores import engine_marked_loser
 from bot.views.tournament import stage_row
 from rules.core.colour import Colour
-from rules.core.model import PlayerId
+from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import HALF, Outcome, match_score
-from rules.core.states import DecidedBy, MatchState
+from rules.core.states import DecidedBy, MatchState, PlayerStatus
 from rules.stages.qualification import (
     absent_result,
     bye_result,
@@ -27,6 +27,7 @@ from rules.stages.qualification import (
     forfeit_results,
     number_of_rounds,
     played_results,
+    qualifier_count,
     withdrawn_result,
 )
 from rules.swiss.dutch import PlayerNumber, SwissPlayer, float_in_round
@@ -48,7 +49,9 @@ __all__ = [
     "match_results",
     "pairing_input",
     "qualification_stage",
+    "qualifying_places",
     "results",
+    "round_results",
     "round_view",
     "rounds",
     "standings",
@@ -176,6 +179,31 @@ async def results(
             else:
                 out.append(absent_result(e.player, number))
     return field, out, gone, counted
+
+
+async def round_results(uow: UnitOfWork, ruleset: Ruleset) -> list[RoundResult]:
+    """Every entrant's result in every finished round (the standings' round-by-round cells)."""
+    stage = await qualification_stage(uow)
+    _, out, _, _ = await results(uow, stage, ruleset)
+    return out
+
+
+async def qualifying_places(uow: UnitOfWork, ruleset: Ruleset) -> int:
+    """How many of the standings' active players go to the Candidates (rules 3.v.4): the
+    qualifiers, and one more for each seeded player who does not take part."""
+    seeded = {
+        normalise_username(n)
+        for n in (ruleset.seeding.title_holder, ruleset.seeding.runner_up)
+        if n
+    }
+    present = [
+        p.username
+        for p in await uow.players.list(status=PlayerStatus.ACTIVE)
+        if p.id in seeded and p.seeded_as
+    ]
+    return qualifier_count(
+        stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=present
+    )
 
 
 async def standings(uow: UnitOfWork, ruleset: Ruleset) -> Standings:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import icalendar
@@ -16,11 +18,15 @@ from bot.config import Config, describe_rules
 from bot.errors import OperationError
 from bot.views import matches as views
 from bot.views.candidates import points_text, pools
+from bot.views.qualification import qualifying_places, round_results
 from bot.views.qualification import standings as qualification_standings
 from bot.web.core import context, not_found, render, viewer, when
+from rules.core.colour import Colour
+from rules.core.errors import RulesError
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
-from rules.swiss.tiebreaks import Standings
+from rules.swiss.results import RoundKind, RoundResult
+from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.week.conduct import no_show_rule
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
@@ -63,44 +69,103 @@ async def pairings(request: web.Request) -> web.StreamResponse:
     )
 
 
-def _standings_rows(table: Standings) -> list[dict[str, Any]]:
-    return [
-        {
-            "rank": r.rank,
-            "player": r.player,
-            "username": r.username,
-            "pairing_number": r.pairing_number,
-            "match_points": format_points(r.match_points),
-            "buchholz_median": format_points(r.buchholz_median),
-            "progressive": format_points(r.progressive),
-            "buchholz": format_points(r.buchholz),
-            "game_points": format_points(r.game_points),
-            "games": r.games,
-            "status": r.status.value,
-            "cut": ", ".join(
-                f"R{c.round} {format_points(c.value)}" for c in sorted(r.cut, key=lambda c: c.round)
-            ),
-        }
-        for r in table.rows
-    ]
+_SIGNS = {Fraction(1): "+", Fraction(1, 2): "=", Fraction(0): "-"}
+
+
+def _round_cell(
+    result: RoundResult, ranks: Mapping[str, int], names: Mapping[str, str]
+) -> dict[str, str]:
+    """One round of one player as crosstables write it: "+5w" won against the player ranked 5
+    with White; the title says it in words."""
+    opponent = result.opponent
+    sign = _SIGNS.get(result.match_points, format_points(result.match_points))
+    who = "" if opponent is None else names.get(opponent, opponent)
+    points = f"{format_points(result.game_points)}/{result.games}" if result.games else ""
+    kind = result.kind
+    if kind is RoundKind.BYE:
+        return {"text": "bye", "title": f"Round {result.round}: a bye"}
+    if kind in (RoundKind.ABSENT, RoundKind.WITHDRAWN):
+        return {"text": "–", "title": f"Round {result.round}: {kind.value}"}
+    colour = "" if result.colour is None else ("w" if result.colour is Colour.WHITE else "b")
+    forfeit = kind in (RoundKind.FORFEIT_WIN, RoundKind.FORFEIT_LOSS)
+    text = f"{sign}{ranks.get(opponent or '', '')}{colour}" + ("F" if forfeit else "")
+    words = {"+": "won", "=": "tied", "-": "lost"}.get(sign, sign)
+    title = f"Round {result.round}: {words} against {who}"
+    if forfeit:
+        title += " by forfeit"
+    if points:
+        title += f", game points {points}"
+    return {"text": text, "title": title}
+
+
+def _standings_rows(
+    table: Standings, results: Iterable[RoundResult] = (), qualifying: int = 0
+) -> list[dict[str, Any]]:
+    ranks: dict[str, int] = {r.player: r.rank for r in table.rows}
+    names: dict[str, str] = {r.player: r.username for r in table.rows}
+    by_player: dict[str, dict[int, RoundResult]] = {}
+    for result in results:
+        by_player.setdefault(result.player, {})[result.round] = result
+    rounds = range(1, table.rounds + 1)
+    active = 0
+    rows = []
+    for r in table.rows:
+        if r.status is PlayerStatus.ACTIVE:
+            active += 1
+        mine = by_player.get(r.player, {})
+        rows.append(
+            {
+                "last_qualifier": r.status is PlayerStatus.ACTIVE and active == qualifying,
+                "rounds": [
+                    _round_cell(mine[n], ranks, names) if n in mine else {"text": "", "title": ""}
+                    for n in rounds
+                ],
+                **_standings_row(r),
+            }
+        )
+    return rows
+
+
+def _standings_row(r: StandingsRow) -> dict[str, Any]:
+    return {
+        "rank": r.rank,
+        "player": r.player,
+        "username": r.username,
+        "pairing_number": r.pairing_number,
+        "match_points": format_points(r.match_points),
+        "buchholz_median": format_points(r.buchholz_median),
+        "progressive": format_points(r.progressive),
+        "buchholz": format_points(r.buchholz),
+        "game_points": format_points(r.game_points),
+        "games": r.games,
+        "status": r.status.value,
+        "cut": ", ".join(
+            f"R{c.round} {format_points(c.value)}" for c in sorted(r.cut, key=lambda c: c.round)
+        ),
+    }
 
 
 async def standings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     table: Standings | None = None
     problem = None
+    played: list[RoundResult] = []
+    qualifying = 0
     async with ctx.db.uow() as uow:
         try:
             table = await qualification_standings(uow, ctx.config.rules)
-        except OperationError as e:
+            played = await round_results(uow, ctx.config.rules)
+            qualifying = await qualifying_places(uow, ctx.config.rules)
+        except (OperationError, RulesError) as e:
             problem = str(e)
     return await render(
         request,
         "standings.html",
         {
             "title": "Qualification standings",
-            "rows": [] if table is None else _standings_rows(table),
+            "rows": [] if table is None else _standings_rows(table, played, qualifying),
             "rounds": 0 if table is None else table.rounds,
+            "qualifying": qualifying,
             "edition": None if table is None else table.edition.value,
             "problem": problem,
         },

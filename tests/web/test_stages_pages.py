@@ -139,3 +139,20 @@ async def test_a_forfeit_won_candidates_match_scores_the_same_on_the_page_cli_an
     alice = re.search(r"<tr><td>1</td><td>alice</td>(.*?)</tr>", standings.group(0))
     assert alice is not None
     assert re.findall(r'<td class="num">([^<]*)</td>', alice.group(1))[:2] == ["1", "0"]
+
+
+async def test_standings_show_each_round_like_a_crosstable(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    await results(site, site.matches["alice-bob"], *["1-0", "0-1"] * 3)  # Alice 6-0
+    await results(site, site.matches["carol-dave"], *["0-1", "1-0"] * 3)  # Dave 6-0
+    html = await browsers["nobody"].get("/standings")
+    assert '<th scope="col" class="num">R1</th>' in html
+    ranks = dict(
+        re.findall(r'<tr class="[^"]*">\s*<td>(\d+)</td><td><a href="/players/(\w+)"', html)
+    )
+    by_player = {player: rank for rank, player in ranks.items()}
+    alice_cell = f"+{by_player['bob']}w"
+    assert f">{alice_cell}</td>" in html
+    assert "won against Bob, game points 6/6" in html
+    assert f">-{by_player['alice']}b</td>" in html
