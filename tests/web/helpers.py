@@ -45,13 +45,20 @@ class Site:
         return self.service.db
 
 
-async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
-    """A tournament, four players, round 1 of the qualification: Alice-Bob, Carol-Dave."""
+async def seed(
+    service: Service,
+    *,
+    publish: bool = True,
+    players: tuple[str, ...] = PLAYERS,
+    pairs: tuple[tuple[str, str], ...] = (("alice", "bob"), ("carol", "dave")),
+) -> dict[str, int]:
+    """A tournament, four players, round 1 of the qualification: Alice-Bob, Carol-Dave
+    (``publish=False``: the round waits for a TD's approval)."""
     config = service.config
     services = service.services
     async with service.db.uow() as uow:
         tournament = await services.tournament.create(uow, now=NOW, actor=TD)
-        for i, name in enumerate(PLAYERS):
+        for i, name in enumerate(players):
             await services.players.add(uow, name, seed_rating=2200 - i * 10, now=NOW, actor=TD)
         stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
         assert stage is not None
@@ -59,7 +66,7 @@ async def seed(service: Service, *, publish: bool = True) -> dict[str, int]:
         rnd = await uow.tournaments.add_round(RoundRow(stage_id=stage.id, number=1))
         fmt = DEFAULT_RULESET.formats.qualification
         ids = {}
-        for board, (a, b) in enumerate((("alice", "bob"), ("carol", "dave")), start=1):
+        for board, (a, b) in enumerate(pairs, start=1):
             row = await uow.matches.add(
                 MatchRow(
                     round_id=rnd.id,

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from bot.views import matches as views
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.week.forfeits import ForfeitKind
 from storage.models import MatchRow, RoundRow
+from storage.repo_weekly import WeeklyRepository
+from tests.factories import stored_match
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text
 
 
@@ -299,3 +303,43 @@ async def test_a_withdrawal_shows_before_and_after_and_changes_nothing_until_con
     assert (match.outcome, match.decided_by) == ("first_wins", "forfeit")  # rules 8.i.1
     html = await b.post("/desk/exit/preview", form)
     assert "flash error" in html  # already out
+
+
+async def test_a_disqualification_card_confirms_or_waives_one_of_its_forfeits(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    second = await stored_match(site.db, "bob", "dave")
+    conduct = site.service.services.conduct
+    async with site.db.uow() as uow:
+        for match_id in (site.matches["alice-bob"], second):
+            await conduct.record_forfeit(
+                uow,
+                player="bob",
+                match_id=match_id,
+                kind=ForfeitKind.MATCH,
+                reason="no_show",
+                now=NOW,
+                actor=TD,
+            )
+        await uow.commit()
+    b = await td(browsers)
+    assert "Disqualify Bob? (rules 6.5)" in b.last_html
+    assert "acwc dq confirm" not in b.last_html  # the buttons settle it, not a terminal
+    async with site.db.uow() as uow:
+        first_id = (await WeeklyRepository(uow.session).forfeits(player="bob"))[0].id
+    found = re.search(r'name="key" value="(bob:[^"]+)"', b.last_html)
+    assert found is not None
+    key = found.group(1)
+    html = await b.post("/desk/decide", {"kind": "dq", "key": key, "choice": f"waive:{first_id}"})
+    assert "Give a reason" in flash_text(html)
+    html = await b.post(
+        "/desk/decide",
+        {"kind": "dq", "key": key, "choice": f"waive:{first_id}", "reason": "Lichess was down"},
+    )
+    assert f"Forfeit {first_id} of bob waived" in flash_text(html)
+    assert "Disqualify Bob?" not in html
+    assert (TD, "Lichess was down") in await audit(site, "forfeit.waive")
+    async with site.db.uow() as uow:
+        bob = await uow.players.get("bob")
+    assert bob is not None
+    assert bob.status == "active"

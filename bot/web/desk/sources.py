@@ -225,6 +225,7 @@ class FaultDecisions:
     ) -> list[Decision]:
         out = []
         config = services.config
+        names = await _names(uow)
         for v in await open_match_views(uow, config, viewer=_td_viewer(config), now=now):
             events = await WeeklyRepository(uow.session).events(v.match_id, week=v.week)
             try:
@@ -239,13 +240,14 @@ class FaultDecisions:
                 Decision(
                     kind=self.kind,
                     key=f"{v.match_id}:w{v.week}",
-                    title=f"No agreed time in match {v.match_id}: {a} - {b} (rules 5.8)",
+                    title=f"No agreed time in match {v.match_id}: "
+                    f"{names.get(a, a)} - {names.get(b, b)} (rules 5.8)",
                     summary="Both players made their offers but agreed no time. Who is at fault? "
                     "The other player then chooses the time; nobody at fault ties the match.",
                     at=v.offers_deadline,
                     match_id=v.match_id,
                     evidence=await weekly_timeline(uow, v.match_id),
-                    choices=_fault_choices(a, b),
+                    choices=_fault_choices(a, b, names=names),
                     link=f"/match/{v.match_id}",
                 )
             )
@@ -466,7 +468,9 @@ class TdAlerts:
                 if r.notice == NoticeKind.OFFERS_VERDICT.value:
                     choices = (
                         Choice("done", "Keep the bot's ruling"),
-                        *_fault_choices(a, b, prefix="Overrule: "),
+                        *_fault_choices(
+                            row.white_first, row.black_first, names=names, prefix="Overrule: "
+                        ),
                     )
                 elif r.notice in ABOUT_THE_WEEK:
                     choices = (
@@ -512,10 +516,12 @@ class TdAlerts:
         raise OperationError("pick one of the buttons")
 
 
-def _fault_choices(a: str, b: str, *, prefix: str = "") -> tuple[Choice, ...]:
+def _fault_choices(
+    a: str, b: str, *, names: dict[str, str], prefix: str = ""
+) -> tuple[Choice, ...]:
     return (
-        Choice(f"fault:{a}", f"{prefix}{a} at fault", needs_reason=True),
-        Choice(f"fault:{b}", f"{prefix}{b} at fault", needs_reason=True),
+        Choice(f"fault:{a}", f"{prefix}{names.get(a, a)} at fault", needs_reason=True),
+        Choice(f"fault:{b}", f"{prefix}{names.get(b, b)} at fault", needs_reason=True),
         Choice("nobody", f"{prefix}nobody at fault (tied match)", needs_reason=True),
     )
 

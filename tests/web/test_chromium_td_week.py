@@ -1,0 +1,188 @@
+"""A TD runs a whole match week from the desk in a real headless Chromium, without a terminal.
+
+Six players, three matches: Alice and Bob never agree (the TDs rule who is at fault, rules 5.8),
+Dave does not show up and Carol claims (rules 6.3), Finn does not show up and Erin does not claim
+(the TDs rule the no-show themselves). The TD approves the round, decides all three, corrects a
+result, disqualifies a player (rules 8, before and after shown), pastes the forum drafts, and the
+pending list is empty at the end. The players act in their own rooms over HTTP; the bot's
+deadlines fire as the clock reaches them.
+
+Screenshots go to $ACWC_SHOTS (default: artifacts/ in the repository).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.app import Service
+from bot.demo.bundled import bundled_sandbox
+from bot.runtime.clock import FakeClock
+from tests.web.helpers import NOW, TD, Browser, Site, flash_text, make_config, seed
+from tests.web.test_chromium import login
+from tests.web.webdriver import Browser as Chromium
+from tests.web.webdriver import chromium, chromium_paths
+
+SHOTS = Path(os.environ.get("ACWC_SHOTS") or Path(__file__).parents[2] / "artifacts")
+PLAYERS = ("Alice", "Bob", "Carol", "Dave", "Erin", "Finn")
+PAIRS = (("alice", "bob"), ("carol", "dave"), ("erin", "finn"))
+UTC = dt.UTC
+
+
+def oct21(day: int, hour: int, minute: int = 0) -> dt.datetime:
+    return dt.datetime(2021, 10, day, hour, minute, tzinfo=UTC)
+
+
+@pytest.fixture
+async def week_site(database_url: str) -> AsyncIterator[Site]:
+    """Round 1 of the qualification paired and waiting for a TD's approval."""
+    clock = FakeClock(NOW)
+    async with Service(
+        make_config(database_url), clock=clock, web_port=0, sandbox=bundled_sandbox()
+    ) as service:
+        assert service.web_url is not None
+        ids = await seed(service, publish=False, players=PLAYERS, pairs=PAIRS)
+        yield Site(service=service, clock=clock, url=service.web_url, matches=ids)
+
+
+async def player(site: Site, name: str) -> Browser:
+    b = Browser(site)
+    await b.login(name)
+    return b
+
+
+async def act(b: Browser, match_id: int, text: str) -> str:
+    await b.get(f"/match/{match_id}")
+    reply = flash_text(await b.post(f"/match/{match_id}/say", {"action": "text", "text": text}))
+    assert "flash error" not in b.last_html, reply
+    return reply
+
+
+async def set_online(site: Site, name: str) -> None:
+    """Sandbox Lichess: ``name`` shows as online in /api/users/status."""
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            site.service.lichess_url + "/_sandbox/users", json={"username": name, "online": True}
+        ) as resp,
+    ):
+        assert resp.status == 200
+
+
+async def fire_at(site: Site, when: dt.datetime) -> None:
+    """The clock reaches ``when``; the deadline runner does what is due (the no-show checks,
+    the offers check), as the running service would."""
+    site.clock.set(when)
+    await site.service.runner.fire_due()
+
+
+async def decide(b: Chromium, choice: str, reason: str) -> str:
+    """Press a decision's button with a reason (the reason field sits in the same card)."""
+    button = f'form.decide button[value="{choice}"]'
+    await b.script(
+        "const form = document.querySelector(arguments[0]).form;"
+        "form.querySelector('input[name=reason]').value = arguments[1];",
+        button,
+        reason,
+    )
+    await b.submit(button)
+    return await b.text("#reply")
+
+
+async def pending_titles(b: Chromium) -> list[str]:
+    found = await b.script(
+        "return Array.from(document.querySelectorAll('article.decision h3'))"
+        ".map(h => h.textContent);"
+    )
+    return [str(t) for t in found]
+
+
+async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site) -> None:
+    chromium_paths()
+    site = week_site
+    ab, cd, ef = (site.matches[f"{a}-{b}"] for a, b in PAIRS)
+    async with chromium() as td:
+        await td.resize(1280, 1000)
+        await login(td, site, TD)
+
+        # Tuesday: the round's pairings wait for approval.
+        await td.go(f"{site.url}/desk")
+        assert await pending_titles(td) == ["Approve pairings: Qualification round 1"]
+        await td.submit('form.decide button[value="approve"]')
+        assert "approved and published" in await td.text("#reply")
+
+        # The players negotiate in their rooms.
+        people = {name: await player(site, name) for name in PLAYERS}
+        await act(people["Alice"], ab, "offer wed 18:00, thu 18:00, fri 18:00")
+        await act(people["Bob"], ab, "offer wed 12:00, thu 12:00, fri 12:00")
+        await act(people["Carol"], cd, "offer thu 18:00")
+        await act(people["Dave"], cd, "accept 1")
+        await act(people["Erin"], ef, "offer thu 20:00")
+        await act(people["Finn"], ef, "accept 1")
+        await set_online(site, "Carol")
+        await set_online(site, "Erin")
+
+        # Thursday: Dave and Finn do not show up; Carol claims, Erin does not.
+        await fire_at(site, oct21(14, 18, 21))
+        assert "went to the TDs" in await act(people["Carol"], cd, "claim win")
+        await fire_at(site, oct21(14, 20, 21))
+        # Saturday: Alice and Bob made their offers but agreed nothing (rules 5.8).
+        await fire_at(site, oct21(16, 9, 0))
+
+        await td.go(f"{site.url}/desk")
+        titles = await pending_titles(td)
+        assert len(titles) == 3, titles  # one item per decision: no raw alert beside a card
+        assert any(f"No agreed time in match {ab}" in t for t in titles), titles
+        assert any(f"Carol claims match {cd} against Dave" in t for t in titles), titles
+        assert any(f"No-show (rules 6.3): match {ef}" in t for t in titles), titles
+        assert "acwc " not in await td.text("#main")  # no alert asks for a terminal
+        await td.full_screenshot(SHOTS / "td-week-desk.png", width=1280)
+        await td.go(f"{site.url}/match/{ef}")
+        assert "neither player" not in await td.page_text()  # Erin was seen, Finn was not
+        assert "Erin was seen online; Finn was not" in await td.page_text()
+        await td.full_screenshot(SHOTS / "td-week-room-no-show.png", width=1280)
+        await td.resize(1280, 1000)
+
+        await td.go(f"{site.url}/desk")
+        assert "ruled alice at fault" in await decide(td, "fault:alice", "no reply to offers")
+        assert "won by carol" in await decide(td, "grant:carol", "Dave absent 20 minutes")
+        assert "won by erin" in await decide(td, "grant:erin", "Finn absent, Erin waited")
+        assert await pending_titles(td) == []
+
+        # A result entered by hand (a game played on a wrong link), with its reason.
+        await td.type("#r-match", str(ab))
+        await td.type("#r-game", "1")
+        await td.type("#r-reason", "played on a link the bot did not see")
+        await td.submit("#results button.primary")
+        assert f"match {ab}" in (await td.text("#reply")).lower()
+
+        # Finn leaves the championship (rules 8): before and after, then the confirmation.
+        await td.type("#x-player", "Finn")
+        await td.script("document.querySelector('#x-kind').value = 'disqualification';")
+        await td.type("#x-reason", "two no-shows announced by message")
+        await td.submit("#exits button")
+        assert "Nothing has changed yet." in await td.page_text()
+        await td.submit("form[action='/desk/exit'] button.primary")
+        assert "disqualification recorded" in await td.text("#reply")
+
+        # The forum drafts, pasted one by one.
+        await td.go(f"{site.url}/desk")
+        for _ in range(20):
+            if "No forum post waits to be pasted." in await td.text("#forum"):
+                break
+            await td.submit("#forum form.inline button.primary")
+        assert "No forum post waits to be pasted." in await td.text("#forum")
+        assert "Nothing waits for a decision." in await td.text("#main")
+        await td.full_screenshot(SHOTS / "td-week-desk-done.png", width=1280)
+
+        await td.go(f"{site.url}/desk/audit?actor={TD}")
+        audit = await td.page_text()
+        for action in ("round.approve", "fault.decide", "claim.grant", "result.record"):
+            assert action in audit, action
+    for b in people.values():
+        await b.close()
