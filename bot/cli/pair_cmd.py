@@ -13,11 +13,11 @@ from rules.swiss.trf import run_pair
 def run(arguments: argparse.Namespace) -> int:
     """Read the TRF, pair it, write the pairing (exit 0), or report why not (1, 3)."""
     try:
-        text = Path(arguments.trf).read_text(encoding="utf-8")
+        data = Path(arguments.trf).read_bytes()
     except OSError as error:
         print(f"cannot read {arguments.trf}: {error.strerror}", file=sys.stderr)
         return 3
-    code, output = run_pair(text)
+    code, output = run_pair(data)
     if code != 0:
         print(output, file=sys.stderr)
         return code
