@@ -262,18 +262,17 @@ def _parse_player(text: str, line: int) -> TrfPlayer:
     return TrfPlayer(number=number, static=static, rounds=tuple(cells), line=line)
 
 
-def _cell_points(cell: TrfCell) -> Fraction:
-    return _PLAYED.get(cell.result, _UNPLAYED.get(cell.result, Fraction(0)))
+_HALF_POINTS = {result: int(points * 2) for result, points in (_PLAYED | _UNPLAYED).items()}
 
 
 def _check_points(points: str, cells: list[TrfCell], line: int) -> None:
     """The score column (positions 81-84) must be the sum of the results: of every cell, or
     of the rounds before a pre-set absence (``H``, ``F``, ``Z``) at the end of the record."""
-    total = sum((_cell_points(cell) for cell in cells), Fraction(0))
+    halves = [_HALF_POINTS[cell.result] for cell in cells]
     played = len(cells)
     while played and not cells[played - 1].is_paired:
         played -= 1
-    before = sum((_cell_points(cell) for cell in cells[:played]), Fraction(0))
+    total, before = Fraction(sum(halves), 2), Fraction(sum(halves[:played]), 2)
     stated = Fraction(points)
     if stated not in (total, before):
         shown = float(total) if total.denominator > 1 else int(total)
