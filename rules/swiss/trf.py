@@ -47,7 +47,9 @@ __all__ = [
     "decode_trf",
     "format_pairing",
     "next_round_number",
+    "pair_trf_round",
     "parse_trf",
+    "players_before",
     "players_for_next_round",
     "run_pair",
     "write_trf",
@@ -490,7 +492,20 @@ def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
         TrfError: a cell names an unknown opponent or the two players' cells disagree (the
             line and column of the offending cell are given).
     """
-    played = next_round_number(tournament) - 1
+    return players_before(tournament, next_round_number(tournament))
+
+
+def players_before(
+    tournament: TrfTournament, round_number: int, *, replay: bool = False
+) -> list[SwissPlayer]:
+    """The players' states before ``round_number``. A player is present when his cell for
+    the round does not mark him absent; with ``replay`` (a round already paired, checked
+    again) only a player paired in that round is present.
+
+    Raises:
+        TrfError: as :func:`players_for_next_round`.
+    """
+    played = round_number - 1
     by_number = {player.number: player for player in tournament.players}
     blank = TrfCell(opponent=None, colour=None, result=TrfResult.BLANK)
     result: list[SwissPlayer] = []
@@ -517,14 +532,45 @@ def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
                     line, column, f"round {index + 1} against {cell.opponent}: {problem}"
                 )
         upcoming = player.rounds[played] if len(player.rounds) > played else None
+        present = upcoming is not None and upcoming.is_paired if replay else upcoming is None
         result.append(
             SwissPlayer(
                 number=PlayerNumber(player.number),
                 history=tuple(_record(cell) for cell in cells),
-                present=upcoming is None,
+                present=present,
             )
         )
     return result
+
+
+def pair_trf_round(
+    tournament: TrfTournament, round_number: int, *, replay: bool = False
+) -> RoundPairing:
+    """Pair ``round_number`` of the tournament from the rounds before it (``replay``: see
+    :func:`players_before`).
+
+    Raises:
+        TrfError: the file is invalid or has no round count.
+        NoLegalPairingError: no pairing satisfies the absolute criteria.
+    """
+    if tournament.total_rounds is None:
+        raise TrfError(1, 1, "no XXR or 142 line: the number of rounds is unknown")
+    players = players_before(tournament, round_number, replay=replay)
+    forbidden = frozenset(
+        frozenset((a, b))
+        for prohibition in tournament.prohibitions
+        if prohibition.applies_to(round_number)
+        for a in prohibition.players
+        for b in prohibition.players
+        if a != b
+    )
+    return pair_round(
+        players,
+        round_number=round_number,
+        total_rounds=tournament.total_rounds,
+        forbidden=forbidden,
+        initial_colour=tournament.initial_colour or Colour.WHITE,
+    )
 
 
 def format_pairing(pairing: RoundPairing) -> str:
@@ -548,22 +594,7 @@ def run_pair(trf: str | bytes) -> tuple[int, str]:
             return 3, "no XXR or 142 line: the number of rounds is unknown"
         if round_number > tournament.total_rounds:
             return 3, f"all {tournament.total_rounds} rounds have already been paired"
-        players = players_for_next_round(tournament)
-        forbidden = frozenset(
-            frozenset((a, b))
-            for prohibition in tournament.prohibitions
-            if prohibition.applies_to(round_number)
-            for a in prohibition.players
-            for b in prohibition.players
-            if a != b
-        )
-        pairing = pair_round(
-            players,
-            round_number=round_number,
-            total_rounds=tournament.total_rounds,
-            forbidden=forbidden,
-            initial_colour=tournament.initial_colour or Colour.WHITE,
-        )
+        pairing = pair_trf_round(tournament, round_number)
     except NoLegalPairingError as error:
         return 1, error.message
     except RulesError as error:
