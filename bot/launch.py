@@ -14,16 +14,27 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bot.app import SandboxStarter, offline_services, run_service
+from bot.cli.base import CommandEntry
 from bot.cli.main import main as cli_main
-from bot.config import Config
-from bot.runtime.clock import Clock
-from storage.db import Database
 
 if TYPE_CHECKING:
+    from bot.app import SandboxStarter
+    from bot.config import Config
+    from bot.runtime.clock import Clock
     from bot.service.services import Services
+    from storage.db import Database
+
+# The composition root and the tools are imported by the commands that use them, so that a
+# command that needs neither (``acwc pair``, ``acwc --help``) starts at once.
+TOOLS = (
+    CommandEntry(
+        "demo",
+        "bot.demo.command",
+        "run a whole championship with simulated players on the sandbox Lichess, fast",
+    ),
+)
 
 __all__ = ["main"]
 
@@ -35,10 +46,14 @@ class _Launcher:
     async def services(
         self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
     ) -> AsyncIterator[Services]:
+        from bot.app import offline_services
+
         async with offline_services(config, db, clock=clock, lichess_url=lichess_url) as found:
             yield found
 
     async def run(self, config: Config) -> None:
+        from bot.app import run_service
+
         sandbox: SandboxStarter | None = None
         if config.service.uses_sandbox:
             from bot.demo.bundled import bundled_sandbox  # loaded only when it serves
@@ -51,10 +66,8 @@ class _Launcher:
             return
         await run_service(config, sandbox=sandbox)
 
-    def add_tools(self, sub: Any) -> None:
-        from bot.demo import command
-
-        command.register(sub)
+    def tools(self) -> Sequence[CommandEntry]:
+        return TOOLS
 
 
 def main(argv: Sequence[str] | None = None, *, clock: Clock | None = None) -> int:

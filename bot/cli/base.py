@@ -5,20 +5,21 @@ and the database and services a command opens."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-from bot.config import Config
-from bot.runtime.clock import Clock
-from storage import migrate
-from storage.db import Database, DatabaseURLError
-from storage.uow import UnitOfWork
-
 if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.runtime.clock import Clock
     from bot.service.services import Services
+    from storage.db import Database
+    from storage.uow import UnitOfWork
+
+# This module is imported by every command, ``acwc --help`` included: what only some commands
+# use (the config, the clock, the database) is imported where it is used.
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -37,18 +38,49 @@ class Launcher(Protocol):
         """``acwc run``: the service until SIGINT or SIGTERM."""
         ...
 
-    def add_tools(self, sub: Any) -> None:
-        """Subcommands of the shipped tools (``acwc demo``)."""
+    def tools(self) -> Sequence[CommandEntry]:
+        """Subcommands of the shipped tools (``acwc demo``), imported only when they run."""
         ...
 
 
 @dataclass(frozen=True, slots=True)
-class Cli:
-    """What every command gets: the config, the clock it acts at, and the launcher."""
+class CommandEntry:
+    """A top-level command: its name, the module whose ``register(subparsers)`` adds it (and
+    is imported only when that command runs), and its help line for ``acwc --help``."""
 
-    config: Config
-    clock: Clock
-    launcher: Launcher
+    name: str
+    module: str
+    help: str
+
+
+class Cli:
+    """What every command gets: the config (read when the command first asks for it, so a
+    command that needs none, like ``acwc pair``, neither reads nor imports it), the clock it
+    acts at, and the launcher."""
+
+    __slots__ = ("_clock", "_config", "_load_config", "launcher")
+
+    def __init__(
+        self, load_config: Callable[[], Config], clock: Clock | None, launcher: Launcher
+    ) -> None:
+        self._load_config = load_config
+        self._config: Config | None = None
+        self._clock = clock
+        self.launcher = launcher
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = self._load_config()
+        return self._config
+
+    @property
+    def clock(self) -> Clock:
+        if self._clock is None:
+            from bot.runtime.clock import SystemClock
+
+            self._clock = SystemClock()
+        return self._clock
 
 
 class CliError(Exception):
@@ -100,6 +132,8 @@ def group(subparsers: Any, name: str, help_text: str) -> Any:
 
 
 def open_database(config: Config) -> Database:
+    from storage.db import Database, DatabaseURLError
+
     try:
         return Database(config.service.database_url)
     except DatabaseURLError as e:
@@ -115,6 +149,8 @@ def check_actor(config: Config, actor: str) -> str:
 
 @asynccontextmanager
 async def database(config: Config, *, check: bool = True) -> AsyncIterator[Database]:
+    from storage import migrate
+
     db = open_database(config)
     try:
         if check:

@@ -307,15 +307,7 @@ class WeightedMatching:
 
     def _make_trivial_top(self, blossom: int) -> None:
         """Dissolve a top-level blossom with a zero dual into its children."""
-        top = self._top
-        del self._z[blossom]
-        del self._leaves[blossom]
-        del self._base[blossom]
-        del self._links[blossom]
-        for child in self._childs.pop(blossom):
-            del self._parent[child]
-            for leaf in self._leaves_of(child):
-                top[leaf] = child
+        self._dissolve(blossom)
 
     # -- one stage ------------------------------------------------------------
 
@@ -552,7 +544,6 @@ class WeightedMatching:
     def _expand(self, blossom: int, *, end_of_stage: bool) -> None:
         """Turn a top-level blossom's children into top-level blossoms; a T-blossom's
         children on the even path from its entry to its base keep the tree going."""
-        top = self._top
         label = self._label
         entry = -1
         if not end_of_stage:
@@ -562,24 +553,20 @@ class WeightedMatching:
             while self._parent[child] != blossom:
                 child = self._parent[child]
             entry = self._childs[blossom].index(child)
-        childs = self._childs.pop(blossom)
-        links = self._links.pop(blossom)
-        del self._z[blossom]
-        del self._base[blossom]
-        del self._leaves[blossom]
-        for child in childs:
-            del self._parent[child]
-            if child < 0 and end_of_stage and not self._z[child]:
-                for leaf in self._leaves[child]:
-                    top[leaf] = child
-                self._expand(child, end_of_stage=True)
-            else:
-                for leaf in self._leaves_of(child):
-                    top[leaf] = child
         if end_of_stage:
-            label.pop(blossom, None)
-            self._labelend.pop(blossom, None)
+            # Sub-blossoms without a dual go too; they wait on a list, not on the call stack.
+            waiting = [blossom]
+            while waiting:
+                current = waiting.pop()
+                for child in self._dissolve(current):
+                    if child < 0 and not self._z[child]:
+                        waiting.append(child)
+                label.pop(current, None)
+                self._labelend.pop(current, None)
             return
+        childs = self._childs[blossom]
+        links = self._links[blossom]
+        self._dissolve(blossom)
         outer = self._labelend.pop(blossom)
         del label[blossom]
         self._tblossoms.discard(blossom)
@@ -601,6 +588,20 @@ class WeightedMatching:
         self._labelend[first_child] = edge_in
         if first_child < 0:
             self._tblossoms.add(first_child)
+
+    def _dissolve(self, blossom: int) -> list[int]:
+        """Remove a top-level blossom: its children become top-level; returns them."""
+        top = self._top
+        childs = self._childs.pop(blossom)
+        del self._links[blossom]
+        del self._z[blossom]
+        del self._base[blossom]
+        del self._leaves[blossom]
+        for child in childs:
+            del self._parent[child]
+            for leaf in self._leaves_of(child):
+                top[leaf] = child
+        return childs
 
     # -- changing the matching ------------------------------------------------
 
@@ -636,32 +637,43 @@ class WeightedMatching:
             vertex, partner = outer, inner
 
     def _rotate(self, blossom: int, vertex: int) -> None:
-        """Re-match a blossom inside so that ``vertex`` becomes its base."""
-        child = vertex
-        while self._parent[child] != blossom:
-            child = self._parent[child]
-        if child < 0:
-            self._rotate(child, vertex)
-        childs = self._childs[blossom]
-        links = self._links[blossom]
-        position = childs.index(child)
-        count = len(childs)
-        if position:
-            matched = range(position + 1, count, 2) if position % 2 else range(0, position - 1, 2)
-            mate = self._mate
-            for index in matched:
-                first, second = links[index]
-                first_child = childs[index]
-                second_child = childs[(index + 1) % count]
-                if first_child < 0:
-                    self._rotate(first_child, first)
-                if second_child < 0:
-                    self._rotate(second_child, second)
-                mate[first] = second
-                mate[second] = first
-            self._childs[blossom] = childs[position:] + childs[:position]
-            self._links[blossom] = links[position:] + links[:position]
-        self._base[blossom] = vertex
+        """Re-match a blossom inside so that ``vertex`` becomes its base.
+
+        The sub-blossoms to rotate in turn wait on a list, not on the call stack: blossoms
+        nest as deep as the field is large. Each rotation sets only the mates of pairs inside
+        its own blossom, so the order in which they are done does not matter.
+        """
+        parent = self._parent
+        mate = self._mate
+        waiting = [(blossom, vertex)]
+        while waiting:
+            blossom, vertex = waiting.pop()
+            child = vertex
+            while parent[child] != blossom:
+                child = parent[child]
+            if child < 0:
+                waiting.append((child, vertex))
+            childs = self._childs[blossom]
+            links = self._links[blossom]
+            position = childs.index(child)
+            count = len(childs)
+            if position:
+                matched = (
+                    range(position + 1, count, 2) if position % 2 else range(0, position - 1, 2)
+                )
+                for index in matched:
+                    first, second = links[index]
+                    first_child = childs[index]
+                    second_child = childs[(index + 1) % count]
+                    if first_child < 0:
+                        waiting.append((first_child, first))
+                    if second_child < 0:
+                        waiting.append((second_child, second))
+                    mate[first] = second
+                    mate[second] = first
+                self._childs[blossom] = childs[position:] + childs[:position]
+                self._links[blossom] = links[position:] + links[:position]
+            self._base[blossom] = vertex
 
 
 def max_weight_matching(

@@ -21,7 +21,7 @@ Conventions (shared by the FIDE-endorsed engines):
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from rules.core.colour import Colour
@@ -44,9 +44,12 @@ __all__ = [
     "TrfReason",
     "TrfResult",
     "TrfTournament",
+    "decode_trf",
     "format_pairing",
     "next_round_number",
+    "pair_trf_round",
     "parse_trf",
+    "players_before",
     "players_for_next_round",
     "run_pair",
     "write_trf",
@@ -129,6 +132,8 @@ class TrfPlayer:
     number: int
     static: str
     rounds: tuple[TrfCell, ...]
+    line: int = field(default=0, compare=False)
+    """The line of the file the record was read from (1-based; 0: not read from a file)."""
 
     @property
     def name(self) -> str:
@@ -149,21 +154,6 @@ class TrfProhibition:
         return (self.first is None or self.first <= round_number) and (
             self.last is None or round_number <= self.last
         )
-
-
-class _LineKind(enum.Enum):
-    PLAYER = "player"
-    ROUNDS = "rounds"
-    COLOUR = "colour"
-    PROHIBITION = "prohibition"
-    OTHER = "other"
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    kind: _LineKind
-    text: str
-    index: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +183,22 @@ def _int_field(text: str, line: int, column: int, what: str) -> int:
 
 
 def _parse_cell(line_text: str, start: int, line: int) -> TrfCell:
-    field = line_text[start : start + 4]
-    opponent_text = field.strip()
+    """The cell at ``start`` of ``line_text`` (the record as in the file, trailing blanks
+    removed): opponent (4), blank, colour, blank, result."""
+    digits = line_text[start : start + 4]
+    opponent_text = digits.strip()
     if opponent_text and not opponent_text.isdigit():
-        raise TrfError(line, start + 1, f"opponent must be a number, found {field!r}")
+        raise TrfError(line, start + 1, f"opponent must be a number, found {digits!r}")
     opponent = int(opponent_text) if opponent_text else 0
+    if opponent and len(line_text) < start + 8:
+        # A scheduled game needs its colour and result: the record ends inside the cell.
+        raise TrfError(
+            line,
+            len(line_text) + 1,
+            f"round cell cut short: opponent {opponent} without "
+            + ("a colour and " if len(line_text) < start + 6 else "")
+            + "a result",
+        )
     colour_char = line_text[start + 5] if len(line_text) > start + 5 else " "
     if line_text[start + 4 : start + 5].strip():
         raise TrfError(line, start + 5, "expected a blank between opponent and colour")
@@ -221,6 +222,10 @@ def _parse_cell(line_text: str, start: int, line: int) -> TrfCell:
         return TrfCell(opponent=None, colour=None, result=result)
     if result in _PLAYED and colour is None:
         raise TrfError(line, start + 6, "a played game needs the colour w or b")
+    if result is TrfResult.BLANK:
+        raise TrfError(line, start + 8, f"no result against opponent {opponent}")
+    if colour_char == " ":
+        raise TrfError(line, start + 6, "the colour must be w, b or - when there is an opponent")
     if result in (TrfResult.PAIRING_BYE, TrfResult.HALF_BYE, TrfResult.FULL_BYE):
         raise TrfError(line, start + 8, "a bye cannot have an opponent")
     return TrfCell(opponent=opponent, colour=colour, result=result)
@@ -247,12 +252,33 @@ def _parse_player(text: str, line: int) -> TrfPlayer:
     while start < len(rest):
         if text[start - 2 : start].strip():
             raise TrfError(line, start - 1, "round cells must be separated by blanks")
-        cells.append(_parse_cell(text.ljust(start + 8), start, line))
+        if len(rest) > start + 8 and rest[start + 8] != " ":
+            raise TrfError(line, start + 9, "round cells must be separated by blanks")
+        cells.append(_parse_cell(rest, start, line))
         start += _CELL_WIDTH
     # Trailing blank cells carry no information.
     while cells and cells[-1] == TrfCell(None, None, TrfResult.BLANK):
         cells.pop()
-    return TrfPlayer(number=number, static=static, rounds=tuple(cells))
+    if points.strip():
+        _check_points(points.strip(), cells, line)
+    return TrfPlayer(number=number, static=static, rounds=tuple(cells), line=line)
+
+
+_HALF_POINTS = {result: int(points * 2) for result, points in (_PLAYED | _UNPLAYED).items()}
+
+
+def _check_points(points: str, cells: list[TrfCell], line: int) -> None:
+    """The score column (positions 81-84) must be the sum of the results: of every cell, or
+    of the rounds before a pre-set absence (``H``, ``F``, ``Z``) at the end of the record."""
+    halves = [_HALF_POINTS[cell.result] for cell in cells]
+    played = len(cells)
+    while played and not cells[played - 1].is_paired:
+        played -= 1
+    total, before = Fraction(sum(halves), 2), Fraction(sum(halves[:played]), 2)
+    stated = Fraction(points)
+    if stated not in (total, before):
+        shown = float(total) if total.denominator > 1 else int(total)
+        raise TrfError(line, 81, f"points {points} contradict the results, which sum to {shown}")
 
 
 def _parse_numbers(text: str, line: int, offset: int) -> tuple[int, ...]:
@@ -263,6 +289,31 @@ def _parse_numbers(text: str, line: int, offset: int) -> tuple[int, ...]:
             numbers.append(_int_field(token, line, column + 1, "player number"))
         column += len(token) + 1
     return tuple(numbers)
+
+
+def decode_trf(data: bytes) -> str:
+    """The text of a TRF file's bytes, which must be UTF-8 (ASCII included).
+
+    Raises:
+        TrfError: undecodable bytes, at the line and column of the first of them.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        before = data[: error.start].decode("utf-8-sig")
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        raise TrfError(
+            line, column, f"byte 0x{data[error.start]:02x} is not UTF-8 text: not a TRF file"
+        ) from None
+
+
+def _check_characters(line: str, number: int) -> None:
+    for column, character in enumerate(line, start=1):
+        if (ord(character) < 32 and character != "\t") or ord(character) == 127:
+            raise TrfError(
+                number, column, f"control character {character!r} in the text: not a TRF file"
+            )
 
 
 def parse_trf(text: str) -> TrfTournament:
@@ -278,8 +329,9 @@ def parse_trf(text: str) -> TrfTournament:
     prohibitions: list[TrfProhibition] = []
     trf2026 = False
     numbers: set[int] = set()
-    for line_number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r\n")
+    for line_number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
+        _check_characters(line, line_number)
         tag = line[:3]
         if tag == "001":
             player = _parse_player(line, line_number)
@@ -409,6 +461,29 @@ def _record(cell: TrfCell) -> RoundRecord:
     return RoundRecord(kind=RoundKind.ABSENT, points=points)
 
 
+_OUTCOME = {
+    TrfResult.WIN: "1",
+    TrfResult.UNRATED_WIN: "1",
+    TrfResult.LOSS: "0",
+    TrfResult.UNRATED_LOSS: "0",
+    TrfResult.DRAW: "=",
+    TrfResult.UNRATED_DRAW: "=",
+    TrfResult.FORFEIT_WIN: "+",
+    TrfResult.FORFEIT_LOSS: "-",
+}
+_AGREEING = {("1", "0"), ("0", "1"), ("=", "="), ("+", "-"), ("-", "+"), ("-", "-")}
+
+
+def _game_problem(cell: TrfCell, back: TrfCell) -> str | None:
+    """Why the two players' cells of one game disagree, or None."""
+    if cell.colour is not None and cell.colour is back.colour:
+        return f"both players have {cell.colour.name.lower()}"
+    mine, theirs = _OUTCOME.get(cell.result), _OUTCOME.get(back.result)
+    if mine is None or theirs is None or (mine, theirs) not in _AGREEING:
+        return f"results {cell.result.value!r} and {back.result.value!r} do not fit together"
+    return None
+
+
 def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
     """The players' states before :func:`next_round_number`, for
     :func:`rules.swiss.dutch.pair_round`.
@@ -417,12 +492,25 @@ def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
         TrfError: a cell names an unknown opponent or the two players' cells disagree (the
             line and column of the offending cell are given).
     """
-    played = next_round_number(tournament) - 1
+    return players_before(tournament, next_round_number(tournament))
+
+
+def players_before(
+    tournament: TrfTournament, round_number: int, *, replay: bool = False
+) -> list[SwissPlayer]:
+    """The players' states before ``round_number``. A player is present when his cell for
+    the round does not mark him absent; with ``replay`` (a round already paired, checked
+    again) only a player paired in that round is present.
+
+    Raises:
+        TrfError: as :func:`players_for_next_round`.
+    """
+    played = round_number - 1
     by_number = {player.number: player for player in tournament.players}
-    line_of = {player.number: index + 1 for index, player in enumerate(tournament.players)}
     blank = TrfCell(opponent=None, colour=None, result=TrfResult.BLANK)
     result: list[SwissPlayer] = []
-    for player in tournament.players:
+    for position, player in enumerate(tournament.players):
+        line = player.line or position + 1
         cells = list(player.rounds[:played]) + [blank] * (played - len(player.rounds[:played]))
         for index, cell in enumerate(cells):
             if cell.opponent is None:
@@ -430,23 +518,59 @@ def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
             column = _FIRST_CELL + 1 + index * _CELL_WIDTH
             other = by_number.get(cell.opponent)
             if other is None:
-                raise TrfError(line_of[player.number], column, f"unknown opponent {cell.opponent}")
+                raise TrfError(line, column, f"unknown opponent {cell.opponent}")
             back = other.rounds[index] if index < len(other.rounds) else blank
             if back.opponent != player.number:
                 raise TrfError(
-                    line_of[player.number],
+                    line,
                     column,
                     f"player {cell.opponent} does not list {player.number} in round {index + 1}",
                 )
+            problem = _game_problem(cell, back)
+            if problem is not None:
+                raise TrfError(
+                    line, column, f"round {index + 1} against {cell.opponent}: {problem}"
+                )
         upcoming = player.rounds[played] if len(player.rounds) > played else None
+        present = upcoming is not None and upcoming.is_paired if replay else upcoming is None
         result.append(
             SwissPlayer(
                 number=PlayerNumber(player.number),
                 history=tuple(_record(cell) for cell in cells),
-                present=upcoming is None,
+                present=present,
             )
         )
     return result
+
+
+def pair_trf_round(
+    tournament: TrfTournament, round_number: int, *, replay: bool = False
+) -> RoundPairing:
+    """Pair ``round_number`` of the tournament from the rounds before it (``replay``: see
+    :func:`players_before`).
+
+    Raises:
+        TrfError: the file is invalid or has no round count.
+        NoLegalPairingError: no pairing satisfies the absolute criteria.
+    """
+    if tournament.total_rounds is None:
+        raise TrfError(1, 1, "no XXR or 142 line: the number of rounds is unknown")
+    players = players_before(tournament, round_number, replay=replay)
+    forbidden = frozenset(
+        frozenset((a, b))
+        for prohibition in tournament.prohibitions
+        if prohibition.applies_to(round_number)
+        for a in prohibition.players
+        for b in prohibition.players
+        if a != b
+    )
+    return pair_round(
+        players,
+        round_number=round_number,
+        total_rounds=tournament.total_rounds,
+        forbidden=forbidden,
+        initial_colour=tournament.initial_colour or Colour.WHITE,
+    )
 
 
 def format_pairing(pairing: RoundPairing) -> str:
@@ -459,32 +583,18 @@ def format_pairing(pairing: RoundPairing) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_pair(trf_text: str) -> tuple[int, str]:
-    """Pair the next round of a TRF: ``(0, pairing)``, ``(1, reason)`` when no legal pairing
-    exists, ``(3, message)`` for invalid input (the message names line and column)."""
+def run_pair(trf: str | bytes) -> tuple[int, str]:
+    """Pair the next round of a TRF (its text, or its bytes: UTF-8): ``(0, pairing)``,
+    ``(1, reason)`` when no legal pairing exists, ``(3, message)`` for invalid input (the
+    message names line and column)."""
     try:
-        tournament = parse_trf(trf_text)
+        tournament = parse_trf(decode_trf(trf) if isinstance(trf, bytes) else trf)
         round_number = next_round_number(tournament)
         if tournament.total_rounds is None:
             return 3, "no XXR or 142 line: the number of rounds is unknown"
         if round_number > tournament.total_rounds:
             return 3, f"all {tournament.total_rounds} rounds have already been paired"
-        players = players_for_next_round(tournament)
-        forbidden = frozenset(
-            frozenset((a, b))
-            for prohibition in tournament.prohibitions
-            if prohibition.applies_to(round_number)
-            for a in prohibition.players
-            for b in prohibition.players
-            if a != b
-        )
-        pairing = pair_round(
-            players,
-            round_number=round_number,
-            total_rounds=tournament.total_rounds,
-            forbidden=forbidden,
-            initial_colour=tournament.initial_colour or Colour.WHITE,
-        )
+        pairing = pair_trf_round(tournament, round_number)
     except NoLegalPairingError as error:
         return 1, error.message
     except RulesError as error:

@@ -658,7 +658,11 @@ class _RoundPairer:
             matched = sum(1 for index in same if in_residents(mate.get(index)))
             for index in same:
                 if matched == 0:
-                    break
+                    # Not paired here (Article 3.3): no pair with a resident may replace a
+                    # chosen player's (fixed with the fast engine's "lost every opponent").
+                    for resident in residents:
+                        graph.set(index, resident, 0)
+                    continue
                 if remaining <= matched:
                     chosen.append(index)
                     self._restrict_to(index, residents)
@@ -681,7 +685,7 @@ class _RoundPairer:
                         graph.set(index, resident, 0)
         # Their opponents: each takes the highest resident the criteria allow.
         for index in chosen:
-            bonus = 0
+            bonus = 1  # from 1: a chosen player left over must not tie with him paired
             best: int | None = None
             for resident in reversed(residents):
                 if resident not in graph.adj:

@@ -44,6 +44,18 @@ def test_matches_bbppairings_reference_output(name: str, expected: str) -> None:
     assert (code, output) == (0, expected)
 
 
+def test_a_moved_down_player_keeps_his_opponent() -> None:
+    """A valid state on which the engine once gave up ("A moved-down player lost every
+    opponent"): of two moved-down players of one score, only one can be paired in the 3.0
+    bracket; the other kept his pairs with its residents, so a solve could pair him instead at
+    no cost and leave the chosen one without a mate (C.04.3 Article 3.3). The expected pairing
+    is a FIDE-endorsed engine's."""
+    name = "moved-down-lost-every-opponent"
+    expected = (DATA / f"{name}.expected.txt").read_text()
+    code, output = run_pair((DATA / f"{name}.trf").read_text())
+    assert (code, output) == (0, expected)
+
+
 def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPlayer]:
     return [
         SwissPlayer(PlayerNumber(number), (), present=number not in absent)

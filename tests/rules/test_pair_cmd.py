@@ -30,3 +30,11 @@ def test_pair_reports_invalid_input_on_stderr(
 def test_pair_reports_a_missing_file(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["pair", "nope.trf"]) == 3
     assert "cannot read nope.trf" in capsys.readouterr().err
+
+
+def test_pair_refuses_binary_input(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary = in_tmp / "binary.trf"
+    binary.write_bytes(b"012 x\nXXR 3\n001    1 \x89PNG\r\n\x1a\n\x00\x00")
+    assert main(["pair", str(binary), "-p", str(in_tmp / "out.txt")]) == 3
+    assert "line 3, column 10: byte 0x89 is not UTF-8" in capsys.readouterr().err
+    assert not (in_tmp / "out.txt").exists()

@@ -12,6 +12,7 @@ from rules.swiss.trf import (
     TrfError,
     TrfProhibition,
     TrfResult,
+    decode_trf,
     next_round_number,
     parse_trf,
     players_for_next_round,
@@ -142,3 +143,92 @@ def test_run_pair_honours_prohibited_pairs() -> None:
     assert code == 0
     assert "1 3" not in output.splitlines()
     assert "3 1" not in output.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("cells", "column", "problem"),
+    [
+        ("     2 w 1     3", 106, "cut short: opponent 3 without a colour and a result"),
+        ("     2 w 1     3 b", 108, "cut short: opponent 3 without a result"),
+        ("     2 w 1     3 b  ", 108, "cut short: opponent 3 without a result"),
+        ("     2 w 1     3   1", 107, "needs the colour w or b"),
+        ("     2 w 1     3 w 1x", 110, "separated by blanks"),
+    ],
+)
+def test_a_cell_cut_short_is_refused(cells: str, column: int, problem: str) -> None:
+    with pytest.raises(TrfError) as raised:
+        parse_trf("012 cut\n" + _player(1, cells))
+    assert (raised.value.line, raised.value.column) == (2, column)
+    assert problem in raised.value.message
+
+
+def test_a_score_column_that_contradicts_the_results_is_refused() -> None:
+    record = _player(1, "     2 w 1     3 b =")
+    stated = record[:80] + " 2.0" + record[84:]
+    with pytest.raises(TrfError) as raised:
+        parse_trf(stated)
+    assert (raised.value.line, raised.value.column) == (1, 81)
+    assert "sum to 1.5" in raised.value.message
+    # The sum of every cell, or of the rounds before a pre-set absence, is accepted.
+    assert parse_trf(record[:80] + " 1.5" + record[84:]).players[0].rounds[1].opponent == 3
+    absent = _player(1, "     2 w 1  0000 - H")
+    assert parse_trf(absent[:80] + " 1.0" + absent[84:]).players
+    assert parse_trf(absent[:80] + " 1.5" + absent[84:]).players
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "problem"),
+    [
+        ("     2 w 1", "     1 w 0", "both players have white"),
+        ("     2 b =", "     1 b =", "both players have black"),
+        ("     2 w 1", "     1 b 1", "results '1' and '1' do not fit"),
+        ("     2 w =", "     1 b 0", "results '=' and '0' do not fit"),
+        ("     2 w +", "     1 b 0", "results '+' and '0' do not fit"),
+    ],
+)
+def test_the_two_cells_of_a_game_must_agree(first: str, second: str, problem: str) -> None:
+    text = "\n".join(["012 x", "XXR 3", _player(1, first), _player(2, second)])
+    with pytest.raises(TrfError) as raised:
+        players_for_next_round(parse_trf(text))
+    assert (raised.value.line, raised.value.column) == (3, 92)
+    assert problem in raised.value.message
+
+
+def test_cross_check_errors_cite_the_real_line() -> None:
+    text = "\n".join(
+        [
+            "012 x",
+            "XXR 3",
+            _player(1, "     2 w 1"),
+            "",
+            _player(2, "     1 b 0"),
+            _player(3, "     1 w 1"),
+        ]
+    )
+    with pytest.raises(TrfError) as raised:
+        players_for_next_round(parse_trf(text))
+    assert (raised.value.line, raised.value.column) == (6, 92)
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "column"),
+    [
+        (b"012 x\n001    1 \xff", 2, 10),
+        (b"\xc3(", 1, 1),
+        ("012 é\n".encode() + b"XXR 3\n\x80", 3, 1),
+    ],
+)
+def test_undecodable_bytes_are_bad_input(data: bytes, line: int, column: int) -> None:
+    with pytest.raises(TrfError) as raised:
+        decode_trf(data)
+    assert (raised.value.line, raised.value.column) == (line, column)
+    code, message = run_pair(data)
+    assert code == 3
+    assert f"line {line}, column {column}" in message
+
+
+def test_control_characters_are_bad_input() -> None:
+    code, message = run_pair("012 x\nXXR 3\n001    1 \x00\x01")
+    assert code == 3
+    assert "line 3, column 10: control character" in message
+    assert decode_trf("\ufeff012 x\n".encode()) == "012 x\n"

@@ -144,7 +144,12 @@ class RoundPairer:
             matched = sum(1 for index in same if in_residents(mate.get(index)))
             for index in same:
                 if matched == 0:
-                    break
+                    # Article 3.3: the others of this score are not paired in the bracket;
+                    # left with their resident pairs, a later solve could pair one of them
+                    # instead of a chosen one at no cost and leave that one without a mate.
+                    for resident in residents:
+                        graph.set(index, resident, 0)
+                    continue
                 if remaining <= matched:
                     chosen.append(index)
                     self._restrict_to(index, residents)
@@ -171,7 +176,10 @@ class RoundPairer:
             # The current matching is optimal; if it already gives (or a swap gives at no
             # cost) the highest resident, the bonus cannot change it.
             if mate.get(index) != best and not self._swap(mate, index, best):
-                bonus = 0
+                # The bonus starts at 1: the chosen player is paired in some best matching,
+                # so every best matching with the bonus pairs him (with 0 for the lowest
+                # resident, leaving him over could tie).
+                bonus = 1
                 for resident in reversed(residents):
                     if resident not in graph.adj:
                         continue
@@ -181,7 +189,7 @@ class RoundPairer:
                         bonus += 1
                 mate = graph.solve()
             opponent = mate.get(index)
-            if opponent is None:  # pragma: no cover - the restriction guarantees a mate
+            if opponent is None:  # pragma: no cover - the restriction and bonus give a mate
                 raise NoLegalPairingError("A moved-down player lost every opponent.")
             self._finalize(index, opponent)
         # The remainder (homogeneous part): S1 and S2, exchanges, transpositions.

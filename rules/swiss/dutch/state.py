@@ -82,17 +82,25 @@ def score_before(player: SwissPlayer, rounds_back: int) -> Fraction:
 
 
 def float_in(
-    player: SwissPlayer, rounds_back: int, by_number: Mapping[PlayerNumber, SwissPlayer]
+    player: SwissPlayer,
+    rounds_back: int,
+    by_number: Mapping[PlayerNumber, SwissPlayer],
+    totals: Mapping[PlayerNumber, Sequence[Fraction]] | None = None,
 ) -> Float:
-    """The float a player received ``rounds_back`` rounds ago (C.04.3 1.4.2-1.4.3)."""
+    """The float a player received ``rounds_back`` rounds ago (C.04.3 1.4.2-1.4.3);
+    ``totals`` (each player's score after each round, 0 first) spares summing histories."""
     if len(player.history) < rounds_back:
         return Float.NONE
     record = player.history[len(player.history) - rounds_back]
     if record.kind is not RoundKind.PLAYED:
         return Float.DOWN if record.points > 0 else Float.NONE
     assert record.opponent is not None
-    own = score_before(player, rounds_back)
-    other = score_before(by_number[record.opponent], rounds_back)
+    if totals is None:
+        own = score_before(player, rounds_back)
+        other = score_before(by_number[record.opponent], rounds_back)
+    else:
+        at = len(player.history) - rounds_back
+        own, other = totals[player.number][at], totals[record.opponent][at]
     if own > other:
         return Float.DOWN
     if own < other:
@@ -147,6 +155,14 @@ def validate_players(players: Sequence[SwissPlayer], round_number: int, total_ro
                 )
 
 
+def _running_totals(player: SwissPlayer) -> list[Fraction]:
+    """The player's score before round 1, after round 1, and so on."""
+    totals = [Fraction(0)]
+    for record in player.history:
+        totals.append(totals[-1] + record.points)
+    return totals
+
+
 def player_states(
     players: Sequence[SwissPlayer],
     *,
@@ -157,7 +173,8 @@ def player_states(
     """The present players with their derived data, in pairing order (C.04.3 1.2)."""
     by_number = {player.number: player for player in players}
     present = [player for player in players if player.present]
-    scores = {player.number: player.score for player in present}
+    totals = {player.number: _running_totals(player) for player in players}
+    scores = {player.number: totals[player.number][-1] for player in present}
     levels = {score: index for index, score in enumerate(sorted(set(scores.values())))}
     # Effective pairing numbers: rank among players present now or paired before.
     counted = sorted(
@@ -205,7 +222,10 @@ def player_states(
                 played_games=len(played),
                 bye_eligible=eligible,
                 topscorer=last_round and score > threshold,
-                floats=(float_in(player, 1, by_number), float_in(player, 2, by_number)),
+                floats=(
+                    float_in(player, 1, by_number, totals),
+                    float_in(player, 2, by_number, totals),
+                ),
                 met=met,
             )
         )

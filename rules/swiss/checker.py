@@ -1,0 +1,134 @@
+"""The free pairings checker (C.04.A asks it of an endorsed program): every round of a
+tournament report file is paired again from the rounds before it and compared with the file.
+
+A round's pairing in the file is read from its cells: the opponents and colours of the
+players paired in that round, and the player given the pairing-allocated bye (``U``). A player
+with an unpaired cell in that round (absent, a requested bye, withdrawn) was not to be paired,
+so is absent for the engine too. Colours are compared where the file gives them (a forfeit
+may carry none); the board order is not compared. A file without the initial colour (``XXC``,
+``152``) is checked with the one its round 1 shows: the colour of the highest-ranked player
+who played in it (by rule 5.2.5 he receives it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rules.core.colour import Colour
+from rules.swiss.dutch import NoLegalPairingError, RoundPairing
+from rules.swiss.trf import (
+    TrfResult,
+    TrfTournament,
+    next_round_number,
+    pair_trf_round,
+)
+
+__all__ = ["RoundDifference", "TournamentCheck", "check_tournament"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDifference:
+    """How the engine's pairing of a round differs from the file's: the games (``"w-b"``, or
+    ``"a~b"`` where the file gives no colours) and byes (``"n bye"``) only one of them has,
+    or why the engine could not pair the round."""
+
+    round_number: int
+    in_file: tuple[str, ...]
+    by_engine: tuple[str, ...]
+    no_pairing: str | None = None
+
+    def describe(self) -> str:
+        if self.no_pairing is not None:
+            return f"round {self.round_number}: the engine finds no pairing: {self.no_pairing}"
+        return (
+            f"round {self.round_number} differs: the file has {', '.join(self.in_file)}; "
+            f"the engine gives {', '.join(self.by_engine)}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentCheck:
+    """The rounds compared and the first that differs (None: every round matches)."""
+
+    rounds: int
+    difference: RoundDifference | None
+
+
+def _file_games(tournament: TrfTournament, round_number: int) -> dict[frozenset[int], str]:
+    games: dict[frozenset[int], str] = {}
+    for player in tournament.players:
+        if len(player.rounds) < round_number:
+            continue
+        cell = player.rounds[round_number - 1]
+        if cell.result is TrfResult.PAIRING_BYE:
+            games[frozenset((player.number,))] = f"{player.number} bye"
+        elif cell.opponent is not None and cell.colour is not Colour.BLACK:
+            key = frozenset((player.number, cell.opponent))
+            if cell.colour is Colour.WHITE:
+                games[key] = f"{player.number}-{cell.opponent}"
+            else:
+                low, high = sorted(key)
+                games.setdefault(key, f"{low}~{high}")
+    return games
+
+
+def _engine_games(pairing: RoundPairing, colours: dict[frozenset[int], bool]) -> dict[
+    frozenset[int], str
+]:  # fmt: skip
+    games: dict[frozenset[int], str] = {}
+    for board in pairing.boards:
+        key = frozenset((board.white, board.black))
+        if colours.get(key, True):
+            games[key] = f"{board.white}-{board.black}"
+        else:
+            low, high = sorted(key)
+            games[key] = f"{low}~{high}"
+    if pairing.bye is not None:
+        games[frozenset((pairing.bye,))] = f"{pairing.bye} bye"
+    return games
+
+
+def check_round(tournament: TrfTournament, round_number: int) -> RoundDifference | None:
+    """Pair ``round_number`` again and compare it with the file.
+
+    Raises:
+        TrfError: the file is invalid.
+    """
+    in_file = _file_games(tournament, round_number)
+    try:
+        pairing = pair_trf_round(tournament, round_number, replay=True)
+    except NoLegalPairingError as error:
+        return RoundDifference(round_number, (), (), no_pairing=error.message)
+    coloured = {key: "~" not in game for key, game in in_file.items()}
+    by_engine = _engine_games(pairing, coloured)
+    if by_engine == in_file:
+        return None
+    return RoundDifference(
+        round_number,
+        tuple(sorted(game for key, game in in_file.items() if by_engine.get(key) != game)),
+        tuple(sorted(game for key, game in by_engine.items() if in_file.get(key) != game)),
+    )
+
+
+def _initial_colour(tournament: TrfTournament) -> Colour:
+    for player in sorted(tournament.players, key=lambda player: player.number):
+        cell = player.rounds[0] if player.rounds else None
+        if cell is not None and cell.opponent is not None and cell.colour is not None:
+            return cell.colour
+    return Colour.WHITE
+
+
+def check_tournament(tournament: TrfTournament) -> TournamentCheck:
+    """Pair every round of the file again, in order, up to the first that differs.
+
+    Raises:
+        TrfError: the file is invalid (as for pairing its next round).
+    """
+    rounds = next_round_number(tournament) - 1
+    if tournament.initial_colour is None:
+        tournament = replace(tournament, initial_colour=_initial_colour(tournament))
+    for round_number in range(1, rounds + 1):
+        difference = check_round(tournament, round_number)
+        if difference is not None:
+            return TournamentCheck(rounds, difference)
+    return TournamentCheck(rounds, None)
