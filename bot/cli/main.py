@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.cli import commands, pair_cmd, qualification_cmd, stages_cmd, weekly_cmd
+from bot.cli import commands, doctor_cmd, pair_cmd, qualification_cmd, stages_cmd, weekly_cmd
 from bot.cli.base import EXIT_ERROR, EXIT_USAGE, Cli, CliError, Launcher, Parser, add_config_option
 from bot.config import Config, ConfigError, load_config
 from bot.errors import OperationError
@@ -42,7 +42,7 @@ def build_parser(tools: Callable[[Any], None] | None = None) -> Parser:
     sub = parser.add_subparsers(
         title="commands", metavar="COMMAND", required=True, parser_class=Parser
     )
-    for module in (commands, qualification_cmd, stages_cmd, weekly_cmd, pair_cmd):
+    for module in (commands, qualification_cmd, stages_cmd, weekly_cmd, pair_cmd, doctor_cmd):
         module.register(sub)
     if tools is not None:
         tools(sub)

@@ -9,21 +9,13 @@ from __future__ import annotations
 
 import logging
 
-from bot.config import Config
 from bot.lichess.client import LichessClient, TokenInfo
 from bot.lichess.errors import LichessHTTPError, LichessTransportError
+from bot.service.registration import registration_scopes, run_scopes
 
 __all__ = ["check_token", "registration_scopes", "run_scopes"]
 
 log = logging.getLogger(__name__)
-
-
-def run_scopes(config: Config) -> list[str]:
-    return ["msg:write", *(["team:lead"] if config.tournament.team else [])]
-
-
-def registration_scopes(config: Config) -> list[str]:
-    return ["team:read"] if config.tournament.team else []
 
 
 async def check_token(client: LichessClient, needed: list[str]) -> TokenInfo | None:

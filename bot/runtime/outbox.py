@@ -56,7 +56,8 @@ LIMIT_GIVE_UP = dt.timedelta(hours=25)
 has passed) is marked failed and the TDs are told."""
 MERGE_LIMIT = 8000
 """The longest DM Lichess takes; merged notices stay under it."""
-MERGE_SEPARATOR = "\n\n"
+MERGE_SEPARATOR = "\n\n---\n\n"
+"""Between merged notices: a rule line a reader sees and a test can split on."""
 OUTBOX_HOLD = "outbox"
 REFUSED_HOLD = "dm-refused:"
 

@@ -33,7 +33,7 @@ from rules.core.states import RoundState
 from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
-from storage.models import OutboxRow
+from storage.models import OutboxRow, OutboxStatus
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -393,8 +393,11 @@ class TdAlerts:
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
         seen: dict[str, OutboxRow] = {}
+        failed: dict[str, bool] = {}  # every copy failed: no TD got it by DM
         for r in await uow.outbox.alerts(except_notice=NoticeKind.DISQUALIFICATION_DUE.value):
-            seen.setdefault(r.event or f"outbox-{r.id}", r)
+            key = r.event or f"outbox-{r.id}"
+            seen.setdefault(key, r)
+            failed[key] = failed.get(key, True) and r.status is OutboxStatus.FAILED
         out = []
         for key, r in seen.items():
             evidence: tuple[Evidence, ...] = ()
@@ -404,7 +407,7 @@ class TdAlerts:
                 Decision(
                     kind=self.kind,
                     key=key,
-                    title=_title(r),
+                    title=_title(r) + (" (not delivered by DM)" if failed[key] else ""),
                     summary=r.body,
                     at=r.created_at,
                     match_id=r.match_id,
