@@ -12,9 +12,11 @@ several sizes it is used for the first only (the others use SQLite files). No as
 The sandbox runs with lila's real private-message limits (bot/sandbox/inbox.py: 20 new
 conversations a day, 20 replies a minute, the team-leader exemption); the bot leads the team,
 every 25th player is not a member and every 40th refuses messages from the bot. The notices table
-then gives DMs per match (messages Lichess accepted, and ``POST /inbox`` requests), the inbox
-429s, whether any global pause happened, and the notices lost: DMs neither delivered nor both
-shown in the room and alerted to the TDs (``--no-dm-limits``: the sandbox without limits).
+then gives notices per match (DMs queued for players), DMs per match (messages to players that
+Lichess accepted: notices due together go out as one), ``POST /inbox`` requests per match (the
+TDs' alerts too), the inbox 429s, whether any global pause happened, and the notices lost: DMs
+neither delivered nor both shown in the room and alerted to the TDs (``--no-dm-limits``: the
+sandbox without limits).
 
 Where the time goes (bot/demo): the service's own work per event dominates (the intake of each
 game, about 7 ms; each DM through the berserk client in a worker thread to the sandbox, about
@@ -112,10 +114,12 @@ async def notice_figures(database_url: str, figures: NoticeFigures, matches: int
     lost = sum(1 for r in dms if r.status is OutboxStatus.PENDING)
     lost += sum(1 for r in failed if r.player not in alerted)
     inbox_requests = sum(1 for _, path in sandbox.requests if path.startswith("/inbox/"))
-    delivered = len(sandbox.inbox)
+    tds = {td.lower() for td in DEMO_TDS}
+    delivered = sum(1 for m in sandbox.inbox if m.to not in tds)
+    per = max(matches, 1)
     return (
-        f"{len(dms):>7} {sent:>6} {len(failed):>6} {lost:>5} "
-        f"{delivered / max(matches, 1):>9.2f} {inbox_requests / max(matches, 1):>9.2f} "
+        f"{len(dms):>7} {sent:>6} {len(failed):>6} {lost:>5} {len(dms) / per:>12.2f} "
+        f"{delivered / per:>9.2f} {inbox_requests / per:>9.2f} "
         f"{sandbox.messaging.limited:>10} {sandbox.messaging.rejected:>8} "
         f"{'yes' if paused is not None else 'no':>7}"
     )
@@ -167,7 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nNotices (DMs to players; lila's message limits {limits})")
     print(
         f"{'players':>7} {'notices':>7} {'sent':>6} {'failed':>6} {'lost':>5} "
-        f"{'DMs/match':>9} {'req/match':>9} {'inbox 429':>10} {'refused':>8} {'paused':>7}"
+        f"{'notices/match':>12} {'DMs/match':>9} {'req/match':>9} {'inbox 429':>10} "
+        f"{'refused':>8} {'paused':>7}"
     )
     for players, line in notices:
         print(f"{players:>7} {line}")

@@ -35,7 +35,7 @@ from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
-from bot.runtime.outbox import OUTBOX_HOLD, OutboxDispatcher
+from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, OutboxDispatcher
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -300,6 +300,7 @@ class Service:
             watch=lambda: changes.version(("outbox",)),
             on_wait=on_wait,
             alerts=UndeliveredAlerts(Notifier(config)),
+            dm_per_minute=DM_PER_MINUTE,
         )
         self.runner = DeadlineRunner(
             self.db,

@@ -89,6 +89,34 @@ class NoticeRepository(_Repository):
         )
         return int(getattr(result, "rowcount", 0) or 0)
 
+    async def has_sent(self, kind: Channel, recipient: str) -> bool:
+        """Whether a message of ``kind`` to ``recipient`` ever went out (a conversation exists)."""
+        found = await self.session.scalar(
+            select(OutboxRow.id)
+            .where(
+                OutboxRow.kind == kind,
+                OutboxRow.recipient == recipient,
+                OutboxRow.status == OutboxStatus.SENT,
+            )
+            .limit(1)
+        )
+        return found is not None
+
+    async def defer_due(
+        self, kinds: Sequence[Channel], now: dt.datetime, until: dt.datetime
+    ) -> int:
+        """Hold every pending message of ``kinds`` due at ``now`` until ``until``."""
+        result = await self.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.kind.in_(list(kinds)),
+                OutboxRow.status == OutboxStatus.PENDING,
+                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
+            )
+            .values(next_attempt_at=until)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
+
     async def defer(self, kind: Channel, recipient: str, until: dt.datetime) -> int:
         """Hold every pending message of ``kind`` to ``recipient`` until ``until``."""
         result = await self.session.execute(

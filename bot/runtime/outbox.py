@@ -6,13 +6,16 @@ it and marks it sent in a transaction of its own right after Lichess accepts it.
 those two steps is the only way a message can go out twice. Forum drafts are not sent: they wait
 for a TD to paste them and mark them posted.
 
-Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say).
+Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say),
+and with ``dm_per_minute`` (the service's: lila's 20 replies a minute) no more DMs than that go
+out in a minute: the rest wait for the minute to pass, rather than meet a 429.
 A failure is classed by what Lichess said, per recipient, never for the whole queue:
 
-* ``InboxLimitedError`` (429 from ``/inbox``: the bot's budget of new conversations) holds that
-  recipient's messages until the next plausible reset of the budget (1 h, then longer, up to a
-  day); nothing else waits. A notice still held after :data:`LIMIT_GIVE_UP` is marked failed and
-  the TDs are told.
+* ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
+  messages until the next plausible reset: a minute when the bot has written to them before
+  (a reply: lila's budget per minute), else 1 h, then longer, up to a day (a new conversation:
+  the budget per day); nothing else waits. A notice still held after :data:`LIMIT_GIVE_UP`
+  is marked failed and the TDs are told.
 * ``MessageRefusedError`` (400: the player refuses the bot's messages) fails those messages at
   once, marks the player ``dm-refused:<player>`` in ``lichess_holds`` and tells the TDs (one alert
   a player a day) what the player missed; it is in their match room.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -51,6 +55,11 @@ process queues messages without waking this one."""
 LIMIT_DELAYS = tuple(dt.timedelta(hours=h) for h in (1, 2, 4, 8, 16, 24))
 """After the n-th 429 from ``/inbox``, hold that recipient's messages this long (lila's message
 budget is a window of a day that opened at an unknown time)."""
+REPLY_DELAY = dt.timedelta(minutes=1)
+"""After a 429 on a conversation that exists: lila's reply budget is per minute."""
+DM_PER_MINUTE = 20
+"""lila's budget of replies a minute for an ordinary account (``MsgSecurity``)."""
+PACE = dt.timedelta(minutes=1)
 LIMIT_GIVE_UP = dt.timedelta(hours=25)
 """A notice still held by the message budget this long after it was written (so a whole window
 has passed) is marked failed and the TDs are told."""
@@ -143,11 +152,13 @@ class OutboxDispatcher(WaitingLoop):
         watch: Callable[[], object] | None = None,
         on_wait: Callable[[], None] | None = None,
         alerts: UndeliveredReporter | None = None,
+        dm_per_minute: int | None = None,
     ) -> None:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
         called each time the dispatcher has done what was due and goes to wait; ``alerts``
-        tells the TDs of a player's notice that could not be delivered."""
+        tells the TDs of a player's notice that could not be delivered; ``dm_per_minute``
+        paces the DMs (``None``: no pacing)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
         self.messenger = messenger
@@ -156,6 +167,8 @@ class OutboxDispatcher(WaitingLoop):
         self.messages = 0
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
+        self.dm_per_minute = dm_per_minute
+        self._recent: deque[dt.datetime] = deque()
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
@@ -185,6 +198,9 @@ class OutboxDispatcher(WaitingLoop):
             if not due:
                 return sent
             for group in merge(due):
+                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
+                    self.sent += sent
+                    return sent
                 error: BaseException | None = None
                 try:
                     await self._send(group)
@@ -206,8 +222,24 @@ class OutboxDispatcher(WaitingLoop):
                 # is sent on the next round of run().
                 return sent
 
+    async def _paced(self) -> bool:
+        """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
+        if self.dm_per_minute is None:
+            return False
+        now = self.clock.now()
+        while self._recent and self._recent[0] <= now - PACE:
+            self._recent.popleft()
+        if len(self._recent) < self.dm_per_minute:
+            return False
+        async with self.db.uow() as uow:
+            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
+            await uow.commit()
+        return True
+
     async def _sent(self, group: Sequence[OutboxRow]) -> int:
         self.messages += 1
+        if group[0].kind is not Channel.TEAM_UPDATE:
+            self._recent.append(self.clock.now())
         marked = 0
         async with self.db.uow() as uow:
             for row in group:
@@ -231,6 +263,9 @@ class OutboxDispatcher(WaitingLoop):
         given_up: list[OutboxRow] = []
         why = "Lichess refused it"
         async with self.db.uow() as uow:
+            reply = is_limited(error) and await uow.notices.has_sent(
+                group[0].kind, group[0].recipient
+            )
             rows = [await uow.outbox.get(r.id) for r in group]
             for stored in rows:
                 if stored is None or stored.status is not OutboxStatus.PENDING:
@@ -246,6 +281,8 @@ class OutboxDispatcher(WaitingLoop):
                         stored.status = OutboxStatus.FAILED
                         given_up.append(stored)
                         why = "the bot's daily message budget kept it back for a day"
+                    elif reply:
+                        stored.next_attempt_at = now + REPLY_DELAY
                     else:
                         stored.next_attempt_at = now + limit_delay(stored.attempts)
                 elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:

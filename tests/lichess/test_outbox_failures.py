@@ -204,3 +204,36 @@ async def test_notices_due_together_to_one_player_go_out_as_one_dm(
         assert dispatcher.messages == 2
     assert sandbox.inbox_of("alice") == ["round 1: you play Carol\n\n---\n\noffer times by Friday"]
     assert sandbox.inbox_of("bob") == ["round 1: you play Dave"]
+
+
+async def test_dms_are_paced_to_the_reply_budget_and_a_reply_429_waits_a_minute(
+    db: Database, sandbox: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    sandbox.knobs.replies_per_minute = 2
+    for name in ("Alice", "Bob", "Carol"):
+        sandbox.join_team(TEAM, name)
+        sandbox.messaging.conversations.add(frozenset((BOT, name.lower())))  # replies, all
+    for name in ("Alice", "Bob", "Carol"):
+        await dm(db, clock, name, f"round 2: {name}")
+    async with outbox(db, sandbox_url, bot_token, clock) as (dispatcher, _):
+        dispatcher.dm_per_minute = 2
+        assert await dispatcher.deliver_due() == 2
+        (carol,) = [r for r in await rows(db) if r.status is OutboxStatus.PENDING]
+        assert carol.next_attempt_at == START + dt.timedelta(minutes=1)  # paced, not refused
+        assert carol.attempts == 0
+        assert sandbox.messaging.limited == 0
+        clock.advance(dt.timedelta(minutes=1))
+        assert await dispatcher.deliver_due() == 1
+
+        # Without pacing, the budget answers 429 for a player the bot has written to before:
+        # a reply's budget is per minute, so that player waits one minute, not an hour.
+        dispatcher.dm_per_minute = None
+        for name in ("Alice", "Bob"):
+            await dm(db, clock, name, f"reminder: {name}")
+        clock.advance(dt.timedelta(seconds=1))
+        await dm(db, clock, "Carol", "reminder: Carol")
+        assert await dispatcher.deliver_due() == 1  # Carol's earlier DM still fills the minute
+        held = [r for r in await rows(db) if r.status is OutboxStatus.PENDING]
+    assert sandbox.messaging.limited == 2
+    assert [r.recipient for r in held] == ["Bob", "Carol"]
+    assert {r.next_attempt_at for r in held} == {clock.now() + dt.timedelta(minutes=1)}
