@@ -26,12 +26,16 @@ from bot.config import Config
 from bot.errors import StartupError
 from bot.lichess.accounts import LichessAccounts
 from bot.lichess.client import LichessClient
+from bot.lichess.errors import MissingScopeError
+from bot.lichess.pause import DatabasePause
+from bot.lichess.scopes import check_token, registration_scopes, run_scopes
 from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
+from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
-from bot.runtime.outbox import OutboxDispatcher
+from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, OutboxDispatcher
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -176,7 +180,12 @@ async def offline_services(
         token=config.secrets.lichess_token,
         clock=clock,
         timeout=config.service.request_timeout_seconds,
+        pause_board=DatabasePause(db, clock),
     ) as client:
+        try:
+            await check_token(client, registration_scopes(config))
+        except MissingScopeError as e:
+            raise StartupError(f"{e}: give the bot a token with it") from None
         yield bootstrap(config, clock=clock, db=db, lichess=client)
 
 
@@ -278,8 +287,10 @@ class Service:
             token=token,
             clock=self.clock,
             timeout=config.service.request_timeout_seconds,
+            pause_board=DatabasePause(self.db, self.clock),
         )
         self._stack.push_async_callback(self.lichess.aclose)
+        await self._check_token()
         self.services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
         on_wait = None if self.watch is None else self.watch.loop_waiting
         self.dispatcher = OutboxDispatcher(
@@ -288,6 +299,8 @@ class Service:
             self.clock,
             watch=lambda: changes.version(("outbox",)),
             on_wait=on_wait,
+            alerts=UndeliveredAlerts(Notifier(config)),
+            dm_per_minute=DM_PER_MINUTE,
         )
         self.runner = DeadlineRunner(
             self.db,
@@ -308,6 +321,19 @@ class Service:
         )
         if self.serve_web:
             await self._start_web()
+
+    async def _check_token(self) -> None:
+        """Refuse to start with a token that lacks a needed scope; a token that passes lifts
+        an outbox stopped by a refused token."""
+        try:
+            info = await check_token(self.lichess, run_scopes(self.config))
+        except MissingScopeError as e:
+            raise StartupError(f"{e}: give the bot a token with it") from None
+        if info is not None:
+            async with self.db.uow() as uow:
+                if await uow.holds.clear(OUTBOX_HOLD):
+                    log.warning("the token of %s passes: the outbox runs again", info.user)
+                await uow.commit()
 
     async def _start_web(self) -> None:
         app = web.Application(client_max_size=64 * 1024)

@@ -205,6 +205,7 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     next_attempt_at: Mapped[dt.datetime | None]
     sent_at: Mapped[dt.datetime | None]
+    seen_at: Mapped[dt.datetime | None]  # the player opened it in their match room
 
 
 class DeadlineRow(Base):
@@ -283,4 +284,4 @@ class SettingRow(Base):
 
 # The other tables register on Base.metadata when their modules load: whoever has this module
 # has every table (alembic's autogenerate, the tests that compare the schema).
-from storage import models_stages, models_web, models_weekly  # noqa: E402, F401
+from storage import models_notices, models_stages, models_web, models_weekly  # noqa: E402, F401

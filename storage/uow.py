@@ -6,6 +6,7 @@ from types import TracebackType
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repositories import (
     AuditRepository,
     DeadlineRepository,
@@ -42,6 +43,8 @@ class UnitOfWork:
         self.deadlines = DeadlineRepository(self.session)
         self.stages = StageRepository(self.session)
         self.settings = SettingRepository(self.session)
+        self.holds = HoldRepository(self.session)
+        self.notices = NoticeRepository(self.session)
         return self
 
     async def __aexit__(

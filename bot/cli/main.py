@@ -87,6 +87,9 @@ COMMANDS: tuple[CommandEntry, ...] = (
     CommandEntry(
         "pair", "bot.cli.pair_cmd", "pair the next round of a TRF file by the FIDE Dutch system"
     ),
+    CommandEntry(
+        "doctor", "bot.cli.doctor_cmd", "check the bot's token, scopes and team on Lichess"
+    ),
 )
 
 _GLOBAL_WITH_VALUE = ("--config",)

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
 from bot.demo.report import Progress, Reporter, figures_table, request_table
-from bot.demo.roster import make_roster, seed_history
+from bot.demo.roster import Roster, make_roster, seed_history
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.candidates import candidates_view
@@ -49,6 +50,9 @@ class DemoOptions:
     keep_open: bool = False
     serve_web: bool = True
     settle_timeout: float = 60.0
+    sandbox_setup: Callable[[SandboxState, Roster], None] | None = None
+    """Called with the sandbox and the roster before the service starts (the benchmark's
+    real DM limits, team members and players who refuse DMs)."""
 
 
 @dataclass
@@ -189,6 +193,8 @@ async def run_season(
         sandbox.knobs.keepalive_seconds = 30.0
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
+        if options.sandbox_setup is not None:
+            options.sandbox_setup(sandbox, roster)
         watch = SettleWatch()
         async with Service(
             config,

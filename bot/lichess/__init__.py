@@ -7,10 +7,14 @@ Nothing from berserk, requests or aiohttp leaves this package: callers get
 
 from bot.lichess.client import DEFAULT_BASE_URL, LichessClient
 from bot.lichess.errors import (
+    AuthorizationError,
+    InboxLimitedError,
     LichessError,
     LichessHTTPError,
     LichessPayloadError,
     LichessTransportError,
+    MessageRefusedError,
+    MissingScopeError,
     NotFoundError,
     OAuthError,
     RateLimitedError,
@@ -20,13 +24,17 @@ from bot.lichess.types import LichessUser, UserStatus
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "AuthorizationError",
     "GameWatcher",
+    "InboxLimitedError",
     "LichessClient",
     "LichessError",
     "LichessHTTPError",
     "LichessPayloadError",
     "LichessTransportError",
     "LichessUser",
+    "MessageRefusedError",
+    "MissingScopeError",
     "NotFoundError",
     "OAuthError",
     "RateLimitedError",

@@ -78,3 +78,19 @@ class LichessAccounts:
             title=user.title,
         )
         return AccountRecord(facts, tuple(games))
+
+    async def team_members(self, team: str) -> set[str] | str:
+        try:
+            return set(await self.client.team_members(team))
+        except LichessError as e:
+            return f"Lichess error reading the members of {team}: {e}"
+
+    async def team_leaders(self, team: str) -> set[str]:
+        try:
+            return set(await self.client.team_leaders(team))
+        except LichessError:
+            return set()
+
+    async def token(self) -> tuple[str | None, frozenset[str]]:
+        info = await self.client.test_token()
+        return info.user, info.scopes

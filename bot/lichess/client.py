@@ -5,7 +5,12 @@ So every call goes through one queue (an ``asyncio.Lock``, which wakes waiters i
 into one worker thread where berserk (blocking ``requests``) runs. A 429 pauses the whole queue
 for ``rate_limit_pause`` on the service :class:`Clock`, then the same request is tried again, so
 nothing is lost; 5xx answers and transport errors are retried with capped exponential backoff.
-Every request has a timeout (berserk sets none).
+Every request has a timeout (berserk sets none). The pause is also written to a
+:class:`PauseBoard` (a row of the database) when one is given, so every process on the database
+keeps the same minute. A 429 from ``POST /inbox`` is not that: it is lila's budget of the bot's
+messages, so it pauses nothing and reaches the caller as :class:`InboxLimitedError` (the outbox
+delays that recipient's messages); a 400 there is :class:`MessageRefusedError`, and 401/403
+anywhere :class:`AuthorizationError`.
 
 Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.core.model.Game`)
 and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves this module.
@@ -19,19 +24,23 @@ import functools
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 import berserk
 import requests
 from berserk.exceptions import ApiError, ResponseError
-from berserk.formats import JSON
+from berserk.formats import JSON, NDJSON
 from berserk.session import Requestor
 
 from bot.lichess.errors import (
+    InboxLimitedError,
     LichessError,
     LichessHTTPError,
     LichessPayloadError,
     LichessTransportError,
+    MessageRefusedError,
+    MissingScopeError,
     RateLimitedError,
     http_error,
 )
@@ -40,7 +49,7 @@ from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_fr
 from bot.runtime.clock import Clock
 from rules.core.model import Game, GameId
 
-__all__ = ["DEFAULT_BASE_URL", "LichessClient"]
+__all__ = ["DEFAULT_BASE_URL", "LichessClient", "PauseBoard", "TokenInfo"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +58,25 @@ EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 
 T = TypeVar("T")
+
+
+class PauseBoard(Protocol):
+    """Where the pause after a 429 is kept for every process (a database row)."""
+
+    async def paused_until(self) -> dt.datetime | None: ...
+
+    async def pause(self, until: dt.datetime) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """What ``POST /api/token/test`` says of the bot's token (``user`` None: not valid)."""
+
+    user: str | None
+    scopes: frozenset[str]
+
+    def missing(self, needed: Iterable[str]) -> list[str]:
+        return sorted(set(needed) - self.scopes) if self.user is not None else sorted(needed)
 
 
 class _Session(requests.Session):
@@ -85,6 +113,7 @@ class LichessClient:
         backoff_initial: float = 1.0,
         backoff_max: float = 60.0,
         rate_limit_pause: dt.timedelta = dt.timedelta(seconds=60),
+        pause_board: PauseBoard | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -95,6 +124,8 @@ class LichessClient:
         self._backoff_initial = backoff_initial
         self._backoff_max = backoff_max
         self._rate_limit_pause = rate_limit_pause
+        self._board = pause_board
+        self._token = token
         self._session = _Session(token, timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
         # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
@@ -197,9 +228,58 @@ class LichessClient:
         return out
 
     async def send_message(self, username: str, text: str) -> None:
-        """``POST /inbox/{username}`` (scope ``msg:write``)."""
+        """``POST /inbox/{username}`` (scope ``msg:write``). Raises :class:`InboxLimitedError`
+        on a 429 (nothing is paused) and :class:`MessageRefusedError` on a 400."""
         fn = functools.partial(self._berserk.messaging.send, username, text)
-        await self._call("send_message", fn)
+        try:
+            await self._call("send_message", fn, pause_on_429=False)
+        except RateLimitedError as e:
+            raise InboxLimitedError(e.body) from e
+        except LichessHTTPError as e:
+            if e.status == 400:
+                raise MessageRefusedError(e.body) from e
+            raise
+
+    async def test_token(self) -> TokenInfo:
+        """``POST /api/token/test`` for the bot's own token: its user and scopes."""
+        if not self._token:
+            return TokenInfo(None, frozenset())
+        fn = functools.partial(self._requestor.post, "/api/token/test", data=self._token)
+        data = await self._call("test_token", fn)
+        if not isinstance(data, dict):
+            raise LichessPayloadError("token/test did not answer an object")
+        entry = data.get(self._token)
+        if entry is None:
+            return TokenInfo(None, frozenset())
+        if not isinstance(entry, dict) or not isinstance(entry.get("userId"), str):
+            raise LichessPayloadError("token/test answered without a userId")
+        scopes = str(entry.get("scopes") or "")
+        return TokenInfo(entry["userId"], frozenset(s for s in scopes.split(",") if s))
+
+    async def require_scopes(self, needed: Iterable[str]) -> TokenInfo:
+        """The token's info; raises :class:`MissingScopeError` naming what it lacks."""
+        info = await self.test_token()
+        missing = info.missing(needed)
+        if missing:
+            raise MissingScopeError(missing, info.user)
+        return info
+
+    async def team_members(self, team_id: str) -> list[str]:
+        """``GET /api/team/{teamId}/users`` (NDJSON): the members' ids, up to 5,000."""
+        fn = functools.partial(
+            self._requestor.get, f"/api/team/{team_id}/users", stream=True, fmt=NDJSON
+        )
+        rows = await self._call("team_members", _consume(fn))
+        return [str(row["id"]) for row in rows if isinstance(row, dict) and "id" in row]
+
+    async def team_leaders(self, team_id: str) -> list[str]:
+        """``GET /api/team/{teamId}``: the ids of its publicly visible leaders."""
+        fn = functools.partial(self._requestor.get, f"/api/team/{team_id}")
+        data = await self._call("team_leaders", fn)
+        leaders = data.get("leaders") if isinstance(data, dict) else None
+        if not isinstance(leaders, list):
+            return []
+        return [str(u["id"]) for u in leaders if isinstance(u, dict) and "id" in u]
 
     async def post_team_update(self, team_id: str, message: str) -> None:
         """``POST /team/{teamId}/pm-all`` (scope ``team:lead``)."""
@@ -210,7 +290,7 @@ class LichessClient:
 
     # --- the queue ---------------------------------------------------------------------
 
-    async def _call(self, name: str, fn: Callable[[], T]) -> T:
+    async def _call(self, name: str, fn: Callable[[], T], *, pause_on_429: bool = True) -> T:
         async with self._queue:
             attempt = 0
             rate_limit_waits = 0
@@ -219,8 +299,11 @@ class LichessClient:
                 try:
                     return await self._run_in_worker(fn)
                 except RateLimitedError:
+                    if not pause_on_429:
+                        raise
                     rate_limit_waits += 1
                     self._paused_until = self._clock.now() + self._rate_limit_pause
+                    await self._share_pause(self._paused_until)
                     log.warning(
                         "Lichess rate limit on %s: pausing every call until %s",
                         name,
@@ -241,9 +324,29 @@ class LichessClient:
                     await self._clock.sleep(delay)
 
     async def _wait_out_pause(self) -> None:
+        shared = await self._shared_pause()
+        if shared is not None and (self._paused_until is None or shared > self._paused_until):
+            self._paused_until = shared
         if self._paused_until is not None:
             await self._clock.sleep_until(self._paused_until)
             self._paused_until = None
+
+    async def _shared_pause(self) -> dt.datetime | None:
+        if self._board is None:
+            return None
+        try:
+            return await self._board.paused_until()
+        except Exception:  # the database is down: the local pause still holds
+            log.warning("could not read the shared Lichess pause", exc_info=True)
+            return None
+
+    async def _share_pause(self, until: dt.datetime) -> None:
+        if self._board is None:
+            return
+        try:
+            await self._board.pause(until)
+        except Exception:
+            log.warning("could not share the Lichess pause", exc_info=True)
 
     async def _run_in_worker(self, fn: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()

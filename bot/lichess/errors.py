@@ -1,6 +1,10 @@
 """The adapter's error tree.
 
-``LichessError`` -> ``LichessHTTPError(status, body)`` -> ``RateLimitedError`` / ``NotFoundError``;
+``LichessError`` -> ``LichessHTTPError(status, body)`` -> ``RateLimitedError`` / ``NotFoundError`` /
+``AuthorizationError`` (401, 403: the token is unknown or lacks a scope) / ``InboxLimitedError``
+(a 429 from ``POST /inbox``: the bot's budget of new conversations, not a global rate limit) /
+``MessageRefusedError`` (a 400 from ``POST /inbox``: the player blocks the bot or takes messages
+only from people they follow); ``MissingScopeError``: the token test found a needed scope absent;
 transport failures (connection refused, timeouts, truncated bodies) are ``LichessTransportError``
 raised ``from`` the library's exception; an answer the adapter cannot read is
 ``LichessPayloadError``. No requests, berserk or aiohttp exception leaves the package.
@@ -40,6 +44,40 @@ class NotFoundError(LichessHTTPError):
         super().__init__(404, body)
 
 
+class AuthorizationError(LichessHTTPError):
+    """HTTP 401 or 403: the token is unknown, revoked, or lacks the endpoint's scope."""
+
+
+class InboxLimitedError(LichessHTTPError):
+    """HTTP 429 from ``POST /inbox/{username}``: lila's per-sender message budget (new
+    conversations per day, replies per minute), which pausing every call would not help."""
+
+    recipient_failure = "limited"  # the outbox holds this recipient's messages
+
+    def __init__(self, body: str = "") -> None:
+        super().__init__(429, body)
+
+
+class MessageRefusedError(LichessHTTPError):
+    """HTTP 400 from ``POST /inbox/{username}``: "The message was rejected" (the recipient
+    blocks the sender, or accepts messages only from people they follow)."""
+
+    recipient_failure = "refused"  # the outbox marks this recipient unreachable by DM
+
+    def __init__(self, body: str = "") -> None:
+        super().__init__(400, body)
+
+
+class MissingScopeError(LichessError):
+    """The bot's token lacks scopes a command needs (``POST /api/token/test``)."""
+
+    def __init__(self, missing: list[str], user: str | None) -> None:
+        self.missing = missing
+        self.user = user
+        who = "an unknown or revoked token" if user is None else f"the token of {user}"
+        super().__init__(f"{who} lacks the scope {', '.join(missing)}")
+
+
 class LichessTransportError(LichessError):
     """The request did not get an answer: connection, timeout or truncated stream."""
 
@@ -66,4 +104,6 @@ def http_error(status: int, body: str) -> LichessHTTPError:
         return RateLimitedError(body)
     if status == 404:
         return NotFoundError(body)
+    if status in (401, 403):
+        return AuthorizationError(status, body)
     return LichessHTTPError(status, body)

@@ -143,3 +143,11 @@ def exit_award(match_id: int) -> NoticeKey:
 
 def knockout_repaired(match_id: int) -> NoticeKey:
     return NoticeKey(K.KNOCKOUT_REPAIRED, f"rebuild:{match_id}", match_id)
+
+
+# --- delivery --------------------------------------------------------------------------------
+
+
+def undelivered(player: str, day: str) -> NoticeKey:
+    """The TDs' alert that ``player``'s notices did not go out by DM (one a player a day)."""
+    return NoticeKey(K.UNDELIVERED, f"undelivered:{player.lower()}:{day}", player=player.lower())

@@ -54,6 +54,8 @@ class NoticeKind(enum.Enum):
     ARMAGEDDON_RESULT = "armageddon_result"
     EXIT_AWARD = "exit_award"
     KNOCKOUT_REPAIRED = "knockout_repaired"
+    # delivery (bot/runtime/outbox.py)
+    UNDELIVERED = "undelivered"  # TD alert: a player's notice could not go out by DM
 
 
 _LABELS = {
@@ -69,6 +71,7 @@ _LABELS = {
     NoticeKind.GAME_FLAGGED: "A counted game needs a look",
     NoticeKind.ARMAGEDDON_NEEDS_TD: "Armageddon: the TDs name White (rules 3.ix)",
     NoticeKind.ARMAGEDDON_GAME: "Armageddon game needs a look (rules 3.ix)",
+    NoticeKind.UNDELIVERED: "A notice could not be delivered by DM",
 }
 
 

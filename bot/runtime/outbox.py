@@ -5,6 +5,25 @@ Each message is written in the same transaction as the change that caused it; th
 it and marks it sent in a transaction of its own right after Lichess accepts it. A crash between
 those two steps is the only way a message can go out twice. Forum drafts are not sent: they wait
 for a TD to paste them and mark them posted.
+
+Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say),
+and with ``dm_per_minute`` (the service's: lila's 20 replies a minute) no more DMs than that go
+out in a minute: the rest wait for the minute to pass, rather than meet a 429.
+A failure is classed by what Lichess said, per recipient, never for the whole queue:
+
+* ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
+  messages until the next plausible reset: a minute when the bot has written to them before
+  (a reply: lila's budget per minute), else 1 h, then longer, up to a day (a new conversation:
+  the budget per day); nothing else waits. A notice still held after :data:`LIMIT_GIVE_UP`
+  is marked failed and the TDs are told.
+* ``MessageRefusedError`` (400: the player refuses the bot's messages) fails those messages at
+  once, marks the player ``dm-refused:<player>`` in ``lichess_holds`` and tells the TDs (one alert
+  a player a day) what the player missed; it is in their match room.
+* ``AuthorizationError`` (401/403: the token is bad or lacks ``msg:write``/``team:lead``) stops
+  the outbox: the ``outbox`` hold names the error for the TDs (desk, ``acwc doctor``), nothing is
+  marked, and the next start-up whose token check passes lifts it.
+* Anything else is retried with backoff (a global 429 already waited in the client) and fails
+  after :data:`MAX_ATTEMPTS`.
 """
 
 from __future__ import annotations
@@ -12,7 +31,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
@@ -20,6 +40,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
+from storage.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +52,23 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
+LIMIT_DELAYS = tuple(dt.timedelta(hours=h) for h in (1, 2, 4, 8, 16, 24))
+"""After the n-th 429 from ``/inbox``, hold that recipient's messages this long (lila's message
+budget is a window of a day that opened at an unknown time)."""
+REPLY_DELAY = dt.timedelta(minutes=1)
+"""After a 429 on a conversation that exists: lila's reply budget is per minute."""
+DM_PER_MINUTE = 20
+"""lila's budget of replies a minute for an ordinary account (``MsgSecurity``)."""
+PACE = dt.timedelta(minutes=1)
+LIMIT_GIVE_UP = dt.timedelta(hours=25)
+"""A notice still held by the message budget this long after it was written (so a whole window
+has passed) is marked failed and the TDs are told."""
+MERGE_LIMIT = 8000
+"""The longest DM Lichess takes; merged notices stay under it."""
+MERGE_SEPARATOR = "\n\n---\n\n"
+"""Between merged notices: a rule line a reader sees and a test can split on."""
+OUTBOX_HOLD = "outbox"
+REFUSED_HOLD = "dm-refused:"
 
 
 class Messenger(Protocol):
@@ -39,15 +77,69 @@ class Messenger(Protocol):
     async def team_update(self, team: str, text: str) -> None: ...
 
 
+class UndeliveredReporter(Protocol):
+    async def undelivered(
+        self, uow: UnitOfWork, *, now: dt.datetime, rows: Sequence[OutboxRow], why: str
+    ) -> None: ...
+
+
+def _status(error: BaseException) -> int | None:
+    status = getattr(error, "status", None)
+    return status if isinstance(status, int) else None
+
+
+def _recipient_failure(error: BaseException) -> str | None:
+    """``refused`` or ``limited`` when the error is about one recipient (the Lichess adapter's
+    errors say so in ``recipient_failure``; the runtime sits below the adapter)."""
+    value = getattr(error, "recipient_failure", None)
+    return value if isinstance(value, str) else None
+
+
 def is_permanent(error: BaseException) -> bool:
     """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text)."""
-    status = getattr(error, "status", None)
-    return isinstance(status, int) and 400 <= status < 500 and status != 429
+    status = _status(error)
+    return status is not None and 400 <= status < 500 and status != 429
+
+
+def is_refused(error: BaseException) -> bool:
+    return _recipient_failure(error) == "refused"
+
+
+def is_limited(error: BaseException) -> bool:
+    return _recipient_failure(error) == "limited"
+
+
+def is_unauthorised(error: BaseException) -> bool:
+    return _status(error) in (401, 403)
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
     delay: dt.timedelta = min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_CAP)
     return delay
+
+
+def limit_delay(limited: int) -> dt.timedelta:
+    """How long to hold a recipient's messages after their ``limited``-th 429."""
+    return LIMIT_DELAYS[min(max(limited, 1), len(LIMIT_DELAYS)) - 1]
+
+
+def merge(rows: Sequence[OutboxRow], limit: int = MERGE_LIMIT) -> list[list[OutboxRow]]:
+    """Split ``rows`` into groups whose bodies, joined, fit one message of ``limit``: a DM or
+    TD alert merges with the next ones to the same recipient; a team update goes alone."""
+    groups: list[list[OutboxRow]] = []
+    open_: dict[tuple[str, str], list[OutboxRow]] = {}
+    for row in rows:
+        key = (str(row.kind), row.recipient.lower())
+        group = open_.get(key) if row.kind is not Channel.TEAM_UPDATE else None
+        if group is not None:
+            length = sum(len(r.body) for r in group) + len(MERGE_SEPARATOR) * len(group)
+            if length + len(row.body) <= limit:
+                group.append(row)
+                continue
+        group = [row]
+        groups.append(group)
+        open_[key] = group
+    return groups
 
 
 class OutboxDispatcher(WaitingLoop):
@@ -59,24 +151,45 @@ class OutboxDispatcher(WaitingLoop):
         *,
         watch: Callable[[], object] | None = None,
         on_wait: Callable[[], None] | None = None,
+        alerts: UndeliveredReporter | None = None,
+        dm_per_minute: int | None = None,
     ) -> None:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
-        called each time the dispatcher has done what was due and goes to wait."""
+        called each time the dispatcher has done what was due and goes to wait; ``alerts``
+        tells the TDs of a player's notice that could not be delivered; ``dm_per_minute``
+        paces the DMs (``None``: no pacing)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
         self.messenger = messenger
+        self.alerts = alerts
         self.sent = 0
+        self.messages = 0
+        """Messages Lichess accepted (merged notices count once)."""
+        self.stopped: str | None = None
+        self.dm_per_minute = dm_per_minute
+        self._recent: deque[dt.datetime] = deque()
 
-    async def _send(self, row: OutboxRow) -> None:
+    async def _send(self, group: Sequence[OutboxRow]) -> None:
+        row = group[0]
+        body = MERGE_SEPARATOR.join(r.body for r in group)
         if row.kind is Channel.TEAM_UPDATE:
-            await self.messenger.team_update(row.recipient, row.body)
+            await self.messenger.team_update(row.recipient, body)
         else:
-            await self.messenger.send_dm(row.recipient, row.body)
+            await self.messenger.send_dm(row.recipient, body)
+
+    async def is_stopped(self) -> str | None:
+        """Why the outbox is stopped (Lichess refused the token), or ``None``."""
+        async with self.db.uow() as uow:
+            hold = await uow.holds.get(OUTBOX_HOLD)
+        self.stopped = None if hold is None else (hold.reason or "stopped")
+        return self.stopped
 
     async def deliver_due(self) -> int:
         """Send every due message once; returns how many went out."""
         sent = 0
+        if await self.is_stopped() is not None:
+            return sent
         while True:
             async with self.db.uow() as uow:
                 due = list(
@@ -84,37 +197,112 @@ class OutboxDispatcher(WaitingLoop):
                 )
             if not due:
                 return sent
-            for row in due:
+            for group in merge(due):
+                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
+                    self.sent += sent
+                    return sent
                 error: BaseException | None = None
                 try:
-                    await self._send(row)
+                    await self._send(group)
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:  # delivery failures are recorded, never fatal
                     error = e
-                async with self.db.uow() as uow:
-                    if error is None:
-                        marked = await uow.outbox.mark_sent(row.id, at=self.clock.now())
-                        await uow.commit()
-                        sent += marked
-                        continue
-                    stored = await uow.outbox.get(row.id)
-                    if stored is None or stored.status is not OutboxStatus.PENDING:
-                        continue
-                    now = self.clock.now()
-                    stored.attempts += 1
-                    stored.last_error = f"{type(error).__name__}: {error}"[:500]
-                    if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
-                        stored.status = OutboxStatus.FAILED
-                        log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
-                    else:
-                        stored.next_attempt_at = now + retry_delay(stored.attempts)
-                    await uow.commit()
+                if error is None:
+                    sent += await self._sent(group)
+                elif is_unauthorised(error):
+                    await self._stop(error)
+                    self.sent += sent
+                    return sent
+                else:
+                    await self._failed(group, error)
             self.sent += sent
             if len(due) < BATCH:
                 # That was every message due when we looked; one queued since woke us and
                 # is sent on the next round of run().
                 return sent
+
+    async def _paced(self) -> bool:
+        """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
+        if self.dm_per_minute is None:
+            return False
+        now = self.clock.now()
+        while self._recent and self._recent[0] <= now - PACE:
+            self._recent.popleft()
+        if len(self._recent) < self.dm_per_minute:
+            return False
+        async with self.db.uow() as uow:
+            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
+            await uow.commit()
+        return True
+
+    async def _sent(self, group: Sequence[OutboxRow]) -> int:
+        self.messages += 1
+        if group[0].kind is not Channel.TEAM_UPDATE:
+            self._recent.append(self.clock.now())
+        marked = 0
+        async with self.db.uow() as uow:
+            for row in group:
+                marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
+            if group[0].kind is Channel.DM:
+                await uow.holds.clear(REFUSED_HOLD + group[0].recipient.lower())
+            await uow.commit()
+        return marked
+
+    async def _stop(self, error: BaseException) -> None:
+        reason = f"Lichess refused the bot's token: {error}"[:500]
+        log.error("outbox stopped: %s", reason)
+        self.stopped = reason
+        async with self.db.uow() as uow:
+            await uow.holds.put(OUTBOX_HOLD, since=self.clock.now(), reason=reason)
+            await uow.commit()
+
+    async def _failed(self, group: Sequence[OutboxRow], error: BaseException) -> None:
+        now = self.clock.now()
+        note = f"{type(error).__name__}: {error}"[:500]
+        given_up: list[OutboxRow] = []
+        why = "Lichess refused it"
+        async with self.db.uow() as uow:
+            reply = is_limited(error) and await uow.notices.has_sent(
+                group[0].kind, group[0].recipient
+            )
+            rows = [await uow.outbox.get(r.id) for r in group]
+            for stored in rows:
+                if stored is None or stored.status is not OutboxStatus.PENDING:
+                    continue
+                stored.attempts += 1
+                stored.last_error = note
+                if is_refused(error):
+                    stored.status = OutboxStatus.FAILED
+                    given_up.append(stored)
+                    why = "the player does not accept messages from the bot"
+                elif is_limited(error):
+                    if now - stored.created_at >= LIMIT_GIVE_UP:
+                        stored.status = OutboxStatus.FAILED
+                        given_up.append(stored)
+                        why = "the bot's daily message budget kept it back for a day"
+                    elif reply:
+                        stored.next_attempt_at = now + REPLY_DELAY
+                    else:
+                        stored.next_attempt_at = now + limit_delay(stored.attempts)
+                elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
+                    stored.status = OutboxStatus.FAILED
+                    given_up.append(stored)
+                else:
+                    stored.next_attempt_at = now + retry_delay(stored.attempts)
+            row = group[0]
+            if is_limited(error):
+                held = [r.next_attempt_at for r in rows if r is not None and r.next_attempt_at]
+                if held:
+                    await uow.notices.defer(row.kind, row.recipient, max(held))
+                log.info("message budget: %s's messages held", row.recipient)
+            if is_refused(error):
+                await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
+            if given_up:
+                log.warning("outbox to %s failed: %s", row.recipient, error)
+                if self.alerts is not None and row.kind is not Channel.TD_ALERT:
+                    await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
+            await uow.commit()
 
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
@@ -126,7 +314,8 @@ class OutboxDispatcher(WaitingLoop):
         while True:
             self.wakeup.looking()
             await self.deliver_due()
-            when = await self._next_retry()
+            # Stopped (a bad token): wait to be woken, or (wall clock) look again in a while.
+            when = None if self.stopped is not None else await self._next_retry()
             if isinstance(self.clock, SystemClock):
                 poll = self.clock.now() + POLL
                 when = poll if when is None else min(when, poll)

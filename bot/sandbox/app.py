@@ -35,6 +35,7 @@ from bot.sandbox.encode import (
     user_json,
     user_status_json,
 )
+from bot.sandbox.inbox import Verdict
 from bot.sandbox.schemas import GameJson, game_color, is_over, millis, user_id
 from bot.sandbox.state import (
     InboxMessage,
@@ -45,6 +46,8 @@ from bot.sandbox.state import (
     TeamUpdate,
     Token,
 )
+from bot.sandbox.teams import team_routes
+from bot.sandbox.tokens import token_routes
 
 __all__ = ["STATE_KEY", "make_app", "run_sandbox"]
 
@@ -90,6 +93,8 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.post("/_sandbox/knobs", admin_knobs),
             web.post("/_sandbox/streams/drop", admin_drop_streams),
             web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
+            *team_routes(_state),
+            *token_routes(_state),
         ]
     )
     app.on_shutdown.append(_close_streams)
@@ -424,6 +429,19 @@ async def send_message(request: web.Request, token: Token | None) -> web.StreamR
     user = state.users.get(to)
     if user is None or user.disabled:
         return _error(400, "Cannot send a message to this user")
+    knobs = state.knobs
+    limits = (knobs.new_conversations_per_day, knobs.replies_per_minute)
+    verdict = state.messaging.verdict(
+        token.user,
+        to,
+        state.now(),
+        limits=limits if knobs.dm_limits else None,
+        leads_team_of=state.leads_team_of,
+    )
+    if verdict is Verdict.REJECTED:
+        return _error(400, "The message was rejected")
+    if verdict is Verdict.LIMITED:
+        return _error(429, "Too many requests. Try again later.")
     state.inbox.append(InboxMessage(sender=token.user, to=to, text=text, at=state.now()))
     return web.json_response(ok_json())
 

@@ -17,6 +17,7 @@ import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from bot.sandbox.inbox import Messaging
 from bot.sandbox.schemas import (
     GameClock,
     GameColor,
@@ -108,6 +109,10 @@ class Knobs:
     """Blank keep-alive line period on idle streams."""
     auto_approve_oauth: bool = False
     """``GET /oauth`` with a ``username`` hint redirects at once, as if the user approved."""
+    dm_limits: bool = False
+    """Apply lila's private-message budgets (:mod:`bot.sandbox.inbox`) to ``POST /inbox``."""
+    new_conversations_per_day: int = 20
+    replies_per_minute: int = 20
 
 
 @dataclass
@@ -144,6 +149,9 @@ class SandboxState:
         self.tokens: dict[str, Token] = {}
         self.codes: dict[str, OAuthCode] = {}
         self.team_leaders: dict[str, set[str]] = {}
+        self.team_members: dict[str, dict[str, dt.datetime]] = {}
+        """By team: each member's id and when they joined."""
+        self.messaging = Messaging()
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
         self.requests: list[tuple[str, str]] = []
@@ -193,6 +201,19 @@ class SandboxState:
 
     def make_team(self, team_id: str, *, leaders: Iterable[str]) -> None:
         self.team_leaders[team_id] = {user_id(u) for u in leaders}
+        members = self.team_members.setdefault(team_id, {})
+        for leader in self.team_leaders[team_id]:
+            members.setdefault(leader, self.now())
+
+    def join_team(self, team_id: str, user: str) -> None:
+        self.team_members.setdefault(team_id, {}).setdefault(user_id(user), self.now())
+
+    def leads_team_of(self, sender: str, member: str) -> bool:
+        """Whether ``sender`` leads a team ``member`` belongs to (lila: ``IsLeaderOf``)."""
+        return any(
+            sender in leaders and member in self.team_members.get(team, {})
+            for team, leaders in self.team_leaders.items()
+        )
 
     def create_game(
         self,

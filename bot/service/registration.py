@@ -8,6 +8,7 @@ review flags are reported, never acted on: excluding a player stays a TD decisio
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
@@ -16,7 +17,25 @@ from bot.config import Config
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from storage.db import Database
 
-__all__ = ["AccountRecord", "AccountSource", "Registration", "RegistrationCheck"]
+__all__ = [
+    "AccountRecord",
+    "AccountSource",
+    "Doctor",
+    "Registration",
+    "RegistrationCheck",
+    "registration_scopes",
+    "run_scopes",
+]
+
+
+def run_scopes(config: Config) -> list[str]:
+    """What ``acwc run`` needs of the bot's token: DMs, and team messages when a team is set."""
+    return ["msg:write", *(["team:lead"] if config.tournament.team else [])]
+
+
+def registration_scopes(config: Config) -> list[str]:
+    """What ``acwc registration check`` needs: the team's member list, when a team is set."""
+    return ["team:read"] if config.tournament.team else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +51,38 @@ class AccountSource(Protocol):
         """The account's record, or a sentence saying why it could not be read."""
         ...
 
+    async def team_members(self, team: str) -> set[str] | str:
+        """The ids of the team's members, or a sentence saying why they could not be read."""
+        ...
+
+    async def token(self) -> tuple[str | None, frozenset[str]]:
+        """The bot token's user (``None``: not valid) and scopes."""
+        ...
+
+    async def team_leaders(self, team: str) -> set[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Doctor:
+    """What ``acwc doctor`` reports: the bot's account, token and team, and who is not in it."""
+
+    bot: str | None
+    scopes: frozenset[str]
+    missing: list[str]
+    team: str | None
+    leads_team: bool
+    not_members: list[str]
+    members_problem: str | None
+    outbox_stopped: str | None
+    refusing_dms: list[str]
+
 
 @dataclass(frozen=True, slots=True)
 class RegistrationCheck:
     username: str
     verdict: EligibilityVerdict | None
     problem: str | None  # the account could not be checked (not found, API error, bad data)
+    team_member: bool | None = None  # None: no team configured, or its members unread
 
     @property
     def is_eligible(self) -> bool:
@@ -50,6 +95,8 @@ class RegistrationCheck:
         assert self.verdict is not None
         texts = [r.value.replace("_", " ") for r in self.verdict.refusals]
         texts += [f"review: {f.value.replace('_', ' ')}" for f in self.verdict.flags]
+        if self.team_member is False:
+            texts.append("not a team member (DMs to them count against the bot's daily limit)")
         return texts
 
 
@@ -76,6 +123,13 @@ class Registration:
         async with self.db.uow() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
         checks = [await self.check_player(username) for _, username in players]
+        team = self.config.tournament.team
+        members = await self.accounts.team_members(team) if team else None
+        if isinstance(members, set):
+            checks = [
+                dataclasses.replace(c, team_member=pid in members)
+                for (pid, _), c in zip(players, checks, strict=True)
+            ]
         async with self.db.uow() as uow:
             for (player_id, _), check in zip(players, checks, strict=True):
                 row = await uow.players.get(player_id)
@@ -97,7 +151,40 @@ class Registration:
                         "rating_at_cutoff": None if verdict is None else verdict.rating_at_cutoff,
                         "peak_rating": None if verdict is None else verdict.peak_rating,
                         "rated_games": None if verdict is None else verdict.rated_games_counted,
+                        "team_member": check.team_member,
                     },
                 )
             await uow.commit()
         return checks
+
+    async def doctor(self) -> Doctor:
+        """The bot's token, scopes and team, and the registered players not in the team."""
+        needed = sorted({*run_scopes(self.config), *registration_scopes(self.config)})
+        async with self.db.uow() as uow:
+            holds = [(h.name, h.reason) for h in await uow.holds.named("")]
+        bot, scopes = await self.accounts.token()
+        team = self.config.tournament.team or None
+        leads, not_members, problem = False, [], None
+        if team:
+            leaders = await self.accounts.team_leaders(team)
+            leads = bot is not None and bot in leaders
+            members = await self.accounts.team_members(team)
+            if isinstance(members, str):
+                problem = members
+            else:
+                async with self.db.uow() as uow:
+                    players = await uow.players.list()
+                not_members = [p.username for p in players if p.id not in members]
+        stopped = next((reason for name, reason in holds if name == "outbox"), None)
+        refusing = [name.split(":", 1)[1] for name, _ in holds if name.startswith("dm-refused:")]
+        return Doctor(
+            bot=bot,
+            scopes=scopes,
+            missing=sorted(set(needed) - scopes) if bot is not None else sorted(needed),
+            team=team,
+            leads_team=leads,
+            not_members=not_members,
+            members_problem=problem,
+            outbox_stopped=stopped,
+            refusing_dms=refusing,
+        )

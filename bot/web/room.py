@@ -23,6 +23,7 @@ from bot.errors import OperationError
 from bot.service.weekly.texts import PlayerTexts
 from bot.views import matches as views
 from bot.views.match_room import match_view
+from bot.views.notices import player_notices
 from bot.web.core import (
     Viewer,
     WebContext,
@@ -293,6 +294,13 @@ async def room(request: web.Request) -> web.StreamResponse:
                 view = await match_view(uow, config, match_id=row.id, viewer=who.username, now=now)
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)
+        notices = []
+        if is_mine:  # "your notices": read here, so marked read once shown
+            notices = await player_notices(
+                uow, player=who.user_id, team=config.tournament.team, now=now
+            )
+            if await uow.notices.mark_seen([n.id for n in notices if n.unread], at=now):
+                await uow.commit()
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
     opponent = line.second if who.user_id == row.white_first else line.first
     deadlines = [
@@ -311,6 +319,7 @@ async def room(request: web.Request) -> web.StreamResponse:
             "deadlines": deadlines,
             "agreed": when(row.agreed_time, now),
             "view": view,
+            "notices": notices,
             "when": lambda t: when(t, now),
             "max_text": MAX_LENGTH,
             "can_act": is_mine and row.black_first is not None,

@@ -7,12 +7,15 @@ import datetime as dt
 from dataclasses import replace
 
 import pytest
-from lichess_helpers import START, TEAM
+from lichess_helpers import BOT, START, TEAM
 
 from bot.lichess import (
+    AuthorizationError,
+    InboxLimitedError,
     LichessClient,
     LichessHTTPError,
     LichessTransportError,
+    MessageRefusedError,
     NotFoundError,
     RateLimitedError,
 )
@@ -227,7 +230,7 @@ async def test_rate_limit_pauses_every_call_for_a_minute_and_loses_nothing(
     client: LichessClient, state: SandboxState, clock: FakeClock
 ) -> None:
     state.knobs.rate_limit_next = 1
-    first = asyncio.create_task(client.send_message("Alice", "one"))
+    first = asyncio.create_task(client.post_team_update(TEAM, "one"))
     second = asyncio.create_task(client.send_message("Bob", "two"))
     third = asyncio.create_task(client.get_user("carol"))
     await clock.wait_for_sleepers(1)
@@ -242,9 +245,43 @@ async def test_rate_limit_pauses_every_call_for_a_minute_and_loses_nothing(
     clock.advance(dt.timedelta(seconds=1))
     await asyncio.gather(first, second)
     assert (await third).id == "carol"
-    assert state.inbox_of("alice") == ["one"]
+    assert [u.message for u in state.team_updates] == ["one"]
     assert state.inbox_of("bob") == ["two"]
     assert len(state.requests) == 4
+
+
+async def test_a_429_from_the_inbox_pauses_nothing_and_says_whose_message_it_was(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    state.knobs.rate_limit_next = 1  # the inbox's answer when the message budget is spent
+    with pytest.raises(InboxLimitedError):
+        await client.send_message("Alice", "one")
+    assert client.paused_until is None
+    assert (await client.get_user("carol")).id == "carol"
+    assert clock.now() == START  # nothing waited
+    assert state.inbox_of("alice") == []
+
+
+async def test_a_rejected_message_and_a_missing_scope_are_their_own_errors(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    state.messaging.refuse_strangers.add("alice")
+    token = state.add_token(BOT, scopes=["team:lead"])
+    async with LichessClient(base_url=sandbox_url, token=token, clock=clock) as client:
+        with pytest.raises(AuthorizationError) as denied:
+            await client.send_message("Bob", "hi")
+        info = await client.test_token()
+    assert denied.value.status == 403
+    assert info.user == BOT
+    assert info.missing(["msg:write", "team:lead"]) == ["msg:write"]
+    full = state.add_token(BOT)
+    async with LichessClient(base_url=sandbox_url, token=full, clock=clock) as client:
+        with pytest.raises(MessageRefusedError) as refused:
+            await client.send_message("Alice", "hi")
+        await client.send_message("Bob", "hi")
+    assert "rejected" in refused.value.body
+    assert state.inbox_of("alice") == []
+    assert state.inbox_of("bob") == ["hi"]
 
 
 async def test_persistent_rate_limit_finally_raises(

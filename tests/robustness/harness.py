@@ -47,7 +47,7 @@ from bot.demo.roster import make_roster, seed_history
 from bot.demo.season import demo_config
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
-from bot.runtime.outbox import SENDABLE_KINDS
+from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
@@ -349,7 +349,9 @@ async def _outcome(
             sent[(str(normalise_username(row.recipient)), row.body)] += 1
         else:
             unsent.append((row.recipient, row.status, row.body[:60]))
-    delivered = Counter((str(m.to), m.text) for m in sandbox.inbox)
+    delivered = Counter(  # notices due together went out as one DM
+        (str(m.to), notice) for m in sandbox.inbox for notice in m.text.split(MERGE_SEPARATOR)
+    )
     return {
         "placement": td.placement,
         "standings": standings,

@@ -20,7 +20,7 @@ from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
-from bot.runtime.outbox import OutboxDispatcher
+from bot.runtime.outbox import MERGE_SEPARATOR, OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
@@ -160,6 +160,10 @@ class Week:
     async def outbox(self, kind: str | None = None) -> Sequence[OutboxRow]:
         async with self.db.uow() as uow:
             return await uow.outbox.list(kind=kind)
+
+    def received(self, user: str) -> list[str]:
+        """The notices ``user`` got on the sandbox, merged DMs split into their notices."""
+        return [n for m in self.state.inbox_of(user) for n in m.split(MERGE_SEPARATOR)]
 
     async def dms_to(self, user: str) -> list[str]:
         """Queued DMs to ``user`` (any status), oldest first."""

@@ -68,8 +68,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
 
     sent = await week.deliver()
     assert sent > 0
-    assert week.state.inbox_of("alice") == await week.dms_to("alice")
-    assert len(week.state.inbox_of("odmwnd")) == len(await week.alerts())
+    assert week.received("alice") == await week.dms_to("alice")
+    assert len(week.received("odmwnd")) == len(await week.alerts())
 
 
 async def test_dismissed_claim_leaves_the_match_open(week: Week) -> None:

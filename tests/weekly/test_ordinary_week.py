@@ -85,5 +85,5 @@ async def test_ordinary_negotiation_agrees_a_time_and_the_game_starts(week: Week
 
     sent = await week.deliver()
     assert sent == len(await week.outbox("dm")) + len(await week.outbox("td_alert")) + 1
-    assert len(week.state.inbox_of("alice")) == len(await week.dms_to("alice"))
+    assert len(week.received("alice")) == len(await week.dms_to("alice"))
     assert week.clock.now() > START

@@ -73,11 +73,13 @@ async def desk(request: web.Request) -> web.StreamResponse:
             int(r.details.get("outbox", 0)): r.actor
             for r in await WebRepository(uow.session).audit_actions("forum.posted")
         }
+        stopped = await uow.holds.get("outbox")  # Lichess refused the token (runtime/outbox)
     return await render(
         request,
         "desk.html",
         {
             "title": "TD desk",
+            "outbox_stopped": None if stopped is None else stopped.reason,
             "decisions": decisions,
             "drafts": current_drafts(d for d in drafts if d.status is not OutboxStatus.POSTED),
             "posted": [d for d in drafts if d.status is OutboxStatus.POSTED][-10:],

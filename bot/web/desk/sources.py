@@ -34,7 +34,7 @@ from rules.core.states import RoundState
 from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
-from storage.models import OutboxRow
+from storage.models import OutboxRow, OutboxStatus
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -442,11 +442,14 @@ class TdAlerts:
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
         latest: dict[tuple[str, int | str], OutboxRow] = {}
+        failed: dict[str, bool] = {}  # every copy failed: no TD got it by DM
         for r in await uow.outbox.alerts(except_notice=NoticeKind.DISQUALIFICATION_DUE.value):
             if r.notice in COVERED:
                 continue
             group = r.match_id if r.match_id is not None else (r.event or f"outbox-{r.id}")
             latest[(r.notice or "", group)] = r  # oldest first: the last is the newest
+            key = r.event or f"outbox-{r.id}"
+            failed[key] = failed.get(key, True) and r.status is OutboxStatus.FAILED
         done = await settled_keys(uow)
         names = await _names(uow)
         out = []
@@ -482,7 +485,7 @@ class TdAlerts:
                 Decision(
                     kind=self.kind,
                     key=key,
-                    title=_title(r, names),
+                    title=_title(r, names) + (" (not delivered by DM)" if failed.get(key) else ""),
                     summary=alert_body(r),
                     at=r.created_at,
                     match_id=r.match_id,

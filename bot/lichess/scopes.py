@@ -1,0 +1,33 @@
+"""The scopes the bot's token needs, and the start-up check that names a missing one.
+
+``acwc run`` sends DMs (``msg:write``) and team messages (``team:lead``, when a team is set);
+``acwc registration check`` reads the team's members (``team:read``, when a team is set). Both
+ask ``POST /api/token/test`` first and refuse to start with a token that lacks one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.lichess.client import LichessClient, TokenInfo
+from bot.lichess.errors import LichessHTTPError, LichessTransportError
+from bot.service.registration import registration_scopes, run_scopes
+
+__all__ = ["check_token", "registration_scopes", "run_scopes"]
+
+log = logging.getLogger(__name__)
+
+
+async def check_token(client: LichessClient, needed: list[str]) -> TokenInfo | None:
+    """The token's user and scopes; raises :class:`~bot.lichess.errors.MissingScopeError`
+    naming what it lacks. ``None`` when Lichess could not be asked (down: the service starts,
+    and a refused call says so later)."""
+    if not needed:
+        return None
+    try:
+        return await client.require_scopes(needed)
+    except (LichessTransportError, LichessHTTPError) as e:
+        if isinstance(e, LichessHTTPError) and not e.is_server_error:
+            raise
+        log.warning("could not check the Lichess token's scopes: %s", e)
+        return None

@@ -1,0 +1,50 @@
+"""The TDs' alert for a notice that could not be delivered by DM.
+
+The outbox dispatcher calls :meth:`UndeliveredAlerts.undelivered` when Lichess refused a
+player's DM (their preferences refuse the bot: HTTP 400), when the bot's message budget kept it
+from going out for longer than a day (429), or when a team message was refused. The notice
+itself stays in the player's match room ("your notices"), marked as not delivered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from bot.notify import keys
+from bot.notify.kinds import NoticeKind, notice_label
+from bot.notify.notifier import Notifier
+from storage.models import OutboxRow
+from storage.uow import UnitOfWork
+
+__all__ = ["UndeliveredAlerts", "missed_label"]
+
+
+def missed_label(row: OutboxRow) -> str:
+    """What one undelivered notice was, in a few words: its kind and match."""
+    try:
+        label = notice_label(NoticeKind(row.notice)) if row.notice else "a message"
+    except ValueError:
+        label = row.notice or "a message"
+    return label if row.match_id is None else f"{label} (match {row.match_id})"
+
+
+class UndeliveredAlerts:
+    def __init__(self, notifier: Notifier) -> None:
+        self.notifier = notifier
+
+    async def undelivered(
+        self, uow: UnitOfWork, *, now: dt.datetime, rows: Sequence[OutboxRow], why: str
+    ) -> None:
+        """Tell the TDs (one alert a player a day) that ``rows`` to one player did not go out."""
+        if not rows:
+            return
+        player = rows[0].player or rows[0].recipient
+        missed = "; ".join(dict.fromkeys(missed_label(r) for r in rows))
+        text = (
+            f"A notice to {rows[0].recipient} could not be delivered by DM: {why}. "
+            f'They missed: {missed}. It is in their match room under "your notices"; '
+            "please reach them another way."
+        )
+        key = keys.undelivered(player, now.date().isoformat())
+        await self.notifier.td_alert(uow, now=now, text=text, key=key)

@@ -1,0 +1,98 @@
+"""'Your notices' in the match room: every DM the player was sent, newest first, unread marked
+until they see it, and a notice Lichess refused says so (nothing depends on a DM alone)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.app import Service
+from bot.demo.bundled import bundled_sandbox
+from bot.runtime.clock import FakeClock
+from bot.runtime.outbox import OUTBOX_HOLD
+from bot.sandbox.state import SandboxState
+from storage.models import OutboxStatus
+from tests.web.helpers import NOW, TD, Browser, Site, make_config, seed
+
+
+@pytest.fixture
+async def refusing() -> SandboxState:
+    state = SandboxState()
+    for name in ("Alice", "Bob", "Carol", "Dave"):
+        state.add_user(name)
+    state.messaging.refuse_strangers.add("alice")  # Alice takes DMs only from people she follows
+    return state
+
+
+@pytest.fixture
+async def site_with(database_url: str, refusing: SandboxState) -> AsyncIterator[Site]:
+    clock = FakeClock(NOW)
+    refusing.now = clock.now
+    async with Service(
+        make_config(database_url), clock=clock, web_port=0, sandbox=bundled_sandbox(refusing)
+    ) as service:
+        assert service.web_url is not None
+        matches = await seed(service)
+        yield Site(service=service, clock=clock, url=service.web_url, matches=matches)
+
+
+async def test_the_room_lists_the_players_notices_marks_new_ones_and_undelivered_ones(
+    site_with: Site, refusing: SandboxState
+) -> None:
+    site = site_with
+    await site.service.dispatcher.deliver_due()
+    async with site.db.uow() as uow:
+        to_alice = [r for r in await uow.outbox.list(kind="dm") if r.player == "alice"]
+    assert to_alice
+    assert {r.status for r in to_alice} == {OutboxStatus.FAILED}
+    assert refusing.inbox_of("alice") == []
+    bob_got = refusing.inbox_of("bob")
+    assert bob_got
+
+    alice, bob = Browser(site), Browser(site)
+    try:
+        await alice.login("Alice")
+        html = await alice.get(f"/match/{site.matches['alice-bob']}")
+        assert "Your notices" in html
+        assert "<strong>new</strong>" in html
+        assert "not delivered by DM: your Lichess settings refuse messages from the bot" in html
+        assert to_alice[0].body.split("\n")[0] in html
+        html = await alice.get(f"/match/{site.matches['alice-bob']}")
+        assert "<strong>new</strong>" not in html  # seen once, no longer new
+
+        await bob.login("Bob")
+        html = await bob.get(f"/match/{site.matches['alice-bob']}")
+        assert "sent by DM" in html
+        assert "not delivered" not in html
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_the_desk_marks_an_alert_no_td_got_and_says_when_the_outbox_is_stopped(
+    site_with: Site, refusing: SandboxState
+) -> None:
+    site = site_with
+    refusing.messaging.refuse_strangers.add(TD.lower())  # the TD refuses the bot's DMs too
+    await site.service.dispatcher.deliver_due()  # Alice refuses: the TDs are alerted...
+    await site.service.dispatcher.deliver_due()  # ... and that alert is refused as well
+    async with site.db.uow() as uow:
+        alerts = await uow.outbox.list(kind="td_alert")
+    assert [a.notice for a in alerts] == ["undelivered"]
+    assert alerts[0].status is OutboxStatus.FAILED
+
+    tina = Browser(site)
+    try:
+        await tina.login(TD)
+        html = await tina.get("/desk")
+        assert "A notice could not be delivered by DM (not delivered by DM)" in html
+        assert "The outbox is stopped" not in html
+        async with site.db.uow() as uow:
+            await uow.holds.put(OUTBOX_HOLD, since=NOW, reason="Lichess answered HTTP 403")
+            await uow.commit()
+        html = await tina.get("/desk")
+        assert "The outbox is stopped" in html
+        assert "HTTP 403" in html
+    finally:
+        await tina.close()
