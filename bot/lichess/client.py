@@ -5,7 +5,16 @@ So every call goes through one queue (an ``asyncio.Lock``, which wakes waiters i
 into one worker thread where berserk (blocking ``requests``) runs. A 429 pauses the whole queue
 for ``rate_limit_pause`` on the service :class:`Clock`, then the same request is tried again, so
 nothing is lost; 5xx answers and transport errors are retried with capped exponential backoff.
-Every request has a timeout (berserk sets none).
+Every request has a timeout (berserk sets none). A streamed answer (the NDJSON game exports) reads
+with ``stream_timeout``, above the keep-alive interval of Lichess's exports
+(:data:`bot.config.LICHESS_KEEPALIVE_SECONDS`): a slow filtered export sends a blank line only
+that often.
+A game against the AI or an anonymous player in an export is skipped, never an error, and so is
+the export's ``{}`` keep-alive line.
+
+The fields berserk lacks (an open challenge's ``users``, broadcasts) go through :meth:`post_form`
+(raw HTTP on the same queue), read by :mod:`bot.lichess.challenges` and
+:mod:`bot.lichess.broadcasts`.
 
 Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.core.model.Game`)
 and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves this module.
@@ -17,7 +26,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -35,34 +44,40 @@ from bot.lichess.errors import (
     RateLimitedError,
     http_error,
 )
-from bot.lichess.games import game_from_export, to_millis
+from bot.lichess.games import NotBetweenUsers, game_from_export, to_millis
 from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_from_json
 from bot.runtime.clock import Clock
 from rules.core.model import Game, GameId
 
-__all__ = ["DEFAULT_BASE_URL", "LichessClient"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_STREAM_TIMEOUT", "LichessClient"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://lichess.org"
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
+DEFAULT_STREAM_TIMEOUT = 90.0
+"""Above :data:`~bot.config.LICHESS_KEEPALIVE_SECONDS`, the export's keep-alive interval."""
 
 T = TypeVar("T")
 
 
 class _Session(requests.Session):
-    """A requests session that carries the bot token and a default timeout on every call."""
+    """A requests session that carries the bot token and a default timeout on every call: a
+    streamed answer reads with ``stream_timeout`` (it may be silent up to Lichess's keep-alive
+    interval), everything else with ``timeout``."""
 
-    def __init__(self, token: str | None, timeout: float) -> None:
+    def __init__(self, token: str | None, timeout: float, stream_timeout: float) -> None:
         super().__init__()
         self._default_timeout = timeout
+        self._stream_timeout = stream_timeout
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs.get("timeout") is None:
-            kwargs["timeout"] = self._default_timeout
+            read = self._stream_timeout if kwargs.get("stream") else self._default_timeout
+            kwargs["timeout"] = (self._default_timeout, read)
         return super().request(method, url, *args, **kwargs)
 
 
@@ -80,6 +95,7 @@ class LichessClient:
         token: str | None,
         clock: Clock,
         timeout: float = 30.0,
+        stream_timeout: float = DEFAULT_STREAM_TIMEOUT,
         max_attempts: int = 5,
         max_rate_limit_waits: int = 5,
         backoff_initial: float = 1.0,
@@ -95,7 +111,7 @@ class LichessClient:
         self._backoff_initial = backoff_initial
         self._backoff_max = backoff_max
         self._rate_limit_pause = rate_limit_pause
-        self._session = _Session(token, timeout)
+        self._session = _Session(token, timeout, stream_timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
         # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
         # requests and always fails; team updates go through a plain Requestor instead.
@@ -163,7 +179,7 @@ class LichessClient:
             moves=_lichess_bool(False),  # type: ignore[arg-type]
         )
         rows = await self._call("export_games", _consume(fn))
-        return [game_from_export(row) for row in rows]
+        return _user_games(rows)
 
     async def export_games_by_ids(self, ids: Iterable[GameId | str]) -> list[Game]:
         """``POST /api/games/export/_ids`` (NDJSON), 300 ids per request."""
@@ -177,7 +193,7 @@ class LichessClient:
                 moves=_lichess_bool(False),  # type: ignore[arg-type]
             )
             rows = await self._call("export_games_by_ids", _consume(fn))
-            games.extend(game_from_export(row) for row in rows)
+            games.extend(_user_games(rows))
         return games
 
     async def get_statuses(self, user_ids: Iterable[str]) -> list[UserStatus]:
@@ -207,6 +223,12 @@ class LichessClient:
             self._requestor.post, f"/team/{team_id}/pm-all", data={"message": message}
         )
         await self._call("post_team_update", fn)
+
+    async def post_form(self, name: str, path: str, data: Mapping[str, str]) -> Any:
+        """``POST path`` with a form body, on the queue; the JSON answer. For the endpoints and
+        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`)."""
+        fn = functools.partial(self._requestor.post, path, data=dict(data))
+        return await self._call(name, fn)
 
     # --- the queue ---------------------------------------------------------------------
 
@@ -257,6 +279,21 @@ def _lichess_bool(value: bool | None) -> str | None:
     if value is None:
         return None
     return "true" if value else "false"
+
+
+def _user_games(rows: Iterable[Any]) -> list[Game]:
+    """The games of an export between two Lichess users; a game against the AI or an anonymous
+    player is skipped (a history holds them; they never are match games), and so is the ``{}``
+    line lila's ``GameApiV2`` writes as the keep-alive of a JSON export that has been silent."""
+    games: list[Game] = []
+    for row in rows:
+        if row == {}:
+            continue  # a keep-alive
+        try:
+            games.append(game_from_export(row))
+        except NotBetweenUsers as e:
+            log.debug("skipping an exported game: %s", e)
+    return games
 
 
 def _consume(fn: Callable[[], Iterator[Any]]) -> Callable[[], list[Any]]:

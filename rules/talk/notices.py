@@ -216,7 +216,8 @@ def time_agreed(
             p,
             f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
             f"Be online on time: after {grace} your opponent may report a no-show (rules 6.3). "
-            "The time changes only if both of you agree (`change <time>`).",
+            "The time changes only if both of you agree (`change <time>`).\n"
+            "The bot sends you each game's link: a challenge only you two can join.",
         )
         for p in (a, b)
     ]
