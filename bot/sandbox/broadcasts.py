@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import secrets
-import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,10 +52,12 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "-"
 
 
-def _new_id(taken: Callable[[str], bool]) -> str:
-    alphabet = string.ascii_letters + string.digits
+def _new_id(prefix: str, taken: Callable[[str], bool]) -> str:
+    """An 8-character id like Lichess's, the same every run of a seeded demo."""
+    n = 0
     while True:
-        bid = "".join(secrets.choice(alphabet) for _ in range(8))
+        n += 1
+        bid = f"{prefix}{n:06d}"
         if not taken(bid):
             return bid
 
@@ -114,7 +114,7 @@ def broadcast_routes(state_of: StateOf, error: Error, authed: Authed) -> list[we
             return error(400, str(e))
         markdown = form.get("markdown")
         tour = BroadcastTour(
-            id=_new_id(lambda b: b in state.broadcasts),
+            id=_new_id("bt", lambda b: b in state.broadcasts),
             name=name,
             slug=_slug(name),
             owner=token.user,
@@ -149,7 +149,8 @@ def broadcast_routes(state_of: StateOf, error: Error, authed: Authed) -> list[we
         unknown = [n for n in names if user_id(n) not in state.users]
         if unknown:
             return error(400, f"syncUsers: no such user {unknown[0]}")
-        rid = _new_id(lambda r: any(r == x.id for t in state.broadcasts.values() for x in t.rounds))
+        taken = {x.id for t in state.broadcasts.values() for x in t.rounds}
+        rid = _new_id("br", taken.__contains__)
         slug = _slug(name)
         rnd = BroadcastRound(
             id=rid,

@@ -10,8 +10,6 @@ A challenge lapses at ``expiresAt`` (24 hours by default, at most two weeks: the
 from __future__ import annotations
 
 import datetime as dt
-import secrets
-import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -160,10 +158,13 @@ def read_open_challenge(
     )
 
 
-def new_challenge_id(taken: Callable[[str], bool]) -> str:
-    alphabet = string.ascii_letters + string.digits
+def new_challenge_id(taken: Callable[[str], bool], made: int) -> str:
+    """An 8-character id like Lichess's, drawn from how many challenges were made so far, so a
+    seeded demo makes the same ids every run."""
+    n = made
     while True:
-        cid = "".join(secrets.choice(alphabet) for _ in range(8))
+        n += 1
+        cid = f"ch{n:06d}"
         if not taken(cid):
             return cid
 
@@ -214,7 +215,9 @@ def challenge_routes(state_of: StateOf, error: Error) -> list[web.RouteDef]:
                 fields,
                 known=lambda uid: uid in state.users,
                 now=state.now(),
-                new_id=new_challenge_id(lambda c: c in state.challenges or c in state.games),
+                new_id=new_challenge_id(
+                    lambda c: c in state.challenges or c in state.games, len(state.challenges)
+                ),
             )
         except ChallengeError as e:
             return error(400, str(e))

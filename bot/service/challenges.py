@@ -152,11 +152,12 @@ class GameChallenges:
         ):
             return
         repo = GamesRepository(uow.session)
+        expires_at = self._expiry(row, game, now)
         if any(
-            c.week == week and c.game_number == game and c.expires_at > now
+            c.week == week and c.game_number == game and c.expires_at >= expires_at
             for c in await repo.challenges(row.id)
         ):
-            return  # one is open already
+            return  # one lasts long enough already (a time moved later needs a new one)
         rnd = await uow.tournaments.round(row.round_id)
         match = to_match(row, round=rnd.number if rnd is not None else 0)
         white = match.white_in_game(game)
@@ -178,7 +179,7 @@ class GameChallenges:
                 black=black_name,
                 game=game,
             ),
-            expires_at=self._expiry(row, game, now),
+            expires_at=expires_at,
         )
         try:
             made = await self.maker(spec)

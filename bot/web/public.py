@@ -21,6 +21,7 @@ from bot.web.core import context, not_found, render, viewer, when
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
 from rules.swiss.tiebreaks import Standings
+from rules.talk.games import time_control_text
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
 
@@ -259,7 +260,9 @@ async def rules_page(request: web.Request) -> web.StreamResponse:
 # --- iCalendar ----------------------------------------------------------------------------------
 
 
-def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, host: str) -> bytes:
+def _calendar(
+    name: str, matches: list[views.MatchLine], *, now: dt.datetime, host: str, config: Config
+) -> bytes:
     cal = icalendar.Calendar()
     cal.add("prodid", "-//acwc-bot//match times//EN")
     cal.add("version", "2.0")
@@ -273,7 +276,12 @@ def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, ho
         event.add("dtstart", m.agreed_time)
         event.add("dtend", m.agreed_time + dt.timedelta(hours=3))
         event.add("summary", f"{m.first} - {m.second} ({m.stage_label})")
-        event.add("description", f"{m.stage_label}, round {m.round_number}: {m.games} games.")
+        event.add(
+            "description",
+            f"{m.stage_label}, round {m.round_number}: {m.games} games, "
+            f"{time_control_text(config.rules.time_control)}. "
+            f"The bot's link to each game is in the match room: {config.room_url(m.id)}",
+        )
         cal.add_component(event)
     body: bytes = cal.to_ical()
     return body
@@ -297,7 +305,9 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
         rounds = await views.published_rounds(uow)
     matches = [m for r in rounds for m in r.matches]
     host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
-    body = _calendar(ctx.config.tournament.name, matches, now=ctx.now(), host=host)
+    body = _calendar(
+        ctx.config.tournament.name, matches, now=ctx.now(), host=host, config=ctx.config
+    )
     return _ics(body, "acwc.ics")
 
 
@@ -311,7 +321,11 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         matches = await views.player_matches(uow, row.id)
     host = ctx.base_url(request).split("://", 1)[-1].split("/", 1)[0]
     body = _calendar(
-        f"{ctx.config.tournament.name}: {row.username}", matches, now=ctx.now(), host=host
+        f"{ctx.config.tournament.name}: {row.username}",
+        matches,
+        now=ctx.now(),
+        host=host,
+        config=ctx.config,
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

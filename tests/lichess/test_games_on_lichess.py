@@ -33,6 +33,7 @@ from bot.sandbox.schemas import GameClock, LightUser
 from bot.sandbox.state import SandboxState
 from bot.service.broadcasts import Broadcasts
 from bot.service.registration import Registration
+from bot.views.match_room import MatchView, match_view
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from rules.core.states import RoundState
 from storage.db import Database
@@ -153,15 +154,20 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
         assert first.name == "ACWC 2021 Qualification R1: Alice vs Bob, game 1"
         assert first.expires_at == agreed + DEFAULT_RULESET.conduct.no_show_second_alert
         await stored_challenges(db, match_id, 1)
+        room = await room_of(db, svc.config, match_id, clock)
+        assert (room.next_game, room.next_white) == (1, "alice")
+        assert (room.challenge_url, room.time_control) == (first.url, "2+5 rated antichess")
         exports_before = state.requests.count(("POST", "/api/games/export/_ids"))
         game = accept_challenge(state, first.id)
         assert (game.id, game.source) == (first.id, "friend")
         state.finish_game(game.id, status="variantEnd", winner="black")
         await stored_soon(db, match_id, {game.id}, counted=True)
         rows = await stored_challenges(db, match_id, 2)  # the next game's, at once
+        room = await room_of(db, svc.config, match_id, clock)
     assert state.requests.count(("POST", "/api/games/export/_ids")) == exports_before
     second = next(c for c in state.challenges.values() if c.id != first.id)
     assert second.users == ("bob", "alice")
+    assert (room.next_game, room.next_white, room.challenge_url) == (2, "bob", second.url)
     assert second.name == "ACWC 2021 Qualification R1: Bob vs Alice, game 2"
     assert [(r.game_number, r.white, r.url) for r in rows] == [
         (1, "alice", first.url),
@@ -171,6 +177,11 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
         dms = [m for m in await uow.outbox.list(kind="dm") if first.url in m.body]
     assert sorted(m.recipient for m in dms) == ["Alice", "Bob"]
     assert all("2+5 rated antichess" in m.body and "Alice (White)" in m.body for m in dms)
+
+
+async def room_of(db: Database, config: Config, match_id: int, clock: FakeClock) -> MatchView:
+    async with db.uow() as uow:
+        return await match_view(uow, config, match_id=match_id, viewer="alice", now=clock.now())
 
 
 async def stored_challenges(db: Database, match_id: int, count: int) -> list[ChallengeRow]:
