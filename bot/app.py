@@ -101,13 +101,13 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
-    publication = Publication(config, notifier)
     challenges = GameChallenges(
         config, notifier, None if lichess is None else LichessChallenges(lichess)
     )
+    publication = Publication(config, notifier)
     announcements = Announcements(config, notifier, challenges=challenges)
     conduct = Conduct(config, notifier)
-    armageddons = Armageddons(config, notifier)
+    armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
     weekly_deadlines = WeeklyDeadlines(

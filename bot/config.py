@@ -104,6 +104,8 @@ class GamesConfig:
         StageKind.THIRD_PLACE,
     )
     """The stages followed by a live Lichess broadcast, a round per week (empty: none)."""
+    armageddon_challenge_lifetime: dt.timedelta = dt.timedelta(days=7)
+    """How long the armageddon game's challenge stays open once the colours are decided."""
 
     @property
     def lichess_scopes(self) -> frozenset[str]:

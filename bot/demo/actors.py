@@ -13,8 +13,7 @@ through the service's own doors and says when it next wants to act:
 * :class:`GameActor`: plays each agreed match on the sandbox, game by game, from the agreed time:
   both players join the open challenge the bot made for that game (its link is in their DMs and
   the match room), the game starts and is finished seven minutes later, so the service's real
-  games stream and intake record it. An armageddon game is still made by hand (the bot makes no
-  challenge for it: Lichess has no clock that differs per colour).
+  games stream and intake record it; the armageddon game too, through its own challenge.
 
 No actor keeps history between steps beyond caches of what the database or the sandbox say; a
 decision is a function of (stored state, seed), so a restarted driver or service makes the same.
@@ -545,7 +544,8 @@ class GameActor:
             self._challenges = {
                 r.id: list(await games.challenges(r.id))
                 for r in rows
-                if r.agreed_time is not None and r.state is MatchState.SCHEDULED
+                if r.state is MatchState.ARMAGEDDON
+                or (r.agreed_time is not None and r.state is MatchState.SCHEDULED)
             }
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
@@ -585,32 +585,17 @@ class GameActor:
                 wakes.append(wake)
         return acted, None if acted else min(wakes, default=None)
 
-    def _start(self, white: str, black: str, at: dt.datetime, limit: int, increment: int) -> None:
-        rules = self.world.config.rules
-        game = self.world.sandbox.create_game(
-            white,
-            black,
-            variant=rules.time_control.variant,
-            rated=True,
-            clock_limit=limit,
-            clock_increment=increment,
-            created_at=at,
-        )
-        started = _as_read(self.world.sandbox.start_game(game.id))
-        key = frozenset((started.white, started.black))
-        self._by_pair.setdefault(key, []).append(started.id)
-        self.games_played += 1
-        self.world.on_game(started)
-
-    def _join(self, row: MatchRow, number: int) -> bool:
-        """Both players join the bot's challenge for game ``number``; False while there is none
-        (the service makes it as soon as the time is agreed or the game before is recorded)."""
+    def _join(self, row: MatchRow, number: int, *, armageddon: bool = False) -> bool:
+        """Both players join the bot's challenge for game ``number`` (or the armageddon game);
+        False while there is none (the service makes it as soon as the time is agreed, the game
+        before is recorded or the armageddon's colours are decided)."""
         found = next(
             (
                 c
                 for c in self._challenges.get(row.id, [])
                 if c.week == row.week
-                and c.game_number == number
+                and c.armageddon is armageddon
+                and (armageddon or c.game_number == number)
                 and c.id not in self.world.sandbox.games
             ),
             None,
@@ -711,6 +696,7 @@ class GameActor:
             return False, None
         if start > now:
             return False, start
-        black = row.black_first if arm.white == row.white_first else row.white_first
-        self._start(arm.white, black, start, rules.armageddon.black_seconds, 0)
+        if not self._join(row, 0, armageddon=True):
+            self.world.notes.anomaly(now, f"match {row.id}: no challenge for the armageddon")
+            return False, None
         return True, None

@@ -81,8 +81,12 @@ class ChallengeMaker(Protocol):
     async def __call__(self, spec: ChallengeSpec) -> MadeChallenge: ...
 
 
+ARMAGEDDON = 0
+"""The ``game_number`` of an armageddon game's challenge (it is none of the match's games)."""
+
+
 def _subject(week: int, game: int) -> str:
-    return f"week {week} game {game}"
+    return f"week {week} armageddon" if game == ARMAGEDDON else f"week {week} game {game}"
 
 
 class GameChallenges:
@@ -98,9 +102,16 @@ class GameChallenges:
         return self.maker is not None and self.config.games.challenges
 
     async def schedule(
-        self, uow: UnitOfWork, row: MatchRow, *, game: int, now: dt.datetime
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        *,
+        game: int,
+        now: dt.datetime,
+        white: PlayerId | None = None,
     ) -> None:
-        """Ask for game ``game``'s challenge of the match's current week, now (once)."""
+        """Ask for game ``game``'s challenge of the match's current week, now (once); game
+        :data:`ARMAGEDDON` with its ``white``."""
         if not self.enabled or row.black_first is None:
             return
         subject = _subject(row.week, game)
@@ -113,10 +124,18 @@ class GameChallenges:
                 due_at=now,
                 match_id=row.id,
                 subject=subject,
-                payload={"week": row.week, "game": game, "attempt": 1},
+                payload={"week": row.week, "game": game, "white": white, "attempt": 1},
                 created_at=now,
             )
         )
+
+    async def schedule_armageddon(
+        self, uow: UnitOfWork, row: MatchRow, *, white: PlayerId, now: dt.datetime
+    ) -> None:
+        """Ask for the armageddon game's challenge, ``white`` as the procedure decided (rules
+        3.ix.1.2-3). Lichess gives both sides the same clock: Black's time, no increment; White's
+        bid cannot be set there, and the armageddon intake tells the TDs so."""
+        await self.schedule(uow, row, game=ARMAGEDDON, now=now, white=white)
 
     async def schedule_next(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
         """Ask for the challenge of the match's next game, if it has one to play."""
@@ -130,7 +149,10 @@ class GameChallenges:
         return await GamesRepository(uow.session).challenges(match_id)
 
     def _expiry(self, row: MatchRow, game: int, now: dt.datetime) -> dt.datetime:
-        """After the no-show window of the agreed time (game 1), or of a break from now."""
+        """After the no-show window of the agreed time (game 1), or of a break from now; an
+        armageddon's after ``games.armageddon_challenge_lifetime``."""
+        if game == ARMAGEDDON:
+            return now + self.config.games.armageddon_challenge_lifetime
         conduct = self.config.rules.conduct
         if game == 1 and row.agreed_time is not None and row.agreed_time > now:
             return row.agreed_time + conduct.no_show_second_alert
@@ -142,13 +164,14 @@ class GameChallenges:
         week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
         attempt = int(deadline.payload.get("attempt", 1))
         row = await uow.matches.get(deadline.match_id) if deadline.match_id is not None else None
+        wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
         if (
             row is None
             or self.maker is None
             or row.black_first is None
             or row.week != week
-            or row.state != MatchState.SCHEDULED
-            or row.outcome is not None
+            or row.state != wanted_state
+            or (row.outcome is not None and game != ARMAGEDDON)
         ):
             return
         repo = GamesRepository(uow.session)
@@ -160,10 +183,18 @@ class GameChallenges:
             return  # one lasts long enough already (a time moved later needs a new one)
         rnd = await uow.tournaments.round(row.round_id)
         match = to_match(row, round=rnd.number if rnd is not None else 0)
-        white = match.white_in_game(game)
+        chosen = deadline.payload.get("white")
+        white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
         black = match.opponent_of(white)
         white_name, black_name = await self._username(uow, white), await self._username(uow, black)
         control = self.config.rules.time_control
+        if game == ARMAGEDDON:
+            armageddon = self.config.rules.armageddon
+            control = dataclasses.replace(
+                control,
+                limit_seconds=armageddon.black_seconds,
+                increment_seconds=armageddon.increment_seconds,
+            )
         spec = ChallengeSpec(
             white=white_name,
             black=black_name,
@@ -177,7 +208,7 @@ class GameChallenges:
                 round=match.round,
                 white=white_name,
                 black=black_name,
-                game=game,
+                game=None if game == ARMAGEDDON else game,
             ),
             expires_at=expires_at,
         )
@@ -192,6 +223,7 @@ class GameChallenges:
                 match_id=row.id,
                 week=week,
                 game_number=game,
+                armageddon=game == ARMAGEDDON,
                 white=white,
                 black=black,
                 name=spec.name,
@@ -214,7 +246,7 @@ class GameChallenges:
             white=white,
             black=black,
             names=(white_name, black_name),
-            game=game,
+            game=None if game == ARMAGEDDON else game,
             url=made.url,
             control=control,
             expires_at=spec.expires_at,

@@ -33,12 +33,13 @@ def time_control_text(control: TimeControl) -> str:
 
 
 def challenge_name(
-    *, event: str, stage: StageKind, round: int, white: str, black: str, game: int
+    *, event: str, stage: StageKind, round: int, white: str, black: str, game: int | None
 ) -> str:
     """The challenge's name the players see on Lichess: ``ACWC 2021 Qualification R3: A vs B,
-    game 1``."""
+    game 1`` (``game`` None: the armageddon)."""
     stage_name = _STAGE_NAMES.get(stage, str(stage))
-    return f"{event} {stage_name} R{round}: {white} vs {black}, game {game}"
+    which = "armageddon" if game is None else f"game {game}"
+    return f"{event} {stage_name} R{round}: {white} vs {black}, {which}"
 
 
 def game_link(
@@ -46,16 +47,18 @@ def game_link(
     white: PlayerId,
     black: PlayerId,
     names: tuple[str, str],
-    game: int,
+    game: int | None,
     url: str,
     control: TimeControl,
     expires_at: dt.datetime,
     room_url: str,
 ) -> tuple[Notice, ...]:
-    """Both players' message with game ``game``'s link: who has White (``names``: White's and
-    Black's usernames), the time control, and when the challenge lapses."""
+    """Both players' message with game ``game``'s link (None: the armageddon game): who has
+    White (``names``: White's and Black's usernames), the time control, and when the challenge
+    lapses."""
+    which = "The armageddon game" if game is None else f"Game {game}"
     text = (
-        f"Game {game} of your ACWC match, {names[0]} (White) - {names[1]} (Black), "
+        f"{which} of your ACWC match, {names[0]} (White) - {names[1]} (Black), "
         f"{time_control_text(control)}: {url}\n"
         "Only you two can join this game; open the link at the agreed time. "
         f"It lapses at {label_time(expires_at)}. Your match room: {room_url}"

@@ -12,6 +12,7 @@ import pytest
 from lichess_helpers import START, until
 from test_service_intake import games_of, published_match, service, stored_soon
 
+from bot.app import Service
 from bot.config import (
     Config,
     ConfigError,
@@ -32,12 +33,14 @@ from bot.sandbox.history import make_offboard_game
 from bot.sandbox.schemas import GameClock, LightUser
 from bot.sandbox.state import SandboxState
 from bot.service.broadcasts import Broadcasts
+from bot.service.challenges import CHALLENGE_DEADLINE
 from bot.service.registration import Registration
 from bot.views.match_room import MatchView, match_view
+from rules.core.model import PlayerId
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
-from rules.core.states import RoundState
+from rules.core.states import MatchState, RoundState
 from storage.db import Database
-from storage.models import RoundRow
+from storage.models import DeadlineRow, RoundRow
 from storage.models_games import ChallengeRow
 from storage.repo_games import GamesRepository
 from tests.factories import stored_match
@@ -138,15 +141,7 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
     match_id = await published_match(db)
     agreed = clock.now() + dt.timedelta(hours=2)
     async with service(db, sandbox_url, bot_token, clock) as svc:
-        challenges = svc.services.challenges
-        assert challenges is not None
-        async with db.uow() as uow:
-            row = await uow.matches.get(match_id)
-            assert row is not None
-            row.agreed_time = agreed
-            await challenges.schedule(uow, row, game=1, now=clock.now())
-            await uow.commit()
-        svc.changed(elsewhere=True)
+        await ask_challenge(svc, db, match_id, agreed=agreed)
         await until(lambda: len(state.challenges) == 1)
         first = next(iter(state.challenges.values()))
         assert first.users == ("alice", "bob")  # White first
@@ -177,6 +172,32 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
         dms = [m for m in await uow.outbox.list(kind="dm") if first.url in m.body]
     assert sorted(m.recipient for m in dms) == ["Alice", "Bob"]
     assert all("2+5 rated antichess" in m.body and "Alice (White)" in m.body for m in dms)
+
+
+async def ask_challenge(
+    svc: Service,
+    db: Database,
+    match_id: int,
+    *,
+    agreed: dt.datetime | None = None,
+    armageddon_white: PlayerId | None = None,
+) -> None:
+    """What an agreement (or the armageddon's decided colours) does: the challenge of game 1
+    (or of the armageddon) asked for, and the runner woken."""
+    challenges = svc.services.challenges
+    assert challenges is not None
+    async with db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        now = svc.clock.now()
+        if armageddon_white is None:
+            row.state, row.agreed_time = MatchState.SCHEDULED, agreed
+            await challenges.schedule(uow, row, game=1, now=now)
+        else:
+            row.state = MatchState.ARMAGEDDON
+            await challenges.schedule_armageddon(uow, row, white=armageddon_white, now=now)
+        await uow.commit()
+    svc.changed(elsewhere=True)
 
 
 async def room_of(db: Database, config: Config, match_id: int, clock: FakeClock) -> MatchView:
@@ -322,3 +343,58 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
     async with LichessClient(base_url=sandbox_url, token=good, clock=clock) as client:
         fixed = Broadcasts(config, db, clock, Notifier(config), LichessBroadcasts(client))
         assert await fixed.sync() == 1
+
+
+async def test_a_challenge_lichess_refuses_is_audited_and_asked_again_later(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """Lichess answers 400 (Zed has no account there): nothing is stored, the failure is in the
+    audit log, and the same challenge is asked for again five minutes later."""
+    match_id = await stored_match(db, "alice", "zed")
+    async with service(db, sandbox_url, bot_token, clock) as svc:
+        await ask_challenge(svc, db, match_id)
+        await until(lambda: ("POST", "/api/challenge/open") in state.requests)
+        retry = await open_challenge_deadline(db, match_id)
+    assert state.challenges == {}
+    assert retry.due_at == clock.now() + dt.timedelta(minutes=5)
+    assert retry.payload["attempt"] == 2
+    async with db.uow() as uow:
+        audit = await uow.audit.list(match_id=match_id)
+        assert list(await GamesRepository(uow.session).challenges(match_id)) == []
+    assert any(a.action == "challenge.failed" and "Zed" in (a.reason or "") for a in audit)
+
+
+async def open_challenge_deadline(db: Database, match_id: int) -> DeadlineRow:
+    """The match's unfired challenge deadline once the failed one has fired (polls: the runner
+    commits in its own transaction; fails after 10 real seconds, not a timing check)."""
+    async with asyncio.timeout(10):
+        while True:
+            async with db.uow() as uow:
+                # the audit first: once it holds the failure, that commit (the retry row with
+                # it) is in, whatever SQLite reads next
+                fired = await uow.audit.list(match_id=match_id)
+                rows = [
+                    r
+                    for r in await uow.deadlines.open_for_match(match_id)
+                    if r.kind == CHALLENGE_DEADLINE
+                ]
+            if rows and any(a.action == "challenge.failed" for a in fired):
+                return rows[0]
+            await asyncio.sleep(0.01)
+
+
+async def test_the_armageddon_game_gets_its_challenge_with_the_decided_white(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """Black's time for both (Lichess has no per-colour clock), no increment, White as the
+    procedure decided, not as the match's colour order."""
+    match_id = await stored_match(db, "alice", "bob", stage=StageKind.FINAL)
+    async with service(db, sandbox_url, bot_token, clock) as svc:
+        await ask_challenge(svc, db, match_id, armageddon_white=PlayerId("bob"))
+        (stored,) = await stored_challenges(db, match_id, 1)
+    (made,) = state.challenges.values()
+    rules = DEFAULT_RULESET.armageddon
+    assert made.users == ("bob", "alice")
+    assert made.clock == GameClock(rules.black_seconds, rules.increment_seconds)
+    assert made.name == "ACWC 2021 Final R1: Bob vs Alice, armageddon"
+    assert (stored.id, stored.armageddon, stored.white) == (made.id, True, "bob")
