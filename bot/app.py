@@ -25,6 +25,8 @@ from aiohttp import web
 from bot.config import Config
 from bot.errors import StartupError
 from bot.lichess.accounts import LichessAccounts
+from bot.lichess.broadcasts import LichessBroadcasts
+from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
@@ -36,6 +38,8 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, OutboxDispatcher
+from bot.service.broadcasts import Broadcasts
+from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -101,10 +105,13 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
+    challenges = GameChallenges(
+        config, notifier, None if lichess is None else LichessChallenges(lichess)
+    )
     publication = Publication(config, notifier)
-    announcements = Announcements(config, notifier)
+    announcements = Announcements(config, notifier, challenges=challenges)
     conduct = Conduct(config, notifier)
-    armageddons = Armageddons(config, notifier)
+    armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
     weekly_deadlines = WeeklyDeadlines(
@@ -139,6 +146,8 @@ def bootstrap(
             notifier=notifier,
             on_match_change=listeners,
             armageddon=armageddon_games,
+            challenges=challenges,
+            lookup=None if lichess is None else lichess.export_games_by_ids,
         ),
         publication=publication,
         texts=PlayerTexts(
@@ -162,7 +171,15 @@ def bootstrap(
         registration=None
         if lichess is None
         else Registration(config, db, LichessAccounts(lichess, config.rules)),
-        deadline_handlers={**weekly_deadlines.handlers(), **armageddons.handlers()},
+        deadline_handlers={
+            **weekly_deadlines.handlers(),
+            **armageddons.handlers(),
+            CHALLENGE_DEADLINE: challenges.on_deadline,
+        },
+        challenges=challenges,
+        broadcasts=None
+        if lichess is None or not config.games.broadcast_stages
+        else Broadcasts(config, db, clock, notifier, LichessBroadcasts(lichess)),
     )
 
 
@@ -181,6 +198,7 @@ async def offline_services(
         clock=clock,
         timeout=config.service.request_timeout_seconds,
         pause_board=DatabasePause(db, clock),
+        stream_timeout=config.service.stream_timeout_seconds,
     ) as client:
         try:
             await check_token(client, registration_scopes(config))
@@ -288,6 +306,7 @@ class Service:
             clock=self.clock,
             timeout=config.service.request_timeout_seconds,
             pause_board=DatabasePause(self.db, self.clock),
+            stream_timeout=config.service.stream_timeout_seconds,
         )
         self._stack.push_async_callback(self.lichess.aclose)
         await self._check_token()
@@ -410,12 +429,20 @@ class Service:
         self.runner.wake_if_changed()
 
     async def refresh_players(self) -> None:
-        """The set of active players changed (a round was published or finished)."""
+        """The set of active players changed (a round was published or finished): watch them,
+        and give a newly published round of a broadcast stage its live broadcast."""
         self.watcher.set_players(await self._active_players())
+        await self.sync_broadcasts()
+
+    async def sync_broadcasts(self) -> None:
+        """Make the live broadcasts the published rounds miss (a failure waits for the next)."""
+        if self.services.broadcasts is not None and await self.services.broadcasts.sync():
+            self.changed()
 
     async def run(self) -> None:
         """Run the games watcher, the outbox and the deadline runner until cancelled."""
         keep = self.keeper.keep
+        await self.sync_broadcasts()  # rounds published while the service was down
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
             tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")

@@ -27,6 +27,9 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$|^[A-Za-z0-9]$")
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///acwc.db"
 SANDBOX = "sandbox"
+LICHESS_KEEPALIVE_SECONDS = 70.0
+"""How long a Lichess game export may stay silent between lines: lila's ``GameApiV2`` sends a
+keep-alive every 70 s (Play's idle timeout is 75 s)."""
 SECRET_ENV = {"lichess_token": "ACWC_LICHESS_TOKEN", "session_secret": "ACWC_SESSION_SECRET"}
 
 
@@ -67,6 +70,9 @@ class ServiceConfig:
     web_port: int = 8080
     public_url: str = "http://127.0.0.1:8080"
     request_timeout_seconds: float = 20.0
+    stream_timeout_seconds: float = 90.0
+    """How long a streamed Lichess answer (a game export) may be silent: above Lichess's
+    keep-alive interval (:data:`LICHESS_KEEPALIVE_SECONDS`)."""
     log_level: str = "INFO"
     room_actions_limit: int = 10
     """How many actions one player may send from the match room in ``room_actions_minutes``:
@@ -91,9 +97,36 @@ class ServiceConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class GamesConfig:
+    """How the match games are played on Lichess."""
+
+    event: str = "ACWC 2021"
+    """The short name of the event in the challenges' and the broadcast's names."""
+    challenges: bool = True
+    """The bot makes each match game's open challenge for the two players (the link is in the
+    room and the agreed-time messages)."""
+    broadcast_stages: tuple[StageKind, ...] = (
+        StageKind.CANDIDATES,
+        StageKind.SEMIFINAL,
+        StageKind.FINAL,
+        StageKind.THIRD_PLACE,
+    )
+    """The stages followed by a live Lichess broadcast, a round per week (empty: none)."""
+    armageddon_challenge_lifetime: dt.timedelta = dt.timedelta(days=7)
+    """How long the armageddon game's challenge stays open once the colours are decided."""
+
+    @property
+    def lichess_scopes(self) -> frozenset[str]:
+        """The token scopes these settings need beyond the messages and team updates: the
+        broadcasts need ``study:write``. The one place that says so."""
+        return frozenset({"study:write"}) if self.broadcast_stages else frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     tournament: TournamentConfig = field(default_factory=TournamentConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
+    games: GamesConfig = field(default_factory=GamesConfig)
     rules: Ruleset = field(default_factory=Ruleset)
     secrets: Secrets = field(default_factory=Secrets)
     source: Path | None = None
@@ -251,6 +284,23 @@ def _read_tiebreak(value: object) -> Tiebreak:
         raise _Bad(f"must be one of {choices}, not {text!r}") from None
 
 
+def _read_stages(value: object) -> tuple[StageKind, ...]:
+    if not isinstance(value, list):
+        raise _Bad(f"must be a list of stages, not {_type_name(value)}")
+    stages: list[StageKind] = []
+    for item in value:
+        text = _read_str(item)
+        try:
+            stage = StageKind(text)
+        except ValueError:
+            choices = ", ".join(repr(k.value) for k in StageKind)
+            raise _Bad(f"must list stages among {choices}, not {text!r}") from None
+        if stage in stages:
+            raise _Bad(f"lists {text!r} twice")
+        stages.append(stage)
+    return tuple(stages)
+
+
 _READERS: dict[Any, Any] = {
     int: _read_int,
     float: _read_float,
@@ -268,6 +318,8 @@ _READERS: dict[Any, Any] = {
 def _reader_for(name: str, annotation: Any) -> Any:
     if name.endswith("_weekday"):
         return _read_weekday
+    if name == "broadcast_stages":
+        return _read_stages
     if name in ("tds", "previous_final_order"):
         return _read_usernames
     if name in ("title_holder", "runner_up", "bot_account"):
@@ -432,6 +484,12 @@ def _check(config: Config) -> None:
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)
+    if not config.service.stream_timeout_seconds > LICHESS_KEEPALIVE_SECONDS:
+        raise ConfigError(
+            "service.stream_timeout_seconds",
+            f"must be above Lichess's keep-alive interval of {LICHESS_KEEPALIVE_SECONDS:g} s "
+            f"(a slow export is silent that long), not {config.service.stream_timeout_seconds:g}",
+        )
     if config.service.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(
             "service.log_level",
@@ -465,13 +523,14 @@ def parse_config(
                     "secrets are read from the environment only "
                     f"({', '.join(SECRET_ENV.values())}), never from the config file",
                 )
-    allowed = {"tournament", "service", "rules"}
+    allowed = {"tournament", "service", "games", "rules"}
     for key in data:
         if key not in allowed:
             raise ConfigError(key, f"unknown section (known: {', '.join(sorted(allowed))})")
     config = Config(
         tournament=_build(TournamentConfig(), data.get("tournament", {}), "tournament"),
         service=_build(ServiceConfig(), data.get("service", {}), "service"),
+        games=_build(GamesConfig(), data.get("games", {}), "games"),
         rules=_build(Ruleset(), data.get("rules", {}), "rules"),
         secrets=_secrets(environ),
         source=source,

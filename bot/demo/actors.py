@@ -11,8 +11,9 @@ through the service's own doors and says when it next wants to act:
   rock-paper-scissors) and the TDs' per-match decisions (``services.decisions``), all planned by
   :mod:`bot.demo.scripts` from the stored state and the seed.
 * :class:`GameActor`: plays each agreed match on the sandbox, game by game, from the agreed time:
-  a game is created and started, and finished seven minutes later, so the service's real games
-  stream and intake record it.
+  both players join the open challenge the bot made for that game (its link is in their DMs and
+  the match room), the game starts and is finished seven minutes later, so the service's real
+  games stream and intake record it; the armageddon game too, through its own challenge.
 
 No actor keeps history between steps beyond caches of what the database or the sandbox say; a
 decision is a function of (stored state, seed), so a restarted driver or service makes the same.
@@ -32,6 +33,7 @@ from bot.demo.roster import Roster, rng_for
 from bot.demo.scripts import HOUR, MINUTE, Planned, match_script, plan_negotiation
 from bot.errors import OperationError
 from bot.lichess.games import game_from_export
+from bot.sandbox.challenges import accept_challenge
 from bot.sandbox.encode import game_json
 from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.schemas import GameJson
@@ -47,8 +49,10 @@ from storage.changes import TableChanges
 from storage.db import Database
 from storage.match_log import WEEK_STARTED, replay
 from storage.models import MatchRow
+from storage.models_games import ChallengeRow
 from storage.models_stages import ArmageddonRow
 from storage.models_weekly import MatchEventRow
+from storage.repo_games import GamesRepository
 from storage.repo_stages import StagesRepository
 from storage.repo_weekly import WeeklyRepository
 
@@ -59,7 +63,7 @@ log = logging.getLogger(__name__)
 OPEN_STATES = (MatchState.SCHEDULED, MatchState.ARMAGEDDON)
 MATCH_TABLES = ("matches", "match_events", "armageddons", "armageddon_steps")
 """What the match actor's plans are made of."""
-GAME_TABLES = ("matches", "rounds", "armageddons", "armageddon_steps")
+GAME_TABLES = ("matches", "rounds", "armageddons", "armageddon_steps", "challenges")
 """What the game actor reads."""
 TD_IGNORES = ("outbox", "settings", "audit_log", "web_sessions")
 """Tables the TDs' routine never decides by (messages, the stream's mark, the log, logins)."""
@@ -501,9 +505,12 @@ class GameActor:
     _by_pair: dict[frozenset[PlayerId], list[GameId]] = field(default_factory=dict)
     _rounds: dict[int, int] = field(default_factory=dict)  # round id -> number (never changes)
     games_played: int = 0
+    challenge_games: int = 0
+    """Games started by joining the bot's challenge."""
     _stored: tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]] = field(
         default_factory=lambda: ([], {}, {})
     )
+    _challenges: dict[int, list[ChallengeRow]] = field(default_factory=dict)
     _read_at: tuple[int, ...] | None = None
 
     def _games_of(self, a: str, b: str, since: dt.datetime) -> list[Game]:
@@ -533,6 +540,13 @@ class GameActor:
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
                 self._rounds.update(await uow.tournaments.round_numbers(unknown))
+            games = GamesRepository(uow.session)
+            self._challenges = {
+                r.id: list(await games.challenges(r.id))
+                for r in rows
+                if r.state is MatchState.ARMAGEDDON
+                or (r.agreed_time is not None and r.state is MatchState.SCHEDULED)
+            }
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
@@ -571,22 +585,30 @@ class GameActor:
                 wakes.append(wake)
         return acted, None if acted else min(wakes, default=None)
 
-    def _start(self, white: str, black: str, at: dt.datetime, limit: int, increment: int) -> None:
-        rules = self.world.config.rules
-        game = self.world.sandbox.create_game(
-            white,
-            black,
-            variant=rules.time_control.variant,
-            rated=True,
-            clock_limit=limit,
-            clock_increment=increment,
-            created_at=at,
+    def _join(self, row: MatchRow, number: int, *, armageddon: bool = False) -> bool:
+        """Both players join the bot's challenge for game ``number`` (or the armageddon game);
+        False while there is none (the service makes it as soon as the time is agreed, the game
+        before is recorded or the armageddon's colours are decided)."""
+        found = next(
+            (
+                c
+                for c in self._challenges.get(row.id, [])
+                if c.week == row.week
+                and c.armageddon is armageddon
+                and (armageddon or c.game_number == number)
+                and c.id not in self.world.sandbox.games
+            ),
+            None,
         )
-        started = _as_read(self.world.sandbox.start_game(game.id))
+        if found is None:
+            return False
+        started = _as_read(accept_challenge(self.world.sandbox, found.id))
         key = frozenset((started.white, started.black))
         self._by_pair.setdefault(key, []).append(started.id)
         self.games_played += 1
+        self.challenge_games += 1
         self.world.on_game(started)
+        return True
 
     def _finish(
         self, game: Game, winner: Colour | None, status: GameStatus, at: dt.datetime
@@ -600,7 +622,6 @@ class GameActor:
     ) -> tuple[bool, dt.datetime | None]:
         assert row.black_first is not None
         assert row.agreed_time is not None
-        tc = self.world.config.rules.time_control
         if games and games[-1].status is GameStatus.STARTED:
             game = games[-1]
             end = game.created_at + GAME_LENGTH
@@ -614,13 +635,9 @@ class GameActor:
         start = row.agreed_time if not games else (games[-1].last_move_at or now) + GAME_PAUSE
         if start > now:
             return False, start
-        number = len(games) + 1
-        white, black = (
-            (row.white_first, row.black_first)
-            if number % 2 == 1
-            else (row.black_first, row.white_first)
-        )
-        self._start(white, black, start, tc.limit_seconds, tc.increment_seconds)
+        if not self._join(row, len(games) + 1):
+            self.world.notes.anomaly(now, f"match {row.id}: no challenge for game {len(games) + 1}")
+            return False, None
         return True, None
 
     def _result(self, row: MatchRow, number: int) -> tuple[Colour | None, GameStatus]:
@@ -679,6 +696,7 @@ class GameActor:
             return False, None
         if start > now:
             return False, start
-        black = row.black_first if arm.white == row.white_first else row.white_first
-        self._start(arm.white, black, start, rules.armageddon.black_seconds, 0)
+        if not self._join(row, 0, armageddon=True):
+            self.world.notes.anomaly(now, f"match {row.id}: no challenge for the armageddon")
+            return False, None
         return True, None

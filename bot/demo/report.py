@@ -128,14 +128,24 @@ def figures_table(
     delays: list[float],
     peak_mb: float,
     steps: int,
+    counted: int = 0,
+    from_challenges: int = 0,
+    refused: Counter[str] | None = None,
 ) -> list[str]:
+    """The run's figures; ``counted`` games, how many of them came from the bot's challenges,
+    and the games ``refused`` by reason."""
+    refused = refused or Counter()
     lines = [
         "Figures of the run",
         f"  wall time                  {wall:8.1f} s",
         f"  simulation steps           {steps:8d}",
         f"  matches played             {matches:8d}",
         f"  games on the sandbox       {games:8d}",
+        f"  games counted              {counted:8d}  ({from_challenges} from the bot's challenges)",
+        f"  games refused              {sum(refused.values()):8d}",
     ]
+    for reason, count in sorted(refused.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"    {count:7d}  {reason.replace('_', ' ')}")
     p50, p99 = percentile(delays, 0.5), percentile(delays, 0.99)
     if p50 is not None and p99 is not None:
         lines.append(

@@ -31,6 +31,7 @@ from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
+from bot.service.stages.armageddon_games import ARMAGEDDON_GAME
 from bot.views.candidates import candidates_view
 from bot.views.qualification import standings as qualification_standings
 from rules.core.model import PlayerId
@@ -68,6 +69,12 @@ class SeasonResult:
     peak_mb: float
     steps: int
     season_games: int
+    counted_games: int = 0
+    counted_from_challenges: int = 0
+    """Counted games whose id is one of the bot's challenges on the sandbox."""
+    refused: Counter[str] = field(default_factory=Counter)
+    """Games stored as not counting, by reason (the armageddon game aside: it decides the
+    match without being one of its games)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
@@ -244,9 +251,12 @@ async def run_season(
                 finally:
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])
+            challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
     played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
+    counted = [g[0] for g in stored_games if g[6]]
+    refused = Counter(g[7] for g in stored_games if g[7] and g[7] != ARMAGEDDON_GAME)
     result = SeasonResult(
         champion=td.placement[0],
         placement=td.placement,
@@ -259,6 +269,9 @@ async def run_season(
         peak_mb=peak_mb,
         steps=driver.steps,
         season_games=games.games_played,
+        counted_games=len(counted),
+        counted_from_challenges=sum(1 for g in counted if g in challenged),
+        refused=refused,
         timings=dict(driver.timings),
         anomalies=reporter.anomalies,
         lines=reporter.lines,
@@ -276,6 +289,9 @@ async def run_season(
         delays=result.game_delays,
         peak_mb=peak_mb,
         steps=driver.steps,
+        counted=result.counted_games,
+        from_challenges=result.counted_from_challenges,
+        refused=result.refused,
     ):
         reporter.say(line)
     reporter.say(f"Champion: {roster.player(result.champion).username}")

@@ -1,8 +1,9 @@
 """Account facts and rated games from Lichess for the registration check (rules 2.i, 3.v.3).
 
-The rated antichess games are read from the export: every game in the peak window up to the
-games cut-off, then only as many older ones as the 100-game count and the rating held when the
-window opened need.
+A closed (``disabled``) account answers only its names, so it gets its own reason, "account
+closed on Lichess", not a missing creation date. The rated antichess games are read from the
+export: every game in the peak window up to the games cut-off, then only as many older ones as
+the 100-game count and the rating held when the window opened need.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class LichessAccounts:
     async def account(self, username: str) -> AccountRecord | str:
         try:
             user = await self.client.get_user(username)
+            if user.disabled:  # Lichess answers a closed account's names and nothing else
+                return "account closed on Lichess"
             if user.created_at is None:
                 return "Lichess gave no account creation date"
             games = await self.games(username)

@@ -11,6 +11,16 @@ keeps the same minute. A 429 from ``POST /inbox`` is not that: it is lila's budg
 messages, so it pauses nothing and reaches the caller as :class:`InboxLimitedError` (the outbox
 delays that recipient's messages); a 400 there is :class:`MessageRefusedError`, and 401/403
 anywhere :class:`AuthorizationError`.
+Every request has a timeout (berserk sets none). A streamed answer (the NDJSON game exports) reads
+with ``stream_timeout``, above the keep-alive interval of Lichess's exports
+(:data:`bot.config.LICHESS_KEEPALIVE_SECONDS`): a slow filtered export sends a blank line only
+that often.
+A game against the AI or an anonymous player in an export is skipped, never an error, and so is
+the export's ``{}`` keep-alive line.
+
+The fields berserk lacks (an open challenge's ``users``, broadcasts) go through :meth:`post_form`
+(raw HTTP on the same queue), read by :mod:`bot.lichess.challenges` and
+:mod:`bot.lichess.broadcasts`.
 
 Callers get typed values (:class:`LichessUser`, :class:`UserStatus`, :class:`rules.core.model.Game`)
 and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves this module.
@@ -22,7 +32,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -44,18 +54,20 @@ from bot.lichess.errors import (
     RateLimitedError,
     http_error,
 )
-from bot.lichess.games import game_from_export, to_millis
+from bot.lichess.games import NotBetweenUsers, game_from_export, to_millis
 from bot.lichess.types import LichessUser, UserStatus, status_from_json, user_from_json
 from bot.runtime.clock import Clock
 from rules.core.model import Game, GameId
 
-__all__ = ["DEFAULT_BASE_URL", "LichessClient", "PauseBoard", "TokenInfo"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_STREAM_TIMEOUT", "LichessClient", "PauseBoard", "TokenInfo"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://lichess.org"
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
+DEFAULT_STREAM_TIMEOUT = 90.0
+"""Above :data:`~bot.config.LICHESS_KEEPALIVE_SECONDS`, the export's keep-alive interval."""
 
 T = TypeVar("T")
 
@@ -80,17 +92,21 @@ class TokenInfo:
 
 
 class _Session(requests.Session):
-    """A requests session that carries the bot token and a default timeout on every call."""
+    """A requests session that carries the bot token and a default timeout on every call: a
+    streamed answer reads with ``stream_timeout`` (it may be silent up to Lichess's keep-alive
+    interval), everything else with ``timeout``."""
 
-    def __init__(self, token: str | None, timeout: float) -> None:
+    def __init__(self, token: str | None, timeout: float, stream_timeout: float) -> None:
         super().__init__()
         self._default_timeout = timeout
+        self._stream_timeout = stream_timeout
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs.get("timeout") is None:
-            kwargs["timeout"] = self._default_timeout
+            read = self._stream_timeout if kwargs.get("stream") else self._default_timeout
+            kwargs["timeout"] = (self._default_timeout, read)
         return super().request(method, url, *args, **kwargs)
 
 
@@ -108,6 +124,7 @@ class LichessClient:
         token: str | None,
         clock: Clock,
         timeout: float = 30.0,
+        stream_timeout: float = DEFAULT_STREAM_TIMEOUT,
         max_attempts: int = 5,
         max_rate_limit_waits: int = 5,
         backoff_initial: float = 1.0,
@@ -126,7 +143,7 @@ class LichessClient:
         self._rate_limit_pause = rate_limit_pause
         self._board = pause_board
         self._token = token
-        self._session = _Session(token, timeout)
+        self._session = _Session(token, timeout, stream_timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
         # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
         # requests and always fails; team updates go through a plain Requestor instead.
@@ -194,7 +211,7 @@ class LichessClient:
             moves=_lichess_bool(False),  # type: ignore[arg-type]
         )
         rows = await self._call("export_games", _consume(fn))
-        return [game_from_export(row) for row in rows]
+        return _user_games(rows)
 
     async def export_games_by_ids(self, ids: Iterable[GameId | str]) -> list[Game]:
         """``POST /api/games/export/_ids`` (NDJSON), 300 ids per request."""
@@ -208,7 +225,7 @@ class LichessClient:
                 moves=_lichess_bool(False),  # type: ignore[arg-type]
             )
             rows = await self._call("export_games_by_ids", _consume(fn))
-            games.extend(game_from_export(row) for row in rows)
+            games.extend(_user_games(rows))
         return games
 
     async def get_statuses(self, user_ids: Iterable[str]) -> list[UserStatus]:
@@ -288,6 +305,12 @@ class LichessClient:
         )
         await self._call("post_team_update", fn)
 
+    async def post_form(self, name: str, path: str, data: Mapping[str, str]) -> Any:
+        """``POST path`` with a form body, on the queue; the JSON answer. For the endpoints and
+        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`)."""
+        fn = functools.partial(self._requestor.post, path, data=dict(data))
+        return await self._call(name, fn)
+
     # --- the queue ---------------------------------------------------------------------
 
     async def _call(self, name: str, fn: Callable[[], T], *, pause_on_429: bool = True) -> T:
@@ -360,6 +383,21 @@ def _lichess_bool(value: bool | None) -> str | None:
     if value is None:
         return None
     return "true" if value else "false"
+
+
+def _user_games(rows: Iterable[Any]) -> list[Game]:
+    """The games of an export between two Lichess users; a game against the AI or an anonymous
+    player is skipped (a history holds them; they never are match games), and so is the ``{}``
+    line lila's ``GameApiV2`` writes as the keep-alive of a JSON export that has been silent."""
+    games: list[Game] = []
+    for row in rows:
+        if row == {}:
+            continue  # a keep-alive
+        try:
+            games.append(game_from_export(row))
+        except NotBetweenUsers as e:
+            log.debug("skipping an exported game: %s", e)
+    return games
 
 
 def _consume(fn: Callable[[], Iterator[Any]]) -> Callable[[], list[Any]]:

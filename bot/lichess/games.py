@@ -9,7 +9,11 @@ The games stream and the game export describe a game differently:
 
 Both become the same :class:`Game`. Timestamps are epoch milliseconds in the API; berserk turns
 them into aware datetimes, so both forms are accepted. A payload without the fields a game
-needs raises :class:`LichessPayloadError`.
+needs raises :class:`LichessPayloadError`; a game against the AI or an anonymous player (a side
+without a user) raises its subclass :class:`NotBetweenUsers`, which the exports skip (a
+player's history holds such games; they are never match games). The export carries the game's
+``source``; the stream does not (lila's ``GamesByUsersStream``), so a stream game's source is
+``None``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId, normali
 
 __all__ = [
     "STATUS_BY_ID",
+    "NotBetweenUsers",
     "game_from_export",
     "game_from_stream",
     "game_to_export_json",
@@ -55,6 +60,10 @@ ID_BY_STATUS: Mapping[GameStatus, int] = {
 _EXTRA_STATUS_NAMES: Mapping[str, GameStatus] = {"insufficientMaterialClaim": GameStatus.DRAW}
 
 _WINNER = {"white": Colour.WHITE, "black": Colour.BLACK}
+
+
+class NotBetweenUsers(LichessPayloadError):
+    """A game with a side that is not a Lichess user: the AI, or an anonymous player."""
 
 
 def parse_stream_line(line: bytes | str) -> Game | None:
@@ -99,12 +108,14 @@ def game_from_export(data: Any) -> Game:
         user = side.get("user")
         return user.get("id") if isinstance(user, Mapping) else None
 
+    source = obj.get("source")
     return _build(
         obj,
         status=status,
         white=_object(players.get("white"), "players.white"),
         black=_object(players.get("black"), "players.black"),
         user_id=user_id,
+        source=source if isinstance(source, str) else None,
     )
 
 
@@ -115,11 +126,12 @@ def _build(
     white: Mapping[str, Any],
     black: Mapping[str, Any],
     user_id: Any,
+    source: str | None = None,
 ) -> Game:
     game_id = _game_id(obj)
     white_id, black_id = user_id(white), user_id(black)
     if not isinstance(white_id, str) or not isinstance(black_id, str):
-        raise LichessPayloadError(f"game {game_id} is not between two Lichess users")
+        raise NotBetweenUsers(f"game {game_id} is not between two Lichess users")
     winner_name = obj.get("winner")
     if winner_name is not None and winner_name not in _WINNER:
         raise LichessPayloadError(f"game {game_id} has an unknown winner {winner_name!r}")
@@ -137,6 +149,7 @@ def _build(
     if not isinstance(variant, str):
         raise LichessPayloadError(f"game {game_id} has no variant")
     last_move = obj.get("lastMoveAt")
+    fen = obj.get("initialFen")
     return Game(
         id=GameId(game_id),
         white=_player(white_id),
@@ -153,6 +166,8 @@ def _build(
         black_rating=_optional_int(black.get("rating"), "black.rating"),
         white_rating_diff=_optional_int(white.get("ratingDiff"), "white.ratingDiff"),
         black_rating_diff=_optional_int(black.get("ratingDiff"), "black.ratingDiff"),
+        source=source,
+        initial_fen=fen if isinstance(fen, str) and fen else None,
     )
 
 
@@ -267,6 +282,8 @@ def game_to_stream_json(game: Game) -> dict[str, Any]:
     out["players"] = {"white": white, "black": black}
     if game.winner is not None:
         out["winner"] = "white" if game.winner is Colour.WHITE else "black"
+    if game.initial_fen is not None:
+        out["initialFen"] = game.initial_fen
     return out
 
 
@@ -283,7 +300,6 @@ def game_to_export_json(
         "createdAt": to_millis(game.created_at),
         "lastMoveAt": to_millis(game.last_move_at or game.created_at),
         "status": game.status.value,
-        "source": "friend",
         "players": {
             "white": _export_player(
                 game.white, white_name, game.white_rating, game.white_rating_diff
@@ -297,6 +313,10 @@ def game_to_export_json(
         out["winner"] = "white" if game.winner is Colour.WHITE else "black"
     if game.clock_limit is not None:
         out["clock"] = _clock_json(game)
+    if game.source is not None:
+        out["source"] = game.source
+    if game.initial_fen is not None:
+        out["initialFen"] = game.initial_fen
     return out
 
 

@@ -25,6 +25,8 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
+from bot.sandbox.broadcasts import broadcast_routes
+from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
     access_token_json,
     error_json,
@@ -35,6 +37,7 @@ from bot.sandbox.encode import (
     user_json,
     user_status_json,
 )
+from bot.sandbox.history import OffBoardGame, offboard_game_json
 from bot.sandbox.inbox import Verdict
 from bot.sandbox.schemas import GameJson, game_color, is_over, millis, user_id
 from bot.sandbox.state import (
@@ -95,6 +98,8 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
             *team_routes(_state),
             *token_routes(_state),
+            *challenge_routes(_state, _error),
+            *broadcast_routes(_state, _error, _authed),
         ]
     )
     app.on_shutdown.append(_close_streams)
@@ -325,14 +330,30 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
             return False
         return not (color == "black" and black != uid)
 
-    games = sorted(
-        (g for g in state.games_of(uid) if keep(g)),
-        key=lambda g: (g.createdAt, g.id),
-        reverse=sort == "dateDesc",
-    )
+    def keep_offboard(game: OffBoardGame) -> bool:
+        # never rated, and never against ``vs`` (a user)
+        return (
+            game.user.id == uid
+            and vs_id is None
+            and not rated
+            and (not perfs or game.variant in perfs)
+            and (since is None or game.createdAt >= since)
+            and (until is None or game.createdAt < until)
+            and (color is None or game.color == color)
+        )
+
+    games: list[GameJson | OffBoardGame] = [g for g in state.games_of(uid) if keep(g)]
+    games += [g for g in state.offboard if keep_offboard(g)]
+    games.sort(key=lambda g: (g.createdAt, g.id), reverse=sort == "dateDesc")
     if limit is not None:
         games = games[:limit]
-    return await _ndjson(request, [_export_line(g) for g in games])
+    lines = [
+        _export_line(g)
+        if isinstance(g, GameJson)
+        else json.dumps(offboard_game_json(g)).encode() + b"\n"
+        for g in games
+    ]
+    return await _ndjson(request, lines, slow=True)
 
 
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
@@ -349,9 +370,20 @@ async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
     return await _ndjson(request, [_export_line(g) for g in games])
 
 
-async def _ndjson(request: web.Request, lines: list[bytes]) -> web.StreamResponse:
+async def _ndjson(
+    request: web.Request, lines: list[bytes], *, slow: bool = False
+) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": NDJSON})
     await resp.prepare(request)
+    knobs = _state(request).knobs
+    if slow and knobs.export_silence_seconds > 0:
+        # lila's GameApiV2 writes ``{}`` after each keep-alive interval without a game
+        silent, step = knobs.export_silence_seconds, knobs.export_keepalive_seconds
+        while silent > 0:
+            await asyncio.sleep(min(step, silent))
+            silent -= step
+            if silent > 0:
+                await resp.write(b"{}\n")
     for line in lines:
         await resp.write(line)
     await resp.write_eof()

@@ -17,6 +17,9 @@ import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from bot.sandbox.broadcasts import BroadcastTour
+from bot.sandbox.challenges import OpenChallenge
+from bot.sandbox.history import OffBoardGame
 from bot.sandbox.inbox import Messaging
 from bot.sandbox.schemas import (
     GameClock,
@@ -107,6 +110,12 @@ class Knobs:
     """Wait this long (real time) before answering any API request."""
     keepalive_seconds: float = 5.0
     """Blank keep-alive line period on idle streams."""
+    export_silence_seconds: float = 0.0
+    """Each user's game export says nothing for this long (real time) before its games, writing
+    ``{}`` keep-alive lines every ``export_keepalive_seconds`` meanwhile, as lila's slow
+    exports do."""
+    export_keepalive_seconds: float = 70.0
+    """lila's ``GameApiV2`` keep-alive interval."""
     auto_approve_oauth: bool = False
     """``GET /oauth`` with a ``username`` hint redirects at once, as if the user approved."""
     dm_limits: bool = False
@@ -160,6 +169,12 @@ class SandboxState:
         self.max_in_flight = 0
         """Most REST requests (streams aside) the sandbox was answering at once."""
         self._ids = itertools.count(1)
+        self.challenges: dict[str, OpenChallenge] = {}
+        """Open challenges by id (:mod:`bot.sandbox.challenges`)."""
+        self.broadcasts: dict[str, BroadcastTour] = {}
+        """Broadcast tournaments by id, with their rounds (:mod:`bot.sandbox.broadcasts`)."""
+        self.offboard: list[OffBoardGame] = []
+        """History games against the AI or anonymous players (:mod:`bot.sandbox.history`)."""
 
     # --- feeding -------------------------------------------------------------------------
 

@@ -6,28 +6,38 @@ games) and the match listeners run; a refused one is stored with its reason, and
 alert where they should see it. The same game arriving twice, late, or out of order changes
 nothing the second time. A game of a tied knockout match waiting for its armageddon goes to the
 armageddon's own intake (another clock, rules 3.ix).
+
+A game of one of the bot's own challenges is known by its id (the challenge's), and its colours
+are checked against the game it was made for. The games stream does not say how a game was made
+(its ``source``); a finished game of a paired couple that is not one of the bot's challenges is
+looked up in the export first (``lookup``), which says. After a counted game that leaves more to
+play, the next game's challenge is asked for.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
+from collections.abc import Iterable
 from typing import Protocol
 
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.runtime.clock import Clock
+from bot.service.challenges import GameChallenges
 from bot.service.results import MatchChanged, refresh_match
-from rules.core.model import Game
+from rules.core.model import Game, GameId
 from rules.core.states import MatchState
 from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
 from storage.models import MatchRow
+from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
-__all__ = ["ArmageddonIntake", "GameIntake"]
+__all__ = ["ArmageddonIntake", "GameIntake", "GameLookup"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +48,12 @@ class ArmageddonIntake(Protocol):
     async def take(
         self, uow: UnitOfWork, row: MatchRow, game: Game, *, now: dt.datetime, source: str = ...
     ) -> bool: ...
+
+
+class GameLookup(Protocol):
+    """The export of games by id (``POST /api/games/export/_ids``): says each game's source."""
+
+    async def __call__(self, ids: Iterable[GameId]) -> list[Game]: ...
 
 
 class GameIntake:
@@ -53,6 +69,8 @@ class GameIntake:
         notifier: Notifier,
         on_match_change: MatchChanged,
         armageddon: ArmageddonIntake,
+        challenges: GameChallenges | None = None,
+        lookup: GameLookup | None = None,
     ) -> None:
         self.db = db
         self.config = config
@@ -60,13 +78,34 @@ class GameIntake:
         self.notifier = notifier
         self.on_match_change = on_match_change
         self.armageddon = armageddon
+        self.challenges = challenges
+        self.lookup = lookup
         self.recorded = 0
 
     async def __call__(self, game: Game) -> bool:
+        game = await self._with_source(game)
         async with self.db.uow() as uow:
             changed = await self.record(uow, game)
             await uow.commit()
         return changed
+
+    async def _with_source(self, game: Game) -> Game:
+        """``game`` with the source the export gives, when the intake must know it: a finished
+        game of a paired couple that is not one of the bot's challenges. Lookup errors raise (the
+        watcher delivers the game again with its next backfill)."""
+        if game.source is not None or not game.status.is_finished or self.lookup is None:
+            return game
+        async with self.db.uow() as uow:
+            if await GamesRepository(uow.session).challenge(game.id) is not None:
+                return game
+            if not await uow.matches.between(game.white, game.black):
+                return game
+        for found in await self.lookup([game.id]):
+            if found.id == game.id:
+                return dataclasses.replace(
+                    game, source=found.source, initial_fen=game.initial_fen or found.initial_fen
+                )
+        return game
 
     async def _context(self, uow: UnitOfWork, game: Game) -> tuple[MatchRow, MatchContext] | None:
         """The pair's match whose week holds the game, else their latest published match."""
@@ -77,6 +116,7 @@ class GameIntake:
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
             shift = dt.timedelta(weeks=row.week - 1)
             counted = [g for g in await uow.games.for_match(row.id) if g.id != game.id]
+            challenges = await GamesRepository(uow.session).challenges(row.id)
             context = MatchContext(
                 match=to_match(row, round=rnd.number),
                 window_start=rnd.week_start + shift,
@@ -85,6 +125,12 @@ class GameIntake:
                 previous_game_ended_at=max(
                     (g.last_move_at for g in counted if g.last_move_at is not None), default=None
                 ),
+                next_game=len(counted) + 1,
+                challenges={
+                    GameId(c.id): c.game_number
+                    for c in challenges
+                    if c.week == row.week and not c.armageddon
+                },
             )
             if context.window_start <= game.created_at <= context.window_end:
                 return row, context
@@ -125,6 +171,8 @@ class GameIntake:
             await self.on_match_change(
                 uow, row.id, state.outcome if row.outcome != before else None
             )
+            if self.challenges is not None:
+                await self.challenges.schedule_next(uow, row, now=now)
         return True
 
     async def _alerts(
@@ -135,9 +183,9 @@ class GameIntake:
         if isinstance(decision, Refused) and decision.alert_td:
             text = (
                 f"Game {link} between {game.white} and {game.black} does not count for match "
-                f"{row.id}: {decision.reason.value.replace('_', ' ')} "
+                f"{row.id}: {decision.reason.label} "
                 f"({game.variant}, {'rated' if game.rated else 'casual'}, "
-                f"{game.clock_limit}+{game.clock_increment}). "
+                f"{game.clock_limit}+{game.clock_increment}, source {game.source or 'unknown'}). "
                 f"If it should count: acwc result record {row.id} --game N --result R --reason ..."
             )
             await self.notifier.td_alert(

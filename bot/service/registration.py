@@ -29,8 +29,10 @@ __all__ = [
 
 
 def run_scopes(config: Config) -> list[str]:
-    """What ``acwc run`` needs of the bot's token: DMs, and team messages when a team is set."""
-    return ["msg:write", *(["team:lead"] if config.tournament.team else [])]
+    """What ``acwc run`` needs of the bot's token: DMs, team messages when a team is set, and
+    what the games settings need (``study:write`` for the broadcasts)."""
+    team = ["team:lead"] if config.tournament.team else []
+    return ["msg:write", *team, *sorted(config.games.lichess_scopes)]
 
 
 def registration_scopes(config: Config) -> list[str]:

@@ -9,6 +9,8 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Handler
+from bot.service.broadcasts import Broadcasts
+from bot.service.challenges import GameChallenges
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -62,3 +64,7 @@ class Services:
     """``None`` without a Lichess client (the CLI's commands that need none)."""
     deadline_handlers: Mapping[str, Handler]
     """The handler of every deadline kind, for the deadline runner."""
+    challenges: GameChallenges | None = None
+    """The match games' open challenges (they need Lichess to be made)."""
+    broadcasts: Broadcasts | None = None
+    """The stages' live broadcasts (``None`` without Lichess or without a stage to follow)."""

@@ -11,6 +11,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.views.scores import match_state
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
+from rules.talk.games import time_control_text
 from rules.talk.notices import describe_time
 from rules.week.calendar import label_time
 from rules.week.conduct import claim_opens, no_show_rule, review_pauses
@@ -18,6 +19,7 @@ from rules.week.faults import offers_counted
 from rules.week.negotiation import Negotiation, Phase, RulingKind
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
 from storage.models_weekly import MatchEventRow
+from storage.repo_games import GamesRepository
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -128,6 +130,11 @@ class MatchView:
     no_show: tuple[str, ...] = ()
     """Rules 6.3 once the agreed time has passed with no game: when claiming opens and who the
     bot's checks saw online."""
+    time_control: str = ""  # "2+5 rated antichess"
+    next_game: int | None = None  # the number of the next game to play, if any
+    next_white: str | None = None  # who has White in it (the match's colour order)
+    challenge_url: str | None = None  # the bot's open challenge for it, while it lasts
+    broadcast_url: str | None = None  # the Lichess broadcast round of this week
 
 
 _RESULTS = {"w": "1-0", "b": "0-1", None: "½-½"}
@@ -308,6 +315,21 @@ async def match_view(
     no_show: tuple[str, ...] = ()
     if agreed is not None and not decided and not games and now >= agreed:
         no_show = _no_show_lines(events, config, agreed, name, now=now)
+    played = sum(1 for g in all_games if g.counted)
+    next_game = played + 1 if not decided and played < row.games else None
+    next_white = None
+    if next_game is not None:
+        next_white = players[0] if next_game % 2 == 1 else players[1]
+    repo = GamesRepository(uow.session)
+    challenge = next(
+        (
+            c
+            for c in reversed(await repo.challenges(row.id))
+            if c.week == row.week and c.game_number == next_game and c.expires_at > now
+        ),
+        None,
+    )
+    broadcast = await repo.broadcast_round(row.round_id)
     return MatchView(
         match_id=row.id,
         stage=row.stage,
@@ -345,6 +367,11 @@ async def match_view(
         deadlines=deadlines,
         actions=tuple(actions),
         no_show=no_show,
+        time_control=time_control_text(config.rules.time_control),
+        next_game=next_game,
+        next_white=next_white,
+        challenge_url=None if challenge is None else challenge.url,
+        broadcast_url=None if broadcast is None else broadcast.url,
     )
 
 

@@ -27,6 +27,7 @@ from rules.core.scoring import format_points
 from rules.core.states import RoundState
 from rules.swiss.results import RoundKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
+from rules.talk.games import time_control_text
 from rules.week.conduct import no_show_rule
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
@@ -325,7 +326,9 @@ async def rules_page(request: web.Request) -> web.StreamResponse:
 # --- iCalendar ----------------------------------------------------------------------------------
 
 
-def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, base: str) -> bytes:
+def _calendar(
+    name: str, matches: list[views.MatchLine], *, now: dt.datetime, base: str, config: Config
+) -> bytes:
     """An event for every agreed match time still to be played: a match decided without its
     games (a forfeit, a tie ruled by the TDs) has no time to keep free."""
     host = base.split("://", 1)[-1].split("/", 1)[0]
@@ -348,7 +351,9 @@ def _calendar(name: str, matches: list[views.MatchLine], *, now: dt.datetime, ba
         event.add("url", link)
         event.add(
             "description",
-            f"{m.stage_label}, round {m.round_number}: {m.games} games. Match room: {link}",
+            f"{m.stage_label}, round {m.round_number}: {m.games} games, "
+            f"{time_control_text(config.rules.time_control)}. "
+            f"The bot's link to each game is in the match room: {link}",
         )
         cal.add_component(event)
     body: bytes = cal.to_ical()
@@ -373,7 +378,9 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
         rounds = await views.published_rounds(uow)
     matches = [m for r in rounds for m in r.matches]
     base = ctx.base_url(request).rstrip("/")
-    body = _calendar(ctx.config.tournament.name, matches, now=ctx.now(), base=base)
+    body = _calendar(
+        ctx.config.tournament.name, matches, now=ctx.now(), base=base, config=ctx.config
+    )
     return _ics(body, "acwc.ics")
 
 
@@ -390,6 +397,7 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         matches,
         now=ctx.now(),
         base=ctx.base_url(request).rstrip("/"),
+        config=ctx.config,
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

@@ -87,6 +87,9 @@ class Game:
 
     ``winner`` is ``None`` for a draw or an unfinished game; ``clock_limit`` and
     ``clock_increment`` are in seconds (``None`` for a correspondence or unlimited game).
+    ``source`` is how Lichess says the game was made (``friend`` for a challenge, ``lobby``,
+    ``arena``, ``swiss``, ``ai``...; ``None`` when the payload does not say, as the games stream
+    does not); ``initial_fen`` is set for a game from a custom position.
     """
 
     id: GameId
@@ -104,6 +107,8 @@ class Game:
     black_rating: int | None = None
     white_rating_diff: int | None = None
     black_rating_diff: int | None = None
+    source: str | None = None
+    initial_fen: str | None = None
 
     def colour_of(self, player: PlayerId) -> Colour:
         """The colour ``player`` had; raises ``ValueError`` if they did not play."""

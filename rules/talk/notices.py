@@ -222,7 +222,8 @@ def time_agreed(
             p,
             f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
             f"Be online on time: {no_show_rule(ruleset.conduct)}. "
-            "The time changes only if both of you agree (`change <time>`).",
+            "The time changes only if both of you agree (`change <time>`).\n"
+            "The bot sends you each game's link: a challenge only you two can join.",
         )
         for p in (a, b)
     ]

@@ -6,8 +6,10 @@ semifinals and a final that is tied three weeks running and goes to armageddon.
 
 ``data/season_seed7.json`` is the fingerprint of seed 7 (placement, standings, every match and
 game) as the first, slow version of the demo recorded it: whatever makes the demo faster must
-give the same season. Regenerate it only for a deliberate change of the season's rules or
-scripts: ``python -m tests.demo.test_season > tests/demo/data/season_seed7.json``.
+give the same season. (Issue 14 re-recorded it once: the games are now the bot's challenges,
+so their ids changed; placement, standings, matches and every game's result did not.)
+Regenerate it only for a deliberate change of the season's rules or scripts:
+``python -m tests.demo.test_season > tests/demo/data/season_seed7.json``.
 """
 
 from __future__ import annotations
@@ -105,6 +107,13 @@ async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     assert finals[-1][9] == "armageddon"
     assert first.game_delays
     assert first.requests["POST /api/stream/games-by-users"] >= 1
+    # every counted game came from the bot's own challenge, and the figures say so
+    assert first.counted_games > 0
+    assert first.counted_from_challenges == first.counted_games
+    assert first.requests["POST /api/challenge/open"] >= first.counted_games
+    assert f"games counted              {first.counted_games:8d}" in text
+    assert any(line.startswith("  games refused") for line in first.lines)
+    assert first.requests["POST /broadcast/new"] >= 1  # Candidates, semifinals, finals
     # The same seed gives the same season: the one the first (slow, polling) driver recorded,
     # whichever database and driver (aiosqlite, asyncpg; the demo's inline SQLite in the test
     # below and in tests/demo/test_inline_sqlite.py) stored it.

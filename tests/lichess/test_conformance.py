@@ -33,14 +33,18 @@ import pytest
 import yaml
 from aiohttp import web
 
+from bot.lichess.broadcasts import LichessBroadcasts
+from bot.lichess.challenges import LichessChallenges, open_challenge_form
 from bot.lichess.client import LichessClient
 from bot.lichess.games import game_from_export, game_from_stream, parse_stream_line
 from bot.lichess.oauth import exchange_code, fetch_account, pkce_challenge, start_login
 from bot.runtime.clock import FakeClock
 from bot.sandbox.app import make_app
+from bot.sandbox.challenges import accept_challenge
 from bot.sandbox.encode import game_json, game_stream_json
-from bot.sandbox.schemas import GAME_STATUS_ID, GameJson, from_millis, make_game
+from bot.sandbox.schemas import GAME_STATUS_ID, GameClock, GameJson, from_millis, make_game, millis
 from bot.sandbox.state import SandboxState
+from bot.service.challenges import ChallengeSpec
 from rules.core.model import Colour, Game
 
 SPEC_PATH = pathlib.Path(__file__).parent / "spec" / "lichess-api.bundled.yaml"
@@ -94,7 +98,17 @@ def form_fields(method: str, path: str) -> set[str]:
         return set()
     names: set[str] = set()
     for media in resolve(body).get("content", {}).values():
-        names.update(resolve(media.get("schema", {})).get("properties", {}))
+        names.update(schema_fields(media.get("schema", {})))
+    return names
+
+
+def schema_fields(schema: Any) -> set[str]:
+    """The properties a schema declares, its ``allOf`` and ``oneOf`` parts included (a broadcast
+    round's form is one of several shapes)."""
+    schema = resolve(schema)
+    names = set(schema.get("properties", {}))
+    for part in [*schema.get("allOf", []), *schema.get("oneOf", [])]:
+        names |= schema_fields(part)
     return names
 
 
@@ -109,6 +123,9 @@ SERVICE_ENDPOINTS = (
     ("get", "/oauth"),
     ("post", "/api/token"),
     ("get", "/api/account"),
+    ("post", "/api/challenge/open"),
+    ("post", "/broadcast/new"),
+    ("post", "/broadcast/{broadcastTournamentId}/new"),
 )
 """What the service asks Lichess (``bot/lichess``)."""
 
@@ -613,25 +630,32 @@ long-gap alert (rules.week.intake) and the game spans of rules 6.4 (bot.weekly) 
 Pinned here until the client fills them in; a change on either side makes this test fail."""
 
 
+STREAM_LILA_ONLY = {"initialFen"}
+"""What the client reads from a stream line that ``GameStreamGame`` does not declare but lila's
+``GamesByUsersStream`` writes (a game from a custom position: refused, rules 3.i)."""
+
+FROM_POSITION = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1"
+
+
 @pytest.mark.parametrize(
-    ("encode", "decode", "schema", "lacking"),
+    ("encode", "decode", "schema", "lacking", "lila_only"),
     [
-        (game_json, game_from_export, "GameJson", set()),
-        (game_stream_json, game_from_stream, "GameStreamGame", STREAM_LACKS),
+        (game_json, game_from_export, "GameJson", set(), set()),
+        (game_stream_json, game_from_stream, "GameStreamGame", STREAM_LACKS, STREAM_LILA_ONLY),
     ],
     ids=["export", "stream"],
 )
 def test_every_field_the_client_reads_from_a_game_is_in_the_spec_and_sent(
-    encode: Any, decode: Any, schema: str, lacking: set[str]
+    encode: Any, decode: Any, schema: str, lacking: set[str], lila_only: set[str]
 ) -> None:
     """The fields are found by watching the client read, not listed by hand: a field the client
     starts to read that the spec does not declare, or that the sandbox does not send, fails."""
-    sent = encode(FINISHED)
-    validate(sent, schema_of(schema))
+    sent = encode(replace(FINISHED, initialFen=FROM_POSITION))
+    validate(sent, schema_of(schema), undeclared=frozenset(lila_only))
     seen: set[str] = set()
     read = decode(Reads(sent, seen))
     assert {"id", "createdAt", "players.white.rating", "clock.initial"} <= seen  # it watches
-    assert {p for p in seen if not is_declared(schema_of(schema), p)} == lacking
+    assert {p for p in seen if not is_declared(schema_of(schema), p)} == lacking | lila_only
     assert {p for p in seen if not has_path(sent, p)} == lacking
     assert_read_as_sent(read, FINISHED, stream=schema == "GameStreamGame")
 
@@ -753,6 +777,67 @@ async def reads_login(state: SandboxState, client: LichessClient) -> None:
     )
 
 
+def challenge_spec(state: SandboxState) -> ChallengeSpec:
+    return ChallengeSpec(
+        white="Alice",
+        black="Bob",
+        rated=True,
+        clock_limit=120,
+        clock_increment=5,
+        variant="antichess",
+        name="ACWC 2021 Qualification R1: Alice vs Bob, game 1",
+        expires_at=state.now() + dt.timedelta(hours=1),
+    )
+
+
+async def reads_open_challenge(state: SandboxState, client: LichessClient) -> None:
+    """What the bot asks is what the sandbox keeps, and its game is the challenge's."""
+    asked = challenge_spec(state)
+    made = await LichessChallenges(client)(asked)
+    sent = state.challenges[made.id]
+    assert made.url == sent.url
+    assert (sent.users, sent.rated, sent.variant) == (("alice", "bob"), True, "antichess")
+    assert (sent.clock, sent.name) == (GameClock(120, 5), asked.name)
+    assert millis(sent.expires_at) == millis(asked.expires_at)
+    game = accept_challenge(state, made.id)
+    (read,) = await client.export_games_by_ids([made.id])
+    assert (read.id, read.white, read.source) == (made.id, "alice", "friend")
+    assert game.source == "friend"
+
+
+async def reads_broadcasts(state: SandboxState, client: LichessClient) -> None:
+    made = LichessBroadcasts(client)
+    tour = await made.tour(name="ACWC 2021 Candidates", markdown="Live.")
+    rnd = await made.round(tour.id, name="Round 1", players=["Bob", "Alice"])
+    sent = state.broadcasts[tour.id]
+    assert (tour.url, sent.name, sent.markdown) == (sent.url, "ACWC 2021 Candidates", "Live.")
+    assert [(r.id, r.url, r.sync_users) for r in sent.rounds] == [
+        (rnd.id, rnd.url, ("alice", "bob"))
+    ]
+
+
+async def test_challenge_and_broadcast_bodies_validate(lichess: tuple[str, SandboxState]) -> None:
+    url, state = lichess
+    form = open_challenge_form(challenge_spec(state))
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{url}/api/challenge/open", data=form) as resp:
+            validate(await resp.json(), response_schema("post", "/api/challenge/open", 200))
+        async with http.post(f"{url}/api/challenge/open", data={**form, "users": "a"}) as resp:
+            assert resp.status == 400
+            validate(await resp.json(), response_schema("post", "/api/challenge/open", 400))
+        async with http.post(f"{url}/broadcast/new", data={"name": "ACWC"}, headers=BOT) as resp:
+            tour = await resp.json()
+            validate(tour, response_schema("post", "/broadcast/new", 200))
+        path = "/broadcast/{broadcastTournamentId}/new"
+        data = {"name": "Round 1", "syncSource": "users", "syncUsers": "Alice Bob"}
+        async with http.post(
+            f"{url}{path.format(broadcastTournamentId=tour['tour']['id'])}",
+            data=data,
+            headers=BOT,
+        ) as resp:
+            validate(await resp.json(), response_schema("post", path, 200))
+
+
 CLIENT_READS = {
     ("get", "/api/user/{username}"): reads_users,
     ("get", "/api/games/user/{username}"): reads_export,
@@ -764,6 +849,9 @@ CLIENT_READS = {
     ("get", "/oauth"): reads_login,
     ("post", "/api/token"): reads_login,
     ("get", "/api/account"): reads_login,
+    ("post", "/api/challenge/open"): reads_open_challenge,
+    ("post", "/broadcast/new"): reads_broadcasts,
+    ("post", "/broadcast/{broadcastTournamentId}/new"): reads_broadcasts,
 }
 
 

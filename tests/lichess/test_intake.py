@@ -47,7 +47,9 @@ GOOD = Game(
     clock_increment=5,
     created_at=AGREED,
     last_move_at=AGREED + dt.timedelta(minutes=6),
+    source="friend",
 )
+ANTICHESS_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w - - 0 1"
 
 
 def game(**changes: Any) -> Game:
@@ -104,6 +106,39 @@ REFUSALS = [
         True,
     ),
     ("ended for cheating", game(status=GameStatus.CHEAT), CONTEXT, RefusalReason.CHEAT, True),
+    *[
+        (f"a {source} game", game(source=source), CONTEXT, RefusalReason.WRONG_SOURCE, True)
+        for source in ("lobby", "arena", "swiss", "simul", "pool", "ai", "import", "position")
+    ],
+    (
+        "a finished game Lichess gave no source for",
+        game(source=None),
+        CONTEXT,
+        RefusalReason.UNKNOWN_SOURCE,
+        True,
+    ),
+    (
+        "from a custom position",
+        game(initial_fen=ANTICHESS_FEN),
+        CONTEXT,
+        RefusalReason.FROM_POSITION,
+        True,
+    ),
+    ("colours swapped", game(white=BOB, black=ALICE), CONTEXT, RefusalReason.WRONG_COLOURS, True),
+    (
+        "game 2 with game 1's colours",
+        GOOD,
+        replace(CONTEXT, next_game=2),
+        RefusalReason.WRONG_COLOURS,
+        True,
+    ),
+    (
+        "the bot's challenge for game 2 played as game 1",
+        GOOD,
+        replace(CONTEXT, challenges={GOOD.id: 2}),
+        RefusalReason.WRONG_COLOURS,
+        True,
+    ),
     (
         "unknown finish",
         game(status=GameStatus.UNKNOWN_FINISH, winner=None),
@@ -126,7 +161,27 @@ def test_refused_games(
 
 ACCEPTANCES = [
     ("a normal win", GOOD, CONTEXT, (), True),
-    ("colours swapped", game(white=BOB, black=ALICE), CONTEXT, (), True),
+    (
+        "game 2, colours swapped",
+        game(white=BOB, black=ALICE),
+        replace(CONTEXT, next_game=2),
+        (),
+        True,
+    ),
+    (
+        "the bot's challenge, from the stream (no source)",
+        game(source=None),
+        replace(CONTEXT, challenges={GOOD.id: 1}),
+        (),
+        True,
+    ),
+    (
+        "a started game of unknown source",
+        game(source=None, status=GameStatus.STARTED, winner=None),
+        CONTEXT,
+        (),
+        False,
+    ),
     ("a draw", game(status=GameStatus.DRAW, winner=None), CONTEXT, (), True),
     ("lost on time", game(status=GameStatus.OUTOFTIME), CONTEXT, (), True),
     ("in progress", game(status=GameStatus.STARTED, winner=None), CONTEXT, (), False),

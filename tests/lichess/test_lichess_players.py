@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import random
 from collections.abc import Iterable
+from dataclasses import replace
 from fractions import Fraction
 
 import aiohttp
@@ -63,7 +64,10 @@ async def test_a_match_is_played_with_the_championship_clock_until_clinched(
     assert max(score.first, score.second) >= Fraction(11, 2) or len(games) == 10
     assert {PlayerId("alice"): score.first, PlayerId("bob"): score.second} == report.points
     assert all(
-        isinstance(classify_game(g, CONTEXT, ruleset=DEFAULT_RULESET), Accepted) for g in games
+        isinstance(
+            classify_game(g, replace(CONTEXT, next_game=n), ruleset=DEFAULT_RULESET), Accepted
+        )
+        for n, g in enumerate(games, start=1)
     )
 
 
@@ -94,8 +98,12 @@ async def test_a_no_show_plays_no_game(state: SandboxState) -> None:
 async def test_a_wrong_clock_game_is_refused_by_intake_with_an_alert(state: SandboxState) -> None:
     plan = MatchPlan(ALICE, BOB, start=START, wrong_clock_first=True, games=2, clinch_at=None)
     report = await play_match(LocalHost(state), plan, rng=random.Random(5))
+    games = games_of(state, report.game_ids)
+    # the wrong-clock game is refused, so the next one is still game 1 of the match's order
+    numbers = [1, *range(1, len(games))]
     decisions = [
-        classify_game(g, CONTEXT, ruleset=DEFAULT_RULESET) for g in games_of(state, report.game_ids)
+        classify_game(g, replace(CONTEXT, next_game=n), ruleset=DEFAULT_RULESET)
+        for n, g in zip(numbers, games, strict=True)
     ]
     assert isinstance(decisions[0], Refused)
     assert decisions[0].reason is RefusalReason.WRONG_CLOCK

@@ -121,7 +121,7 @@ async def test_wrong_games_are_refused_with_a_reason_and_a_td_alert(
         state.finish_game(blitz.id, winner="white")
         casual = state.start_game(white="Alice", black="Bob", rated=False)
         state.finish_game(casual.id, winner="white")
-        cheat = state.start_game(white="Bob", black="Alice")
+        cheat = state.start_game(white="Alice", black="Bob")
         state.finish_game(cheat.id, status="cheat", winner="white")
         await stored_soon(db, match_id, {blitz.id, casual.id, cheat.id}, counted=False)
     stored = {g[0]: g for g in await games_of(db, match_id)}

@@ -171,6 +171,7 @@ def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Ga
         "rated": True,
         "clock_limit": 120,
         "clock_increment": 5,
+        "source": "friend",
     }
     values.update(kw)
     return Game(

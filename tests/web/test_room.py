@@ -24,6 +24,7 @@ def game(game_id: str, white: str, black: str, when: dt.datetime, winner: Colour
         clock_increment=5,
         created_at=when,
         last_move_at=when + dt.timedelta(minutes=8),
+        source="friend",
     )
 
 

@@ -16,7 +16,7 @@ import pytest
 from aiohttp import web
 
 from bot.app import LichessMessenger, bootstrap
-from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.config import Config, GamesConfig, ServiceConfig, TournamentConfig
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
@@ -47,10 +47,13 @@ def at(day: int, hour: int, minute: int = 0) -> dt.datetime:
     return dt.datetime(2021, 10, day, hour, minute, tzinfo=UTC)
 
 
-def make_config(*, team: str | None = TEAM) -> Config:
+def make_config(*, team: str | None = TEAM, challenges: bool = False) -> Config:
+    """The week's config; the bot's game challenges (their deadlines and DMs) only when asked,
+    so the week's own deadlines and messages are what the tests list."""
     return Config(
         tournament=TournamentConfig(tds=TDS, team=team),
         service=ServiceConfig(public_url="https://acwc.example"),
+        games=GamesConfig(challenges=challenges),
     )
 
 
@@ -218,6 +221,7 @@ class Week:
             clock_increment=5,
             created_at=start,
             last_move_at=start + dt.timedelta(minutes=minutes),
+            source="friend",  # a challenge game, as the export would say
         )
         self.clock.set(max(self.clock.now(), game.last_move_at or start))
         await self.services.intake(game)

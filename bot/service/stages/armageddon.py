@@ -20,6 +20,7 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
+from bot.service.challenges import GameChallenges
 from bot.views.bracket import KNOCKOUT_VALUES, procedure
 from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Ruleset
@@ -128,9 +129,12 @@ def _phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
 
 
 class Armageddons:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(
+        self, config: Config, notifier: Notifier, *, challenges: GameChallenges | None = None
+    ) -> None:
         self.config = config
         self.notifier = notifier
+        self.challenges = challenges
 
     def handlers(self) -> Mapping[str, Handler]:
         """The deadline handlers of the bid and rock-paper-scissors deadlines."""
@@ -214,6 +218,8 @@ class Armageddons:
             key = notice.armageddon_colours(arm.id, match.id)
             for player in players:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+            if self.challenges is not None and proc.white is not None:  # the game's link follows
+                await self.challenges.schedule_armageddon(uow, match, white=proc.white, now=now)
         if proc.phase is Phase.NEEDS_TD and old_phase is not Phase.NEEDS_TD:
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
             await self.notifier.td_alert(

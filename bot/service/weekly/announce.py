@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.service.challenges import GameChallenges
 from bot.service.weekly.log import Loaded
 from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
@@ -25,9 +26,12 @@ DECIDED = (Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.TIED)
 
 
 class Announcements:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(
+        self, config: Config, notifier: Notifier, *, challenges: GameChallenges | None = None
+    ) -> None:
         self.ruleset = config.rules
         self.notifier = notifier
+        self.challenges = challenges
 
     async def agreement(
         self, uow: UnitOfWork, loaded: Loaded, negotiation: Negotiation, *, now: dt.datetime
@@ -51,6 +55,8 @@ class Announcements:
             else:
                 texts[note.recipient] = note.text
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        if self.challenges is not None:  # the game's link follows (issue 14)
+            await self.challenges.schedule_next(uow, row, now=now)
         return texts
 
     async def result(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:

@@ -1,0 +1,240 @@
+"""Open challenges on the fake Lichess: ``POST /api/challenge/open`` as the spec and lila have it.
+
+With ``users=A,B`` only those two may join, and the first gets White (the spec). Joining is the
+admin route ``POST /_sandbox/challenges/{id}/accept`` (the players' click in a browser): the game
+it makes has the challenge's id, its settings, and ``source: friend``, as lila's
+``ChallengeJoiner`` makes every challenge game; it starts at once and goes out on the streams.
+A challenge lapses at ``expiresAt`` (24 hours by default, at most two weeks: the spec).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from bot.sandbox.schemas import (
+    GameClock,
+    GameJson,
+    VariantKey,
+    from_millis,
+    speed_of,
+    user_id,
+    variant_key,
+)
+
+__all__ = [
+    "ChallengeError",
+    "OpenChallenge",
+    "accept_challenge",
+    "challenge_open_json",
+    "challenge_routes",
+]
+
+DEFAULT_LIFETIME = dt.timedelta(hours=24)
+MAX_LIFETIME = dt.timedelta(weeks=2)
+CLOCK_LIMIT_MAX = 10800
+INCREMENT_MAX = 60
+_VARIANT_NAMES = {
+    "standard": "Standard",
+    "chess960": "Chess960",
+    "crazyhouse": "Crazyhouse",
+    "antichess": "Antichess",
+    "atomic": "Atomic",
+    "horde": "Horde",
+    "kingOfTheHill": "King of the Hill",
+    "racingKings": "Racing Kings",
+    "threeCheck": "Three-check",
+    "fromPosition": "From Position",
+}
+
+
+@dataclass
+class OpenChallenge:
+    """An open challenge: its settings, who may join (White first), and its game once joined."""
+
+    id: str
+    rated: bool
+    clock: GameClock | None
+    variant: VariantKey
+    name: str | None
+    users: tuple[str, str] | None
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    game_id: str | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://lichess.org/{self.id}"
+
+
+def challenge_open_json(c: OpenChallenge) -> dict[str, Any]:
+    """``ChallengeOpenJson``."""
+    time_control: dict[str, Any] = {"type": "unlimited"}
+    if c.clock is not None:
+        limit, inc = c.clock.initial, c.clock.increment
+        show = f"{limit // 60 if limit % 60 == 0 else limit / 60}+{inc}"
+        time_control = {"type": "clock", "limit": limit, "increment": inc, "show": show}
+    out: dict[str, Any] = {
+        "id": c.id,
+        "url": c.url,
+        "status": "accepted" if c.game_id is not None else "created",
+        "challenger": None,
+        "destUser": None,
+        "variant": {"key": c.variant, "name": _VARIANT_NAMES[c.variant]},
+        "rated": c.rated,
+        "speed": speed_of(c.clock),
+        "timeControl": time_control,
+        "color": "random",
+        "finalColor": "white",
+        "perf": {"name": _VARIANT_NAMES[c.variant]},
+        "urlWhite": f"{c.url}?color=white",
+        "urlBlack": f"{c.url}?color=black",
+        "open": {"userIds": list(c.users)} if c.users is not None else {},
+    }
+    return out  # the name is shown on the challenge page; ``ChallengeOpenJson`` has no field
+
+
+class ChallengeError(ValueError):
+    """A form Lichess would refuse (HTTP 400), with its message."""
+
+
+def _int(form: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    raw = form.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ChallengeError(f"{name}: not an integer: {raw}") from None
+    if not low <= value <= high:
+        raise ChallengeError(f"{name}: must be between {low} and {high}")
+    return value
+
+
+def read_open_challenge(
+    form: Mapping[str, str], *, known: Callable[[str], bool], now: dt.datetime, new_id: str
+) -> OpenChallenge:
+    """The challenge ``form`` asks for; raises :class:`ChallengeError` as Lichess answers 400."""
+    limit = _int(form, "clock.limit", 0, CLOCK_LIMIT_MAX)
+    increment = _int(form, "clock.increment", 0, INCREMENT_MAX)
+    if (limit is None) != (increment is None):
+        raise ChallengeError("clock: give both clock.limit and clock.increment")
+    try:
+        variant = variant_key(form.get("variant") or "standard")
+    except ValueError as e:
+        raise ChallengeError(f"variant: {e}") from None
+    users: tuple[str, str] | None = None
+    raw_users = form.get("users")
+    if raw_users:
+        names = [n.strip() for n in raw_users.split(",") if n.strip()]
+        if len(names) != 2 or user_id(names[0]) == user_id(names[1]):
+            raise ChallengeError("users: give two different usernames, separated by a comma")
+        unknown = [n for n in names if not known(user_id(n))]
+        if unknown:
+            raise ChallengeError(f"users: no such user {unknown[0]}")
+        users = (user_id(names[0]), user_id(names[1]))
+    expires = now + DEFAULT_LIFETIME
+    raw_expiry = form.get("expiresAt")
+    if raw_expiry:
+        try:
+            expires = from_millis(int(raw_expiry))
+        except ValueError:
+            raise ChallengeError(f"expiresAt: not a timestamp: {raw_expiry}") from None
+        if expires <= now or expires > now + MAX_LIFETIME:
+            raise ChallengeError("expiresAt: must be in the next two weeks")
+    return OpenChallenge(
+        id=new_id,
+        rated=form.get("rated") == "true",
+        clock=GameClock(limit, increment) if limit is not None and increment is not None else None,
+        variant=variant,
+        name=form.get("name") or None,
+        users=users,
+        created_at=now,
+        expires_at=expires,
+    )
+
+
+def new_challenge_id(taken: Callable[[str], bool], made: int) -> str:
+    """An 8-character id like Lichess's, drawn from how many challenges were made so far, so a
+    seeded demo makes the same ids every run."""
+    n = made
+    while True:
+        n += 1
+        cid = f"ch{n:06d}"
+        if not taken(cid):
+            return cid
+
+
+StateOf = Callable[[web.Request], Any]
+"""The app's :class:`~bot.sandbox.state.SandboxState` of a request (``Any``: the state module
+imports this one)."""
+Error = Callable[[int, str], web.Response]
+
+
+def accept_challenge(state: Any, challenge_id: str) -> GameJson:
+    """Both players joined the challenge: its game starts, with the challenge's id and settings
+    and ``source: friend``. Raises ``KeyError`` for an unknown challenge and
+    :class:`ChallengeError` for a lapsed or joined one."""
+    challenge = state.challenges[challenge_id]
+    if challenge.game_id is not None:
+        raise ChallengeError("The challenge has already been accepted")
+    if state.now() >= challenge.expires_at:
+        raise ChallengeError("The challenge has expired")
+    if challenge.users is None:
+        raise ChallengeError("the sandbox joins only challenges restricted to two users")
+    white, black = (state.users[u].username for u in challenge.users)
+    clock = challenge.clock
+    game = state.create_game(
+        white,
+        black,
+        variant=challenge.variant,
+        rated=challenge.rated,
+        clock_limit=None if clock is None else clock.initial,
+        clock_increment=None if clock is None else clock.increment,
+        game_id=challenge.id,
+    )
+    challenge.game_id = game.id
+    started: GameJson = state.start_game(game.id)
+    return started
+
+
+def challenge_routes(state_of: StateOf, error: Error) -> list[web.RouteDef]:
+    """The routes, given how the app finds its state and writes an error."""
+
+    async def challenge_open(request: web.Request) -> web.StreamResponse:
+        """POST /api/challenge/open"""
+        state = state_of(request)
+        form = await request.post()
+        fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        try:
+            challenge = read_open_challenge(
+                fields,
+                known=lambda uid: uid in state.users,
+                now=state.now(),
+                new_id=new_challenge_id(
+                    lambda c: c in state.challenges or c in state.games, len(state.challenges)
+                ),
+            )
+        except ChallengeError as e:
+            return error(400, str(e))
+        state.challenges[challenge.id] = challenge
+        return web.json_response(challenge_open_json(challenge))
+
+    async def admin_accept(request: web.Request) -> web.StreamResponse:
+        """POST /_sandbox/challenges/{id}/accept: both players joined; the game starts."""
+        try:
+            game = accept_challenge(state_of(request), request.match_info["id"])
+        except KeyError:
+            return error(404, "no such challenge")
+        except ChallengeError as e:
+            return error(400, str(e))
+        return web.json_response({"id": game.id, "status": game.status})
+
+    return [
+        web.post("/api/challenge/open", challenge_open),
+        web.post("/_sandbox/challenges/{id}/accept", admin_accept),
+    ]

@@ -1,0 +1,194 @@
+"""Live Lichess broadcasts of the stages that matter most (issue 14 item 4).
+
+Each stage the config lists (``games.broadcast_stages``) gets one Lichess broadcast, and each of
+its published rounds (a week) gets a round of it following the games of that week's players
+(``syncUsers``), so the community sees every game and its result on Lichess's own broadcast page.
+:meth:`Broadcasts.sync` makes whatever is missing: it reads the database in one transaction,
+asks Lichess outside any transaction, and stores each broadcast or round in its own; a Lichess
+failure leaves the rest for the next sync (at start-up and whenever a round is published). The
+pages and a forum draft link each round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.config import Config
+from bot.notify import Notifier
+from bot.notify.keys import NoticeKey
+from bot.notify.kinds import NoticeKind
+from bot.runtime.clock import Clock
+from rules.core.ruleset import StageKind
+from rules.core.states import RoundState
+from rules.talk.games import time_control_text
+from storage.db import Database
+from storage.models_games import BroadcastRoundRow, BroadcastRow
+from storage.repo_games import GamesRepository
+
+__all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "RoundToBroadcast"]
+
+log = logging.getLogger(__name__)
+
+_STAGE_NAMES = {
+    StageKind.QUALIFICATION: "Qualification",
+    StageKind.CANDIDATES: "Candidates",
+    StageKind.SEMIFINAL: "Semifinals",
+    StageKind.FINAL: "Final",
+    StageKind.THIRD_PLACE: "Third place match",
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MadeBroadcast:
+    """A broadcast tournament or round Lichess made: its id and page."""
+
+    id: str
+    url: str
+
+
+class BroadcastFailed(Exception):
+    """Lichess did not make the broadcast or round; the text says why."""
+
+
+class BroadcastMaker(Protocol):
+    """Creates broadcasts on Lichess (scope ``study:write``); raises :class:`BroadcastFailed`."""
+
+    async def tour(self, *, name: str, markdown: str) -> MadeBroadcast: ...
+
+    async def round(self, tour_id: str, *, name: str, players: Sequence[str]) -> MadeBroadcast: ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundToBroadcast:
+    """A published round of a broadcast stage that has no broadcast round yet."""
+
+    stage: StageKind
+    round_id: int
+    number: int
+    players: tuple[str, ...]
+
+
+class Broadcasts:
+    def __init__(
+        self, config: Config, db: Database, clock: Clock, notifier: Notifier, maker: BroadcastMaker
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.clock = clock
+        self.notifier = notifier
+        self.maker = maker
+
+    async def missing(self) -> list[RoundToBroadcast]:
+        """The published rounds of the broadcast stages without a broadcast round, in order."""
+        stages = set(self.config.games.broadcast_stages)
+        if not stages:
+            return []
+        out: list[RoundToBroadcast] = []
+        async with self.db.uow() as uow:
+            tournament = await uow.tournaments.current()
+            if tournament is None:
+                return []
+            repo = GamesRepository(uow.session)
+            for stage in await uow.tournaments.stages(tournament.id):
+                if stage.kind not in stages:
+                    continue
+                for rnd in await uow.tournaments.rounds(stage.id):
+                    if rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
+                        continue
+                    if await repo.broadcast_round(rnd.id) is not None:
+                        continue
+                    players: set[str] = set()
+                    for match in await uow.matches.for_round(rnd.id):
+                        players.add(match.white_first)
+                        if match.black_first is not None:
+                            players.add(match.black_first)
+                    out.append(
+                        RoundToBroadcast(stage.kind, rnd.id, rnd.number, tuple(sorted(players)))
+                    )
+        return out
+
+    async def sync(self) -> int:
+        """Make the missing broadcasts and rounds; how many rounds were made. Never raises for
+        a Lichess failure (logged and audited; the next sync tries again)."""
+        made = 0
+        for todo in await self.missing():
+            try:
+                tour = await self._tour(todo.stage)
+                name = f"Round {todo.number}"
+                result = await self.maker.round(tour.id, name=name, players=todo.players)
+            except BroadcastFailed as e:
+                log.warning("broadcast of %s round %d failed: %s", todo.stage, todo.number, e)
+                await self._audit_failure(todo, str(e))
+                return made
+            now = self.clock.now()
+            async with self.db.uow() as uow:
+                await GamesRepository(uow.session).add(
+                    BroadcastRoundRow(
+                        id=result.id,
+                        broadcast_id=tour.id,
+                        round_id=todo.round_id,
+                        name=name,
+                        url=result.url,
+                        players=list(todo.players),
+                        created_at=now,
+                    )
+                )
+                await uow.audit.record(
+                    at=now,
+                    actor="bot",
+                    action="broadcast.round",
+                    details={"round": todo.round_id, "broadcast": result.id, "url": result.url},
+                )
+                stage_name = _STAGE_NAMES.get(todo.stage, str(todo.stage))
+                await self.notifier.forum(
+                    uow,
+                    now=now,
+                    subject=f"Live broadcast, {stage_name} round {todo.number}",
+                    body=(
+                        f"Follow every game of {stage_name} round {todo.number} live on Lichess: "
+                        f"{result.url}"
+                    ),
+                    key=NoticeKey(NoticeKind.ROUND_PAIRINGS, f"broadcast:{todo.round_id}"),
+                )
+                await uow.commit()
+            made += 1
+        return made
+
+    async def _tour(self, stage: StageKind) -> BroadcastRow:
+        async with self.db.uow() as uow:
+            found = await GamesRepository(uow.session).broadcast(stage)
+        if found is not None:
+            return found
+        stage_name = _STAGE_NAMES.get(stage, str(stage))
+        name = f"{self.config.games.event} {stage_name}"
+        control = time_control_text(self.config.rules.time_control)
+        markdown = (
+            f"The {stage_name} of the {self.config.tournament.name}, {control}: every game of "
+            "the week's players, live."
+        )
+        made = await self.maker.tour(name=name, markdown=markdown)
+        row = BroadcastRow(
+            id=made.id, stage=stage, name=name, url=made.url, created_at=self.clock.now()
+        )
+        async with self.db.uow() as uow:
+            await GamesRepository(uow.session).add(row)
+            await uow.commit()
+        return row
+
+    async def _audit_failure(self, todo: RoundToBroadcast, why: str) -> None:
+        async with self.db.uow() as uow:
+            await uow.audit.record(
+                at=self.clock.now(),
+                actor="bot",
+                action="broadcast.failed",
+                reason=why,
+                details={"round": todo.round_id, "stage": str(todo.stage)},
+            )
+            await uow.commit()
+
+    async def for_round(self, round_id: int) -> BroadcastRoundRow | None:
+        async with self.db.uow() as uow:
+            return await GamesRepository(uow.session).broadcast_round(round_id)

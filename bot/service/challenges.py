@@ -1,0 +1,294 @@
+"""The bot's open challenges: one-click match games with the right settings (issue 14).
+
+When a time is agreed, and after each counted game that leaves more to play, the match gets a
+``game_challenge`` deadline row due at once; the deadline runner fires it in its own transaction,
+and :meth:`GameChallenges.on_deadline` asks Lichess for an open challenge restricted to the two
+players (``users=WHITE,BLACK``, White as the match's colour order names), rated, with the rule
+set's clock and variant, named after the match, lapsing after the no-show window. The challenge
+is stored (its id is the game's id, so intake knows the game first by it) and both players get
+its link. A Lichess failure stores nothing but an audit entry and a retry a few minutes later.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.config import Config
+from bot.notify import Notifier
+from bot.notify import keys as notice
+from bot.notify.kinds import NoticeKind
+from bot.runtime.deadlines import Firing
+from rules.core.model import PlayerId
+from rules.core.ruleset import StageKind
+from rules.core.states import MatchState
+from rules.talk.games import challenge_name, game_link
+from storage.convert import to_match
+from storage.models import DeadlineRow, MatchRow
+from storage.models_games import ChallengeRow
+from storage.repo_games import GamesRepository
+from storage.uow import UnitOfWork
+
+__all__ = [
+    "CHALLENGE_DEADLINE",
+    "ChallengeFailed",
+    "ChallengeMaker",
+    "ChallengeSpec",
+    "GameChallenges",
+    "MadeChallenge",
+]
+
+log = logging.getLogger(__name__)
+
+CHALLENGE_DEADLINE = "game_challenge"
+RETRY_AFTER = dt.timedelta(minutes=5)
+MAX_ATTEMPTS = 12
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChallengeSpec:
+    """The open challenge the bot asks Lichess for: the two players (White first), the game's
+    settings, its name and when it lapses."""
+
+    white: str
+    black: str
+    rated: bool
+    clock_limit: int
+    clock_increment: int
+    variant: str
+    name: str
+    expires_at: dt.datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MadeChallenge:
+    """What Lichess made: the challenge's id (its game's id) and its link."""
+
+    id: str
+    url: str
+
+
+class ChallengeFailed(Exception):
+    """Lichess did not make the challenge (down, refused, unreadable); the text says why."""
+
+
+class ChallengeMaker(Protocol):
+    """Creates an open challenge on Lichess; raises :class:`ChallengeFailed`."""
+
+    async def __call__(self, spec: ChallengeSpec) -> MadeChallenge: ...
+
+
+ARMAGEDDON = 0
+"""The ``game_number`` of an armageddon game's challenge (it is none of the match's games)."""
+
+
+def _subject(week: int, game: int) -> str:
+    return f"week {week} armageddon" if game == ARMAGEDDON else f"week {week} game {game}"
+
+
+class GameChallenges:
+    """Schedules and makes the match games' challenges; ``maker`` is ``None`` without Lichess."""
+
+    def __init__(self, config: Config, notifier: Notifier, maker: ChallengeMaker | None) -> None:
+        self.config = config
+        self.notifier = notifier
+        self.maker = maker
+
+    @property
+    def enabled(self) -> bool:
+        return self.maker is not None and self.config.games.challenges
+
+    async def schedule(
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        *,
+        game: int,
+        now: dt.datetime,
+        white: PlayerId | None = None,
+    ) -> None:
+        """Ask for game ``game``'s challenge of the match's current week, now (once); game
+        :data:`ARMAGEDDON` with its ``white``."""
+        if not self.enabled or row.black_first is None:
+            return
+        subject = _subject(row.week, game)
+        for open_row in await uow.deadlines.open_for_match(row.id):
+            if open_row.kind == CHALLENGE_DEADLINE and open_row.subject == subject:
+                return
+        await uow.deadlines.add(
+            DeadlineRow(
+                kind=CHALLENGE_DEADLINE,
+                due_at=now,
+                match_id=row.id,
+                subject=subject,
+                payload={"week": row.week, "game": game, "white": white, "attempt": 1},
+                created_at=now,
+            )
+        )
+
+    async def schedule_armageddon(
+        self, uow: UnitOfWork, row: MatchRow, *, white: PlayerId, now: dt.datetime
+    ) -> None:
+        """Ask for the armageddon game's challenge, ``white`` as the procedure decided (rules
+        3.ix.1.2-3). Lichess gives both sides the same clock: Black's time, no increment; White's
+        bid cannot be set there, and the armageddon intake tells the TDs so."""
+        await self.schedule(uow, row, game=ARMAGEDDON, now=now, white=white)
+
+    async def schedule_next(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
+        """Ask for the challenge of the match's next game, if it has one to play."""
+        if not self.enabled or row.state != MatchState.SCHEDULED or row.outcome is not None:
+            return
+        played = len(await uow.games.for_match(row.id))
+        if played < row.games:
+            await self.schedule(uow, row, game=played + 1, now=now)
+
+    async def challenges(self, uow: UnitOfWork, match_id: int) -> Sequence[ChallengeRow]:
+        return await GamesRepository(uow.session).challenges(match_id)
+
+    def _expiry(self, row: MatchRow, game: int, now: dt.datetime) -> dt.datetime:
+        """After the no-show window of the agreed time (game 1), or of a break from now; an
+        armageddon's after ``games.armageddon_challenge_lifetime``."""
+        if game == ARMAGEDDON:
+            return now + self.config.games.armageddon_challenge_lifetime
+        conduct = self.config.rules.conduct
+        if game == 1 and row.agreed_time is not None and row.agreed_time > now:
+            return row.agreed_time + conduct.no_show_second_alert
+        return now + conduct.break_length + conduct.no_show_second_alert
+
+    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
+        """Make the challenge the deadline row asks for, unless the match no longer needs it."""
+        deadline, now = firing.deadline, firing.now
+        week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
+        attempt = int(deadline.payload.get("attempt", 1))
+        row = await uow.matches.get(deadline.match_id) if deadline.match_id is not None else None
+        wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
+        if (
+            row is None
+            or self.maker is None
+            or row.black_first is None
+            or row.week != week
+            or row.state != wanted_state
+            or (row.outcome is not None and game != ARMAGEDDON)
+        ):
+            return
+        repo = GamesRepository(uow.session)
+        expires_at = self._expiry(row, game, now)
+        if any(
+            c.week == week and c.game_number == game and c.expires_at >= expires_at
+            for c in await repo.challenges(row.id)
+        ):
+            return  # one lasts long enough already (a time moved later needs a new one)
+        rnd = await uow.tournaments.round(row.round_id)
+        match = to_match(row, round=rnd.number if rnd is not None else 0)
+        chosen = deadline.payload.get("white")
+        white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
+        black = match.opponent_of(white)
+        white_name, black_name = await self._username(uow, white), await self._username(uow, black)
+        control = self.config.rules.time_control
+        if game == ARMAGEDDON:
+            armageddon = self.config.rules.armageddon
+            control = dataclasses.replace(
+                control,
+                limit_seconds=armageddon.black_seconds,
+                increment_seconds=armageddon.increment_seconds,
+            )
+        spec = ChallengeSpec(
+            white=white_name,
+            black=black_name,
+            rated=control.rated,
+            clock_limit=control.limit_seconds,
+            clock_increment=control.increment_seconds,
+            variant=control.variant,
+            name=challenge_name(
+                event=self.config.games.event,
+                stage=StageKind(row.stage),
+                round=match.round,
+                white=white_name,
+                black=black_name,
+                game=None if game == ARMAGEDDON else game,
+            ),
+            expires_at=expires_at,
+        )
+        try:
+            made = await self.maker(spec)
+        except ChallengeFailed as e:
+            await self._failed(uow, row, deadline, attempt, str(e), now=now)
+            return
+        await repo.add(
+            ChallengeRow(
+                id=made.id,
+                match_id=row.id,
+                week=week,
+                game_number=game,
+                armageddon=game == ARMAGEDDON,
+                white=white,
+                black=black,
+                name=spec.name,
+                url=made.url,
+                clock_limit=spec.clock_limit,
+                clock_increment=spec.clock_increment,
+                created_at=now,
+                expires_at=spec.expires_at,
+            )
+        )
+        await uow.audit.record(
+            at=now,
+            actor="bot",
+            action="challenge.created",
+            match_id=row.id,
+            details={"challenge": made.id, "game": game, "week": week, "white": white},
+        )
+        key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
+        for note in game_link(
+            white=white,
+            black=black,
+            names=(white_name, black_name),
+            game=None if game == ARMAGEDDON else game,
+            url=made.url,
+            control=control,
+            expires_at=spec.expires_at,
+            room_url=self.config.room_url(row.id),
+        ):
+            assert note.recipient is not None
+            await self.notifier.dm_player(
+                uow, now=now, player=note.recipient, text=note.text, key=key
+            )
+
+    async def _failed(
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        deadline: DeadlineRow,
+        attempt: int,
+        why: str,
+        *,
+        now: dt.datetime,
+    ) -> None:
+        log.warning("challenge for match %s failed (attempt %d): %s", row.id, attempt, why)
+        await uow.audit.record(
+            at=now,
+            actor="bot",
+            action="challenge.failed",
+            match_id=row.id,
+            reason=why,
+            details={"attempt": attempt, **deadline.payload},
+        )
+        if attempt >= MAX_ATTEMPTS:
+            return  # the players still have the room's time control and may challenge by hand
+        await uow.deadlines.add(
+            DeadlineRow(
+                kind=CHALLENGE_DEADLINE,
+                due_at=now + RETRY_AFTER,
+                match_id=row.id,
+                subject=deadline.subject,
+                payload={**deadline.payload, "attempt": attempt + 1},
+                created_at=now,
+            )
+        )
+
+    async def _username(self, uow: UnitOfWork, player: PlayerId) -> str:
+        found = await uow.players.get(player)
+        return found.username if found is not None else player

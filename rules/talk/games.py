@@ -1,0 +1,66 @@
+"""The words of a match game on Lichess: its time control written out, its challenge's name, and
+the message that hands both players the link of the game the bot challenged them to."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rules.core.model import PlayerId
+from rules.core.ruleset import StageKind, TimeControl
+from rules.talk.notices import Audience, Notice, fit
+from rules.week.calendar import label_time
+
+__all__ = ["challenge_name", "game_link", "time_control_text"]
+
+_STAGE_NAMES = {
+    StageKind.QUALIFICATION: "Qualification",
+    StageKind.CANDIDATES: "Candidates",
+    StageKind.SEMIFINAL: "Semifinal",
+    StageKind.FINAL: "Final",
+    StageKind.THIRD_PLACE: "Third place",
+}
+
+
+def _minutes(seconds: int) -> str:
+    return str(seconds // 60) if seconds % 60 == 0 else f"{seconds / 60:g}"
+
+
+def time_control_text(control: TimeControl) -> str:
+    """``2+5 rated antichess``: minutes plus increment seconds, as Lichess writes them."""
+    rated = "rated" if control.rated else "casual"
+    clock = f"{_minutes(control.limit_seconds)}+{control.increment_seconds}"
+    return f"{clock} {rated} {control.variant}"
+
+
+def challenge_name(
+    *, event: str, stage: StageKind, round: int, white: str, black: str, game: int | None
+) -> str:
+    """The challenge's name the players see on Lichess: ``ACWC 2021 Qualification R3: A vs B,
+    game 1`` (``game`` None: the armageddon)."""
+    stage_name = _STAGE_NAMES.get(stage, str(stage))
+    which = "armageddon" if game is None else f"game {game}"
+    return f"{event} {stage_name} R{round}: {white} vs {black}, {which}"
+
+
+def game_link(
+    *,
+    white: PlayerId,
+    black: PlayerId,
+    names: tuple[str, str],
+    game: int | None,
+    url: str,
+    control: TimeControl,
+    expires_at: dt.datetime,
+    room_url: str,
+) -> tuple[Notice, ...]:
+    """Both players' message with game ``game``'s link (None: the armageddon game): who has
+    White (``names``: White's and Black's usernames), the time control, and when the challenge
+    lapses."""
+    which = "The armageddon game" if game is None else f"Game {game}"
+    text = (
+        f"{which} of your ACWC match, {names[0]} (White) - {names[1]} (Black), "
+        f"{time_control_text(control)}: {url}\n"
+        "Only you two can join this game; open the link at the agreed time. "
+        f"It lapses at {label_time(expires_at)}. Your match room: {room_url}"
+    )
+    return tuple(Notice(Audience.PLAYER, p, fit(text)) for p in (white, black))

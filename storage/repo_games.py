@@ -1,0 +1,58 @@
+"""Repository of the games tables (:mod:`storage.models_games`), on the unit of work's session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from rules.core.ruleset import StageKind
+from storage.models_games import BroadcastRoundRow, BroadcastRow, ChallengeRow
+
+__all__ = ["GamesRepository"]
+
+
+class GamesRepository:
+    """``GamesRepository(uow.session)``: the bot's challenges and broadcasts."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def add(self, row: ChallengeRow | BroadcastRow | BroadcastRoundRow) -> None:
+        self.session.add(row)
+        await self.session.flush()
+
+    async def challenge(self, challenge_id: str) -> ChallengeRow | None:
+        return await self.session.get(ChallengeRow, challenge_id)
+
+    async def challenges(self, match_id: int) -> Sequence[ChallengeRow]:
+        """The match's challenges, oldest first."""
+        result = await self.session.execute(
+            select(ChallengeRow)
+            .where(ChallengeRow.match_id == match_id)
+            .order_by(ChallengeRow.created_at, ChallengeRow.game_number, ChallengeRow.id)
+        )
+        return result.scalars().all()
+
+    async def broadcast(self, stage: StageKind) -> BroadcastRow | None:
+        result = await self.session.execute(select(BroadcastRow).where(BroadcastRow.stage == stage))
+        return result.scalar_one_or_none()
+
+    async def broadcasts(self) -> Sequence[BroadcastRow]:
+        result = await self.session.execute(select(BroadcastRow).order_by(BroadcastRow.created_at))
+        return result.scalars().all()
+
+    async def broadcast_round(self, round_id: int) -> BroadcastRoundRow | None:
+        result = await self.session.execute(
+            select(BroadcastRoundRow).where(BroadcastRoundRow.round_id == round_id)
+        )
+        return result.scalar_one_or_none()
+
+    async def broadcast_rounds(self, broadcast_id: str) -> Sequence[BroadcastRoundRow]:
+        result = await self.session.execute(
+            select(BroadcastRoundRow)
+            .where(BroadcastRoundRow.broadcast_id == broadcast_id)
+            .order_by(BroadcastRoundRow.created_at)
+        )
+        return result.scalars().all()
