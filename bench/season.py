@@ -6,7 +6,8 @@ For each field size, runs the demo season (bot/demo: every qualification round, 
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
 table: wall time, Lichess requests per match by endpoint, the delay from a game's end on the
 sandbox to its row in the database (p50, p99, wall time) and peak memory (ru_maxrss of this
-process, so it only grows across sizes). ``--database-url`` must name an empty database; with
+process, so it only grows across sizes); then each size's TD touches by kind and the players'
+self-service actions (bot/views/touches.py). ``--database-url`` must name an empty database; with
 several sizes it is used for the first only (the others use SQLite files). No assertions.
 
 Where the time goes (bot/demo): the service's own work per event dominates (the intake of each
@@ -68,6 +69,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         cells = " ".join(f"{r.requests.get(name, 0) / max(m, 1):>8.2f}" for _, r, m in endpoints)
         print(f"{name:<40} {cells}")
+    for players, result, _ in endpoints:
+        print(f"\n{players} players:")
+        print("\n".join(result.touches.table()))
 
 
 if __name__ == "__main__":

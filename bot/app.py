@@ -32,6 +32,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
 from bot.runtime.outbox import OutboxDispatcher
+from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -97,8 +98,9 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
-    publication = Publication(config, notifier)
-    announcements = Announcements(config, notifier)
+    forum = Forum(config, notifier)
+    publication = Publication(config, notifier, forum)
+    announcements = Announcements(config, notifier, forum)
     conduct = Conduct(config, notifier)
     armageddons = Armageddons(config, notifier)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
@@ -154,11 +156,15 @@ def bootstrap(
         armageddons=armageddons,
         armageddon_games=armageddon_games,
         exits=Exits(config, notifier),
-        forum=Forum(),
+        forum=forum,
         registration=None
         if lichess is None
         else Registration(config, db, LichessAccounts(lichess, config.rules)),
-        deadline_handlers={**weekly_deadlines.handlers(), **armageddons.handlers()},
+        deadline_handlers={
+            **weekly_deadlines.handlers(),
+            **armageddons.handlers(),
+            **Digest(notifier, forum).handlers(),
+        },
     )
 
 

@@ -52,6 +52,23 @@ class TournamentConfig:
     name: str = "Lichess Antichess World Championship"
     tds: tuple[str, ...] = ()
     team: str | None = None  # Lichess team id for team updates
+    forum_posts_per_round: int = 2
+    """Forum drafts a round: 2 (its pairings post and its closing post), 1 (pairings) or 0."""
+    digest_time: dt.time = dt.time(8, 0)
+    """When the daily digest of the TDs' information (no decision needed) goes out, UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationConfig:
+    """The window in which players register themselves on the web (None: closed)."""
+
+    opens: dt.datetime | None = None
+    closes: dt.datetime | None = None
+
+    def is_open(self, now: dt.datetime) -> bool:
+        return (
+            self.opens is not None and self.closes is not None and self.opens <= now < self.closes
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +104,7 @@ class Config:
     tournament: TournamentConfig = field(default_factory=TournamentConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     rules: Ruleset = field(default_factory=Ruleset)
+    registration: RegistrationConfig = field(default_factory=RegistrationConfig)
     secrets: Secrets = field(default_factory=Secrets)
     source: Path | None = None
 
@@ -344,7 +362,23 @@ def _positive(key: str, value: float | dt.timedelta, *, allow_zero: bool = False
         raise ConfigError(key, f"must be {'zero or ' if allow_zero else ''}positive, not {value}")
 
 
+def _check_service_side(config: Config) -> None:
+    posts = config.tournament.forum_posts_per_round
+    if posts not in (0, 1, 2):
+        raise ConfigError(
+            "tournament.forum_posts_per_round",
+            f"must be 0, 1 (the pairings post) or 2 (pairings and closing post), not {posts}",
+        )
+    reg = config.registration
+    if (reg.opens is None) != (reg.closes is None):
+        missing = "closes" if reg.closes is None else "opens"
+        raise ConfigError(f"registration.{missing}", "give both opens and closes, or neither")
+    if reg.opens is not None and reg.closes is not None and reg.closes <= reg.opens:
+        raise ConfigError("registration.closes", "must be after registration.opens")
+
+
 def _check(config: Config) -> None:
+    _check_service_side(config)
     r = config.rules
     for kind in StageKind:
         _check_format(f"rules.formats.{kind.value}", r.formats.for_stage(kind))
@@ -455,7 +489,7 @@ def parse_config(
                     "secrets are read from the environment only "
                     f"({', '.join(SECRET_ENV.values())}), never from the config file",
                 )
-    allowed = {"tournament", "service", "rules"}
+    allowed = {"tournament", "service", "rules", "registration"}
     for key in data:
         if key not in allowed:
             raise ConfigError(key, f"unknown section (known: {', '.join(sorted(allowed))})")
@@ -463,6 +497,7 @@ def parse_config(
         tournament=_build(TournamentConfig(), data.get("tournament", {}), "tournament"),
         service=_build(ServiceConfig(), data.get("service", {}), "service"),
         rules=_build(Ruleset(), data.get("rules", {}), "rules"),
+        registration=_build(RegistrationConfig(), data.get("registration", {}), "registration"),
         secrets=_secrets(environ),
         source=source,
     )

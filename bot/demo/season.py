@@ -32,6 +32,7 @@ from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.candidates import candidates_view
 from bot.views.qualification import standings as qualification_standings
+from bot.views.touches import Touches, season_touches
 from rules.core.model import PlayerId
 
 __all__ = ["DemoOptions", "SeasonResult", "demo_config", "run_season"]
@@ -68,6 +69,8 @@ class SeasonResult:
     """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    touches: Touches = field(default_factory=Touches)
+    """The TDs' touches of the season by kind, and the players' self-service actions."""
 
     def fingerprint(self) -> tuple[Any, ...]:
         """What the same seed must reproduce: placement, standings, matches and games."""
@@ -231,6 +234,8 @@ async def run_season(
                     await driver.settle()
                     standings = await _standings(service, config)
                     matches, stored_games = await _fingerprint(service)
+                    async with service.db.uow() as uow:
+                        touches = await season_touches(uow, config)
                     if options.keep_open and service.web_url:
                         reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
                         with contextlib.suppress(asyncio.CancelledError):
@@ -256,6 +261,7 @@ async def run_season(
         timings=dict(driver.timings),
         anomalies=reporter.anomalies,
         lines=reporter.lines,
+        touches=touches,
     )
     reporter.say("")
     for line in standings:
@@ -271,6 +277,8 @@ async def run_season(
         peak_mb=peak_mb,
         steps=driver.steps,
     ):
+        reporter.say(line)
+    for line in touches.table():
         reporter.say(line)
     reporter.say(f"Champion: {roster.player(result.champion).username}")
     return result

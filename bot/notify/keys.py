@@ -35,6 +35,10 @@ def round_pairings(round_id: int) -> NoticeKey:
     return NoticeKey(K.ROUND_PAIRINGS, f"round:{round_id}")
 
 
+def round_closing(round_id: int) -> NoticeKey:
+    return NoticeKey(K.ROUND_CLOSING, f"round-closing:{round_id}")
+
+
 def pairing(match_id: int, week: int) -> NoticeKey:
     return NoticeKey(K.PAIRING, f"pairing:{match_id}:{week}", match_id)
 
@@ -143,3 +147,11 @@ def exit_award(match_id: int) -> NoticeKey:
 
 def knockout_repaired(match_id: int) -> NoticeKey:
     return NoticeKey(K.KNOCKOUT_REPAIRED, f"rebuild:{match_id}", match_id)
+
+
+# --- the TDs' digest -------------------------------------------------------------------------
+
+
+def td_digest(day: str) -> NoticeKey:
+    """The digest sent on ``day`` (an ISO date)."""
+    return NoticeKey(K.TD_DIGEST, f"digest:{day}")

@@ -144,6 +144,8 @@ class SandboxState:
         self.tokens: dict[str, Token] = {}
         self.codes: dict[str, OAuthCode] = {}
         self.team_leaders: dict[str, set[str]] = {}
+        self.team_members: dict[str, set[str]] = {}
+        """By team id: the user ids of its members (its leaders are members too)."""
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
         self.requests: list[tuple[str, str]] = []
@@ -193,6 +195,16 @@ class SandboxState:
 
     def make_team(self, team_id: str, *, leaders: Iterable[str]) -> None:
         self.team_leaders[team_id] = {user_id(u) for u in leaders}
+        self.team_members.setdefault(team_id, set()).update(self.team_leaders[team_id])
+
+    def join_team(self, team_id: str, user: str) -> None:
+        """``user`` joins ``team_id`` (made with no leader if it does not exist)."""
+        self.team_leaders.setdefault(team_id, set())
+        self.team_members.setdefault(team_id, set()).add(user_id(user))
+
+    def teams_of(self, user: str) -> list[str]:
+        uid = user_id(user)
+        return sorted(t for t, members in self.team_members.items() if uid in members)
 
     def create_game(
         self,

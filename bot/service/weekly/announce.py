@@ -8,6 +8,7 @@ import datetime as dt
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.service.forum import Forum
 from bot.service.weekly.log import Loaded
 from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
@@ -24,35 +25,30 @@ DECIDED = (Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.TIED)
 
 
 class Announcements:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier, forum: Forum) -> None:
         self.ruleset = config.rules
         self.notifier = notifier
+        self.forum = forum
 
     async def agreement(
         self, uow: UnitOfWork, loaded: Loaded, negotiation: Negotiation, *, now: dt.datetime
     ) -> dict[PlayerId, str]:
-        """Tell both players and the forum draft; returns each player's text."""
+        """Tell both players, and bring the round's pairings post up to date; returns each
+        player's text."""
         row = loaded.row
         assert negotiation.agreement is not None
         row.agreed_time = negotiation.agreement.time
         texts: dict[PlayerId, str] = {}
         key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
         for note in time_agreed(negotiation, now=now, ruleset=self.ruleset):
-            if note.recipient is None:
-                await self.notifier.forum(
-                    uow,
-                    now=now,
-                    subject=f"Agreed time, match {row.id}",
-                    body=f"Agreed time (match {row.id}): {note.text}",
-                    key=key,
-                )
-            else:
+            if note.recipient is not None:
                 texts[note.recipient] = note.text
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        await self.forum.match_changed(uow, row, now=now)
         return texts
 
     async def result(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
-        """The result to both players and a forum draft of the results post (rules 6.6)."""
+        """The result to both players (rules 6.6); the round's forum posts follow it."""
         if row.outcome not in DECIDED or row.black_first is None:
             return
         state = await match_state(uow, row.id)
@@ -75,16 +71,9 @@ class Announcements:
         for note in match_result(
             match_id=MatchId(row.id), players=players, score=score, winner=winner
         ):
-            if note.recipient is None:
-                await self.notifier.forum(
-                    uow,
-                    now=now,
-                    subject=f"Result, match {row.id}",
-                    body=f"Result (match {row.id}): {note.text}",
-                    key=key,
-                )
-            else:
+            if note.recipient is not None:
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        await self.forum.match_changed(uow, row, now=now)
 
     async def tied_without_play(
         self, uow: UnitOfWork, row: MatchRow, *, decided_by: DecidedBy, now: dt.datetime

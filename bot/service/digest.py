@@ -1,0 +1,86 @@
+"""The TDs' daily digest: one message a day with everything that needs no decision.
+
+A TD alert is for a decision (:data:`bot.notify.kinds.NEEDS_DECISION`); any other notice for the
+TDs (an offers verdict, a no-show, a refused game...) is kept as a note (``Channel.TD_NOTE``) and
+the daily job (a deadline row, :data:`bot.notify.notifier.DIGEST_DEADLINE`, due at
+``tournament.digest_time``) sends the notes written since the last digest, with the messages
+Lichess would not take, as one TD alert. The desk lists the notes as its "recent" list. The job
+also drafts the closing post of a round that ended without a result notice (an armageddon, a
+withdrawal: :meth:`bot.service.forum.Forum.sweep`), and runs again the next day while a round
+is in play or a note waits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.notify import Notifier
+from bot.notify import keys as notice
+from bot.notify.kinds import NoticeKind, notice_label
+from bot.notify.notifier import DIGEST_DEADLINE
+from bot.runtime.deadlines import Firing, Handler
+from bot.service.forum import Forum
+from storage.models import Channel, OutboxRow, OutboxStatus
+from storage.uow import UnitOfWork
+
+__all__ = ["Digest", "digest_text"]
+
+LINE_LIMIT = 300
+"""A note's first line, cut to this length in the digest (the desk shows it whole)."""
+
+
+def _label(row: OutboxRow) -> str:
+    try:
+        kind = NoticeKind(row.notice) if row.notice else None
+    except ValueError:  # a kind a later version wrote
+        kind = None
+    label = notice_label(kind) if kind is not None else "Note"
+    return f"{label}, match {row.match_id}" if row.match_id is not None else label
+
+
+def digest_text(day: dt.date, notes: list[OutboxRow], failed: list[OutboxRow]) -> str:
+    """The digest's words: one line a note, then the messages not delivered."""
+    lines = [f"ACWC daily digest, {day:%a %d %b %Y} (nothing here needs a decision)."]
+    for row in notes:
+        first = row.body.strip().splitlines()[0] if row.body.strip() else ""
+        lines.append(f"- {_label(row)}: {first[:LINE_LIMIT]}")
+    for row in failed:
+        error = (row.last_error or "no reason given").strip().splitlines()[0][:200]
+        lines.append(f"- Not delivered: {row.kind.value} to {row.recipient} ({error})")
+    return "\n".join(lines)
+
+
+class Digest:
+    def __init__(self, notifier: Notifier, forum: Forum) -> None:
+        self.notifier = notifier
+        self.forum = forum
+
+    def handlers(self) -> dict[str, Handler]:
+        return {DIGEST_DEADLINE: self.on_digest}
+
+    async def send(self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime | None) -> int:
+        """Send what waits as one digest; returns how many lines it had (0: nothing sent)."""
+        notes = list(await uow.outbox.notes_pending())
+        failed = [
+            r
+            for r in await uow.outbox.list(status=OutboxStatus.FAILED)
+            if r.kind is not Channel.TD_ALERT and (since is None or r.created_at >= since)
+        ]
+        if not notes and not failed:
+            return 0
+        text = digest_text(now.date(), notes, failed)
+        await self.notifier.td_alert(
+            uow, now=now, text=text, key=notice.td_digest(now.date().isoformat())
+        )
+        for row in notes:
+            row.status, row.sent_at = OutboxStatus.SENT, now
+        return len(notes) + len(failed)
+
+    async def on_digest(self, uow: UnitOfWork, firing: Firing) -> None:
+        now = firing.now
+        previous = firing.deadline.due_at - dt.timedelta(days=1)
+        await self.send(uow, now=now, since=previous)
+        open_rounds = await self.forum.sweep(uow, now=now)
+        await uow.session.flush()
+        if open_rounds:
+            await self.notifier.schedule_digest(uow, now=now)
