@@ -101,6 +101,7 @@ def bootstrap(
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
     announcements = Announcements(config, notifier, forum)
+    stage_rounds = StageRounds(config, publication)
     conduct = Conduct(config, notifier)
     armageddons = Armageddons(config, notifier)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
@@ -150,7 +151,7 @@ def bootstrap(
         decisions=Decisions(config, notifier, announcements=announcements, conduct=conduct),
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
-        stage_rounds=StageRounds(config, publication),
+        stage_rounds=stage_rounds,
         progression=Progression(config, runners, knockout),
         knockout=knockout,
         armageddons=armageddons,
@@ -163,7 +164,7 @@ def bootstrap(
         deadline_handlers={
             **weekly_deadlines.handlers(),
             **armageddons.handlers(),
-            **Digest(notifier, forum).handlers(),
+            **Digest(config, notifier, forum, stage_rounds).handlers(),
         },
     )
 

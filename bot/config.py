@@ -54,6 +54,9 @@ class TournamentConfig:
     team: str | None = None  # Lichess team id for team updates
     forum_posts_per_round: int = 2
     """Forum drafts a round: 2 (its pairings post and its closing post), 1 (pairings) or 0."""
+    publish_fixed_rounds: bool = True
+    """The later stages' rounds (fixed when the TDs advance the stage, rules 4.4) go out on
+    their publication day by themselves; false: a TD approves each one."""
     digest_time: dt.time = dt.time(8, 0)
     """When the daily digest of the TDs' information (no decision needed) goes out, UTC."""
 

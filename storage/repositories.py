@@ -590,6 +590,15 @@ class OutboxRepository(_Repository):
         )
         return [(str(k), n, e or "", m) for k, n, e, m in result.all()]
 
+    async def status_counts(self, kinds: Iterable[str]) -> dict[str, int]:
+        """How many messages of ``kinds`` are in each status."""
+        result = await self.session.execute(
+            select(OutboxRow.status, func.count())
+            .where(OutboxRow.kind.in_(list(kinds)))
+            .group_by(OutboxRow.status)
+        )
+        return {str(status): int(n) for status, n in result.all()}
+
     async def forum_post(self, event: str) -> OutboxRow | None:
         """The forum draft of ``event`` (a round's pairings or closing post), if drafted."""
         result = await self.session.execute(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, NotFoundError
-from bot.service.registration import AccountRecord
+from bot.service.registration import REASONS, AccountRecord
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.stages.seeding import AccountFacts, RatedGame
@@ -65,6 +65,8 @@ class LichessAccounts:
         try:
             user = await self.client.get_user(username)
             if user.created_at is None:
+                if user.disabled:  # Lichess sends a closed account's names only
+                    return REASONS["account_closed"]
                 return "Lichess gave no account creation date"
             games = await self.games(username)
         except NotFoundError:
@@ -78,3 +80,10 @@ class LichessAccounts:
             title=user.title,
         )
         return AccountRecord(facts, tuple(games))
+
+    async def in_team(self, username: str, team: str) -> bool | str:
+        """Whether the player is a member of ``team``, or why it could not be read."""
+        try:
+            return team in await self.client.teams_of(username)
+        except LichessError as e:
+            return f"Lichess error: {e}"

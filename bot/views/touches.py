@@ -42,6 +42,7 @@ DECISIONS = (
     "armageddon.record",
     "result.record",
 )
+SENT_KINDS = (Channel.DM, Channel.TD_ALERT, Channel.TEAM_UPDATE, Channel.TD_NOTE)
 APPROVALS = ("round.publish", "stage.advance")
 SETUP = ("tournament.create",)
 EDITS = ("forum.edited",)
@@ -69,6 +70,8 @@ class Touches:
     """Decisions that settled an alert on their match (counted with the alerts)."""
     rounds: int = 0
     self_service: Counter[str] = field(default_factory=Counter)
+    notices: Counter[str] = field(default_factory=Counter)
+    """Messages the bot sends (DMs, TD alerts, team updates, notes) by status: none lost."""
 
     @property
     def total(self) -> int:
@@ -100,6 +103,7 @@ class Touches:
         for name, count, detail in rows:
             lines.append(f"  {name:<34} {count:5d}  {detail}".rstrip())
         lines.append(f"  {'total':<34} {self.total:5d}")
+        lines.append("Notices: " + ", ".join(f"{n} {s}" for s, n in sorted(self.notices.items())))
         lines.append("Players' self-service actions")
         for action, label in SELF_SERVICE.items():
             if self.self_service[action]:
@@ -147,6 +151,8 @@ async def season_touches(uow: UnitOfWork, config: Config) -> Touches:
     if edits.get("forum.edited"):
         t.forum_drafts["edits pasted"] += edits["forum.edited"]
     t.self_service.update(await uow.audit.count_actions(SELF_SERVICE))
+    for status, n in (await uow.outbox.status_counts(SENT_KINDS)).items():
+        t.notices[status] += n
     t.rounds = len([r for r in await uow.tournaments.all_rounds() if r.published_at is not None])
     return t
 

@@ -24,6 +24,7 @@ from typing import Any
 from bot.config import Config
 from bot.demo.report import Reporter
 from bot.demo.season import DemoOptions, SeasonResult, run_season
+from bot.notify.kinds import NEEDS_DECISION
 from rules.core.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
 
 PLAYERS = 13
@@ -105,6 +106,15 @@ async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     assert finals[-1][9] == "armageddon"
     assert first.game_delays
     assert first.requests["POST /api/stream/games-by-users"] >= 1
+    touches = first.touches  # issue 17: the season runs itself
+    assert touches.self_service["registration.self"] == PLAYERS  # no TD added anyone
+    assert "player.add" not in touches.decisions
+    assert touches.forum_drafts["round_pairings"] == touches.rounds  # one post a round, current
+    assert touches.forum_drafts["round_closing"] <= touches.rounds
+    assert set(touches.alerts) <= {k.value for k in NEEDS_DECISION}
+    assert touches.digests >= 1
+    assert set(touches.notices) <= {"sent", "pending"}  # nothing failed
+    assert ["total", str(touches.total)] in [line.split() for line in first.lines]
     # The same seed gives the same season: the one the first (slow, polling) driver recorded,
     # whichever database and driver (aiosqlite, asyncpg; the demo's inline SQLite in the test
     # below and in tests/demo/test_inline_sqlite.py) stored it.
