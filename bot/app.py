@@ -295,6 +295,7 @@ class Service:
             self.clock,
             watch=lambda: changes.version(("outbox",)),
             on_wait=on_wait,
+            on_failed=self.services.notifier.delivery_failed,
         )
         self.runner = DeadlineRunner(
             self.db,

@@ -11,8 +11,9 @@ import datetime as dt
 from bot.config import Config
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NEEDS_DECISION, Channel
+from bot.notify.kinds import NoticeKind as K
 from rules.talk.notices import fit
-from storage.models import DeadlineRow
+from storage.models import DeadlineRow, OutboxRow
 from storage.uow import UnitOfWork
 
 __all__ = ["DIGEST_DEADLINE", "FORUM", "TDS", "Notifier", "next_digest"]
@@ -102,6 +103,16 @@ class Notifier:
         list), which is scheduled if it is not yet."""
         await self._enqueue(uow, Channel.TD_NOTE, now=now, to=TDS, body=text, key=key)
         await self.schedule_digest(uow, now=now)
+
+    async def delivery_failed(self, uow: UnitOfWork, row: OutboxRow, now: dt.datetime) -> None:
+        """A message Lichess would not take: a note for the TDs' digest (never an alert about
+        a failed alert: the TD alert is on the desk already)."""
+        if row.kind is Channel.TD_ALERT:
+            return
+        error = (row.last_error or "no reason given").splitlines()[0][:200]
+        key = NoticeKey(K.DELIVERY_FAILED, f"failed:{row.id}", row.match_id, row.player)
+        text = f"Could not deliver a {row.kind.value} to {row.recipient}: {error}"
+        await self.td_note(uow, now=now, text=text, key=key)
 
     async def schedule_digest(self, uow: UnitOfWork, *, now: dt.datetime) -> None:
         """Make sure the daily digest job has its next run (one open row at a time)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
@@ -20,6 +20,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
 from storage.models import OutboxRow
+from storage.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -59,13 +60,16 @@ class OutboxDispatcher(WaitingLoop):
         *,
         watch: Callable[[], object] | None = None,
         on_wait: Callable[[], None] | None = None,
+        on_failed: Callable[[UnitOfWork, OutboxRow, dt.datetime], Awaitable[None]] | None = None,
     ) -> None:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
-        called each time the dispatcher has done what was due and goes to wait."""
+        called each time the dispatcher has done what was due and goes to wait; ``on_failed``
+        is told, in the same transaction, of a message given up on (the TDs' digest)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
         self.messenger = messenger
+        self.on_failed = on_failed
         self.sent = 0
 
     async def _send(self, row: OutboxRow) -> None:
@@ -107,6 +111,8 @@ class OutboxDispatcher(WaitingLoop):
                     if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
                         stored.status = OutboxStatus.FAILED
                         log.warning("outbox %s to %s failed: %s", row.id, row.recipient, error)
+                        if self.on_failed is not None:
+                            await self.on_failed(uow, stored, now)
                     else:
                         stored.next_attempt_at = now + retry_delay(stored.attempts)
                     await uow.commit()

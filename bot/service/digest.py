@@ -4,14 +4,14 @@ result path missed, and the later stages' rounds whose pairings the rules fix.
 A TD alert is for a decision (:data:`bot.notify.kinds.NEEDS_DECISION`); any other notice for the
 TDs (an offers verdict, a no-show, a refused game...) is kept as a note (``Channel.TD_NOTE``) and
 the daily job (a deadline row, :data:`bot.notify.notifier.DIGEST_DEADLINE`, due at
-``tournament.digest_time``) sends the notes written since the last digest, with the messages
-Lichess would not take, as one TD alert. The desk lists the notes as its "recent" list. The job
-also drafts the closing post of a round that ended without a result notice (an armageddon, a
-withdrawal: :meth:`bot.service.forum.Forum.sweep`) and, on the publication weekday, publishes the
-next round of a later stage when it may go out (rules 4.4: the Candidates' rounds and the
-knockout are fixed when the TDs advance the stage, so their rounds need no approval each week;
-``tournament.publish_fixed_rounds``). It runs again the next day while a round is in play or
-waits to be published.
+``tournament.digest_time``) sends the notes written since the last digest (a message Lichess
+would not take is one, written by the outbox dispatcher) as one TD alert. The desk lists the
+notes as its "recent" list. The job also drafts the closing post of a round that ended without a
+result notice (an armageddon, a withdrawal: :meth:`bot.service.forum.Forum.sweep`) and, on the
+publication weekday, publishes the next round of a later stage when it may go out (rules 4.4:
+the Candidates' rounds and the knockout are fixed when the TDs advance the stage, so their rounds
+need no approval each week; ``tournament.publish_fixed_rounds``). It runs again the next day
+while a round is in play or waits to be published.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.service.forum import Forum
 from bot.service.stages.rounds import StageRounds
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
-from storage.models import Channel, OutboxRow, OutboxStatus
+from storage.models import OutboxRow, OutboxStatus
 from storage.uow import UnitOfWork
 
 __all__ = ["Digest", "digest_text"]
@@ -47,15 +47,12 @@ def _label(row: OutboxRow) -> str:
     return f"{label}, match {row.match_id}" if row.match_id is not None else label
 
 
-def digest_text(day: dt.date, notes: list[OutboxRow], failed: list[OutboxRow]) -> str:
-    """The digest's words: one line a note, then the messages not delivered."""
+def digest_text(day: dt.date, notes: list[OutboxRow]) -> str:
+    """The digest's words: one line a note."""
     lines = [f"ACWC daily digest, {day:%a %d %b %Y} (nothing here needs a decision)."]
     for row in notes:
         first = row.body.strip().splitlines()[0] if row.body.strip() else ""
         lines.append(f"- {_label(row)}: {first[:LINE_LIMIT]}")
-    for row in failed:
-        error = (row.last_error or "no reason given").strip().splitlines()[0][:200]
-        lines.append(f"- Not delivered: {row.kind.value} to {row.recipient} ({error})")
     return "\n".join(lines)
 
 
@@ -76,23 +73,18 @@ class Digest:
     def handlers(self) -> dict[str, Handler]:
         return {DIGEST_DEADLINE: self.on_digest}
 
-    async def send(self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime | None) -> int:
-        """Send what waits as one digest; returns how many lines it had (0: nothing sent)."""
+    async def send(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
+        """Send the notes that wait as one digest; returns how many (0: nothing sent)."""
         notes = list(await uow.outbox.notes_pending())
-        failed = [
-            r
-            for r in await uow.outbox.list(status=OutboxStatus.FAILED)
-            if r.kind is not Channel.TD_ALERT and (since is None or r.created_at >= since)
-        ]
-        if not notes and not failed:
+        if not notes:
             return 0
-        text = digest_text(now.date(), notes, failed)
+        text = digest_text(now.date(), notes)
         await self.notifier.td_alert(
             uow, now=now, text=text, key=notice.td_digest(now.date().isoformat())
         )
         for row in notes:
             row.status, row.sent_at = OutboxStatus.SENT, now
-        return len(notes) + len(failed)
+        return len(notes)
 
     async def publish_fixed_rounds(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
         """On the publication weekday, put into play each later stage's next round that may go
@@ -120,8 +112,7 @@ class Digest:
 
     async def on_digest(self, uow: UnitOfWork, firing: Firing) -> None:
         now = firing.now
-        previous = firing.deadline.due_at - dt.timedelta(days=1)
-        await self.send(uow, now=now, since=previous)
+        await self.send(uow, now=now)
         await self.publish_fixed_rounds(uow, now=now)
         open_rounds = await self.forum.sweep(uow, now=now)
         await uow.session.flush()

@@ -29,8 +29,9 @@ from storage.uow import UnitOfWork
 
 __all__ = ["AlreadyPostedError", "Forum", "NotADraftError"]
 
-DONE = (MatchState.COMPLETE, MatchState.VOID)
-"""A round ends when every match in it is in one of these states."""
+DONE = (MatchState.COMPLETE, MatchState.VOID, MatchState.REPEAT)
+"""A round ends when every match in it is in one of these states (a repeated knockout week
+is followed by its next week's match in the same round)."""
 
 
 class NotADraftError(OperationError):
@@ -58,13 +59,15 @@ async def _result_text(uow: UnitOfWork, row: MatchRow) -> str:
         return "bye"
     if row.state is MatchState.VOID:
         return "void (rules 8)"
-    if row.outcome is None:
+    if row.outcome is None and row.state is not MatchState.REPEAT:
         return ""
     state = await match_state(uow, row.id)
+    score = f"{state.score}, " if state.games and state.score is not None else ""
+    if row.state is MatchState.REPEAT:
+        return f"{score}tied, played again the next week"
     winner = {Outcome.FIRST_WINS: row.white_first, Outcome.SECOND_WINS: row.black_first}
     how = _HOW.get(row.decided_by, "") if row.decided_by is not None else ""
-    score = f"{state.score}, " if state.games and state.score is not None else ""
-    name = winner.get(row.outcome)
+    name = winner.get(row.outcome) if row.outcome is not None else None
     return f"{score}{name} wins{how}" if name else f"{score}drawn{how}"
 
 
@@ -119,7 +122,10 @@ class Forum:
             if m.black_first is None:
                 lines.append(f"{m.board}. {m.white_first}: bye")
                 continue
-            line = f"{m.board}. {m.white_first} - {m.black_first}  {self.config.room_url(m.id)}"
+            week = f" (week {m.week})" if m.week > 1 else ""
+            line = (
+                f"{m.board}. {m.white_first} - {m.black_first}{week}  {self.config.room_url(m.id)}"
+            )
             if m.agreed_time is not None and m.outcome is None:
                 line += f"  agreed: {label_time(m.agreed_time)}"
             result = await _result_text(uow, m)
@@ -146,7 +152,8 @@ class Forum:
         lines = [title, ""]
         for m in sorted(matches, key=lambda m: m.board):
             pair = m.white_first if m.black_first is None else f"{m.white_first} - {m.black_first}"
-            lines.append(f"{m.board}. {pair}: {await _result_text(uow, m)}")
+            week = f" (week {m.week})" if m.week > 1 else ""
+            lines.append(f"{m.board}. {pair}{week}: {await _result_text(uow, m)}")
         lines += ["", *await self._standings(uow, stage)]
         await self._draft(uow, key, subject=title, body="\n".join(lines).rstrip(), now=now)
         return True

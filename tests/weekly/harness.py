@@ -274,7 +274,9 @@ def build_week(
     config = make_config()
     services = bootstrap(config, clock=clock, db=db, lichess=client)
     runner = DeadlineRunner(db, clock, services.deadline_handlers)
-    dispatcher = OutboxDispatcher(db, LichessMessenger(client), clock)
+    dispatcher = OutboxDispatcher(
+        db, LichessMessenger(client), clock, on_failed=services.notifier.delivery_failed
+    )
     return Week(db, config, clock, sandbox, client, services, runner, dispatcher)
 
 

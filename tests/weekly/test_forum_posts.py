@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 
+from bot.notify.keys import pairing
 from bot.service.forum import AlreadyPostedError, Forum
 from tests.weekly.harness import TDS, Week, at
 
@@ -80,3 +81,24 @@ async def test_information_waits_for_one_daily_digest(week: Week) -> None:
     assert note.status == "sent"  # in one digest only
     await week.until(at(17, 9))
     assert len(await week.outbox("td_alert")) == len(TDS)  # nothing new: no digest
+
+
+async def test_a_message_lichess_refuses_goes_into_the_digest(week: Week) -> None:
+    await week.publish(("alice", "bob"))
+    async with week.db.uow() as uow:
+        await week.services.notifier.dm(
+            uow, now=week.clock.now(), to="Ghost", text="hello", key=pairing(999, 1)
+        )
+        await uow.commit()
+    await week.deliver()
+    failed = [r for r in await week.outbox("dm") if r.status == "failed"]
+    assert [r.recipient for r in failed] == ["Ghost"]
+    (note,) = await week.outbox("td_note")
+    assert note.notice == "delivery_failed"
+    assert "Could not deliver a dm to Ghost: " in note.body
+    await week.until(at(13, 9))  # Wednesday's digest
+    (digest, _) = await week.outbox("td_alert")
+    assert (
+        "- A message could not be delivered, match 999: Could not deliver a dm to Ghost"
+        in digest.body
+    )
