@@ -154,6 +154,9 @@ class Registration:
         """A logged-in player registers: eligibility at once, then the team, then the entry
         (audited ``registration.self``). Ineligible: nothing is stored, every reason is said."""
         self._window(now)
+        async with self.db.uow() as uow:  # no Lichess call for a repeated click
+            if await uow.players.get(normalise_username(username)) is not None:
+                return SelfRegistration(username, True)
         check = await self.check_player(username)
         if check.problem is not None:
             return SelfRegistration(username, False, (check.problem,))
