@@ -590,6 +590,13 @@ class OutboxRepository(_Repository):
         )
         return [(str(k), n, e or "", m) for k, n, e, m in result.all()]
 
+    async def count_events(self, notice: str) -> int:
+        """How many distinct events of ``notice`` kind the outbox holds (copies count once)."""
+        result = await self.session.execute(
+            select(func.count(func.distinct(OutboxRow.event))).where(OutboxRow.notice == notice)
+        )
+        return int(result.scalar_one())
+
     async def status_counts(self, kinds: Iterable[str]) -> dict[str, int]:
         """How many messages of ``kinds`` are in each status."""
         result = await self.session.execute(

@@ -56,7 +56,7 @@ class NoticeKind(enum.Enum):
     EXIT_AWARD = "exit_award"
     KNOCKOUT_REPAIRED = "knockout_repaired"
     # the TDs' daily digest of what needs no decision (issue 17)
-    TD_DIGEST = "td_digest"  # TD alert
+    TD_DIGEST = "td_digest"  # a DM to each TD: the day's notes
     DELIVERY_FAILED = "delivery_failed"  # in the digest: a message Lichess would not take
 
 
@@ -69,7 +69,6 @@ NEEDS_DECISION = frozenset(
         NoticeKind.CHEAT_REPORT,
         NoticeKind.GAME_FLAGGED,
         NoticeKind.ARMAGEDDON_NEEDS_TD,
-        NoticeKind.TD_DIGEST,
     }
 )
 """TD alerts a TD must act on: sent at once and listed on the desk. Any other TD notice (an

@@ -5,7 +5,7 @@ A TD alert is for a decision (:data:`bot.notify.kinds.NEEDS_DECISION`); any othe
 TDs (an offers verdict, a no-show, a refused game...) is kept as a note (``Channel.TD_NOTE``) and
 the daily job (a deadline row, :data:`bot.notify.notifier.DIGEST_DEADLINE`, due at
 ``tournament.digest_time``) sends the notes written since the last digest (a message Lichess
-would not take is one, written by the outbox dispatcher) as one TD alert. The desk lists the
+would not take is one, written by the outbox dispatcher) as one DM to each TD. The desk lists the
 notes as its "recent" list. The job also drafts the closing post of a round that ended without a
 result notice (an armageddon, a withdrawal: :meth:`bot.service.forum.Forum.sweep`) and, on the
 publication weekday, publishes the next round of a later stage when it may go out (rules 4.4:
@@ -79,9 +79,9 @@ class Digest:
         if not notes:
             return 0
         text = digest_text(now.date(), notes)
-        await self.notifier.td_alert(
-            uow, now=now, text=text, key=notice.td_digest(now.date().isoformat())
-        )
+        key = notice.td_digest(now.date().isoformat())
+        for td in self.config.tournament.tds:  # a DM, not an alert: nothing here to settle
+            await self.notifier.dm(uow, now=now, to=td, text=text, key=key)
         for row in notes:
             row.status, row.sent_at = OutboxStatus.SENT, now
         return len(notes)

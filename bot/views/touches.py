@@ -138,14 +138,13 @@ async def season_touches(uow: UnitOfWork, config: Config) -> Touches:
     for channel, notice, _, match_id in events:
         if channel == Channel.FORUM_DRAFT:
             t.forum_drafts[notice or "other"] += 1
-        elif notice == NoticeKind.TD_DIGEST.value:
-            t.digests += 1
         else:
             kind = _kind(notice)
             if kind is None or kind in NEEDS_DECISION:
                 t.alerts[notice or "other"] += 1
                 if match_id is not None:
                     alerted_on[match_id] += 1
+    t.digests = await uow.outbox.count_events(NoticeKind.TD_DIGEST.value)
     t.settled_alerts = sum(min(n, decided_on[m]) for m, n in alerted_on.items())
     edits = await uow.audit.count_actions(EDITS)
     if edits.get("forum.edited"):

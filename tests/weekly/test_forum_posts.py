@@ -72,15 +72,17 @@ async def test_information_waits_for_one_daily_digest(week: Week) -> None:
     assert [r.recipient for r in await week.outbox("td_alert")] == []
     (note,) = await week.outbox("td_note")
     assert "neither player made the required offers" in note.body
-    await week.until(at(16, 9))  # the digest at 08:00
-    digests = await week.outbox("td_alert")
+    await week.until(at(16, 9))  # the digest at 08:00: a DM to each TD, no alert to settle
+    assert await week.outbox("td_alert") == []
+    digests = [r for r in await week.outbox("dm") if r.notice == "td_digest"]
     assert sorted(r.recipient for r in digests) == sorted(TDS)
     assert digests[0].notice == "td_digest"
     assert f"Offers check ruled (rules 5.5, 5.6), match {match_id}: " in digests[0].body
     (note,) = await week.outbox("td_note")
     assert note.status == "sent"  # in one digest only
     await week.until(at(17, 9))
-    assert len(await week.outbox("td_alert")) == len(TDS)  # nothing new: no digest
+    digests = [r for r in await week.outbox("dm") if r.notice == "td_digest"]
+    assert len(digests) == len(TDS)  # nothing new: no digest
 
 
 async def test_a_message_lichess_refuses_goes_into_the_digest(week: Week) -> None:
@@ -97,7 +99,7 @@ async def test_a_message_lichess_refuses_goes_into_the_digest(week: Week) -> Non
     assert note.notice == "delivery_failed"
     assert "Could not deliver a dm to Ghost: " in note.body
     await week.until(at(13, 9))  # Wednesday's digest
-    (digest, _) = await week.outbox("td_alert")
+    (digest, _) = [r for r in await week.outbox("dm") if r.notice == "td_digest"]
     assert (
         "- A message could not be delivered, match 999: Could not deliver a dm to Ghost"
         in digest.body
