@@ -68,7 +68,7 @@ async def _result_text(uow: UnitOfWork, row: MatchRow) -> str:
     winner = {Outcome.FIRST_WINS: row.white_first, Outcome.SECOND_WINS: row.black_first}
     how = _HOW.get(row.decided_by, "") if row.decided_by is not None else ""
     name = winner.get(row.outcome) if row.outcome is not None else None
-    return f"{score}{name} wins{how}" if name else f"{score}drawn{how}"
+    return f"{score}{name} wins{how}" if name else f"{score}tied{how}"
 
 
 class Forum:
