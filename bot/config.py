@@ -52,6 +52,8 @@ class TournamentConfig:
     name: str = "Lichess Antichess World Championship"
     tds: tuple[str, ...] = ()
     team: str | None = None  # Lichess team id for team updates
+    broadcast_url: str | None = None
+    """The Lichess broadcast of the championship's games, named in every pairings post."""
     forum_posts_per_round: int = 2
     """Forum drafts a round: 2 (its pairings post and its closing post), 1 (pairings) or 0."""
     publish_fixed_rounds: bool = True
@@ -372,6 +374,9 @@ def _check_service_side(config: Config) -> None:
             "tournament.forum_posts_per_round",
             f"must be 0, 1 (the pairings post) or 2 (pairings and closing post), not {posts}",
         )
+    url = config.tournament.broadcast_url
+    if url is not None and not re.match(r"^https?://[^\s/]+/\S*$", url):
+        raise ConfigError("tournament.broadcast_url", f"must be a web address, not {url!r}")
     reg = config.registration
     if (reg.opens is None) != (reg.closes is None):
         missing = "closes" if reg.closes is None else "opens"

@@ -184,6 +184,7 @@ def test_secrets_come_from_the_environment() -> None:
         ),
         ("[registration]\nopens = 2021-09-01T00:00:00", "registration.opens", "UTC"),
         ("[registration]\nwhen = 1", "registration.when", "unknown key"),
+        ("[tournament]\nbroadcast_url = 'lichess broadcast'", "tournament.broadcast_url", "web"),
     ],
 )
 def test_each_bad_key_is_named(text: str, key: str, words: str) -> None:

@@ -116,8 +116,10 @@ class Forum:
             title,
             f"Play by {label_time(round_row.week_end)} (rules 4.5); all times UTC.",
             f"Agreed times and results are also on {self.config.service.public_url.rstrip('/')}/",
-            "",
         ]
+        if self.config.tournament.broadcast_url:
+            lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
+        lines.append("")
         for m in sorted(matches, key=lambda m: m.board):
             if m.black_first is None:
                 lines.append(f"{m.board}. {m.white_first}: bye")

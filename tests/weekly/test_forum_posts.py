@@ -56,6 +56,17 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
     assert "1. alice - bob: 6-0, alice wins" in closing.body
 
 
+async def test_the_pairings_post_names_the_broadcast(week: Week) -> None:
+    url = "https://lichess.org/broadcast/acwc-2021/round-1/abcd1234"
+    config = dataclasses.replace(
+        week.config, tournament=dataclasses.replace(week.config.tournament, broadcast_url=url)
+    )
+    week.services.publication.forum = Forum(config, week.services.notifier)
+    await week.publish(("alice", "bob"))
+    (draft,) = await week.outbox("forum_draft")
+    assert f"Lichess broadcast: {url}" in draft.body
+
+
 async def test_no_forum_posts_when_the_config_says_none(week: Week) -> None:
     config = dataclasses.replace(
         week.config,
