@@ -6,7 +6,8 @@ For each field size, runs the demo season (bot/demo: every qualification round, 
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
 table: wall time, Lichess requests per match by endpoint, the delay from a game's end on the
 sandbox to its row in the database (p50, p99, wall time) and peak memory (ru_maxrss of this
-process, so it only grows across sizes). ``--database-url`` must name an empty database; with
+process, so it only grows across sizes); then each size's TD touches by kind and the players'
+self-service actions (bot/views/touches.py). ``--database-url`` must name an empty database; with
 several sizes it is used for the first only (the others use SQLite files). No assertions.
 
 The sandbox runs with lila's real private-message limits (bot/sandbox/inbox.py: 20 new
@@ -179,6 +180,9 @@ def main(argv: list[str] | None = None) -> None:
     print("\nDMs to players per match, by notice kind (the last size)")
     for kind, count in figures.kinds.most_common():
         print(f"{kind:<40} {count / max(matches, 1):>8.2f}")
+    for players, result, _ in endpoints:
+        print(f"\n{players} players:")
+        print("\n".join(result.touches.table()))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from bot.runtime.keeper import LoopKeeper
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, OutboxDispatcher
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
+from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -108,8 +109,10 @@ def bootstrap(
     challenges = GameChallenges(
         config, notifier, None if lichess is None else LichessChallenges(lichess)
     )
-    publication = Publication(config, notifier)
-    announcements = Announcements(config, notifier, challenges=challenges)
+    forum = Forum(config, notifier)
+    publication = Publication(config, notifier, forum)
+    announcements = Announcements(config, notifier, forum, challenges=challenges)
+    stage_rounds = StageRounds(config, publication)
     conduct = Conduct(config, notifier)
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
@@ -161,13 +164,13 @@ def bootstrap(
         decisions=Decisions(config, notifier, announcements=announcements, conduct=conduct),
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
-        stage_rounds=StageRounds(config, publication),
+        stage_rounds=stage_rounds,
         progression=Progression(config, runners, knockout),
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
         exits=Exits(config, notifier),
-        forum=Forum(),
+        forum=forum,
         registration=None
         if lichess is None
         else Registration(config, db, LichessAccounts(lichess, config.rules)),
@@ -175,6 +178,7 @@ def bootstrap(
             **weekly_deadlines.handlers(),
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
+            **Digest(config, notifier, forum, stage_rounds).handlers(),
         },
         challenges=challenges,
         broadcasts=None

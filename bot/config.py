@@ -59,6 +59,28 @@ class TournamentConfig:
     name: str = "Lichess Antichess World Championship"
     tds: tuple[str, ...] = DEFAULT_TDS
     team: str | None = None  # Lichess team id for team updates
+    broadcast_url: str | None = None
+    """The Lichess broadcast of the championship's games, named in every pairings post."""
+    forum_posts_per_round: int = 2
+    """Forum drafts a round: 2 (its pairings post and its closing post), 1 (pairings) or 0."""
+    publish_fixed_rounds: bool = True
+    """The later stages' rounds (fixed when the TDs advance the stage, rules 4.4) go out on
+    their publication day by themselves; false: a TD approves each one."""
+    digest_time: dt.time = dt.time(8, 0)
+    """When the daily digest of the TDs' information (no decision needed) goes out, UTC."""
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationConfig:
+    """The window in which players register themselves on the web (None: closed)."""
+
+    opens: dt.datetime | None = None
+    closes: dt.datetime | None = None
+
+    def is_open(self, now: dt.datetime) -> bool:
+        return (
+            self.opens is not None and self.closes is not None and self.opens <= now < self.closes
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +150,7 @@ class Config:
     service: ServiceConfig = field(default_factory=ServiceConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
     rules: Ruleset = field(default_factory=Ruleset)
+    registration: RegistrationConfig = field(default_factory=RegistrationConfig)
     secrets: Secrets = field(default_factory=Secrets)
     source: Path | None = None
 
@@ -404,7 +427,26 @@ def _positive(key: str, value: float | dt.timedelta, *, allow_zero: bool = False
         raise ConfigError(key, f"must be {'zero or ' if allow_zero else ''}positive, not {value}")
 
 
+def _check_service_side(config: Config) -> None:
+    posts = config.tournament.forum_posts_per_round
+    if posts not in (0, 1, 2):
+        raise ConfigError(
+            "tournament.forum_posts_per_round",
+            f"must be 0, 1 (the pairings post) or 2 (pairings and closing post), not {posts}",
+        )
+    url = config.tournament.broadcast_url
+    if url is not None and not re.match(r"^https?://[^\s/]+/\S*$", url):
+        raise ConfigError("tournament.broadcast_url", f"must be a web address, not {url!r}")
+    reg = config.registration
+    if (reg.opens is None) != (reg.closes is None):
+        missing = "closes" if reg.closes is None else "opens"
+        raise ConfigError(f"registration.{missing}", "give both opens and closes, or neither")
+    if reg.opens is not None and reg.closes is not None and reg.closes <= reg.opens:
+        raise ConfigError("registration.closes", "must be after registration.opens")
+
+
 def _check(config: Config) -> None:
+    _check_service_side(config)
     r = config.rules
     for kind in StageKind:
         _check_format(f"rules.formats.{kind.value}", r.formats.for_stage(kind))
@@ -523,7 +565,7 @@ def parse_config(
                     "secrets are read from the environment only "
                     f"({', '.join(SECRET_ENV.values())}), never from the config file",
                 )
-    allowed = {"tournament", "service", "games", "rules"}
+    allowed = {"tournament", "service", "games", "rules", "registration"}
     for key in data:
         if key not in allowed:
             raise ConfigError(key, f"unknown section (known: {', '.join(sorted(allowed))})")
@@ -532,6 +574,7 @@ def parse_config(
         service=_build(ServiceConfig(), data.get("service", {}), "service"),
         games=_build(GamesConfig(), data.get("games", {}), "games"),
         rules=_build(Ruleset(), data.get("rules", {}), "rules"),
+        registration=_build(RegistrationConfig(), data.get("registration", {}), "registration"),
         secrets=_secrets(environ),
         source=source,
     )

@@ -56,6 +56,7 @@ class Channel(enum.StrEnum):
     TD_ALERT = "td_alert"  # a DM to each TD
     TEAM_UPDATE = "team_update"  # POST /team/{id}/pm-all
     FORUM_DRAFT = "forum_draft"  # kept for a TD to paste into the forum, never sent
+    TD_NOTE = "td_note"  # information for the TDs, sent in the next daily digest
 
 
 class OutboxStatus(enum.StrEnum):
@@ -206,6 +207,8 @@ class OutboxRow(Base):
     next_attempt_at: Mapped[dt.datetime | None]
     sent_at: Mapped[dt.datetime | None]
     seen_at: Mapped[dt.datetime | None]  # the player opened it in their match room
+    revised_body: Mapped[str | None] = mapped_column(Text)
+    """A posted forum draft's newer text, for a TD to paste over the post (None: unchanged)."""
 
 
 class DeadlineRow(Base):

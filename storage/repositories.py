@@ -463,6 +463,28 @@ class AuditRepository(_Repository):
         result = await self.session.execute(query)
         return result.scalars().all()
 
+    async def by_actors(
+        self, actors: Iterable[str], actions: Iterable[str]
+    ) -> Sequence[tuple[str, str, int | None]]:
+        """(actor, action, match) of every entry by one of ``actors`` (any case) with one of
+        ``actions``, oldest first (what the TD-touch counter reads)."""
+        names = [a.lower() for a in actors]
+        result = await self.session.execute(
+            select(AuditRow.actor, AuditRow.action, AuditRow.match_id)
+            .where(func.lower(AuditRow.actor).in_(names), AuditRow.action.in_(list(actions)))
+            .order_by(AuditRow.id)
+        )
+        return [(a, b, c) for a, b, c in result.all()]
+
+    async def count_actions(self, actions: Iterable[str]) -> dict[str, int]:
+        """How many entries of each of ``actions`` there are, whoever made them."""
+        result = await self.session.execute(
+            select(AuditRow.action, func.count())
+            .where(AuditRow.action.in_(list(actions)))
+            .group_by(AuditRow.action)
+        )
+        return {action: int(n) for action, n in result.all()}
+
 
 class OutboxRepository(_Repository):
     async def enqueue(
@@ -556,6 +578,63 @@ class OutboxRepository(_Repository):
         )
         return value
 
+    async def events(
+        self, kinds: Sequence[str]
+    ) -> Sequence[tuple[str, str | None, str, int | None]]:
+        """(channel, notice kind, event, match) of each distinct event on ``kinds``: every copy
+        of one event (to each TD) is one row here."""
+        result = await self.session.execute(
+            select(OutboxRow.kind, OutboxRow.notice, OutboxRow.event, OutboxRow.match_id)
+            .where(OutboxRow.kind.in_(list(kinds)))
+            .group_by(OutboxRow.kind, OutboxRow.notice, OutboxRow.event, OutboxRow.match_id)
+        )
+        return [(str(k), n, e or "", m) for k, n, e, m in result.all()]
+
+    async def count_events(self, notice: str) -> int:
+        """How many distinct events of ``notice`` kind the outbox holds (copies count once)."""
+        result = await self.session.execute(
+            select(func.count(func.distinct(OutboxRow.event))).where(OutboxRow.notice == notice)
+        )
+        return int(result.scalar_one())
+
+    async def status_counts(self, kinds: Iterable[str]) -> dict[str, int]:
+        """How many messages of ``kinds`` are in each status."""
+        result = await self.session.execute(
+            select(OutboxRow.status, func.count())
+            .where(OutboxRow.kind.in_(list(kinds)))
+            .group_by(OutboxRow.status)
+        )
+        return {str(status): int(n) for status, n in result.all()}
+
+    async def forum_post(self, event: str) -> OutboxRow | None:
+        """The forum draft of ``event`` (a round's pairings or closing post), if drafted."""
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(OutboxRow.kind == Channel.FORUM_DRAFT, OutboxRow.event == event)
+            .order_by(OutboxRow.id)
+            .limit(1)
+        )
+        return result.scalar_one_or_none()
+
+    async def notes_pending(self) -> Sequence[OutboxRow]:
+        """Information for the TDs not yet in a digest, oldest first."""
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(OutboxRow.kind == Channel.TD_NOTE, OutboxRow.status == OutboxStatus.PENDING)
+            .order_by(OutboxRow.id)
+        )
+        return result.scalars().all()
+
+    async def recent_notes(self, limit: int = 20) -> Sequence[OutboxRow]:
+        """The newest information for the TDs (the desk's "recent" list), newest first."""
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(OutboxRow.kind == Channel.TD_NOTE)
+            .order_by(OutboxRow.id.desc())
+            .limit(limit)
+        )
+        return result.scalars().all()
+
     async def list(
         self, *, status: str | None = None, kind: str | None = None
     ) -> Sequence[OutboxRow]:
@@ -597,6 +676,20 @@ class DeadlineRepository(_Repository):
         if value is not None and value.tzinfo is None:
             value = value.replace(tzinfo=dt.UTC)  # an aggregate skips the column type
         return value
+
+    async def open_of_kind(self, kind: str) -> DeadlineRow | None:
+        """The earliest deadline of ``kind`` neither fired nor cancelled (a daily job's next)."""
+        result = await self.session.execute(
+            select(DeadlineRow)
+            .where(
+                DeadlineRow.kind == kind,
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+            )
+            .order_by(DeadlineRow.due_at, DeadlineRow.id)
+            .limit(1)
+        )
+        return result.scalar_one_or_none()
 
     async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
         result = await self.session.execute(

@@ -174,6 +174,19 @@ def test_secrets_come_from_the_environment() -> None:
         ("[service]\nlog_level = 'LOUD'", "service.log_level", "DEBUG"),
         ("lichess_token = 'lip_x'", "lichess_token", "environment"),
         ("rules = 3", "rules", "table"),
+        ("[tournament]\nforum_posts_per_round = 3", "tournament.forum_posts_per_round", "0, 1"),
+        ("[tournament]\ndigest_time = 'dawn'", "tournament.digest_time", "time of day"),
+        ("[tournament]\npublish_fixed_rounds = 'yes'", "tournament.publish_fixed_rounds", "true"),
+        ("[registration]\nopens = 2021-09-01T00:00:00Z", "registration.closes", "both"),
+        ("[registration]\ncloses = 2021-09-01T00:00:00Z", "registration.opens", "both"),
+        (
+            "[registration]\nopens = 2021-09-02T00:00:00Z\ncloses = 2021-09-01T00:00:00Z",
+            "registration.closes",
+            "after registration.opens",
+        ),
+        ("[registration]\nopens = 2021-09-01T00:00:00", "registration.opens", "UTC"),
+        ("[registration]\nwhen = 1", "registration.when", "unknown key"),
+        ("[tournament]\nbroadcast_url = 'lichess broadcast'", "tournament.broadcast_url", "web"),
     ],
 )
 def test_each_bad_key_is_named(text: str, key: str, words: str) -> None:
@@ -182,6 +195,15 @@ def test_each_bad_key_is_named(text: str, key: str, words: str) -> None:
     assert info.value.key == key
     assert words in info.value.problem
     assert str(info.value).startswith(f"{key}: ")
+
+
+def test_the_registration_window() -> None:
+    config = parse("[registration]\nopens = 2021-09-01T00:00:00Z\ncloses = 2021-10-10T23:59:00Z")
+    reg = config.registration
+    assert not reg.is_open(dt.datetime(2021, 8, 31, 23, 59, tzinfo=dt.UTC))
+    assert reg.is_open(dt.datetime(2021, 9, 1, tzinfo=dt.UTC))
+    assert not reg.is_open(dt.datetime(2021, 10, 10, 23, 59, tzinfo=dt.UTC))
+    assert not parse("").registration.is_open(dt.datetime(2021, 9, 1, tzinfo=dt.UTC))
 
 
 def test_values_are_read_into_their_types() -> None:

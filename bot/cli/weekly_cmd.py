@@ -224,6 +224,7 @@ async def outbox_list(args: argparse.Namespace, cli: Cli) -> int:
             "attempts": r.attempts,
             "last_error": r.last_error,
             "body": r.body,
+            "revised_body": r.revised_body,
         }
         for r in rows
     ]
@@ -241,7 +242,7 @@ async def outbox_list(args: argparse.Namespace, cli: Cli) -> int:
                         f"{r.created_at:%Y-%m-%d %H:%M}",
                         r.kind,
                         r.recipient,
-                        r.status,
+                        f"{r.status} (edited)" if r.revised_body else r.status,
                         (r.subject or r.body.splitlines()[0])[:60],
                     )
                     for r in rows

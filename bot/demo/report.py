@@ -21,6 +21,7 @@ _ENDPOINTS = (
     (re.compile(r"^/api/games/user/[^/]+$"), "/api/games/user/{username}"),
     (re.compile(r"^/inbox/[^/]+$"), "/inbox/{username}"),
     (re.compile(r"^/team/[^/]+/pm-all$"), "/team/{teamId}/pm-all"),
+    (re.compile(r"^/api/team/of/[^/]+$"), "/api/team/of/{username}"),
 )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import Service
-from bot.config import DEFAULT_TDS, Config, ServiceConfig, TournamentConfig
+from bot.config import DEFAULT_TDS, Config, RegistrationConfig, ServiceConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
@@ -34,6 +34,7 @@ from bot.sandbox.state import SandboxState
 from bot.service.stages.armageddon_games import ARMAGEDDON_GAME
 from bot.views.candidates import candidates_view
 from bot.views.qualification import standings as qualification_standings
+from bot.views.touches import Touches, season_touches
 from rules.core.model import PlayerId
 
 __all__ = ["DemoOptions", "SeasonResult", "demo_config", "run_season"]
@@ -79,6 +80,8 @@ class SeasonResult:
     """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    touches: Touches = field(default_factory=Touches)
+    """The TDs' touches of the season by kind, and the players' self-service actions."""
 
     def fingerprint(self) -> tuple[Any, ...]:
         """What the same seed must reproduce: placement, standings, matches and games."""
@@ -95,7 +98,11 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
     """The config of a demo run: the given rules, the sandbox, the demo's TDs and team."""
     tournament = base.tournament
     if not tournament.tds or tournament.tds == DEFAULT_TDS:  # the demo's own TDs log in
-        tournament = TournamentConfig(name=tournament.name, tds=DEMO_TDS, team=DEMO_TEAM)
+        tournament = dataclasses.replace(tournament, tds=DEMO_TDS, team=DEMO_TEAM)
+    registration = base.registration
+    if registration.opens is None:  # the players register themselves in the week before
+        first = dt.datetime.combine(base.rules.calendar.first_publication, dt.time(0, 0), dt.UTC)
+        registration = RegistrationConfig(opens=first - dt.timedelta(days=8), closes=first)
     service = ServiceConfig(
         database_url=database_url,
         lichess_url="sandbox",
@@ -106,25 +113,30 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
         request_timeout_seconds=base.service.request_timeout_seconds,
         log_level=base.service.log_level,
     )
-    return dataclasses.replace(base, tournament=tournament, service=service)
+    return dataclasses.replace(
+        base, tournament=tournament, service=service, registration=registration
+    )
 
 
 async def _register(service: Service, world: World, now: dt.datetime) -> None:
+    """A TD creates the tournament; every player joins the team and registers on their own
+    (the eligibility check and seeding run at once, issue 17)."""
     services = service.services
     async with service.db.uow() as uow:
         await services.tournament.create(uow, now=now, actor=world.td)
-        for player in world.roster.players:
-            await services.players.add(
-                uow, player.username, seed_rating=None, now=now, actor=world.td
-            )
         await uow.commit()
     assert services.registration is not None
-    checks = await services.registration.check_all(now=now, actor=world.td)
-    refused = [c for c in checks if not c.is_eligible]
+    team = world.config.tournament.team
+    registered = 0
+    for player in world.roster.players:
+        if team:
+            world.sandbox.join_team(team, player.username)
+        result = await services.registration.register_self(player.username, now=now)
+        registered += result.registered
     world.notes.event(
         now,
-        f"registration check: {len(checks) - len(refused)} of {len(checks)} eligible, "
-        "seeding ratings from their exported rated antichess games",
+        f"registration: {registered} of {len(world.roster.players)} players registered "
+        "themselves, seeded from their exported rated antichess games",
     )
 
 
@@ -244,6 +256,8 @@ async def run_season(
                     await driver.settle()
                     standings = await _standings(service, config)
                     matches, stored_games = await _fingerprint(service)
+                    async with service.db.uow() as uow:
+                        touches = await season_touches(uow, config)
                     if options.keep_open and service.web_url:
                         reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
                         with contextlib.suppress(asyncio.CancelledError):
@@ -275,6 +289,7 @@ async def run_season(
         timings=dict(driver.timings),
         anomalies=reporter.anomalies,
         lines=reporter.lines,
+        touches=touches,
     )
     reporter.say("")
     for line in standings:
@@ -293,6 +308,8 @@ async def run_season(
         from_challenges=result.counted_from_challenges,
         refused=result.refused,
     ):
+        reporter.say(line)
+    for line in touches.table():
         reporter.say(line)
     reporter.say(f"Champion: {roster.player(result.champion).username}")
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, NotFoundError
-from bot.service.registration import AccountRecord
+from bot.service.registration import REASONS, AccountRecord
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.stages.seeding import AccountFacts, RatedGame
@@ -66,7 +66,7 @@ class LichessAccounts:
         try:
             user = await self.client.get_user(username)
             if user.disabled:  # Lichess answers a closed account's names and nothing else
-                return "account closed on Lichess"
+                return REASONS["account_closed"]
             if user.created_at is None:
                 return "Lichess gave no account creation date"
             games = await self.games(username)
@@ -97,3 +97,10 @@ class LichessAccounts:
     async def token(self) -> tuple[str | None, frozenset[str]]:
         info = await self.client.test_token()
         return info.user, info.scopes
+
+    async def in_team(self, username: str, team: str) -> bool | str:
+        """Whether the player is a member of ``team``, or why it could not be read."""
+        try:
+            return team in await self.client.teams_of(username)
+        except LichessError as e:
+            return f"Lichess error: {e}"

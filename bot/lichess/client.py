@@ -186,6 +186,13 @@ class LichessClient:
         )
         return user_from_json(data)
 
+    async def teams_of(self, username: str) -> list[str]:
+        """``GET /api/team/of/{username}``: the ids of the teams the player is a member of."""
+        data = await self._call(
+            "teams_of", functools.partial(self._berserk.teams.teams_of_player, username)
+        )
+        return [str(t["id"]) for t in data if isinstance(t, dict) and "id" in t]
+
     async def export_games(
         self,
         username: str,

@@ -35,6 +35,10 @@ def round_pairings(round_id: int) -> NoticeKey:
     return NoticeKey(K.ROUND_PAIRINGS, f"round:{round_id}")
 
 
+def round_closing(round_id: int) -> NoticeKey:
+    return NoticeKey(K.ROUND_CLOSING, f"round-closing:{round_id}")
+
+
 def pairing(match_id: int, week: int) -> NoticeKey:
     return NoticeKey(K.PAIRING, f"pairing:{match_id}:{week}", match_id)
 
@@ -151,3 +155,11 @@ def knockout_repaired(match_id: int) -> NoticeKey:
 def undelivered(player: str, day: str) -> NoticeKey:
     """The TDs' alert that ``player``'s notices did not go out by DM (one a player a day)."""
     return NoticeKey(K.UNDELIVERED, f"undelivered:{player.lower()}:{day}", player=player.lower())
+
+
+# --- the TDs' digest -------------------------------------------------------------------------
+
+
+def td_digest(day: str) -> NoticeKey:
+    """The digest sent on ``day`` (an ISO date)."""
+    return NoticeKey(K.TD_DIGEST, f"digest:{day}")

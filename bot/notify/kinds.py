@@ -6,7 +6,7 @@ import enum
 
 from storage.models import Channel, OutboxStatus
 
-__all__ = ["SENDABLE", "Channel", "NoticeKind", "OutboxStatus", "notice_label"]
+__all__ = ["NEEDS_DECISION", "SENDABLE", "Channel", "NoticeKind", "OutboxStatus", "notice_label"]
 
 
 SENDABLE = (Channel.DM, Channel.TD_ALERT, Channel.TEAM_UPDATE)
@@ -18,7 +18,8 @@ class NoticeKind(enum.Enum):
     constructor in :mod:`bot.notify.keys` for every new message."""
 
     # publication and scheduling (rules 4, 5)
-    ROUND_PAIRINGS = "round_pairings"
+    ROUND_PAIRINGS = "round_pairings"  # forum: the round's pairings post, kept current
+    ROUND_CLOSING = "round_closing"  # forum: the round's results and standings
     PAIRING = "pairing"
     NEGOTIATION_STEP = "negotiation_step"
     TIME_AGREED = "time_agreed"
@@ -54,8 +55,26 @@ class NoticeKind(enum.Enum):
     ARMAGEDDON_RESULT = "armageddon_result"
     EXIT_AWARD = "exit_award"
     KNOCKOUT_REPAIRED = "knockout_repaired"
-    # delivery (bot/runtime/outbox.py)
-    UNDELIVERED = "undelivered"  # TD alert: a player's notice could not go out by DM
+    # delivery (bot/runtime/outbox.py): not a decision, so it waits for the TDs' digest
+    UNDELIVERED = "undelivered"  # a player's notice could not go out by DM
+    # the TDs' daily digest of what needs no decision (issue 17)
+    TD_DIGEST = "td_digest"  # a DM to each TD: the day's notes
+
+
+NEEDS_DECISION = frozenset(
+    {
+        NoticeKind.WEEKEND_FAULT,
+        NoticeKind.MATCH_OVERDUE,
+        NoticeKind.CLAIM,
+        NoticeKind.DISQUALIFICATION_DUE,
+        NoticeKind.CHEAT_REPORT,
+        NoticeKind.GAME_FLAGGED,
+        NoticeKind.ARMAGEDDON_NEEDS_TD,
+    }
+)
+"""TD alerts a TD must act on: sent at once and listed on the desk. Any other TD notice (an
+offers verdict, a no-show, a pause, a refused game, a game around an armageddon, a notice that
+could not be delivered) waits for the daily digest (:mod:`bot.service.digest`)."""
 
 
 _LABELS = {
@@ -72,6 +91,7 @@ _LABELS = {
     NoticeKind.ARMAGEDDON_NEEDS_TD: "Armageddon: the TDs name White (rules 3.ix)",
     NoticeKind.ARMAGEDDON_GAME: "Armageddon game needs a look (rules 3.ix)",
     NoticeKind.UNDELIVERED: "A notice could not be delivered by DM",
+    NoticeKind.TD_DIGEST: "Daily digest (no decision needed)",
 }
 
 

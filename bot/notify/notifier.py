@@ -10,14 +10,25 @@ import datetime as dt
 
 from bot.config import Config
 from bot.notify.keys import NoticeKey
-from bot.notify.kinds import Channel
+from bot.notify.kinds import NEEDS_DECISION, Channel
 from rules.talk.notices import fit
+from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
 
-__all__ = ["FORUM", "Notifier"]
+__all__ = ["DIGEST_DEADLINE", "FORUM", "TDS", "Notifier", "next_digest"]
 
 FORUM = "forum"
 """Recipient of forum drafts: the TDs paste them and mark them posted (DESIGN.md)."""
+TDS = "tds"
+"""Recipient of the TDs' information waiting for the daily digest."""
+DIGEST_DEADLINE = "td_digest"
+"""The deadline kind of the daily digest (:mod:`bot.service.digest` handles it)."""
+
+
+def next_digest(now: dt.datetime, at: dt.time) -> dt.datetime:
+    """The first digest time (``at``, UTC) after ``now``."""
+    due = dt.datetime.combine(now.date(), at, tzinfo=dt.UTC)
+    return due if due > now else due + dt.timedelta(days=1)
 
 
 class Notifier:
@@ -26,6 +37,12 @@ class Notifier:
     def __init__(self, config: Config) -> None:
         self._tds = tuple(config.tournament.tds)
         self._team = config.tournament.team
+        self._digest_at = config.tournament.digest_time
+
+    @staticmethod
+    def fitted(body: str) -> str:
+        """``body`` as it is stored (cut to a message's length)."""
+        return fit(body)
 
     async def _enqueue(
         self,
@@ -70,9 +87,34 @@ class Notifier:
     async def td_alert(
         self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
     ) -> None:
-        """One DM to each TD (DESIGN.md); a repeated event queues nothing."""
+        """One DM to each TD (DESIGN.md) for a decision (:data:`NEEDS_DECISION`); anything
+        else waits for the daily digest. A repeated event queues nothing."""
+        if key.kind not in NEEDS_DECISION:
+            await self.td_note(uow, now=now, text=text, key=key)
+            return
         for td in self._tds:
             await self._enqueue(uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key)
+
+    async def td_note(
+        self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
+    ) -> None:
+        """Information for the TDs: kept for the next daily digest (and the desk's "recent"
+        list), which is scheduled if it is not yet."""
+        await self._enqueue(uow, Channel.TD_NOTE, now=now, to=TDS, body=text, key=key)
+        await self.schedule_digest(uow, now=now)
+
+    async def schedule_digest(self, uow: UnitOfWork, *, now: dt.datetime) -> None:
+        """Make sure the daily digest job has its next run (one open row at a time)."""
+        if await uow.deadlines.open_of_kind(DIGEST_DEADLINE) is None:
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind=DIGEST_DEADLINE,
+                    due_at=next_digest(now, self._digest_at),
+                    subject="",
+                    payload={},
+                    created_at=now,
+                )
+            )
 
     async def forum(
         self, uow: UnitOfWork, *, now: dt.datetime, subject: str, body: str, key: NoticeKey

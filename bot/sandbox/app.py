@@ -76,6 +76,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.get("/api/games/user/{username}", export_games_of_user),
             web.post("/api/games/export/_ids", export_games_by_ids),
             web.get("/api/users/status", users_status),
+            web.get("/api/team/of/{username}", teams_of_player),
             web.post("/inbox/{username}", send_message),
             web.post("/team/{teamId}/pm-all", team_update),
             web.post("/api/stream/games-by-users", stream_games_by_users),
@@ -247,6 +248,28 @@ async def account(request: web.Request, token: Token | None) -> web.StreamRespon
     assert token is not None
     state = _state(request)
     return web.json_response(user_json(state.users[token.user], seen_at=millis(state.now())))
+
+
+@_authed(required=False)
+async def teams_of_player(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """GET /api/team/of/{username}: the teams a player is a member of (an unknown player is a
+    member of none)."""
+    state = _state(request)
+    teams = []
+    for team_id in state.teams_of(request.match_info["username"]):
+        leaders = sorted(state.team_leaders.get(team_id, ()))
+        teams.append(
+            {
+                "id": team_id,
+                "name": team_id,
+                "open": True,
+                "nbMembers": len(state.team_members.get(team_id, ())),
+                "leaders": [
+                    {"id": u, "name": state.users[u].username} for u in leaders if u in state.users
+                ],
+            }
+        )
+    return web.json_response(teams)
 
 
 async def users_status(request: web.Request) -> web.StreamResponse:

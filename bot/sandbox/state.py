@@ -159,7 +159,7 @@ class SandboxState:
         self.codes: dict[str, OAuthCode] = {}
         self.team_leaders: dict[str, set[str]] = {}
         self.team_members: dict[str, dict[str, dt.datetime]] = {}
-        """By team: each member's id and when they joined."""
+        """By team: each member's id and when they joined (its leaders are members too)."""
         self.messaging = Messaging()
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
@@ -221,6 +221,8 @@ class SandboxState:
             members.setdefault(leader, self.now())
 
     def join_team(self, team_id: str, user: str) -> None:
+        """``user`` joins ``team_id`` (made with no leader if it does not exist)."""
+        self.team_leaders.setdefault(team_id, set())
         self.team_members.setdefault(team_id, {}).setdefault(user_id(user), self.now())
 
     def leads_team_of(self, sender: str, member: str) -> bool:
@@ -229,6 +231,10 @@ class SandboxState:
             sender in leaders and member in self.team_members.get(team, {})
             for team, leaders in self.team_leaders.items()
         )
+
+    def teams_of(self, user: str) -> list[str]:
+        uid = user_id(user)
+        return sorted(t for t, members in self.team_members.items() if uid in members)
 
     def create_game(
         self,

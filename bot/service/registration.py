@@ -14,15 +14,20 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import Config
+from bot.errors import OperationError
+from bot.service.players import Players
+from rules.core.model import normalise_username
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from storage.db import Database
 
 __all__ = [
+    "REASONS",
     "AccountRecord",
     "AccountSource",
     "Doctor",
     "Registration",
     "RegistrationCheck",
+    "SelfRegistration",
     "registration_scopes",
     "run_scopes",
 ]
@@ -63,6 +68,10 @@ class AccountSource(Protocol):
 
     async def team_leaders(self, team: str) -> set[str]: ...
 
+    async def in_team(self, username: str, team: str) -> bool | str:
+        """Whether the player is a member of ``team``, or why it could not be read."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Doctor:
@@ -77,6 +86,27 @@ class Doctor:
     members_problem: str | None
     outbox_stopped: str | None
     refusing_dms: list[str]
+
+
+REASONS = {
+    "created_too_late": "the account was created too late (rules 2.i)",
+    "too_few_rated_games": "too few rated games before the cut-off (rules 2.i)",
+    "bot_account": "a BOT account cannot play (rules 2.ii.5)",
+    "tos_violation": "the account is marked for breaking the Lichess terms (rules 2.ii)",
+    "account_closed": "the account is closed (rules 2.ii)",
+}
+"""Each refusal and review flag in words a player reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class SelfRegistration:
+    """What a player's own registration came to: registered, or each reason it was not."""
+
+    username: str
+    registered: bool
+    reasons: tuple[str, ...] = ()
+    join_team: str | None = None
+    """The team to join first (the rest is fine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,3 +220,74 @@ class Registration:
             outbox_stopped=stopped,
             refusing_dms=refusing,
         )
+
+    # --- players on their own (issue 17) ----------------------------------------------------
+
+    def _window(self, now: dt.datetime) -> None:
+        reg = self.config.registration
+        if not reg.is_open(now):
+            when = (
+                "registration is closed"
+                if reg.opens is None or reg.closes is None
+                else f"registration is open from {reg.opens:%d %b %Y %H:%M} to "
+                f"{reg.closes:%d %b %Y %H:%M} UTC"
+            )
+            raise OperationError(f"You cannot register now: {when}.")
+
+    async def register_self(self, username: str, *, now: dt.datetime) -> SelfRegistration:
+        """A logged-in player registers: eligibility at once, then the team, then the entry
+        (audited ``registration.self``). Ineligible: nothing is stored, every reason is said."""
+        self._window(now)
+        async with self.db.uow() as uow:  # no Lichess call for a repeated click
+            if await uow.players.get(normalise_username(username)) is not None:
+                return SelfRegistration(username, True)
+        check = await self.check_player(username)
+        if check.problem is not None:
+            return SelfRegistration(username, False, (check.problem,))
+        assert check.verdict is not None
+        reasons = [REASONS.get(r.value, r.value) for r in check.verdict.refusals]
+        reasons += [REASONS.get(f.value, f.value) for f in check.verdict.flags]
+        if reasons:
+            return SelfRegistration(username, False, tuple(reasons))
+        team = self.config.tournament.team
+        if team:
+            member = await self.accounts.in_team(username, team)
+            if isinstance(member, str):
+                return SelfRegistration(username, False, (member,))
+            if not member:
+                return SelfRegistration(username, False, (), join_team=team)
+        async with self.db.uow() as uow:
+            if await uow.players.get(normalise_username(username)) is not None:
+                return SelfRegistration(username, True)
+            await Players(self.config).add(
+                uow, username, seed_rating=check.verdict.seed_rating, now=now, actor=username
+            )
+            await uow.audit.record(
+                at=now,
+                actor=username,
+                action="registration.self",
+                player=normalise_username(username),
+                details={"seed_rating": check.verdict.seed_rating},
+            )
+            await uow.commit()
+        return SelfRegistration(username, True)
+
+    async def withdraw_self(self, username: str, *, now: dt.datetime) -> None:
+        """A player takes back their registration before their first pairing (audited)."""
+        async with self.db.uow() as uow:
+            player = await uow.players.get(normalise_username(username))
+            if player is None:
+                raise OperationError("You are not registered.")
+            if await uow.matches.count_for_player(player.id):
+                raise OperationError(
+                    "You have been paired already; write to the TDs to withdraw (rules 8)."
+                )
+            await uow.audit.record(
+                at=now,
+                actor=username,
+                action="registration.withdraw",
+                player=player.id,
+                details={"username": player.username, "seed_rating": player.seed_rating},
+            )
+            await uow.players.remove(player)
+            await uow.commit()

@@ -10,7 +10,7 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 
-from bot.web import auth, desk, public, room
+from bot.web import auth, desk, public, register, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -62,6 +62,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     auth.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
+    register.add_routes(app)
     add_static_files(app, HERE / "static")
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from bot.config import Config
 from bot.demo.report import Reporter
 from bot.demo.season import DemoOptions, SeasonResult, run_season
+from bot.notify.kinds import NEEDS_DECISION
 from rules.core.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
 
 PLAYERS = 13
@@ -114,6 +115,15 @@ async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     assert f"games counted              {first.counted_games:8d}" in text
     assert any(line.startswith("  games refused") for line in first.lines)
     assert first.requests["POST /broadcast/new"] >= 1  # Candidates, semifinals, finals
+    touches = first.touches  # issue 17: the season runs itself
+    assert touches.self_service["registration.self"] == PLAYERS  # no TD added anyone
+    assert "player.add" not in touches.decisions
+    assert touches.forum_drafts["round_pairings"] == touches.rounds  # one post a round, current
+    assert touches.forum_drafts["round_closing"] <= touches.rounds
+    assert set(touches.alerts) <= {k.value for k in NEEDS_DECISION}
+    assert touches.digests >= 1
+    assert set(touches.notices) <= {"sent", "pending"}  # nothing failed
+    assert ["total", str(touches.total)] in [line.split() for line in first.lines]
     # The same seed gives the same season: the one the first (slow, polling) driver recorded,
     # whichever database and driver (aiosqlite, asyncpg; the demo's inline SQLite in the test
     # below and in tests/demo/test_inline_sqlite.py) stored it.

@@ -274,7 +274,7 @@ async def test_a_closed_account_gets_its_own_registration_reason(
     state.add_user("Gone", disabled=True)
     registration = Registration(Config(), db, LichessAccounts(client, DEFAULT_RULESET))
     check = await registration.check_player("Gone")
-    assert (check.is_eligible, check.reasons) == (False, ["account closed on Lichess"])
+    assert (check.is_eligible, check.reasons) == (False, ["the account is closed (rules 2.ii)"])
 
 
 async def published(db: Database, *match_ids: int) -> None:

@@ -129,8 +129,8 @@ async def test_wrong_games_are_refused_with_a_reason_and_a_td_alert(
     assert stored[casual.id][2:] == (False, "casual")
     assert stored[cheat.id][2:] == (False, "cheat")
     async with db.uow() as uow:
-        alerts = await uow.outbox.list(kind="td_alert")
+        alerts = await uow.outbox.list(kind="td_note")  # no decision: the daily digest's
     texts = [a.body for a in alerts]
-    assert all(a.recipient == "ODMWND" for a in alerts)
+    assert all(a.recipient == "tds" for a in alerts)
     for game_id, words in ((blitz.id, "wrong clock"), (casual.id, "casual"), (cheat.id, "cheat")):
         assert any(game_id in t and words in t for t in texts), (game_id, texts)

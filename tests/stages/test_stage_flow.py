@@ -263,7 +263,7 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
         assert row is not None
         assert (row.state, row.decided_by) == ("complete", "armageddon")
         assert row.outcome == ("first_wins" if a == row.white_first else "second_wins")
-        alerts = [m.body for m in await uow.outbox.list(kind="td_alert")]
+        alerts = [m.body for m in await uow.outbox.list(kind="td_note")]  # the digest's
         assert any("wrongclk" in t and "increment 5" in t for t in alerts)
         assert any("armagedn" in t and "cannot be checked" in t for t in alerts)
         game = await uow.games.get("armagedn")

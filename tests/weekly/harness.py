@@ -18,6 +18,8 @@ from aiohttp import web
 from bot.app import LichessMessenger, bootstrap
 from bot.config import Config, GamesConfig, ServiceConfig, TournamentConfig
 from bot.lichess.client import LichessClient
+from bot.notify.notifier import DIGEST_DEADLINE
+from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import MERGE_SEPARATOR, OutboxDispatcher
@@ -140,7 +142,8 @@ class Week:
 
     async def until(self, when: dt.datetime) -> list[str]:
         """Move the clock to ``when`` firing every deadline due on the way, in order, each at
-        its own due time (as the running service would); the kinds fired."""
+        its own due time (as the running service would); the weekly kinds fired (the daily
+        digest job fires too, unlisted)."""
         fired: list[str] = []
         while True:
             async with self.db.uow() as uow:
@@ -152,7 +155,9 @@ class Week:
             before = {r.id for r in await self.deadlines(fired_only=True)}
             await self.runner.fire_due()
             fired.extend(
-                r.kind for r in await self.deadlines(fired_only=True) if r.id not in before
+                r.kind
+                for r in await self.deadlines(fired_only=True)
+                if r.id not in before and r.kind != DIGEST_DEADLINE
             )
         self.clock.set(max(when, self.clock.now()))
         return fired
@@ -173,8 +178,9 @@ class Week:
         return [r.body for r in await self.outbox("dm") if r.recipient == user]
 
     async def alerts(self) -> list[str]:
-        """TD alerts as the first TD gets them."""
-        return [r.body for r in await self.outbox("td_alert") if r.recipient == TDS[0]]
+        """TD alerts as the first TD gets them, and the notes for their daily digest."""
+        rows = [r for r in await self.outbox() if r.kind in ("td_alert", "td_note")]
+        return [r.body for r in rows if r.recipient in (TDS[0], "tds")]
 
     async def deadlines(
         self, match_id: int | None = None, *, fired_only: bool = False
@@ -277,7 +283,9 @@ def build_week(
     config = make_config()
     services = bootstrap(config, clock=clock, db=db, lichess=client)
     runner = DeadlineRunner(db, clock, services.deadline_handlers)
-    dispatcher = OutboxDispatcher(db, LichessMessenger(client), clock)
+    dispatcher = OutboxDispatcher(
+        db, LichessMessenger(client), clock, alerts=UndeliveredAlerts(services.notifier)
+    )
     return Week(db, config, clock, sandbox, client, services, runner, dispatcher)
 
 

@@ -69,7 +69,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     sent = await week.deliver()
     assert sent > 0
     assert week.received("alice") == await week.dms_to("alice")
-    assert len(week.received("odmwnd")) == len(await week.alerts())
+    alerts = [r for r in await week.outbox("td_alert") if r.recipient == "ODMWND"]
+    assert len(week.received("odmwnd")) == len(alerts)
 
 
 async def test_dismissed_claim_leaves_the_match_open(week: Week) -> None:
@@ -130,7 +131,8 @@ async def test_decided_match_sends_the_result_to_both_and_a_forum_draft(week: We
     assert (row.outcome, row.decided_by) == ("first_wins", "games")
     assert "result: Alice - Bob 6-0 (Alice wins)" in (await week.dms_to("bob"))[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert "Result (match" in drafts[-1]
+    assert "1. alice - bob: 6-0, alice wins" in drafts[-1]  # the round's closing post
+    assert "result: 6-0, alice wins" in drafts[0]  # its pairings post, kept current
     assert await week.open_deadlines(match_id) == []
 
 

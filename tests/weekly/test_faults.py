@@ -57,7 +57,7 @@ async def test_both_without_offers_is_a_tied_match_with_a_forfeit_each(week: Wee
     assert "recorded as a tied match: neither player made the required offers" in alice[-2]
     assert "result: Alice - Bob by forfeit (tied match)" in alice[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert any("Result (match" in d for d in drafts)
+    assert any("1. alice - bob: tied by forfeit" in d for d in drafts)
 
 
 async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fault(

@@ -46,7 +46,8 @@ async def test_ordinary_negotiation_agrees_a_time_and_the_game_starts(week: Week
     assert "Thu 14 Oct 18:00 UTC" in (await week.dms_to("alice"))[-1]
     assert (await week.match(match_id)).agreed_time == at(14, 18)
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert any("Alice - Bob: Thu 14 Oct 18:00 UTC" in d for d in drafts)
+    assert len(drafts) == 1  # the round's pairings post, rewritten in place (issue 17)
+    assert f"alice - bob  {week.config.room_url(match_id)}  agreed: Thu 14 Oct 18:00" in drafts[0]
     assert await week.open_deadlines(match_id) == [
         ("no_show_first", at(14, 18, 10)),
         ("no_show_second", at(14, 18, 20)),

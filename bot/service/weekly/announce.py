@@ -10,6 +10,7 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.challenges import GameChallenges
+from bot.service.forum import Forum
 from bot.service.weekly.log import Loaded
 from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
@@ -27,16 +28,23 @@ DECIDED = (Outcome.FIRST_WINS, Outcome.SECOND_WINS, Outcome.TIED)
 
 class Announcements:
     def __init__(
-        self, config: Config, notifier: Notifier, *, challenges: GameChallenges | None = None
+        self,
+        config: Config,
+        notifier: Notifier,
+        forum: Forum,
+        *,
+        challenges: GameChallenges | None = None,
     ) -> None:
         self.ruleset = config.rules
         self.notifier = notifier
+        self.forum = forum
         self.challenges = challenges
 
     async def agreement(
         self, uow: UnitOfWork, loaded: Loaded, negotiation: Negotiation, *, now: dt.datetime
     ) -> dict[PlayerId, str]:
-        """Tell both players and the forum draft; returns each player's text."""
+        """Tell both players, and bring the round's pairings post up to date; returns each
+        player's text."""
         row = loaded.row
         assert negotiation.agreement is not None
         row.agreed_time = negotiation.agreement.time
@@ -44,23 +52,16 @@ class Announcements:
         key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
         names = await _names(uow, negotiation.players)
         for note in time_agreed(negotiation, now=now, ruleset=self.ruleset, names=names):
-            if note.recipient is None:
-                await self.notifier.forum(
-                    uow,
-                    now=now,
-                    subject=f"Agreed time, match {row.id}",
-                    body=f"Agreed time (match {row.id}): {note.text}",
-                    key=key,
-                )
-            else:
+            if note.recipient is not None:
                 texts[note.recipient] = note.text
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        await self.forum.match_changed(uow, row, now=now)
         if self.challenges is not None:  # the game's link follows (issue 14)
             await self.challenges.schedule_next(uow, row, now=now)
         return texts
 
     async def result(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
-        """The result to both players and a forum draft of the results post (rules 6.6)."""
+        """The result to both players (rules 6.6); the round's forum posts follow it."""
         if row.outcome not in DECIDED or row.black_first is None:
             return
         state = await match_state(uow, row.id)
@@ -87,16 +88,9 @@ class Announcements:
             winner=winner,
             names=await _names(uow, players),
         ):
-            if note.recipient is None:
-                await self.notifier.forum(
-                    uow,
-                    now=now,
-                    subject=f"Result, match {row.id}",
-                    body=f"Result (match {row.id}): {note.text}",
-                    key=key,
-                )
-            else:
+            if note.recipient is not None:
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
+        await self.forum.match_changed(uow, row, now=now)
 
     async def tied_without_play(
         self, uow: UnitOfWork, row: MatchRow, *, decided_by: DecidedBy, now: dt.datetime

@@ -9,6 +9,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.service.forum import Forum
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
@@ -41,9 +42,10 @@ def _week_of(row: MatchRow, round_row: RoundRow, ruleset: Ruleset) -> MatchWeek:
 
 
 class Publication:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier, forum: Forum) -> None:
         self.config = config
         self.notifier = notifier
+        self.forum = forum
 
     async def publish_round(
         self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime, actor: str
@@ -52,8 +54,9 @@ class Publication:
 
         Sets the round's match week, schedules its matches, starts each match's negotiation with
         its deadlines, and queues the notices: a DM to each player (opponent, deadlines, match
-        room link), one team update of the pairings if ``tournament.team`` is set, and a forum
-        draft of the pairings post. Everything is written on ``uow``; the caller commits.
+        room link), one team update of the pairings if ``tournament.team`` is set, and the
+        round's pairings post for the forum (kept current by :class:`Forum`). Everything is
+        written on ``uow``; the caller commits.
         """
         config = self.config
         week = match_week(publication_date(now, config.rules), config.rules)
@@ -89,17 +92,10 @@ class Publication:
                 lines.append(
                     f"{m.board}. {m.white_first} - {m.black_first}  {config.room_url(m.id)}"
                 )
-        pairings = "\n".join(lines)
         key = notice.round_pairings(round_row.id)
-        await self.notifier.team_update(uow, now=now, subject=title, body=pairings, key=key)
-        await self.notifier.forum(
-            uow,
-            now=now,
-            subject=title,
-            body=pairings + "\n\nPlayers: post your agreed time and, after the match, the result "
-            "here (rules 5.2, 6.6).",
-            key=key,
-        )
+        await self.notifier.team_update(uow, now=now, subject=title, body="\n".join(lines), key=key)
+        await self.forum.pairings_post(uow, round_row, now=now)
+        await self.notifier.schedule_digest(uow, now=now)
         return week
 
     async def start_match_week(

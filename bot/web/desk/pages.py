@@ -67,6 +67,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         decisions = await pending_decisions(uow, ctx.services, now=now)
         drafts = await WebRepository(uow.session).forum_drafts()
+        notes = await uow.outbox.recent_notes()
         rounds = await views.published_rounds(uow)
         pools = await candidates_pools(uow, ctx.config)
         posted_by = {
@@ -81,7 +82,10 @@ async def desk(request: web.Request) -> web.StreamResponse:
             "title": "TD desk",
             "outbox_stopped": None if stopped is None else stopped.reason,
             "decisions": decisions,
-            "drafts": current_drafts(d for d in drafts if d.status is not OutboxStatus.POSTED),
+            "drafts": current_drafts(
+                d for d in drafts if d.status is not OutboxStatus.POSTED or d.revised_body
+            ),
+            "notes": notes,
             "posted": [d for d in drafts if d.status is OutboxStatus.POSTED][-10:],
             "posted_by": posted_by,
             "current": rounds[:1],

@@ -1,0 +1,150 @@
+"""Players register themselves (issue 17): ``/register`` with Login with Lichess while the
+config's registration window is open; the eligibility check runs at once and says each reason,
+the team check says which team to join, and a player may withdraw before the first round. The
+TDs see the list at ``/register/list`` and add or refuse a player by hand with a reason
+(audited)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from bot.config import USERNAME
+from bot.errors import OperationError
+from bot.service.registration import Registration, SelfRegistration
+from bot.web.core import (
+    bad_request,
+    context,
+    read_form,
+    redirect_with,
+    render,
+    require_td,
+    viewer,
+)
+from rules.core.model import normalise_username
+
+__all__ = ["add_routes"]
+
+REASON_LIMIT = 500
+
+
+def _registration(request: web.Request) -> Registration:
+    registration = context(request).services.registration
+    if registration is None:
+        raise bad_request("Registration needs Lichess, and this service runs without it.")
+    return registration
+
+
+async def _page(
+    request: web.Request, *, registered: bool, result: SelfRegistration | None
+) -> web.StreamResponse:
+    ctx = context(request)
+    reg = ctx.config.registration
+    return await render(
+        request,
+        "register.html",
+        {
+            "title": "Register",
+            "window_open": reg.is_open(ctx.now()),
+            "opens": reg.opens,
+            "closes": reg.closes,
+            "registered": registered,
+            "result": result,
+        },
+    )
+
+
+async def register_page(request: web.Request) -> web.StreamResponse:
+    """``GET /register``: the window, the button, and whether you are registered."""
+    ctx = context(request)
+    who = viewer(request)
+    registered = False
+    if who is not None:
+        async with ctx.db.uow() as uow:
+            registered = await uow.players.get(normalise_username(who.username)) is not None
+    return await _page(request, registered=registered, result=None)
+
+
+async def register(request: web.Request) -> web.StreamResponse:
+    """``POST /register``: check the logged-in account and register it if it may play."""
+    who, _ = await read_form(request, {})
+    ctx = context(request)
+    try:
+        result = await _registration(request).register_self(who.username, now=ctx.now())
+    except OperationError as e:
+        return redirect_with(request, "/register", str(e), ok=False)
+    if result.registered:
+        ctx.changed()
+    return await _page(request, registered=result.registered, result=result)
+
+
+async def withdraw(request: web.Request) -> web.StreamResponse:
+    """``POST /register/withdraw``: take back your registration before your first pairing."""
+    who, _ = await read_form(request, {})
+    ctx = context(request)
+    try:
+        await _registration(request).withdraw_self(who.username, now=ctx.now())
+    except OperationError as e:
+        return redirect_with(request, "/register", str(e), ok=False)
+    ctx.changed()
+    return redirect_with(request, "/register", "Your registration is withdrawn.")
+
+
+async def td_list(request: web.Request) -> web.StreamResponse:
+    """``GET /register/list``: the registered players, for the TDs."""
+    require_td(request)
+    ctx = context(request)
+    async with ctx.db.uow() as uow:
+        players = list(await uow.players.list())
+    return await render(
+        request, "register_list.html", {"title": "Registrations", "players": players}
+    )
+
+
+async def td_decide(request: web.Request) -> web.StreamResponse:
+    """``POST /register/list``: a TD adds (``add``) or refuses (``refuse``) a player by hand."""
+    require_td(request)
+    who, values = await read_form(request, {"username": 30, "action": 10, "reason": REASON_LIMIT})
+    ctx = context(request)
+    now = ctx.now()
+    username = values.get("username", "").strip()
+    reason = " ".join(values.get("reason", "").split())
+    action = values.get("action", "")
+    if not USERNAME.match(username):
+        return redirect_with(request, "/register/list", "Give a Lichess username.", ok=False)
+    if not reason:
+        return redirect_with(
+            request, "/register/list", "Give a reason: it goes into the audit log.", ok=False
+        )
+    if action not in ("add", "refuse"):
+        raise bad_request("That is not one of the buttons.")
+    async with ctx.db.uow() as uow:
+        try:
+            if action == "add":
+                await ctx.services.players.add(
+                    uow, username, seed_rating=None, now=now, actor=who.username
+                )
+            else:
+                await ctx.services.players.remove(
+                    uow, username, reason=reason, now=now, actor=who.username
+                )
+        except OperationError as e:
+            return redirect_with(request, "/register/list", str(e), ok=False)
+        await uow.audit.record(
+            at=now,
+            actor=who.username,
+            action=f"registration.{action}",
+            reason=reason,
+            player=normalise_username(username),
+        )
+        await uow.commit()
+    ctx.changed()
+    done = "added" if action == "add" else "refused"
+    return redirect_with(request, "/register/list", f"{username} {done}.")
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/register", register_page)
+    app.router.add_post("/register", register)
+    app.router.add_post("/register/withdraw", withdraw)
+    app.router.add_get("/register/list", td_list)
+    app.router.add_post("/register/list", td_decide)
