@@ -31,6 +31,7 @@ from bot.notify import Notifier
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
+from bot.runtime.leader import Leadership
 from bot.runtime.outbox import OutboxDispatcher
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
@@ -58,6 +59,7 @@ from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
+from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
     "SandboxStarter",
@@ -221,6 +223,7 @@ class Service:
         self._handlers = deadline_handlers
         self._stack = contextlib.AsyncExitStack()
         self.keeper = LoopKeeper(self.clock)
+        self.leadership: Leadership
         self.db: Database
         self.lichess: LichessClient
         self.lichess_url: str
@@ -253,6 +256,14 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
+        lock = run_lock_for(config.service.database_url, self.db.engine)
+        if isinstance(lock, FileLock):
+            try:  # SQLite has no standby: a second process on the file is refused here
+                lock.try_acquire(now=self.clock.now())
+            except RunLockHeld as e:
+                raise StartupError(str(e)) from None
+        self.leadership = Leadership(lock, self.clock)
+        self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
         current = await migrate.current_revision(self.db)
         if current != migrate.head_revision():
@@ -388,8 +399,16 @@ class Service:
         self.watcher.set_players(await self._active_players())
 
     async def run(self) -> None:
-        """Run the games watcher, the outbox and the deadline runner until cancelled."""
+        """Until cancelled: wait to lead (:class:`~bot.runtime.leader.Leadership`; at once on
+        SQLite), then run the games watcher, the outbox and the deadline runner while leading.
+        A standby serves the web pages only."""
+        await self.leadership.run(self._act)
+
+    async def _act(self) -> None:
         keep = self.keeper.keep
+        # A standby that takes over carries on from the database: whom to watch, what is due.
+        await self.refresh_players()
+        self.changed(elsewhere=True)
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
             tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
