@@ -32,7 +32,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
 from bot.runtime.leader import Leadership
-from bot.runtime.outbox import OutboxDispatcher
+from bot.runtime.outbox import SENDABLE_KINDS, OutboxDispatcher
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -54,6 +54,7 @@ from bot.service.weekly.decisions import Decisions
 from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
+from bot.web import ops
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
@@ -332,6 +333,7 @@ class Service:
                 refresh_players=self.refresh_players,
             ),
         )
+        ops.add_routes(app, self)
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
@@ -348,6 +350,26 @@ class Service:
         if self.config.service.uses_sandbox and self.web_url:
             return self.web_url
         return self.config.service.public_url.rstrip("/")
+
+    async def health(self) -> ops.Health:
+        """``/healthz`` and ``/metrics``: this process's role and the season's figures, read
+        from the database (a standby reports what the leader does)."""
+        now = self.clock.now()
+        async with self.db.uow() as uow:
+            last_seen = await uow.settings.get_time("stream.last_seen")
+            undelivered = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
+            oldest = await uow.outbox.oldest_pending(SENDABLE_KINDS)
+            overdue = await uow.deadlines.count_due(now)
+        return ops.Health(
+            now=now,
+            role=self.leadership.role.value,
+            role_since=self.leadership.since,
+            stream_last_seen=last_seen,
+            undelivered=undelivered,
+            oldest_undelivered=oldest,
+            overdue_deadlines=overdue,
+            lichess_answers=dict(self.lichess.answers),
+        )
 
     # --- what the watcher needs ---------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
 from bot.cli.base import (
@@ -309,6 +310,8 @@ async def audit_list(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def service_run(args: argparse.Namespace, cli: Cli) -> int:
+    if not args.verbose:  # the service logs at the config's level (-v: everything)
+        logging.getLogger().setLevel(cli.config.service.log_level.upper())
     try:
         await cli.launcher.run(cli.config)
     except StartupError as e:

@@ -26,6 +26,7 @@ from bot.cli.base import EXIT_ERROR, EXIT_USAGE, Cli, CliError, Launcher, Parser
 from bot.config import Config, ConfigError, load_config
 from bot.errors import OperationError
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.logs import FORMATS, setup_logging
 from rules.core.errors import RulesError
 
 __all__ = ["build_parser", "main"]
@@ -39,6 +40,9 @@ def build_parser(tools: Callable[[Any], None] | None = None) -> Parser:
     )
     add_config_option(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    parser.add_argument(
+        "--log-format", choices=FORMATS, default="text", help="text, or json: one object a line"
+    )
     sub = parser.add_subparsers(
         title="commands", metavar="COMMAND", required=True, parser_class=Parser
     )
@@ -80,11 +84,11 @@ def main(
     try:
         parser = build_parser(launcher.add_tools)
         args = parser.parse_args(argv)
-        logging.basicConfig(
-            level=logging.DEBUG if args.verbose else logging.WARNING,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
+        level = logging.DEBUG if args.verbose else logging.WARNING
+        setup_logging(level=level, fmt=args.log_format)
         config = resolve_config(args, environ)
+        secrets = (config.secrets.lichess_token, config.secrets.session_secret)
+        setup_logging(level=level, fmt=args.log_format, secrets=secrets)
         result = args.handler(args, Cli(config, clock or SystemClock(), launcher))
         if asyncio.iscoroutine(result):
             result = run_async(result)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LEADING_LINE",
     "READY_LINE",
+    "STANDBY_LINE",
     "ClockFeed",
     "RemoteClock",
     "RemotePort",
@@ -56,6 +57,7 @@ __all__ = [
 
 READY_LINE = "acwc-bot ready on the remote clock"
 LEADING_LINE = "acwc-bot leads on the remote clock"
+STANDBY_LINE = "acwc-bot lost the lead and stands by"
 
 
 class ClockFeed:
@@ -232,6 +234,7 @@ async def _announce_leads(
         print(LEADING_LINE, flush=True)
         await clock.ack(session, clock.seq)
         await lead.until(lambda now: not now.leading.is_set())
+        print(STANDBY_LINE, flush=True)
 
 
 async def _take_in(service: Service, *, within: float = 10.0) -> None:
@@ -269,7 +272,8 @@ class ServiceProcess:
         self.starts = 0
         self.kills = 0
         self.leading = False
-        """It said it leads (:data:`LEADING_LINE`) and was not killed since."""
+        """It said it leads (:data:`LEADING_LINE`), and neither lost the lead nor was killed
+        since."""
         self.leads = 0
         """How often it said it became the leader."""
         self._drain: asyncio.Task[None] | None = None
@@ -334,6 +338,8 @@ class ServiceProcess:
         if LEADING_LINE in text:
             self.leading = True
             self.leads += 1
+        elif STANDBY_LINE in text:
+            self.leading = False
 
     async def kill(self) -> None:
         """SIGKILL: no cleanup of any kind runs in the service."""

@@ -17,6 +17,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -104,6 +105,9 @@ class LichessClient:
         self._queue = asyncio.Lock()
         self._paused_until: dt.datetime | None = None
         self.requests_made = 0
+        self.answers: Counter[tuple[str, str]] = Counter()
+        """Requests by (endpoint method, answer): ``ok``, the HTTP status, or the failure
+        (``transport``, ``payload``): what ``/metrics`` reports."""
 
     def __repr__(self) -> str:  # never show the token
         return f"LichessClient(base_url={self.base_url!r})"
@@ -217,7 +221,7 @@ class LichessClient:
             while True:
                 await self._wait_out_pause()
                 try:
-                    return await self._run_in_worker(fn)
+                    return await self._run_in_worker(fn, name)
                 except RateLimitedError:
                     rate_limit_waits += 1
                     self._paused_until = self._clock.now() + self._rate_limit_pause
@@ -245,10 +249,22 @@ class LichessClient:
             await self._clock.sleep_until(self._paused_until)
             self._paused_until = None
 
-    async def _run_in_worker(self, fn: Callable[[], T]) -> T:
+    async def _run_in_worker(self, fn: Callable[[], T], name: str = "") -> T:
         loop = asyncio.get_running_loop()
         self.requests_made += 1
-        return await loop.run_in_executor(self._executor, _translated, fn)
+        try:
+            result = await loop.run_in_executor(self._executor, _translated, fn)
+        except LichessHTTPError as e:
+            self.answers[(name, str(e.status))] += 1
+            raise
+        except LichessTransportError:
+            self.answers[(name, "transport")] += 1
+            raise
+        except LichessError:
+            self.answers[(name, "payload")] += 1
+            raise
+        self.answers[(name, "ok")] += 1
+        return result
 
 
 def _lichess_bool(value: bool | None) -> str | None:

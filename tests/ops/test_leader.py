@@ -25,6 +25,11 @@ from storage import migrate
 from storage.db import Database
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = (
+    "locktype = 'advisory' "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+"""This database's advisory locks (pg_locks lists the whole server's: other tests' too)."""
 START = dt.datetime(2021, 10, 1, 9, 0, tzinfo=dt.UTC)
 
 
@@ -60,7 +65,7 @@ async def _waiting_for_lock(pg_url: str) -> None:
     """Return once a session of the database waits for an advisory lock (a standby queued)."""
     conn = await asyncpg.connect(pg_url.replace("postgresql+asyncpg", "postgresql"))
     try:
-        query = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        query = f"SELECT count(*) FROM pg_locks WHERE {HERE} AND NOT granted"
         while not await conn.fetchval(query):  # noqa: ASYNC110 (the server has no event for it)
             await asyncio.sleep(0.01)
     finally:
@@ -112,9 +117,7 @@ async def test_a_leader_whose_connection_is_cut_stops_acting_and_queues_again(
             await first.leadership.leading.wait()
             async with running(pg_url) as second:
                 await _waiting_for_lock(pg_url)
-                holder = await admin.fetchval(
-                    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                )
+                holder = await admin.fetchval(f"SELECT pid FROM pg_locks WHERE {HERE} AND granted")
                 await admin.execute("SELECT pg_terminate_backend($1)", holder)
                 await second.leadership.leading.wait()
 
