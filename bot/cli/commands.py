@@ -6,6 +6,7 @@ import argparse
 import logging
 from typing import Any
 
+from bot.cli import backup_cmd
 from bot.cli.base import (
     Cli,
     CliError,
@@ -32,6 +33,7 @@ def register(sub: Any) -> None:
     p = command(db, "downgrade", db_downgrade, "revert migrations down to REVISION")
     p.add_argument("revision", help="target revision, or 'base' for an empty database")
     command(db, "current", db_current, "show the database's schema revision")
+    backup_cmd.register(db)
 
     tournament = group(sub, "tournament", "the tournament itself")
     command(tournament, "create", tournament_create, "create the tournament from the config")
