@@ -74,6 +74,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+PAGE_CACHE_SECONDS = 2.0
+"""How long ``acwc run`` shares an anonymous visitor's public page (a final's crowd)."""
+
 
 class SandboxStarter(Protocol):
     """Serves a fake Lichess for ``config`` on 127.0.0.1 (the bundled sandbox); returns its URL
@@ -201,7 +204,8 @@ class Service:
 
     ``sandbox`` serves the fake Lichess when the config says ``lichess_url = "sandbox"``;
     ``watch`` is told when the loops wait and each game is dealt with; ``deadline_handlers``
-    replaces the services' handlers (a test's).
+    replaces the services' handlers (a test's); ``page_cache_seconds`` shares anonymous
+    visitors' public pages for that long (:class:`~bot.web.ops.PageCache`; ``acwc run``: 2 s).
     """
 
     def __init__(
@@ -214,8 +218,10 @@ class Service:
         serve_web: bool = True,
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
+        page_cache_seconds: float | None = None,
     ) -> None:
         self.config = config
+        self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
@@ -334,6 +340,8 @@ class Service:
             ),
         )
         ops.add_routes(app, self)
+        if self.page_cache is not None:  # innermost: it sees the viewer the others found
+            app.middlewares.append(self.page_cache.middleware)
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
@@ -409,6 +417,8 @@ class Service:
         the wall clock both loops also look on their own every minute, for a TD command run in
         another process.)
         """
+        if self.page_cache is not None:
+            self.page_cache.clear()
         if elsewhere:
             self.dispatcher.wake()
             self.runner.wake()
@@ -440,7 +450,7 @@ class Service:
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:
     """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly."""
     loop = asyncio.get_running_loop()
-    async with Service(config, sandbox=sandbox) as service:
+    async with Service(config, sandbox=sandbox, page_cache_seconds=PAGE_CACHE_SECONDS) as service:
         task = asyncio.current_task()
         assert task is not None
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -9,9 +9,10 @@ when the database cannot be read.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -20,9 +21,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-__all__ = ["Health", "HealthSource", "add_routes"]
+from bot.web.core import VIEWER
+
+__all__ = ["CACHED_PAGES", "Health", "HealthSource", "PageCache", "add_routes"]
 
 log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +146,78 @@ def add_routes(app: web.Application, source: HealthSource) -> None:
 
     app.router.add_get("/healthz", healthz, name="healthz")
     app.router.add_get("/metrics", metrics, name="metrics")
+
+
+CACHED_PAGES = frozenset({"/", "/pairings", "/standings", "/candidates", "/knockout", "/players"})
+"""The public pages a crowd reads: an anonymous visitor's copy is shared for a moment."""
+
+
+class PageCache:
+    """Anonymous visitors' public pages, rendered once per ``seconds`` and shared.
+
+    A final's spectators read the same few pages hundreds of times a second, and each is
+    recomputed from the database (standings, crosstable, bracket): sharing one rendering for a
+    couple of seconds is what lets one process serve them. A logged-in viewer's page is never
+    cached (it shows their own actions). A change this process makes (:meth:`clear`, from
+    ``Service.changed``) shows at once; another process's, within ``seconds``. Concurrent
+    requests for a page being rendered wait for that one rendering.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._pages: dict[str, tuple[float, web.Response]] = {}
+        self._rendering: dict[str, asyncio.Future[web.Response | None]] = {}
+        self.hits = 0
+        self.renders = 0
+
+    def clear(self) -> None:
+        self._pages.clear()
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if (
+            request.method != "GET"
+            or request.get(VIEWER) is not None
+            or request.path not in CACHED_PAGES
+        ):
+            return await handler(request)
+        key = request.path_qs
+        now = asyncio.get_running_loop().time()
+        found = self._pages.get(key)
+        if found is not None and now - found[0] < self.seconds:
+            self.hits += 1
+            return _copy(found[1])
+        pending = self._rendering.get(key)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                self.hits += 1
+                return _copy(shared)
+            return await handler(request)
+        future: asyncio.Future[web.Response | None] = asyncio.get_running_loop().create_future()
+        self._rendering[key] = future
+        response: web.StreamResponse | None = None
+        try:
+            response = await handler(request)
+        finally:
+            del self._rendering[key]
+            keep = (
+                response
+                if isinstance(response, web.Response)
+                and response.status == 200
+                and isinstance(response.body, bytes)
+                and not response.cookies
+                else None
+            )
+            future.set_result(keep)
+            if keep is not None:
+                self.renders += 1
+                self._pages[key] = (now, keep)
+        return response
+
+
+def _copy(response: web.Response) -> web.Response:
+    """A fresh response with the rendering's status, body and headers (a response object is
+    sent once; the outer middlewares add their headers to the copy)."""
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    return web.Response(status=response.status, body=response.body, headers=headers)
