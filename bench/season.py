@@ -1,6 +1,7 @@
 """A whole season through the real service and the sandbox Lichess over HTTP, timed.
 
     python -m bench.season [--players 64,128,256] [--seed 1] [--database-url URL]
+    python -m bench.season --side-by-side [--players 48] [--pg postgresql://postgres@127.0.0.1:5432]
 
 For each field size, runs the demo season (bot/demo: every qualification round, the Candidates,
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
@@ -22,6 +23,10 @@ sandbox without limits).
 Where the time goes (bot/demo): the service's own work per event dominates (the intake of each
 game, about 7 ms; each DM through the berserk client in a worker thread to the sandbox, about
 5 ms; the deadline runner), then the actors' reads of what changed and the TDs' routine.
+
+``--side-by-side`` runs the first size on a SQLite file and then on a new PostgreSQL database
+of the server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
+trips (statements, transactions begun) per game, and whether the champion and standings agree.
 """
 
 from __future__ import annotations
@@ -30,10 +35,16 @@ import argparse
 import asyncio
 import logging
 import tempfile
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import asyncpg
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
 
 from bot.config import Config
 from bot.demo.report import Reporter, percentile
@@ -101,9 +112,9 @@ async def notice_figures(database_url: str, figures: NoticeFigures, matches: int
     try:
         async with db.uow() as uow:
             dms = await uow.outbox.list(kind=Channel.DM.value)
-            alerted = {
+            alerted = {  # the TDs' note (their digest) of a player's undelivered notices
                 r.player
-                for r in await uow.outbox.list(kind=Channel.TD_ALERT.value)
+                for r in await uow.outbox.list(kind=Channel.TD_NOTE.value)
                 if r.notice == NoticeKind.UNDELIVERED.value
             }
             paused = await uow.holds.get(RATE_LIMIT_HOLD)
@@ -126,6 +137,71 @@ async def notice_figures(database_url: str, figures: NoticeFigures, matches: int
     )
 
 
+# --- the same season on both databases (issue 18) ----------------------------------------------
+
+
+class RoundTrips:
+    """Counts every statement and every transaction begun, on every engine of the process."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        event.listen(Engine, "before_cursor_execute", self._statement)
+        event.listen(Engine, "begin", self._begin)
+
+    def _statement(self, conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+        self.counts["statements"] += 1
+
+    def _begin(self, conn: Connection) -> None:
+        self.counts["transactions"] += 1
+
+    def take(self) -> Counter[str]:
+        found, self.counts = self.counts, Counter()
+        return found
+
+
+def side_by_side(players: int, seed: int, pg: str) -> None:
+    """The same season on SQLite and on PostgreSQL, one after the other, and the ratio."""
+    trips = RoundTrips()
+    name = f"acwc_bench_{uuid.uuid4().hex[:10]}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(f"{pg}/postgres")
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    runs: dict[str, tuple[SeasonResult, Counter[str]]] = {}
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        for kind in ("sqlite", "postgresql"):
+            url = None if kind == "sqlite" else f"postgresql+asyncpg://{pg.split('://')[1]}/{name}"
+            with tempfile.TemporaryDirectory(prefix="acwc-bench-side-") as folder:
+                trips.take()
+                result = asyncio.run(_one(players, seed, url, Path(folder)))
+                runs[kind] = (result, trips.take())
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    print(
+        f"{'database':<11} {'wall s':>7} {'end->row p50 ms':>15} {'p99 ms':>7} "
+        f"{'statements/game':>15} {'transactions/game':>17}"
+    )
+    for kind, (result, counts) in runs.items():
+        games = max(result.season_games, 1)
+        print(
+            f"{kind:<11} {result.wall_seconds:>7.1f} "
+            f"{(percentile(result.game_delays, 0.5) or 0) * 1000:>15.1f} "
+            f"{(percentile(result.game_delays, 0.99) or 0) * 1000:>7.1f} "
+            f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f}"
+        )
+    sqlite, postgresql = runs["sqlite"][0], runs["postgresql"][0]
+    print(
+        f"PostgreSQL / SQLite wall: {postgresql.wall_seconds / sqlite.wall_seconds:.2f}x; "
+        f"same champion ({sqlite.champion}) and standings: "
+        f"{sqlite.champion == postgresql.champion and sqlite.standings == postgresql.standings}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="64,128,256", help="comma-separated field sizes")
@@ -134,9 +210,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--no-dm-limits", action="store_true", help="the sandbox without lila's message limits"
     )
+    parser.add_argument(
+        "--side-by-side", action="store_true", help="the first size on SQLite, then PostgreSQL"
+    )
+    parser.add_argument(
+        "--pg", default="postgresql://postgres@127.0.0.1:5432", help="server for --side-by-side"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     sizes = [int(v) for v in args.players.split(",")]
+    if args.side_by_side:
+        side_by_side(sizes[0], args.seed, args.pg)
+        return
     print(
         f"{'players':>7} {'matches':>7} {'games':>6} {'wall s':>7} {'req/match':>9} "
         f"{'end->row p50 ms':>15} {'p99 ms':>7} {'peak MB':>8}",

@@ -37,7 +37,8 @@ from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
-from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, OutboxDispatcher
+from bot.runtime.leader import Leadership
+from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.digest import Digest
@@ -62,11 +63,13 @@ from bot.service.weekly.decisions import Decisions
 from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
+from bot.web import ops
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
+from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
     "SandboxStarter",
@@ -79,6 +82,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+PAGE_CACHE_SECONDS = 2.0
+"""How long ``acwc run`` shares an anonymous visitor's public page (a final's crowd)."""
 
 
 class SandboxStarter(Protocol):
@@ -229,7 +235,8 @@ class Service:
 
     ``sandbox`` serves the fake Lichess when the config says ``lichess_url = "sandbox"``;
     ``watch`` is told when the loops wait and each game is dealt with; ``deadline_handlers``
-    replaces the services' handlers (a test's).
+    replaces the services' handlers (a test's); ``page_cache_seconds`` shares anonymous
+    visitors' public pages for that long (:class:`~bot.web.ops.PageCache`; ``acwc run``: 2 s).
     """
 
     def __init__(
@@ -242,8 +249,10 @@ class Service:
         serve_web: bool = True,
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
+        page_cache_seconds: float | None = None,
     ) -> None:
         self.config = config
+        self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
@@ -252,6 +261,7 @@ class Service:
         self._handlers = deadline_handlers
         self._stack = contextlib.AsyncExitStack()
         self.keeper = LoopKeeper(self.clock)
+        self.leadership: Leadership
         self.db: Database
         self.lichess: LichessClient
         self.lichess_url: str
@@ -284,6 +294,14 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
+        lock = run_lock_for(config.service.database_url, self.db.engine)
+        if isinstance(lock, FileLock):
+            try:  # SQLite has no standby: a second process on the file is refused here
+                lock.try_acquire(now=self.clock.now())
+            except RunLockHeld as e:
+                raise StartupError(str(e)) from None
+        self.leadership = Leadership(lock, self.clock)
+        self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
         current = await migrate.current_revision(self.db)
         if current != migrate.head_revision():
@@ -370,6 +388,9 @@ class Service:
                 refresh_players=self.refresh_players,
             ),
         )
+        ops.add_routes(app, self)
+        if self.page_cache is not None:  # innermost: it sees the viewer the others found
+            app.middlewares.append(self.page_cache.middleware)
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
@@ -386,6 +407,26 @@ class Service:
         if self.config.service.uses_sandbox and self.web_url:
             return self.web_url
         return self.config.service.public_url.rstrip("/")
+
+    async def health(self) -> ops.Health:
+        """``/healthz`` and ``/metrics``: this process's role and the season's figures, read
+        from the database (a standby reports what the leader does)."""
+        now = self.clock.now()
+        async with self.db.uow() as uow:
+            last_seen = await uow.settings.get_time("stream.last_seen")
+            undelivered = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
+            oldest = await uow.outbox.oldest_pending(SENDABLE_KINDS)
+            overdue = await uow.deadlines.count_due(now)
+        return ops.Health(
+            now=now,
+            role=self.leadership.role.value,
+            role_since=self.leadership.since,
+            stream_last_seen=last_seen,
+            undelivered=undelivered,
+            oldest_undelivered=oldest,
+            overdue_deadlines=overdue,
+            lichess_answers=dict(self.lichess.answers),
+        )
 
     # --- what the watcher needs ---------------------------------------------------------
 
@@ -425,6 +466,8 @@ class Service:
         the wall clock both loops also look on their own every minute, for a TD command run in
         another process.)
         """
+        if self.page_cache is not None:
+            self.page_cache.clear()
         if elsewhere:
             self.dispatcher.wake()
             self.runner.wake()
@@ -444,9 +487,17 @@ class Service:
             self.changed()
 
     async def run(self) -> None:
-        """Run the games watcher, the outbox and the deadline runner until cancelled."""
+        """Until cancelled: wait to lead (:class:`~bot.runtime.leader.Leadership`; at once on
+        SQLite), then run the games watcher, the outbox and the deadline runner while leading.
+        A standby serves the web pages only."""
+        await self.leadership.run(self._act)
+
+    async def _act(self) -> None:
         keep = self.keeper.keep
-        await self.sync_broadcasts()  # rounds published while the service was down
+        # A standby that takes over carries on from the database: whom to watch, what is due.
+        await self.refresh_players()
+        self.changed(elsewhere=True)
+        await self.sync_broadcasts()  # rounds published while no instance was acting
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
             tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
@@ -456,7 +507,7 @@ class Service:
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:
     """``acwc run``: serve until SIGINT or SIGTERM, then close everything cleanly."""
     loop = asyncio.get_running_loop()
-    async with Service(config, sandbox=sandbox) as service:
+    async with Service(config, sandbox=sandbox, page_cache_seconds=PAGE_CACHE_SECONDS) as service:
         task = asyncio.current_task()
         assert task is not None
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -100,11 +100,6 @@ class ServiceConfig:
     """How many actions one player may send from the match room in ``room_actions_minutes``:
     a flood of offers and withdrawals would otherwise flood the opponent's inbox."""
     room_actions_minutes: int = 5
-    clock_url: str | None = None
-    """Testing only: follow the fake clock a demo driver serves at this URL (``GET /clock``,
-    :mod:`bot.demo.remote`) instead of the wall clock. Valid only with a sandbox Lichess: the
-    bundled one or one served by the driver on this machine (an http URL on 127.0.0.1 or
-    localhost); the crash test runs ``acwc run`` this way and kills it."""
 
     @property
     def uses_sandbox(self) -> bool:
@@ -511,16 +506,6 @@ def _check(config: Config) -> None:
         raise ConfigError(
             "service.lichess_url", f'must be "sandbox" or an http(s) URL, not {lichess!r}'
         )
-    clock_url = config.service.clock_url
-    if clock_url is not None:
-        if not re.match(r"^https?://[^\s/]+", clock_url):
-            raise ConfigError("service.clock_url", f"must be an http(s) URL, not {clock_url!r}")
-        if not config.service.uses_local_lichess:
-            raise ConfigError(
-                "service.clock_url",
-                'a fake clock is for tests only: it needs lichess_url = "sandbox" or a '
-                "sandbox on http://127.0.0.1",
-            )
     if not 0 < config.service.web_port < 65536:
         raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)

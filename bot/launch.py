@@ -2,7 +2,8 @@
 
 It hands the command line the composition root (:mod:`bot.app`) and plugs in the tools the
 project ships beside the service: the bundled sandbox Lichess (for ``lichess_url = "sandbox"``),
-the ``acwc demo`` command and the demo driver's remote clock (``service.clock_url``, tests only).
+the ``acwc demo`` command and ``acwc follow-clock`` (``acwc run`` on a demo driver's clock,
+tests only).
 This is the one module outside the demo and the tests that may import ``bot.app``, ``bot.demo``
 and ``bot.sandbox`` (import-linter enforces it), and it imports the tools only when the config
 or the command asks for them: the service itself only ever sees the :data:`bot.app.SandboxStarter`
@@ -59,11 +60,6 @@ class _Launcher:
             from bot.demo.bundled import bundled_sandbox  # loaded only when it serves
 
             sandbox = bundled_sandbox()
-        if config.service.clock_url is not None:
-            from bot.demo.remote import run_on_remote_clock
-
-            await run_on_remote_clock(config, config.service.clock_url, sandbox=sandbox)
-            return
         await run_service(config, sandbox=sandbox)
 
     def tools(self) -> Sequence[CommandEntry]:

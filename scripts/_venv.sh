@@ -1,5 +1,8 @@
 # Sourced by the other scripts: make ./.venv with the project and its test tools installed.
-# Needs only Python 3.11+ on PATH (python3.11 or python3). Re-installs when pyproject.toml changes.
+# Needs only Python 3.11+ on PATH (python3.11 or python3). The versions are the lock file's
+# (requirements-test.lock: every package pinned with its hashes, made from the ranges of
+# pyproject.toml by pip-compile; see its header to make it again). Re-installs when it or
+# pyproject.toml changes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -17,9 +20,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 STAMP="$VENV/.installed"
-if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[test]"
+LOCK="$ROOT/requirements-test.lock"
+if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ] || [ "$LOCK" -nt "$STAMP" ]; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r "$LOCK"
+  # the project itself, on top of the locked packages (no dependency resolved again)
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
   touch "$STAMP"
 fi
 export PATH="$VENV/bin:$PATH"

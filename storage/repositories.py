@@ -563,6 +563,15 @@ class OutboxRepository(_Repository):
         )
         return int(result.scalar_one())
 
+    async def oldest_pending(self, kinds: Sequence[str]) -> dt.datetime | None:
+        """When the oldest message of ``kinds`` still undelivered was queued (``/healthz``)."""
+        value: dt.datetime | None = await self.session.scalar(
+            select(func.min(OutboxRow.created_at)).where(
+                OutboxRow.status == OutboxStatus.PENDING, OutboxRow.kind.in_(list(kinds))
+            )
+        )
+        return value
+
     async def mark_sent(self, row_id: int, *, at: dt.datetime) -> int:
         """Mark a message sent if it is still pending (one statement); 1 if it was, else 0."""
         result = await self.session.execute(_OUTBOX_MARK_SENT, {"row_id": row_id, "sent_at": at})

@@ -95,6 +95,13 @@ async def any_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> As
 
 
 @pytest.fixture
+async def pg_url(tmp_path: Path) -> AsyncIterator[str]:
+    """An empty PostgreSQL database whatever ACWC_TEST_DB says (leader election is PostgreSQL's)."""
+    async for url in _url_for("postgresql", tmp_path):
+        yield url
+
+
+@pytest.fixture
 async def db(database_url: str) -> AsyncIterator[Database]:
     """A migrated database of the kind ACWC_TEST_DB names."""
     database = Database(database_url)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
+from bot.cli import backup_cmd
 from bot.cli.base import (
     Cli,
     CliError,
@@ -32,6 +34,7 @@ def register(sub: Any) -> None:
     p = command(db, "downgrade", db_downgrade, "revert migrations down to REVISION")
     p.add_argument("revision", help="target revision, or 'base' for an empty database")
     command(db, "current", db_current, "show the database's schema revision")
+    backup_cmd.register(db)
 
     tournament = group(sub, "tournament", "the tournament itself")
     command(tournament, "create", tournament_create, "create the tournament from the config")
@@ -313,6 +316,8 @@ async def audit_list(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def service_run(args: argparse.Namespace, cli: Cli) -> int:
+    if not args.verbose:  # the service logs at the config's level (-v: everything)
+        logging.getLogger().setLevel(cli.config.service.log_level.upper())
     try:
         await cli.launcher.run(cli.config)
     except StartupError as e:

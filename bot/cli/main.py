@@ -29,6 +29,7 @@ from bot.cli.base import (
     Parser,
     add_config_option,
 )
+from bot.runtime.logs import FORMATS, setup_logging
 
 if TYPE_CHECKING:
     from bot.config import Config
@@ -123,6 +124,9 @@ def build_parser(
     )
     add_config_option(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    parser.add_argument(
+        "--log-format", choices=FORMATS, default="text", help="text, or json: one object a line"
+    )
     sub = parser.add_subparsers(
         title="commands", metavar="COMMAND", required=True, parser_class=Parser
     )
@@ -175,11 +179,16 @@ def main(
         args = parser.parse_args(words)
         if not hasattr(args, "handler"):  # the command word was not where it was looked for
             args = build_parser(launcher.tools()).parse_args(words)
-        logging.basicConfig(
-            level=logging.DEBUG if args.verbose else logging.WARNING,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
-        cli = Cli(lambda: resolve_config(args, environ), clock, launcher)
+        level = logging.DEBUG if args.verbose else logging.WARNING
+        setup_logging(level=level, fmt=args.log_format)
+
+        def config() -> Config:
+            resolved = resolve_config(args, environ)
+            secrets = (resolved.secrets.lichess_token, resolved.secrets.session_secret)
+            setup_logging(level=level, fmt=args.log_format, secrets=secrets)  # never in a log
+            return resolved
+
+        cli = Cli(config, clock, launcher)
         result = args.handler(args, cli)
         if isinstance(result, Awaitable):
             result = run_async(result)

@@ -14,11 +14,12 @@ process boundary, and nothing else (the settle facts are read from the shared da
 
 A restarted service reconnects, reads the current time first, fires what is overdue and backfills
 games (its watcher's ``last_seen`` is in the database), so the driver's next settle simply waits
-for it. Selecting :class:`RemoteClock` in ``acwc run`` (a setting valid only with a sandbox
-Lichess: ``service.clock_url``) makes ``acwc run`` call :func:`run_on_remote_clock`.
+for it. ``acwc follow-clock URL`` (a tool command, valid only with a sandbox Lichess; the
+production config has no such setting) is ``acwc run`` on a :class:`RemoteClock`.
 
-The driver's side: :class:`ServiceProcess` starts ``python -m bot run`` on a config file, waits
-until it says it is ready (its clock follows the feed and its tasks run) and kills it with SIGKILL.
+The driver's side: :class:`ServiceProcess` starts ``python -m bot follow-clock`` on a config file,
+waits until it says it is ready (its clock follows the feed and its tasks run) and kills it with
+SIGKILL.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ if TYPE_CHECKING:
     from bot.config import Config
 
 __all__ = [
+    "LEADING_LINE",
     "READY_LINE",
+    "STANDBY_LINE",
     "ClockFeed",
     "RemoteClock",
     "RemotePort",
@@ -53,6 +56,8 @@ __all__ = [
 ]
 
 READY_LINE = "acwc-bot ready on the remote clock"
+LEADING_LINE = "acwc-bot leads on the remote clock"
+STANDBY_LINE = "acwc-bot lost the lead and stands by"
 
 
 class ClockFeed:
@@ -60,14 +65,17 @@ class ClockFeed:
 
     Every move of the clock, whoever makes it (``clock.set``, ``clock.advance``), goes out as a
     line: the feed watches the clock. A follower acknowledges each line it has taken in
-    (``POST /clock/ack`` with ``{"seq": N}``); :meth:`synced` waits for that, so the driver can
-    be sure the service knows the current time before anything happens at that time.
+    (``POST /clock/ack`` with ``{"seq": N, "leader": bool}``); :meth:`synced` waits for the
+    *leader's* acknowledgement, so the driver can be sure the acting service knows the current
+    time before anything happens at that time (a standby's says nothing of what acts). A
+    standby that takes over acknowledges the latest line it saw once it leads.
     """
 
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
         self.seq = 0
         self.acked = -1
+        """The latest line the leader acknowledged."""
         self._acked = asyncio.Condition()
         self._queues: list[asyncio.Queue[tuple[int, dt.datetime]]] = []
         clock.watch(lambda _now: self.nudge())
@@ -82,7 +90,7 @@ class ClockFeed:
         self.clock.set(when)  # the watch sends it
 
     async def synced(self) -> None:
-        """Return once a follower has acknowledged the latest line (the current time)."""
+        """Return once the leader has acknowledged the latest line (the current time)."""
         async with self._acked:
             await self._acked.wait_for(lambda: self.acked >= self.seq)
 
@@ -104,9 +112,11 @@ class ClockFeed:
         return resp
 
     async def handle_ack(self, request: web.Request) -> web.Response:
-        seq = int((await request.json())["seq"])
+        message = await request.json()
+        if not message.get("leader", True):
+            return web.Response(status=204)  # a standby took it in; it acts on nothing
         async with self._acked:
-            self.acked = max(self.acked, seq)
+            self.acked = max(self.acked, int(message["seq"]))
             self._acked.notify_all()
         return web.Response(status=204)
 
@@ -133,6 +143,10 @@ class RemoteClock:
     def __init__(self, url: str, *, on_tick: Callable[[], Awaitable[None]] | None = None) -> None:
         self.url = url.rstrip("/")
         self.on_tick = on_tick
+        self.leads: Callable[[], bool] = lambda: False
+        """Whether the service acts now (said with each acknowledgement)."""
+        self.seq = -1
+        """The latest line taken in."""
         self._now: dt.datetime | None = None
         self._changed = asyncio.Condition()
 
@@ -167,19 +181,26 @@ class RemoteClock:
                 ready.set()
                 if self.on_tick is not None:
                     await self.on_tick()
-                async with session.post(f"{self.url}/clock/ack", json={"seq": message["seq"]}):
-                    pass
+                self.seq = max(self.seq, int(message["seq"]))
+                await self.ack(session, int(message["seq"]))
+
+    async def ack(self, session: aiohttp.ClientSession, seq: int) -> None:
+        payload = {"seq": seq, "leader": self.leads()}
+        async with session.post(f"{self.url}/clock/ack", json=payload):
+            pass
 
 
 async def run_on_remote_clock(
     config: Config, url: str, *, sandbox: SandboxStarter | None = None
 ) -> None:
-    """``acwc run`` with ``service.clock_url``: the service on a driver's clock until the feed ends.
+    """``acwc follow-clock URL``: the service on a driver's clock until the feed ends.
 
     Every line of the feed (a new time or a nudge) wakes the outbox and the deadline runner and
     re-reads the active players (:func:`_take_in`) before it is acknowledged. Prints
     :data:`READY_LINE` once the service is open, its tasks are started and it has taken in the
-    current time.
+    current time, and :data:`LEADING_LINE` each time it becomes the leader (several may follow
+    one feed on PostgreSQL: one acts, the others stand by), after which it acknowledges the
+    latest line again, as the leader.
     """
     from bot.app import Service
 
@@ -189,13 +210,31 @@ async def run_on_remote_clock(
         follow = tasks.create_task(clock.follow(session, ready), name="clock-feed")
         await ready.wait()
         async with Service(config, clock=clock, sandbox=sandbox) as service:
+            clock.leads = service.leadership.leading.is_set
             runner = tasks.create_task(service.run(), name="service")
             clock.on_tick = lambda: _take_in(service)
             await _take_in(service)
             print(READY_LINE, flush=True)
+            leads = tasks.create_task(_announce_leads(service, clock, session), name="leads")
             with contextlib.suppress(asyncio.CancelledError):
                 await follow  # the driver closed the feed: stop
             runner.cancel()
+            leads.cancel()
+
+
+async def _announce_leads(
+    service: Service, clock: RemoteClock, session: aiohttp.ClientSession
+) -> None:
+    """Each time this process becomes the leader: take in the current time as the leader,
+    say so, and acknowledge the latest line again (the driver waits for the leader's)."""
+    lead = service.leadership
+    while True:
+        await lead.leading.wait()
+        await _take_in(service)
+        print(LEADING_LINE, flush=True)
+        await clock.ack(session, clock.seq)
+        await lead.until(lambda now: not now.leading.is_set())
+        print(STANDBY_LINE, flush=True)
 
 
 async def _take_in(service: Service, *, within: float = 10.0) -> None:
@@ -210,8 +249,8 @@ async def _take_in(service: Service, *, within: float = 10.0) -> None:
     before = watcher.players
     connections = watcher.connections
     await service.refresh_players()
-    if watcher.players == before or not watcher.players:
-        return
+    if watcher.players == before or not watcher.players or not service.leadership.leading.is_set():
+        return  # (a standby's watcher does not run: nothing connects)
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(within):
             # the watcher counts its connections and sets no event per reconnection: poll
@@ -220,15 +259,23 @@ async def _take_in(service: Service, *, within: float = 10.0) -> None:
 
 
 class ServiceProcess:
-    """``python -m bot run --config PATH`` in a child process that the driver can kill."""
+    """``python -m bot --config PATH follow-clock URL`` in a child process the driver can kill."""
 
-    def __init__(self, config_path: Path, *, env: Mapping[str, str], cwd: Path) -> None:
+    def __init__(
+        self, config_path: Path, clock_url: str, *, env: Mapping[str, str], cwd: Path
+    ) -> None:
         self.config_path = config_path
+        self.clock_url = clock_url
         self.env = {**os.environ, **env}
         self.cwd = cwd
         self.process: asyncio.subprocess.Process | None = None
         self.starts = 0
         self.kills = 0
+        self.leading = False
+        """It said it leads (:data:`LEADING_LINE`), and neither lost the lead nor was killed
+        since."""
+        self.leads = 0
+        """How often it said it became the leader."""
         self._drain: asyncio.Task[None] | None = None
         self.log: list[str] = []
         self.flags: list[str] = []
@@ -242,9 +289,10 @@ class ServiceProcess:
             "-m",
             "bot",
             *self.flags,
-            "run",
             "--config",
             str(self.config_path),
+            "follow-clock",
+            self.clock_url,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             env=self.env,
@@ -264,6 +312,7 @@ class ServiceProcess:
                     self.log.append(text)
                     # ``in``, not ``==``: with -v a long log line on stderr may be written in
                     # pieces to the same pipe, and the ready line lands inside it
+                    self._note(text)
                     if READY_LINE in text:
                         break
         except TimeoutError:
@@ -281,11 +330,20 @@ class ServiceProcess:
             text = line.decode(errors="replace").rstrip()
             if any(noise in text for noise in self.noise):
                 continue
+            self._note(text)
             self.log.append(text)
             del self.log[:-2000]
 
+    def _note(self, text: str) -> None:
+        if LEADING_LINE in text:
+            self.leading = True
+            self.leads += 1
+        elif STANDBY_LINE in text:
+            self.leading = False
+
     async def kill(self) -> None:
         """SIGKILL: no cleanup of any kind runs in the service."""
+        self.leading = False
         if self.process is None:
             return
         if self.process.returncode is None:

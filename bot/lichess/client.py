@@ -32,6 +32,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -152,6 +153,9 @@ class LichessClient:
         self._queue = asyncio.Lock()
         self._paused_until: dt.datetime | None = None
         self.requests_made = 0
+        self.answers: Counter[tuple[str, str]] = Counter()
+        """Requests by (endpoint method, answer): ``ok``, the HTTP status, or the failure
+        (``transport``, ``payload``): what ``/metrics`` reports."""
 
     def __repr__(self) -> str:  # never show the token
         return f"LichessClient(base_url={self.base_url!r})"
@@ -327,7 +331,7 @@ class LichessClient:
             while True:
                 await self._wait_out_pause()
                 try:
-                    return await self._run_in_worker(fn)
+                    return await self._run_in_worker(fn, name)
                 except RateLimitedError:
                     if not pause_on_429:
                         raise
@@ -378,10 +382,22 @@ class LichessClient:
         except Exception:
             log.warning("could not share the Lichess pause", exc_info=True)
 
-    async def _run_in_worker(self, fn: Callable[[], T]) -> T:
+    async def _run_in_worker(self, fn: Callable[[], T], name: str = "") -> T:
         loop = asyncio.get_running_loop()
         self.requests_made += 1
-        return await loop.run_in_executor(self._executor, _translated, fn)
+        try:
+            result = await loop.run_in_executor(self._executor, _translated, fn)
+        except LichessHTTPError as e:
+            self.answers[(name, str(e.status))] += 1
+            raise
+        except LichessTransportError:
+            self.answers[(name, "transport")] += 1
+            raise
+        except LichessError:
+            self.answers[(name, "payload")] += 1
+            raise
+        self.answers[(name, "ok")] += 1
+        return result
 
 
 def _lichess_bool(value: bool | None) -> str | None:

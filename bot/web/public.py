@@ -402,10 +402,6 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
     return _ics(body, f"acwc-{row.id}.ics")
 
 
-async def health(request: web.Request) -> web.StreamResponse:
-    return web.json_response({"ok": True})
-
-
 def sentence(text: str) -> str:
     """``text`` with a capital first letter (``str.capitalize`` would lower "TDs")."""
     return text[:1].upper() + text[1:]
@@ -422,4 +418,3 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/players/{player}/calendar.ics", player_calendar)
     app.router.add_get("/calendar.ics", event_calendar)
     app.router.add_get("/rules", rules_page)
-    app.router.add_get("/healthz", health)

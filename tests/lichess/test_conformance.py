@@ -32,6 +32,7 @@ import jsonschema
 import pytest
 import yaml
 from aiohttp import web
+from lichess_helpers import HANG
 
 from bot.lichess.broadcasts import LichessBroadcasts
 from bot.lichess.challenges import LichessChallenges, open_challenge_form
@@ -361,7 +362,7 @@ async def test_stream_lines_validate(lichess: tuple[str, SandboxState]) -> None:
         game = state.start_game(white="Alice", black="Bob")
         state.finish_game(game.id, status="variantEnd", winner="black")
         lines: list[Any] = []
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(HANG):
             async for raw in resp.content:
                 if raw.strip():
                     lines.append(json.loads(raw))
@@ -742,7 +743,7 @@ async def reads_stream(state: SandboxState, client: LichessClient) -> None:
         started = state.start_game(white="Alice", black="Bob")
         finished = state.finish_game(started.id, status="variantEnd", winner="black")
         read: list[Game] = []
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(HANG):
             async for raw in resp.content:
                 game = parse_stream_line(raw)
                 if game is not None:

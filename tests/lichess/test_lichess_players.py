@@ -11,7 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import aiohttp
-from lichess_helpers import START, as_read, until
+from lichess_helpers import HANG, START, as_read, until
 
 from bot.lichess import GameWatcher, LichessClient
 from bot.runtime.clock import FakeClock
@@ -149,7 +149,7 @@ async def test_a_live_match_reaches_the_watcher_game_by_game(
         )
         task = asyncio.create_task(watcher.run())
         try:
-            await asyncio.wait_for(watcher.connected.wait(), 10)
+            await asyncio.wait_for(watcher.connected.wait(), HANG)
             await watcher.wait_backfilled()
             report = await play_match(
                 LocalHost(state),

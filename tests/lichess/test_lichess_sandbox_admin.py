@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
-from lichess_helpers import START
+from lichess_helpers import HANG, START
 
 from bot.lichess import LichessClient
 from bot.runtime.clock import FakeClock
@@ -43,7 +43,7 @@ async def standalone() -> AsyncIterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        async with aiohttp.ClientSession() as http, asyncio.timeout(20):
+        async with aiohttp.ClientSession() as http, asyncio.timeout(HANG):
             while True:
                 with contextlib.suppress(aiohttp.ClientConnectionError):
                     async with http.get(f"{url}/_sandbox/state") as resp:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterable
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lichess_helpers import until
+from lichess_helpers import HANG, until
 
 from bot.lichess import GameWatcher, LichessClient, chunk_players
 from bot.runtime.clock import FakeClock
@@ -35,7 +35,7 @@ class Inbox:
     def events(self, game_id: str) -> list[GameStatus]:
         return [g.status for g in self.games if g.id == game_id]
 
-    async def wait_for(self, game_id: str, status: GameStatus, within: float = 10.0) -> Game:
+    async def wait_for(self, game_id: str, status: GameStatus, within: float = HANG) -> Game:
         async with asyncio.timeout(within):
             while True:
                 for g in self.games:
@@ -56,7 +56,7 @@ def pairs_of(*pairs: tuple[PlayerId, PlayerId]):  # type: ignore[no-untyped-def]
 async def watching(watcher: GameWatcher) -> AsyncIterator[GameWatcher]:
     task = asyncio.create_task(watcher.run())
     try:
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(HANG):
             await watcher.connected.wait()
         yield watcher
     finally:
@@ -271,7 +271,7 @@ async def test_a_rate_limited_stream_pauses_the_rest_calls_too(
         assert client.paused_until == clock.now() + dt.timedelta(seconds=60)
         assert not watcher.connected.is_set()
         clock.advance(dt.timedelta(seconds=60))
-        await asyncio.wait_for(watcher.connected.wait(), 10)
+        await asyncio.wait_for(watcher.connected.wait(), HANG)
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

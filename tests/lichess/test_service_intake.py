@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import AsyncIterator
 from fractions import Fraction
 
-from lichess_helpers import until
+from lichess_helpers import HANG, until
 
 from bot.app import Service
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
@@ -45,7 +45,7 @@ async def service(db: Database, url: str, token: str, clock: FakeClock) -> Async
     async with Service(config, clock=clock, serve_web=False) as svc:
         task = asyncio.create_task(svc.run())
         try:
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HANG):
                 await svc.watcher.connected.wait()
             await svc.watcher.wait_backfilled()
             yield svc
@@ -60,7 +60,7 @@ async def stored_soon(db: Database, match_id: int, ids: set[str], *, counted: bo
 
     Polls the database, which raises no event; fails after 10 real seconds (not a timing check).
     """
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(HANG):
         while True:
             done = {g[0] for g in await games_of(db, match_id) if (g[2] if counted else g[3])}
             if done >= ids:

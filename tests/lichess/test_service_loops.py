@@ -77,8 +77,10 @@ async def test_a_commit_wakes_only_the_loop_whose_table_it_wrote(
             )  # fmt: skip
             await uow.commit()
         svc.changed()
-        await until(lambda: waits["deadlines"] == 1 and svc.runner.quiet)
-        # (the outbox may look once more: marking the DM sent was a commit to its table)
+        # The outbox may look once more: marking the DM sent was a commit to its table, so this
+        # change() woke it too. Wait until it has looked and waits again, whenever that lands
+        # (under load it can come after the runner's wait): only then is its count final.
+        await until(lambda: waits["deadlines"] == 1 and svc.runner.quiet and svc.dispatcher.quiet)
         outbox = waits["outbox"]
 
         svc.changed()  # nothing new since: neither looks

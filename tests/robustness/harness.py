@@ -4,8 +4,10 @@
 * ``faults``: the same, with the sandbox answering 429s, 5xx, dropped streams and malformed
   lines at random (seeded); :class:`FaultDriver` lets the fake clock move when the service is
   only waiting on it (a 429 pauses the client a minute, reconnects back off).
+* ``failover``: as ``crash``, with three such processes on one PostgreSQL database: the one
+  that leads is killed, a standby takes over, and the killed one comes back as a standby.
 * ``crash``: the service is ``acwc run`` in a child process on the driver's clock
-  (``service.clock_url``) and the driver's sandbox; :class:`CrashDriver` kills it with SIGKILL
+  (``acwc follow-clock``) and the driver's sandbox; :class:`CrashDriver` kills it with SIGKILL
   before chosen settles and restarts it, never moving the clock while it is down.
 
 :class:`Outcome` holds what must come out equal, in a canonical form (see :meth:`Outcome.key`).
@@ -62,7 +64,9 @@ from tests.demo.test_season import short_matches
 
 PLAYERS = 13
 ROOT = Path(__file__).resolve().parents[2]
-Mode = Literal["in_process", "faults", "crash"]
+Mode = Literal["in_process", "faults", "crash", "failover"]
+STANDBYS = 2
+"""Fail-over: the processes beside the leader, all on one PostgreSQL database."""
 
 
 class SleeperClock(FakeClock):
@@ -162,23 +166,33 @@ class FaultDriver(SeasonDriver):
 class CrashDriver(SeasonDriver):
     """Kills the service (SIGKILL) before the chosen settles and restarts it.
 
-    Every settle first waits until the service has acknowledged the clock feed's latest line
-    (:meth:`ClockFeed.synced`): the service knows the current time before the actors act at it
-    and before the settle's facts are read.
+    With several processes (fail-over) the one killed is the one that leads; it comes back as a
+    standby while another takes over. Every settle first waits until the leader has acknowledged
+    the clock feed's latest line (:meth:`ClockFeed.synced`): the acting service knows the current
+    time before the actors act at it and before the settle's facts are read.
     """
 
-    process: ServiceProcess | None = None
+    processes: list[ServiceProcess] = field(default_factory=list)
     feed: ClockFeed | None = None
     kill_at: frozenset[int] = frozenset()
     rng: random.Random = field(default_factory=random.Random)
 
+    def leader(self) -> ServiceProcess:
+        if len(self.processes) == 1:
+            return self.processes[0]
+        leaders = [p for p in self.processes if p.running and p.leading]
+        if len(leaders) != 1:
+            raise SettleError(f"{len(leaders)} processes say they lead, not 1")
+        return leaders[0]
+
     async def settle(self) -> None:
-        assert self.process is not None
         assert self.feed is not None
         if self.settles in self.kill_at:
+            await self.feed.synced()  # the leader is known (it acknowledged as such)
+            victim = self.leader()
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
-            await self.process.kill()
-            await self.process.start()  # ready before the clock may move again
+            await victim.kill()
+            await victim.start()  # ready before the clock may move again
         try:
             async with asyncio.timeout(self.settle_timeout):
                 await self.feed.synced()
@@ -245,7 +259,7 @@ def _toml(value: Any) -> str:
     return json.dumps(str(value))
 
 
-def service_toml(config: Config, *, lichess_url: str, clock_url: str, web_port: int) -> str:
+def service_toml(config: Config, *, lichess_url: str, web_port: int) -> str:
     """The service process's config file: the driver's rules, its sandbox and its clock."""
     t, s = config.tournament, config.service
     lines = [
@@ -256,7 +270,6 @@ def service_toml(config: Config, *, lichess_url: str, clock_url: str, web_port: 
         "[service]",
         f"database_url = {_toml(s.database_url)}",
         f"lichess_url = {_toml(lichess_url)}",
-        f"clock_url = {_toml(clock_url)}",
         f"bot_account = {_toml(s.bot_account)}",
         'web_host = "127.0.0.1"',
         f"web_port = {web_port}",
@@ -399,9 +412,9 @@ async def season(
     seed_history(sandbox, roster, seed, config.rules)
     rng = random.Random(f"robust-{seed}-{mode}")
     async with contextlib.AsyncExitStack() as stack:
-        process: ServiceProcess | None = None
+        processes: list[ServiceProcess] = []
         port: ServicePort
-        if mode == "crash":
+        if mode in ("crash", "failover"):
             prepare_sandbox(sandbox, config)
             feed = ClockFeed(clock)
             sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
@@ -417,28 +430,29 @@ async def season(
                     base_url=sandbox_url, token=SANDBOX_BOT_TOKEN, clock=clock, timeout=10.0
                 )
             )
-            path = folder / "service.toml"
-            path.write_text(
-                service_toml(
-                    config, lichess_url=sandbox_url, clock_url=feed_url, web_port=_free_port()
+            for n in range(1 + (STANDBYS if mode == "failover" else 0)):
+                path = folder / f"service-{n}.toml"  # each its own web port
+                path.write_text(
+                    service_toml(config, lichess_url=sandbox_url, web_port=_free_port())
                 )
-            )
-            process = ServiceProcess(
-                path,
-                env={
-                    "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
-                    "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
-                    "PYTHONPATH": str(ROOT),
-                },
-                cwd=folder,
-            )
-            process.flags = ["-v"] if os.environ.get("ROBUST_DEBUG") else []
-            stack.push_async_callback(process.kill)
-            await process.start()
+                process = ServiceProcess(
+                    path,
+                    feed_url,
+                    env={
+                        "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
+                        "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
+                        "PYTHONPATH": str(ROOT),
+                    },
+                    cwd=folder,
+                )
+                process.flags = ["-v"] if os.environ.get("ROBUST_DEBUG") else []
+                stack.push_async_callback(process.kill)
+                await process.start()
+                processes.append(process)
             port = RemotePort(feed)
             driver: SeasonDriver = CrashDriver(
                 db, clock, port, [], settle_timeout=settle_timeout,
-                process=process, feed=feed, kill_at=kill_at, rng=rng,
+                processes=processes, feed=feed, kill_at=kill_at, rng=rng,
             )  # fmt: skip
         else:
             watch = SettleWatch()
@@ -472,7 +486,7 @@ async def season(
         try:
             await driver.run(finished=td)
         except SettleError:
-            if process is not None:  # what the service said last (ROBUST_DEBUG=1: with -v)
+            for process in processes:  # what the service said last (ROBUST_DEBUG=1: with -v)
                 print("\n".join(["--- the service's last lines:", *process.log[-150:]]))
                 async with db.uow() as uow:
                     for gid, (status, _) in driver._expected.items():
@@ -492,6 +506,10 @@ async def season(
         extra: dict[str, Any] = {}
         if isinstance(driver, FaultDriver):
             extra = {"injected": dict(driver.injected), "jumps": driver.jumps}
-        if process is not None:
-            extra = {"kills": process.kills, "starts": process.starts}
+        if processes:
+            extra = {
+                "kills": sum(p.kills for p in processes),
+                "starts": sum(p.starts for p in processes),
+                "leads": sum(p.leads for p in processes),
+            }
     return Outcome(**found, settles=driver.settles, wall=time.perf_counter() - wall, extra=extra)

@@ -218,7 +218,7 @@ def test_generated_td_command_lines_work_or_are_refused_in_one_line_changing_not
 KEYS = (
     "tournament.name", "tournament.tds", "tournament.team", "tournament.nope",
     "service.database_url", "service.lichess_url", "service.web_port", "service.log_level",
-    "service.request_timeout_seconds", "service.bot_account", "service.clock_url",
+    "service.request_timeout_seconds", "service.bot_account", "service.public_url",
     "service.token", "secrets.x", "rules.formats.qualification.games",
     "rules.formats.qualification.clinch_at", "rules.formats.final.tiebreak",
     "rules.formats.final.max_weeks", "rules.formats.candidates.tiebreak",

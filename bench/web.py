@@ -1,0 +1,123 @@
+"""The public pages under a final's crowd (issue 18), measured with locust.
+
+    python -m bench.web [--database-url postgresql+asyncpg://…] [--users 200] [--seconds 30]
+
+Plays a demo season into a new database (a SQLite file, or the empty PostgreSQL database given),
+starts ``acwc run`` on it (the bundled sandbox Lichess; its games stream, deadlines and outbox
+running beside the pages) and points locust (``bench/locustfile.py``: standings, the Candidates
+crosstable, the bracket and the pairings, 1.6 requests a second per user) at its web
+pages with ``--users`` concurrent users for ``--seconds``. Prints one line per page and the
+total: requests a second, p50, p95, p99 and failures. Needs ``locust`` on PATH or beside this
+Python (``pip install -e .[bench]``). No assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bot.config import Config
+from bot.demo.report import Reporter
+from bot.demo.season import DemoOptions, run_season
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _season(players: int, folder: Path, url: str | None) -> str:
+    """Play a season; its database URL."""
+    options = DemoOptions(players=players, seed=1, folder=folder, database_url=url, serve_web=False)
+    await run_season(Config(), options, reporter=Reporter(write=None))
+    return url or f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+
+
+def _locust() -> str:
+    beside = Path(sys.executable).with_name("locust")
+    found = str(beside) if beside.exists() else shutil.which("locust")
+    if found is None:
+        sys.exit("bench.web needs locust: pip install -e .[bench]")
+    return found
+
+
+def _wait_up(url: str, within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", help="an empty database (default: a SQLite file)")
+    parser.add_argument("--players", type=int, default=48)
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--seconds", type=int, default=30)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="acwc-bench-web-") as tmp:
+        folder = Path(tmp)
+        url = asyncio.run(_season(args.players, folder, args.database_url))
+        port = _free_port()
+        config = folder / "config.toml"
+        config.write_text(
+            f'[service]\ndatabase_url = "{url}"\nweb_port = {port}\nlog_level = "ERROR"\n'
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "ACWC_SESSION_SECRET": "b" * 40}
+        service = subprocess.Popen(
+            [sys.executable, "-m", "bot", "--config", str(config), "run"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=(folder / "service.log").open("w"),
+            cwd=folder,
+        )
+        try:
+            host = f"http://127.0.0.1:{port}"
+            _wait_up(host)
+            prefix = folder / "locust"
+            subprocess.run(
+                [
+                    _locust(), "-f", str(ROOT / "bench" / "locustfile.py"), "--headless",
+                    "-u", str(args.users), "-r", str(max(args.users // 5, 1)),
+                    "-t", f"{args.seconds}s", "--host", host, "--csv", str(prefix),
+                    "--only-summary", "--loglevel", "ERROR",
+                ],
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+        finally:
+            service.terminate()
+            service.wait(timeout=30)
+        kind = "PostgreSQL" if url.startswith("postgresql") else "SQLite"
+        print(f"{kind}, {args.players} players' season, {args.users} users, {args.seconds} s")
+        print(f"{'page':<14} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'failed':>7}")
+        with open(f"{prefix}_stats.csv", newline="") as stats:
+            for row in csv.DictReader(stats):
+                name = row["Name"] or "Aggregated"
+                print(
+                    f"{name:<14} {float(row['Requests/s']):>7.1f} {row['50%']:>7} "
+                    f"{row['95%']:>7} {row['99%']:>7} {row['Failure Count']:>7}"
+                )
+
+
+if __name__ == "__main__":
+    main()

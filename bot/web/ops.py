@@ -1,0 +1,223 @@
+"""What a TD (or a monitor) reads from outside: ``/healthz`` (JSON) and ``/metrics`` (Prometheus).
+
+Both say whether this process leads or stands by (:mod:`bot.runtime.leader`), how long ago the
+games stream last saw a game, the oldest notice not yet delivered, how many deadlines are
+overdue, and (``/metrics``) the Lichess requests by endpoint and answer. The figures come from
+the database, so a standby reports the season as the leader runs it. ``/healthz`` answers 503
+when the database cannot be read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from bot.web.core import VIEWER
+
+__all__ = ["CACHED_PAGES", "Health", "HealthSource", "PageCache", "add_routes"]
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """One reading of the service's state."""
+
+    now: dt.datetime
+    role: str
+    """``leader``, ``standby`` or ``starting``."""
+    role_since: dt.datetime | None
+    stream_last_seen: dt.datetime | None
+    """Up to when every game is known (the games stream's mark, kept in the database)."""
+    undelivered: int
+    """DMs, TD alerts and team updates due and not yet sent."""
+    oldest_undelivered: dt.datetime | None
+    overdue_deadlines: int
+    lichess_answers: Mapping[tuple[str, str], int] = field(default_factory=dict)
+
+    @staticmethod
+    def _age(now: dt.datetime, when: dt.datetime | None) -> float | None:
+        return None if when is None else max((now - when).total_seconds(), 0.0)
+
+    @property
+    def stream_lag_seconds(self) -> float | None:
+        return self._age(self.now, self.stream_last_seen)
+
+    @property
+    def oldest_undelivered_age_seconds(self) -> float | None:
+        return self._age(self.now, self.oldest_undelivered)
+
+    def as_json(self) -> dict[str, object]:
+        def iso(when: dt.datetime | None) -> str | None:
+            return None if when is None else when.isoformat()
+
+        return {
+            "ok": True,
+            "status": "ok",
+            "role": self.role,
+            "role_since": iso(self.role_since),
+            "now": iso(self.now),
+            "stream": {
+                "last_seen": iso(self.stream_last_seen),
+                "lag_seconds": self.stream_lag_seconds,
+            },
+            "outbox": {
+                "undelivered": self.undelivered,
+                "oldest_undelivered": iso(self.oldest_undelivered),
+                "oldest_age_seconds": self.oldest_undelivered_age_seconds,
+            },
+            "deadlines": {"overdue": self.overdue_deadlines},
+        }
+
+
+class HealthSource(Protocol):
+    async def health(self) -> Health:
+        """Read the figures now (raises if the database cannot be read)."""
+        ...
+
+
+class _Figures(Collector):
+    """The last reading as Prometheus metrics (collected at each scrape, after the reading)."""
+
+    def __init__(self) -> None:
+        self.health: Health | None = None
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        h = self.health
+        if h is None:
+            return
+        role = GaugeMetricFamily("acwc_leader", "1 if this process leads (acts), 0 if it stands by")
+        role.add_metric([], 1.0 if h.role == "leader" else 0.0)
+        yield role
+        for name, text, value in (
+            ("acwc_stream_lag_seconds", "seconds since the games stream last saw a game",
+             h.stream_lag_seconds),
+            ("acwc_outbox_undelivered", "notices due and not yet delivered", h.undelivered),
+            ("acwc_outbox_oldest_undelivered_age_seconds",
+             "age of the oldest notice not yet delivered", h.oldest_undelivered_age_seconds),
+            ("acwc_deadlines_overdue", "deadlines due and not yet fired", h.overdue_deadlines),
+        ):  # fmt: skip
+            if value is not None:
+                yield GaugeMetricFamily(name, text, value=float(value))
+        answers = CounterMetricFamily(
+            "acwc_lichess_requests",
+            "Lichess requests by endpoint and answer (ok, an HTTP status, transport, payload)",
+            labels=["endpoint", "answer"],
+        )
+        for (endpoint, answer), count in sorted(h.lichess_answers.items()):
+            answers.add_metric([endpoint, answer], float(count))
+        yield answers
+
+
+def add_routes(app: web.Application, source: HealthSource) -> None:
+    registry = CollectorRegistry(auto_describe=False)
+    figures = _Figures()
+    registry.register(figures)
+
+    async def healthz(request: web.Request) -> web.Response:
+        try:
+            health = await source.health()
+        except Exception as e:  # the database is down: say so, as a monitor expects
+            log.warning("health check failed: %s", e)
+            return web.json_response(
+                {"ok": False, "status": "error", "error": type(e).__name__}, status=503
+            )
+        return web.json_response(health.as_json())
+
+    async def metrics(request: web.Request) -> web.Response:
+        try:
+            figures.health = await source.health()
+        except Exception as e:
+            log.warning("metrics failed: %s", e)
+            return web.Response(status=503, text=f"database unreadable: {type(e).__name__}\n")
+        body = generate_latest(registry)
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    app.router.add_get("/healthz", healthz, name="healthz")
+    app.router.add_get("/metrics", metrics, name="metrics")
+
+
+CACHED_PAGES = frozenset({"/", "/pairings", "/standings", "/candidates", "/knockout", "/players"})
+"""The public pages a crowd reads: an anonymous visitor's copy is shared for a moment."""
+
+
+class PageCache:
+    """Anonymous visitors' public pages, rendered once per ``seconds`` and shared.
+
+    A final's spectators read the same few pages hundreds of times a second, and each is
+    recomputed from the database (standings, crosstable, bracket): sharing one rendering for a
+    couple of seconds is what lets one process serve them. A logged-in viewer's page is never
+    cached (it shows their own actions). A change this process makes (:meth:`clear`, from
+    ``Service.changed``) shows at once; another process's, within ``seconds``. Concurrent
+    requests for a page being rendered wait for that one rendering.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._pages: dict[str, tuple[float, web.Response]] = {}
+        self._rendering: dict[str, asyncio.Future[web.Response | None]] = {}
+        self.hits = 0
+        self.renders = 0
+
+    def clear(self) -> None:
+        self._pages.clear()
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if (
+            request.method != "GET"
+            or request.get(VIEWER) is not None
+            or request.path not in CACHED_PAGES
+        ):
+            return await handler(request)
+        key = request.path_qs
+        now = asyncio.get_running_loop().time()
+        found = self._pages.get(key)
+        if found is not None and now - found[0] < self.seconds:
+            self.hits += 1
+            return _copy(found[1])
+        pending = self._rendering.get(key)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                self.hits += 1
+                return _copy(shared)
+            return await handler(request)
+        future: asyncio.Future[web.Response | None] = asyncio.get_running_loop().create_future()
+        self._rendering[key] = future
+        response: web.StreamResponse | None = None
+        try:
+            response = await handler(request)
+        finally:
+            del self._rendering[key]
+            keep = (
+                response
+                if isinstance(response, web.Response)
+                and response.status == 200
+                and isinstance(response.body, bytes)
+                and not response.cookies
+                else None
+            )
+            future.set_result(keep)
+            if keep is not None:
+                self.renders += 1
+                self._pages[key] = (now, keep)
+        return response
+
+
+def _copy(response: web.Response) -> web.Response:
+    """A fresh response with the rendering's status, body and headers (a response object is
+    sent once; the outer middlewares add their headers to the copy)."""
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    return web.Response(status=response.status, body=response.body, headers=headers)

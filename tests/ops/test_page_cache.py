@@ -1,0 +1,75 @@
+"""The public pages' cache of ``acwc run`` (issue 18, a final's crowd): an anonymous visitor's
+page is rendered once and shared; a change this process makes shows at once; a logged-in
+viewer's page is never shared."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.app import Service
+from bot.demo.bundled import bundled_sandbox
+from bot.runtime.clock import FakeClock
+from bot.web.ops import PageCache
+from tests.web.helpers import NOW, Browser, Site, make_config, seed
+
+
+@pytest.fixture
+async def cached_site(database_url: str) -> AsyncIterator[Site]:
+    async with Service(
+        make_config(database_url),
+        clock=FakeClock(NOW),
+        web_port=0,
+        sandbox=bundled_sandbox(),
+        page_cache_seconds=3600.0,  # long: the test decides when a page changes, not time
+    ) as service:
+        assert service.web_url is not None
+        matches = await seed(service)
+        yield Site(service=service, clock=FakeClock(NOW), url=service.web_url, matches=matches)
+
+
+def _cache(site: Site) -> PageCache:
+    assert site.service.page_cache is not None
+    return site.service.page_cache
+
+
+async def test_an_anonymous_page_is_rendered_once_until_this_process_changes_something(
+    cached_site: Site,
+) -> None:
+    cache = _cache(cached_site)
+    visitor = Browser(cached_site)
+    try:
+        first = await visitor.get("/standings")
+        raw = await visitor.get_raw("/standings")
+        assert (cache.renders, cache.hits) == (1, 1)
+        assert raw.headers["Content-Security-Policy"]  # the outer middlewares still run
+        assert raw.headers["Content-Type"].startswith("text/html")
+        assert await visitor.get("/standings") == first
+        assert (cache.renders, cache.hits) == (1, 2)
+        cached_site.service.changed()  # a change committed here: the next visitor sees it
+        await visitor.get("/standings")
+        assert (cache.renders, cache.hits) == (2, 2)
+        await visitor.get("/rules")  # not a crowd page: never cached
+        assert (cache.renders, cache.hits) == (2, 2)
+    finally:
+        await visitor.close()
+
+
+async def test_a_logged_in_viewers_page_is_never_shared(cached_site: Site) -> None:
+    cache = _cache(cached_site)
+    alice = Browser(cached_site)
+    visitor = Browser(cached_site)
+    try:
+        await alice.login("alice")
+        own = await alice.get("/pairings")
+        assert await alice.get("/pairings") == own
+        assert (cache.renders, cache.hits) == (0, 0)  # hers is rendered each time
+        seen = await visitor.get("/pairings")
+        assert cache.renders == 1  # the visitor's copy only
+        assert own != seen  # (hers names her)
+        await alice.get("/pairings")
+        assert cache.hits == 0
+    finally:
+        await alice.close()
+        await visitor.close()
