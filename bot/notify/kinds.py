@@ -66,6 +66,7 @@ NEEDS_DECISION = frozenset(
         NoticeKind.WEEKEND_FAULT,
         NoticeKind.MATCH_OVERDUE,
         NoticeKind.CLAIM,
+        NoticeKind.NO_SHOW,  # nobody claimed: the TDs rule on the forfeit (rules 6.3)
         NoticeKind.DISQUALIFICATION_DUE,
         NoticeKind.CHEAT_REPORT,
         NoticeKind.GAME_FLAGGED,
@@ -73,7 +74,7 @@ NEEDS_DECISION = frozenset(
     }
 )
 """TD alerts a TD must act on: sent at once and listed on the desk. Any other TD notice (an
-offers verdict, a no-show, a pause, a refused game, a game around an armageddon, a notice that
+offers verdict, a pause, a refused game, a game around an armageddon, a notice that
 could not be delivered) waits for the daily digest (:mod:`bot.service.digest`)."""
 
 

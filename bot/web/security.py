@@ -73,7 +73,7 @@ class Signer:
 
     def unsign(self, purpose: str, signed: str | None) -> str | None:
         """The value, or None when ``signed`` is missing, malformed or not signed by this key."""
-        if not signed or len(signed) > 512 or not signed.isascii():
+        if not signed or len(signed) > MAX_SIGNED or not signed.isascii():
             return None  # compare_digest refuses non-ASCII text: such a value is never ours
         value, dot, mac = signed.rpartition(".")
         if not dot or not value:
@@ -81,6 +81,11 @@ class Signer:
         if not hmac.compare_digest(mac, self._mac(purpose, value)):
             return None
         return value
+
+
+MAX_SIGNED = 4096
+"""The longest signed value read back: a banner of 600 characters, base64, with its expiry
+and MAC fits (a longer one is never ours)."""
 
 
 def new_token() -> str:

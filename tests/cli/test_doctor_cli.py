@@ -69,7 +69,8 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = sandbox
-    _token(monkeypatch, state, ["team:lead", "team:read"])
+    # study:write: the default config follows the later stages with a Lichess broadcast
+    _token(monkeypatch, state, ["team:lead", "team:read", "study:write"])
     assert acwc("db", "upgrade")[0] == 0
     assert acwc("tournament", "create")[0] == 0
     for name in ("Alice", "Bob"):
@@ -88,7 +89,7 @@ def test_doctor_passes_with_every_scope_and_prints_the_team(  # type: ignore[no-
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = sandbox
-    _token(monkeypatch, state, ["msg:write", "team:lead", "team:read"])
+    _token(monkeypatch, state, ["msg:write", "team:lead", "team:read", "study:write"])
     assert acwc("db", "upgrade")[0] == 0
     code, out, _ = acwc("doctor", "--lichess-url", url)
     assert code == 0, out

@@ -9,6 +9,7 @@ import pytest
 
 from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
+from bot.notify import keys
 from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import OUTBOX_HOLD
 from bot.sandbox.state import SandboxState
@@ -75,18 +76,29 @@ async def test_the_desk_marks_an_alert_no_td_got_and_says_when_the_outbox_is_sto
 ) -> None:
     site = site_with
     refusing.messaging.refuse_strangers.add(TD.lower())  # the TD refuses the bot's DMs too
-    await site.service.dispatcher.deliver_due()  # Alice refuses: the TDs are alerted...
-    await site.service.dispatcher.deliver_due()  # ... and that alert is refused as well
+    await site.service.dispatcher.deliver_due()  # Alice refuses: a note for the TDs' digest
+    async with site.db.uow() as uow:
+        notes = await uow.outbox.list(kind="td_note")
+        # a decision for the TDs (a report of foul play), which the TD's inbox refuses as well
+        await site.service.services.notifier.td_alert(
+            uow,
+            now=NOW,
+            text="Carol reports a game of match 1",
+            key=keys.cheat_report(1, 1, "carol"),
+        )
+        await uow.commit()
+    assert [n.notice for n in notes] == ["undelivered"]
+    await site.service.dispatcher.deliver_due()
     async with site.db.uow() as uow:
         alerts = await uow.outbox.list(kind="td_alert")
-    assert [a.notice for a in alerts] == ["undelivered"]
+    assert [a.notice for a in alerts] == ["cheat_report"]
     assert alerts[0].status is OutboxStatus.FAILED
 
     tina = Browser(site)
     try:
         await tina.login(TD)
         html = await tina.get("/desk")
-        assert "A notice could not be delivered by DM (not delivered by DM)" in html
+        assert "(not delivered by DM)" in html
         assert "The outbox is stopped" not in html
         async with site.db.uow() as uow:
             await uow.holds.put(OUTBOX_HOLD, since=NOW, reason="Lichess answered HTTP 403")
