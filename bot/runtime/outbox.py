@@ -246,6 +246,8 @@ class OutboxDispatcher(WaitingLoop):
                 marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
             if group[0].kind is Channel.DM:
                 await uow.holds.clear(REFUSED_HOLD + group[0].recipient.lower())
+            if group[0].kind is Channel.TEAM_UPDATE:  # and the notices it carried
+                await uow.notices.team_sent(group[0].created_at, at=self.clock.now())
             await uow.commit()
         return marked
 
@@ -298,6 +300,8 @@ class OutboxDispatcher(WaitingLoop):
                 log.info("message budget: %s's messages held", row.recipient)
             if is_refused(error):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
+            if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
+                await uow.notices.uncover(row.created_at, now=now)
             if given_up:
                 log.warning("outbox to %s failed: %s", row.recipient, error)
                 if self.alerts is not None and row.kind is not Channel.TD_ALERT:
