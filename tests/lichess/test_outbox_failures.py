@@ -139,11 +139,17 @@ async def test_a_player_who_refuses_the_bot_is_marked_and_the_tds_told_once(
         await dispatcher.deliver_due()
         assert [r.status for r in await rows(db)] == [OutboxStatus.FAILED] * 2
         alerts = await rows(db, Channel.TD_ALERT)
+
+        sandbox.messaging.refuse_strangers.discard("alice")  # she takes messages again
+        await dm(db, clock, "Alice", "result: you won", match_id=3)
+        await dispatcher.deliver_due()
+        async with db.uow() as uow:
+            assert await uow.holds.get(REFUSED_HOLD + "alice") is None
     assert len(alerts) == 1  # one a player a day, not one a notice
     assert "Alice" in alerts[0].body
     assert "does not accept messages" in alerts[0].body
     assert sandbox.inbox_of(TD.lower()) == [alerts[0].body]
-    assert sandbox.inbox_of("alice") == []
+    assert sandbox.inbox_of("alice") == ["result: you won"]
 
 
 async def test_a_token_without_msg_write_stops_the_outbox_and_says_so(
