@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator
 import pytest
 from lichess_helpers import BOT, START, TEAM
 
-from bot.app import LichessMessenger
-from bot.config import Config, TournamentConfig
+from bot.app import LichessMessenger, Service
+from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.errors import StartupError
 from bot.lichess.client import LichessClient
 from bot.lichess.pause import RATE_LIMIT_HOLD, DatabasePause
 from bot.notify import Notifier
@@ -243,3 +244,31 @@ async def test_dms_are_paced_to_the_reply_budget_and_a_reply_429_waits_a_minute(
     assert sandbox.messaging.limited == 2
     assert [r.recipient for r in held] == ["Bob", "Carol"]
     assert {r.next_attempt_at for r in held} == {clock.now() + dt.timedelta(minutes=1)}
+
+
+async def test_the_service_refuses_to_start_without_msg_write_and_a_good_token_lifts_the_stop(
+    db: Database, sandbox: SandboxState, sandbox_url: str, clock: FakeClock
+) -> None:
+    def config(token: str) -> Config:
+        return Config(
+            tournament=TournamentConfig(tds=(TD,), team=TEAM),
+            service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
+            secrets=Secrets(lichess_token=token),
+        )
+
+    weak = sandbox.add_token(BOT, scopes=["team:lead", "team:read"])
+    with pytest.raises(StartupError) as refused:
+        async with Service(config(weak), clock=clock, serve_web=False):
+            pass
+    assert "msg:write" in str(refused.value)
+    assert "team:lead" not in str(refused.value)
+
+    async with db.uow() as uow:  # an earlier run met a 403 and stopped the outbox
+        await uow.holds.put(OUTBOX_HOLD, since=clock.now(), reason="Lichess answered HTTP 403")
+        await uow.commit()
+    async with Service(config(bot_token_of(sandbox)), clock=clock, serve_web=False) as svc:
+        assert await svc.dispatcher.is_stopped() is None
+
+
+def bot_token_of(sandbox: SandboxState) -> str:
+    return sandbox.add_token(BOT)
