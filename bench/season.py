@@ -13,12 +13,12 @@ several sizes it is used for the first only (the others use SQLite files). No as
 
 The sandbox runs with lila's real private-message limits (bot/sandbox/inbox.py: 20 new
 conversations a day, 20 replies a minute, the team-leader exemption); the bot leads the team,
-every 25th player is not a member and every 40th refuses messages from the bot. The notices table
-then gives notices per match (DMs queued for players), DMs per match (messages to players that
-Lichess accepted: notices due together go out as one), ``POST /inbox`` requests per match (the
-TDs' alerts too), the inbox 429s, whether any global pause happened, and the notices lost: DMs
-neither delivered nor both shown in the room and alerted to the TDs (``--no-dm-limits``: the
-sandbox without limits).
+every 25th player is not a member and every 40th refuses messages from the bot. The notices
+table gives notices per match (for players: DMs, and the members' pairings the team message
+carried), DMs per match (messages to players that Lichess accepted; notices due together go out
+as one), ``POST /inbox`` requests per match (the TDs' alerts too), the inbox 429s, whether any
+global pause happened, and the notices lost: notices neither delivered nor both shown in the
+room and alerted to the TDs (``--no-dm-limits``: the sandbox without limits).
 
 Where the time goes (bot/demo): the service's own work per event dominates (the intake of each
 game, about 7 ms; each DM through the berserk client in a worker thread to the sandbox, about
@@ -111,7 +111,10 @@ async def notice_figures(database_url: str, figures: NoticeFigures, matches: int
     db = Database(database_url)
     try:
         async with db.uow() as uow:
-            dms = await uow.outbox.list(kind=Channel.DM.value)
+            dms = [  # a room notice went in the team message (a member's pairing)
+                *await uow.outbox.list(kind=Channel.DM.value),
+                *await uow.outbox.list(kind=Channel.ROOM.value),
+            ]
             alerted = {  # the TDs' note (their digest) of a player's undelivered notices
                 r.player
                 for r in await uow.outbox.list(kind=Channel.TD_NOTE.value)

@@ -57,6 +57,7 @@ class Channel(enum.StrEnum):
     TEAM_UPDATE = "team_update"  # POST /team/{id}/pm-all
     FORUM_DRAFT = "forum_draft"  # kept for a TD to paste into the forum, never sent
     TD_NOTE = "td_note"  # information for the TDs, sent in the next daily digest
+    ROOM = "room"  # a player's notice the team message carries: in their room, no DM
 
 
 class OutboxStatus(enum.StrEnum):
@@ -88,6 +89,7 @@ class PlayerRow(Base):
     status_reason: Mapped[str | None] = mapped_column(Text)
     engine_mark: Mapped[bool] = mapped_column(Boolean, default=False)
     registered_at: Mapped[dt.datetime]
+    team_member: Mapped[bool | None]  # in the configured team at the last registration check
 
 
 class StageRow(Base):

@@ -9,7 +9,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
-from storage.models import Channel, OutboxRow, OutboxStatus
+from storage.models import Channel, OutboxRow, OutboxStatus, PlayerRow
 from storage.models_notices import HoldRow
 
 __all__ = ["HoldRepository", "NoticeRepository"]
@@ -67,7 +67,7 @@ class NoticeRepository(_Repository):
         self, player: str, *, team: str | None, limit: int = 50
     ) -> Sequence[OutboxRow]:
         """The DMs sent (or meant) for ``player`` and the team's messages, newest first."""
-        mine: ColumnElement[bool] = (OutboxRow.kind == Channel.DM) & or_(
+        mine: ColumnElement[bool] = OutboxRow.kind.in_([Channel.DM, Channel.ROOM]) & or_(
             OutboxRow.player == player, func.lower(OutboxRow.recipient) == player
         )
         if team:
@@ -86,6 +86,43 @@ class NoticeRepository(_Repository):
             update(OutboxRow)
             .where(OutboxRow.id.in_(list(row_ids)), OutboxRow.seen_at.is_(None))
             .values(seen_at=at)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def cover_by_team(self, notice: str, created_at: dt.datetime) -> int:
+        """The pending DMs of ``notice`` written at ``created_at`` to players in the team go
+        in the team message instead: they become room notices (:attr:`Channel.ROOM`)."""
+        members = select(PlayerRow.id).where(PlayerRow.team_member.is_(True))
+        result = await self.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.kind == Channel.DM,
+                OutboxRow.notice == notice,
+                OutboxRow.created_at == created_at,
+                OutboxRow.status == OutboxStatus.PENDING,
+                OutboxRow.player.in_(members),
+            )
+            .values(kind=Channel.ROOM)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def team_sent(self, created_at: dt.datetime, *, at: dt.datetime) -> int:
+        """The team message written at ``created_at`` went out: so did the notices it covers."""
+        return await self._covered(created_at, status=OutboxStatus.SENT, sent_at=at)
+
+    async def uncover(self, created_at: dt.datetime, *, now: dt.datetime) -> int:
+        """The team message written at ``created_at`` failed: its notices go by DM after all."""
+        return await self._covered(created_at, kind=Channel.DM, next_attempt_at=now)
+
+    async def _covered(self, created_at: dt.datetime, **values: object) -> int:
+        result = await self.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.kind == Channel.ROOM,
+                OutboxRow.created_at == created_at,
+                OutboxRow.status == OutboxStatus.PENDING,
+            )
+            .values(**values)
         )
         return int(getattr(result, "rowcount", 0) or 0)
 

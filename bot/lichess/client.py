@@ -69,6 +69,7 @@ EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 DEFAULT_STREAM_TIMEOUT = 90.0
 """Above :data:`~bot.config.LICHESS_KEEPALIVE_SECONDS`, the export's keep-alive interval."""
+SHARED_PAUSE_READ = dt.timedelta(seconds=1)
 
 T = TypeVar("T")
 
@@ -143,6 +144,7 @@ class LichessClient:
         self._backoff_max = backoff_max
         self._rate_limit_pause = rate_limit_pause
         self._board = pause_board
+        self._board_read_at: dt.datetime | None = None
         self._token = token
         self._session = _Session(token, timeout, stream_timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
@@ -366,8 +368,14 @@ class LichessClient:
             self._paused_until = None
 
     async def _shared_pause(self) -> dt.datetime | None:
+        """The pause another process wrote, read at most once per ``SHARED_PAUSE_READ`` of
+        the clock (a burst of calls at one moment reads the row once)."""
         if self._board is None:
             return None
+        now = self._clock.now()
+        if self._board_read_at is not None and now - self._board_read_at < SHARED_PAUSE_READ:
+            return None
+        self._board_read_at = now
         try:
             return await self._board.paused_until()
         except Exception:  # the database is down: the local pause still holds

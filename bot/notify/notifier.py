@@ -10,7 +10,7 @@ import datetime as dt
 
 from bot.config import Config
 from bot.notify.keys import NoticeKey
-from bot.notify.kinds import NEEDS_DECISION, Channel
+from bot.notify.kinds import NEEDS_DECISION, Channel, NoticeKind
 from rules.talk.notices import fit
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
@@ -127,7 +127,10 @@ class Notifier:
     async def team_update(
         self, uow: UnitOfWork, *, now: dt.datetime, subject: str, body: str, key: NoticeKey
     ) -> None:
-        """A message to every member of ``tournament.team``; nothing when no team is set."""
+        """A message to every member of ``tournament.team``; nothing when no team is set.
+
+        The round's pairings message carries each member's pairing: their pairing DMs written
+        with it become room notices (no DM), sent when it is, and DMs again if it fails."""
         if self._team:
             await self._enqueue(
                 uow,
@@ -138,3 +141,5 @@ class Notifier:
                 key=key,
                 subject=subject,
             )
+            if key.kind is NoticeKind.ROUND_PAIRINGS:
+                await uow.notices.cover_by_team(NoticeKind.PAIRING.value, now)

@@ -169,6 +169,8 @@ class OutboxDispatcher(WaitingLoop):
         self.stopped: str | None = None
         self.dm_per_minute = dm_per_minute
         self._recent: deque[dt.datetime] = deque()
+        self._refusing: set[str] = set()
+        self._refusing_read = False
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
@@ -244,10 +246,22 @@ class OutboxDispatcher(WaitingLoop):
         async with self.db.uow() as uow:
             for row in group:
                 marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
-            if group[0].kind is Channel.DM:
-                await uow.holds.clear(REFUSED_HOLD + group[0].recipient.lower())
+            recipient = group[0].recipient.lower()
+            if group[0].kind is Channel.DM and recipient in await self._refused(uow):
+                await uow.holds.clear(REFUSED_HOLD + recipient)  # they take DMs again
+                self._refusing.discard(recipient)
+            if group[0].kind is Channel.TEAM_UPDATE:  # and the notices it carried
+                await uow.notices.team_sent(group[0].created_at, at=self.clock.now())
             await uow.commit()
         return marked
+
+    async def _refused(self, uow: UnitOfWork) -> set[str]:
+        """Who refuses the bot's DMs (read once; this dispatcher keeps it up to date)."""
+        if not self._refusing_read:
+            held = await uow.holds.named(REFUSED_HOLD)
+            self._refusing.update(h.name.removeprefix(REFUSED_HOLD) for h in held)
+            self._refusing_read = True
+        return self._refusing
 
     async def _stop(self, error: BaseException) -> None:
         reason = f"Lichess refused the bot's token: {error}"[:500]
@@ -298,6 +312,8 @@ class OutboxDispatcher(WaitingLoop):
                 log.info("message budget: %s's messages held", row.recipient)
             if is_refused(error):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
+            if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
+                await uow.notices.uncover(row.created_at, now=now)
             if given_up:
                 log.warning("outbox to %s failed: %s", row.recipient, error)
                 if self.alerts is not None and row.kind is not Channel.TD_ALERT:

@@ -167,6 +167,8 @@ class Registration:
                 row = await uow.players.get(player_id)
                 if row is None:
                     continue
+                if check.team_member is not None:
+                    row.team_member = check.team_member
                 seed = None if check.verdict is None else check.verdict.seed_rating
                 if seed is not None and seed != row.seed_rating:
                     row.seed_rating = seed

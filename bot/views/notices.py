@@ -40,7 +40,7 @@ def _label(row: OutboxRow) -> str:
 
 
 def _delivery(row: OutboxRow, now: dt.datetime) -> tuple[str, bool | None]:
-    how = "team message" if row.kind is Channel.TEAM_UPDATE else "DM"
+    how = "DM" if row.kind is Channel.DM else "team message"
     if row.status is OutboxStatus.SENT:
         return f"sent by {how}", True
     if row.status is OutboxStatus.FAILED:

@@ -1,5 +1,6 @@
-"""lichess_holds (a shared 429 pause, a stopped outbox, players who refuse DMs) and
-outbox.seen_at (a notice read in the player's match room)
+"""lichess_holds (a shared 429 pause, a stopped outbox, players who refuse DMs),
+outbox.seen_at (a notice read in the player's match room) and players.team_member (in the
+configured team at the last registration check: their pairing goes in the team message)
 
 Revision ID: 0008
 Revises: 0007
@@ -30,9 +31,13 @@ def upgrade() -> None:
     )
     with op.batch_alter_table('outbox', schema=None) as batch_op:
         batch_op.add_column(sa.Column('seen_at', sa.DateTime(timezone=True), nullable=True))
+    with op.batch_alter_table('players', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('team_member', sa.Boolean(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('players', schema=None) as batch_op:
+        batch_op.drop_column('team_member')
     with op.batch_alter_table('outbox', schema=None) as batch_op:
         batch_op.drop_column('seen_at')
     op.drop_table('lichess_holds')

@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator
 import pytest
 from lichess_helpers import BOT, START, TEAM
 
-from bot.app import LichessMessenger
-from bot.config import Config, TournamentConfig
+from bot.app import LichessMessenger, Service
+from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.errors import StartupError
 from bot.lichess.client import LichessClient
 from bot.lichess.pause import RATE_LIMIT_HOLD, DatabasePause
 from bot.notify import Notifier
@@ -139,11 +140,17 @@ async def test_a_player_who_refuses_the_bot_is_marked_and_the_tds_told_once(
         await dispatcher.deliver_due()
         assert [r.status for r in await rows(db)] == [OutboxStatus.FAILED] * 2
         alerts = await rows(db, Channel.TD_NOTE)  # for the TDs' daily digest (issue 17)
+
+        sandbox.messaging.refuse_strangers.discard("alice")  # she takes messages again
+        await dm(db, clock, "Alice", "result: you won", match_id=3)
+        await dispatcher.deliver_due()
+        async with db.uow() as uow:
+            assert await uow.holds.get(REFUSED_HOLD + "alice") is None
     assert len(alerts) == 1  # one a player a day, not one a notice
     assert "Alice" in alerts[0].body
     assert "does not accept messages" in alerts[0].body
     assert alerts[0].status is OutboxStatus.PENDING  # waits for the digest
-    assert sandbox.inbox_of("alice") == []
+    assert sandbox.inbox_of("alice") == ["result: you won"]
 
 
 async def test_a_token_without_msg_write_stops_the_outbox_and_says_so(
@@ -237,3 +244,31 @@ async def test_dms_are_paced_to_the_reply_budget_and_a_reply_429_waits_a_minute(
     assert sandbox.messaging.limited == 2
     assert [r.recipient for r in held] == ["Bob", "Carol"]
     assert {r.next_attempt_at for r in held} == {clock.now() + dt.timedelta(minutes=1)}
+
+
+async def test_the_service_refuses_to_start_without_msg_write_and_a_good_token_lifts_the_stop(
+    db: Database, sandbox: SandboxState, sandbox_url: str, clock: FakeClock
+) -> None:
+    def config(token: str) -> Config:
+        return Config(
+            tournament=TournamentConfig(tds=(TD,), team=TEAM),
+            service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
+            secrets=Secrets(lichess_token=token),
+        )
+
+    weak = sandbox.add_token(BOT, scopes=["team:lead", "team:read"])
+    with pytest.raises(StartupError) as refused:
+        async with Service(config(weak), clock=clock, serve_web=False):
+            pass
+    assert "msg:write" in str(refused.value)
+    assert "team:lead" not in str(refused.value)
+
+    async with db.uow() as uow:  # an earlier run met a 403 and stopped the outbox
+        await uow.holds.put(OUTBOX_HOLD, since=clock.now(), reason="Lichess answered HTTP 403")
+        await uow.commit()
+    async with Service(config(bot_token_of(sandbox)), clock=clock, serve_web=False) as svc:
+        assert await svc.dispatcher.is_stopped() is None
+
+
+def bot_token_of(sandbox: SandboxState) -> str:
+    return sandbox.add_token(BOT)

@@ -356,7 +356,7 @@ async def _outcome(
     sent: Counter[tuple[str, str]] = Counter()
     unsent = []
     for row in outbox:
-        if row.kind == "team_update":
+        if row.kind in ("team_update", "room"):  # a room notice went in a team message
             continue
         if row.status == "sent":
             sent[(str(normalise_username(row.recipient)), row.body)] += 1
@@ -410,6 +410,10 @@ async def season(
     sandbox.knobs.keepalive_seconds = 30.0
     roster = make_roster(PLAYERS, seed, config.rules)
     seed_history(sandbox, roster, seed, config.rules)
+    # lila's real message limits, with the players and TDs in the team the bot leads
+    sandbox.knobs.dm_limits = True
+    for member in (*(p.username for p in roster.players), *config.tournament.tds):
+        sandbox.join_team(config.tournament.team, member)
     rng = random.Random(f"robust-{seed}-{mode}")
     async with contextlib.AsyncExitStack() as stack:
         processes: list[ServiceProcess] = []

@@ -84,7 +84,12 @@ class Publication:
                 await self.start_match_week(uow, match, now=now, actor=actor, week=week)
         stage = matches[0].stage if matches else "?"
         title = f"ACWC {stage} round {round_row.number} pairings"
-        lines = [title, f"Play by {label_time(week.end)} (rules 4.5); all times UTC."]
+        lines = [
+            title,
+            f"Play by {label_time(week.end)} (rules 4.5); all times UTC.",
+            f"Offer your start times in your match room by {label_time(week.offer_deadline)} "
+            '(rules 5.1); your pairing is there under "your notices".',
+        ]
         for m in matches:
             if m.black_first is None:
                 lines.append(f"{m.board}. {m.white_first}: bye")
