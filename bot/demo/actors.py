@@ -540,13 +540,12 @@ class GameActor:
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
                 self._rounds.update(await uow.tournaments.round_numbers(unknown))
-            games = GamesRepository(uow.session)
-            self._challenges = {
-                r.id: list(await games.challenges(r.id))
+            self._challenges = await GamesRepository(uow.session).challenges_of(
+                r.id
                 for r in rows
                 if r.state is MatchState.ARMAGEDDON
                 or (r.agreed_time is not None and r.state is MatchState.SCHEDULED)
-            }
+            )
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
