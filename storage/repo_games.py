@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -34,6 +34,21 @@ class GamesRepository:
             .order_by(ChallengeRow.created_at, ChallengeRow.game_number, ChallengeRow.id)
         )
         return result.scalars().all()
+
+    async def challenges_of(self, match_ids: Iterable[int]) -> dict[int, list[ChallengeRow]]:
+        """The challenges of each of ``match_ids`` (oldest first), in one query."""
+        ids = list(match_ids)
+        out: dict[int, list[ChallengeRow]] = {m: [] for m in ids}
+        if not ids:
+            return out
+        result = await self.session.execute(
+            select(ChallengeRow)
+            .where(ChallengeRow.match_id.in_(ids))
+            .order_by(ChallengeRow.created_at, ChallengeRow.game_number, ChallengeRow.id)
+        )
+        for row in result.scalars():
+            out[row.match_id].append(row)
+        return out
 
     async def broadcast(self, stage: StageKind) -> BroadcastRow | None:
         result = await self.session.execute(select(BroadcastRow).where(BroadcastRow.stage == stage))

@@ -13,7 +13,8 @@ through the service's own doors and says when it next wants to act:
 * :class:`GameActor`: plays each agreed match on the sandbox, game by game, from the agreed time:
   both players join the open challenge the bot made for that game (its link is in their DMs and
   the match room), the game starts and is finished seven minutes later, so the service's real
-  games stream and intake record it; the armageddon game too, through its own challenge.
+  games stream and intake record it; the armageddon game too, through its own challenge. Now and
+  then (seeded) two players first warm up with a lobby game, which the service refuses.
 
 No actor keeps history between steps beyond caches of what the database or the sandbox say; a
 decision is a function of (stored state, seed), so a restarted driver or service makes the same.
@@ -36,7 +37,7 @@ from bot.lichess.games import game_from_export
 from bot.sandbox.challenges import accept_challenge
 from bot.sandbox.encode import game_json
 from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
-from bot.sandbox.schemas import GameJson
+from bot.sandbox.schemas import GameJson, make_game
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
 from bot.views.bracket import armageddon_view
@@ -70,6 +71,8 @@ TD_IGNORES = ("outbox", "settings", "audit_log", "web_sessions")
 GAME_LENGTH = dt.timedelta(minutes=7)
 GAME_PAUSE = dt.timedelta(0)  # the next game starts as the last ends: fewer events
 ARMAGEDDON_LENGTH = dt.timedelta(minutes=5)
+LOBBY_CHANCE = 0.05
+"""How often two players play a quick lobby game before their match (the service refuses it)."""
 
 
 class Notes(Protocol):
@@ -540,13 +543,12 @@ class GameActor:
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
                 self._rounds.update(await uow.tournaments.round_numbers(unknown))
-            games = GamesRepository(uow.session)
-            self._challenges = {
-                r.id: list(await games.challenges(r.id))
+            self._challenges = await GamesRepository(uow.session).challenges_of(
+                r.id
                 for r in rows
                 if r.state is MatchState.ARMAGEDDON
                 or (r.agreed_time is not None and r.state is MatchState.SCHEDULED)
-            }
+            )
             last_steps: dict[int, dt.datetime] = {}
             for match_id, arm in arms.items():
                 if arm.phase == "decided":
@@ -635,10 +637,37 @@ class GameActor:
         start = row.agreed_time if not games else (games[-1].last_move_at or now) + GAME_PAUSE
         if start > now:
             return False, start
+        if not games:
+            self._maybe_lobby_game(row, now)
         if not self._join(row, len(games) + 1):
             self.world.notes.anomaly(now, f"match {row.id}: no challenge for game {len(games) + 1}")
             return False, None
         return True, None
+
+    def _maybe_lobby_game(self, row: MatchRow, now: dt.datetime) -> None:
+        """Now and then (seeded) the two players warm up with a quick game from the lobby just
+        before game 1: not a challenge game, so the service refuses it and tells the TDs."""
+        assert row.black_first is not None
+        if rng_for(self.world.seed, "lobby", row.id, row.week).random() >= LOBBY_CHANCE:
+            return
+        sandbox = self.world.sandbox
+        white, black = (sandbox.users[p].username for p in (row.white_first, row.black_first))
+        rules = self.world.config.rules.time_control
+        game = sandbox.add_game(
+            make_game(
+                white,
+                black,
+                id=f"lb{row.id:06d}",
+                created_at=now,
+                variant=rules.variant,
+                clock=(rules.limit_seconds, rules.increment_seconds),
+                source="lobby",
+            )
+        )
+        self.world.on_game(_as_read(sandbox.start_game(game.id)))
+        finished = sandbox.finish_game(game.id, status="resign", winner="white", at=now)
+        self.world.on_game(_as_read(finished))
+        self.world.notes.event(now, f"{white} and {black} warm up with a lobby game")
 
     def _result(self, row: MatchRow, number: int) -> tuple[Colour | None, GameStatus]:
         """Game ``number``'s result: by the Elo expectation of the two strengths; a final is

@@ -5,8 +5,9 @@ When a time is agreed, and after each counted game that leaves more to play, the
 and :meth:`GameChallenges.on_deadline` asks Lichess for an open challenge restricted to the two
 players (``users=WHITE,BLACK``, White as the match's colour order names), rated, with the rule
 set's clock and variant, named after the match, lapsing after the no-show window. The challenge
-is stored (its id is the game's id, so intake knows the game first by it) and both players get
-its link. A Lichess failure stores nothing but an audit entry and a retry a few minutes later.
+is stored (its id is the game's id, so intake knows the game first by it); both players get the
+link of game 1 and of the armageddon game by DM, and every game's in the match room. A Lichess
+failure stores nothing but an audit entry and a retry a few minutes later.
 """
 
 from __future__ import annotations
@@ -241,6 +242,8 @@ class GameChallenges:
             match_id=row.id,
             details={"challenge": made.id, "game": game, "week": week, "white": white},
         )
+        if game not in (1, ARMAGEDDON):
+            return  # a later game's link is in the room, where the players are by then
         key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
         for note in game_link(
             white=white,

@@ -6,8 +6,9 @@ semifinals and a final that is tied three weeks running and goes to armageddon.
 
 ``data/season_seed7.json`` is the fingerprint of seed 7 (placement, standings, every match and
 game) as the first, slow version of the demo recorded it: whatever makes the demo faster must
-give the same season. (Issue 14 re-recorded it once: the games are now the bot's challenges,
-so their ids changed; placement, standings, matches and every game's result did not.)
+give the same season. (Issue 14 re-recorded it: the games are now the bot's challenges, so their
+ids changed, and three lobby warm-ups were added, refused; placement, standings, matches and
+every other game's result did not change.)
 Regenerate it only for a deliberate change of the season's rules or scripts:
 ``python -m tests.demo.test_season > tests/demo/data/season_seed7.json``.
 """
@@ -22,6 +23,8 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bot.config import Config
 from bot.demo.report import Reporter
@@ -89,6 +92,7 @@ def dump(fingerprint: tuple[Any, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.timeout(300)  # a season: 75-110 s on a loaded 2-core machine (a challenge a game)
 async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     database_url: str,
 ) -> None:
@@ -113,7 +117,9 @@ async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     assert first.counted_from_challenges == first.counted_games
     assert first.requests["POST /api/challenge/open"] >= first.counted_games
     assert f"games counted              {first.counted_games:8d}" in text
-    assert any(line.startswith("  games refused") for line in first.lines)
+    assert first.refused["wrong_source"] >= 1  # the players' lobby warm-ups
+    assert f"  games refused              {sum(first.refused.values()):8d}" in first.lines
+    assert any(line.endswith("  wrong source") for line in first.lines)
     assert first.requests["POST /broadcast/new"] >= 1  # Candidates, semifinals, finals
     touches = first.touches  # issue 17: the season runs itself
     assert touches.self_service["registration.self"] == PLAYERS  # no TD added anyone
@@ -130,6 +136,7 @@ async def test_a_season_runs_to_a_champion_and_repeats_the_recorded_season(
     assert as_json(first.fingerprint()) == recorded()
 
 
+@pytest.mark.timeout(300)
 async def test_another_seed_gives_another_season(tmp_path: Path) -> None:
     other = await season(8, folder=tmp_path / "b")  # the demo's own (inline) SQLite
     assert other.anomalies == []
