@@ -44,6 +44,10 @@ which S2 players, each S1 player's opponent) are then fixed one at a time in the
 2025 text, each time re-solving with a small bonus and keeping the bonus' choice only if it
 costs nothing on the criteria.
 
+A field in which nobody has played, scored or floated yet (round 1) needs no matching: every
+pair meets every criterion but the arbiter's forbidden pairs, so the first candidate of Article
+4 is the pairing (``_fresh_field``).
+
 Each answer the method reads from a matching (how many moved-down players of each score are
 paired, who is exchanged, each player's highest allowed opponent) is a property of the set of
 maximum-weight matchings, not of the one a solver happens to return, so the work is cut
