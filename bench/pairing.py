@@ -1,63 +1,100 @@
-"""Time the Dutch engine on random tournaments.
+"""Time and memory of the Dutch engine on random tournaments: every round, the worst one.
 
-    PYTHONPATH=. python bench/pairing.py [--players 64,256,1000] [--round 8] [--rounds 9]
-        [--repeat 3] [--season 128]
+    PYTHONPATH=. python bench/pairing.py [--players 4096] [--rounds 9] [--only 1,5]
+        [--quick] [--absent 0.03] [--seed 0]
 
-For each field size, builds a seeded random history of ``round - 1`` rounds (greedy pairings,
-random results), then times ``pair_round`` for the given round, in wall-clock and in CPU
-seconds of this process (the machine may be shared); prints one table. With
-``--season N``, also times pairing every round of an N-player season (``--rounds`` rounds,
-each paired by the engine). Figures only: no assertions.
+Plays a seeded random tournament of ``--players`` players over ``--rounds`` rounds (results
+as in bench/tournaments.py, a share ``--absent`` of the players absent from each round) and
+pairs each round in a child process of its own (``fork``), so that each round's figures are
+its own: wall-clock seconds, CPU seconds, and the child's peak resident memory (the process
+with the tournament loaded, as ``acwc pair`` would be). Prints one line per round, then the
+worst round by time and by memory. With ``--only``, only those rounds are timed; the others
+are paired without measuring, or, with ``--quick``, made up fast by a greedy pairing (plausible
+histories, not Dutch ones: for the late rounds of very large fields). Figures only.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import pickle
 import random
-import statistics
+import resource
 import time
+from collections.abc import Sequence
 
-from bench.tournaments import quick_history, simulate
-from rules.swiss.dutch import pair_round
+from bench.tournaments import _greedy, play_round
+from rules.swiss.dutch import PlayerNumber, RoundPairing, SwissPlayer, pair_round
 
 
-def _time_round(players: int, round_number: int, rounds: int, seed: int) -> tuple[float, float]:
-    """Wall and CPU seconds to pair the round."""
-    history = quick_history(players, round_number - 1, random.Random(seed))
+def _pair(players: Sequence[SwissPlayer], round_number: int, rounds: int) -> RoundPairing:
+    return pair_round(players, round_number=round_number, total_rounds=rounds)
+
+
+def _measured(
+    players: Sequence[SwissPlayer], round_number: int, rounds: int
+) -> tuple[RoundPairing, float, float, float]:
+    """Pair the round in a forked child: the pairing, wall and CPU seconds, peak MB."""
+    read, write = os.pipe()
     start = time.perf_counter()
-    start_cpu = time.process_time()
-    pair_round(history, round_number=round_number, total_rounds=rounds)
-    return time.perf_counter() - start, time.process_time() - start_cpu
+    child = os.fork()
+    if child == 0:  # the child: pair, send the pairing back, leave at once
+        os.close(read)
+        try:
+            data = pickle.dumps(_pair(players, round_number, rounds))
+        except BaseException as error:  # any failure is reported by the parent
+            data = pickle.dumps(error)
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as source:
+        data = source.read()
+    _, _, usage = os.wait4(child, 0)
+    wall = time.perf_counter() - start
+    result = pickle.loads(data)
+    if isinstance(result, BaseException):
+        raise result
+    cpu = usage.ru_utime + usage.ru_stime
+    return result, wall, cpu, usage.ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", default="64,256,1000", help="comma-separated field sizes")
-    parser.add_argument("--round", type=int, default=8, help="round to pair")
-    parser.add_argument("--rounds", type=int, default=9, help="rounds in the tournament")
-    parser.add_argument("--repeat", type=int, default=3, help="tournaments per field size")
-    parser.add_argument("--season", type=int, default=0, help="also time a whole season")
+    parser.add_argument("--players", type=int, default=4096)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--only", default="", help="comma-separated rounds to time (all)")
+    parser.add_argument("--quick", action="store_true", help="greedy rounds before --only")
+    parser.add_argument("--absent", type=float, default=0.03, help="absent share per round")
+    parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args(argv)
-    print(f"{'players':>8} {'round':>5} {'p50 s':>8} {'max s':>8} {'p50 cpu':>8} {'max cpu':>8}")
-    for players in (int(value) for value in arguments.players.split(",")):
-        times = [
-            _time_round(players, arguments.round, max(arguments.rounds, arguments.round), seed)
-            for seed in range(arguments.repeat)
-        ]
-        wall = [first for first, _ in times]
-        cpu = [second for _, second in times]
-        print(
-            f"{players:>8} {arguments.round:>5} {statistics.median(wall):>8.2f} "
-            f"{max(wall):>8.2f} {statistics.median(cpu):>8.2f} {max(cpu):>8.2f}",
-            flush=True,
-        )
-    if arguments.season:
-        start = time.perf_counter()
-        paired = sum(1 for _ in simulate(arguments.season, arguments.rounds, random.Random(0)))
-        print(
-            f"season: {arguments.season} players, {paired} rounds paired in "
-            f"{time.perf_counter() - start:.2f} s"
-        )
+    only = {int(value) for value in arguments.only.split(",") if value}
+    rng = random.Random(arguments.seed)
+    state = [
+        SwissPlayer(PlayerNumber(number), (), present=rng.random() >= arguments.absent)
+        for number in range(1, arguments.players + 1)
+    ]
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{arguments.players} players, {arguments.rounds} rounds; this process {base:.0f} MB")
+    print(f"{'round':>5} {'wall s':>8} {'cpu s':>8} {'peak MB':>8}", flush=True)
+    worst: list[tuple[int, float, float, float]] = []
+    last = max(only) if only else arguments.rounds
+    for round_number in range(1, last + 1):
+        if only and round_number not in only:
+            if arguments.quick:
+                pairing = _greedy([player for player in state if player.present])
+            else:
+                pairing = _pair(state, round_number, arguments.rounds)
+        else:
+            pairing, wall, cpu, peak = _measured(state, round_number, arguments.rounds)
+            worst.append((round_number, wall, cpu, peak))
+            print(f"{round_number:>5} {wall:>8.2f} {cpu:>8.2f} {peak:>8.0f}", flush=True)
+        absent = frozenset(p.number for p in state if rng.random() < arguments.absent)
+        state = play_round(state, pairing, rng, absent_next=absent)
+    slow = max(worst, key=lambda row: row[1])
+    big = max(worst, key=lambda row: row[3])
+    print(f"worst round by time: {slow[0]} ({slow[1]:.2f} s wall, {slow[2]:.2f} s cpu)")
+    print(f"worst round by memory: {big[0]} ({big[3]:.0f} MB peak)")
 
 
 if __name__ == "__main__":

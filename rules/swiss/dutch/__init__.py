@@ -44,6 +44,10 @@ which S2 players, each S1 player's opponent) are then fixed one at a time in the
 2025 text, each time re-solving with a small bonus and keeping the bonus' choice only if it
 costs nothing on the criteria.
 
+A field in which nobody has played, scored or floated yet (round 1) needs no matching: every
+pair meets every criterion but the arbiter's forbidden pairs, so the first candidate of Article
+4 is the pairing (``_fresh_field``).
+
 Each answer the method reads from a matching (how many moved-down players of each score are
 paired, who is exchanged, each player's highest allowed opponent) is a property of the set of
 maximum-weight matchings, not of the one a solver happens to return, so the work is cut
@@ -120,7 +124,15 @@ from rules.swiss.dutch.model import (
     RoundRecord,
     SwissPlayer,
 )
-from rules.swiss.dutch.state import float_in_round, player_states, validate_players
+from rules.swiss.dutch.state import (
+    Float,
+    PlayerState,
+    float_in_round,
+    player_states,
+    validate_players,
+)
+
+_NO_FLOATS = (Float.NONE, Float.NONE)
 
 __all__ = [
     "Board",
@@ -168,9 +180,14 @@ def pair_round(
     )
     if not states:
         return RoundPairing(boards=(), bye=None)
-    bye = determine_bye(states, forbidden)
-    pairer = RoundPairer(states, bye, forbidden, round_number - 1)
-    pairs, unpaired = pairer.run()
+    pairs: list[tuple[int, int]]
+    fresh = _fresh_field(states, forbidden)
+    if fresh is not None:
+        pairs, unpaired = fresh
+    else:
+        bye = determine_bye(states, forbidden)
+        pairer = RoundPairer(states, bye, forbidden, round_number - 1)
+        pairs, unpaired = pairer.run()
     boards: list[tuple[tuple[Fraction, Fraction, int], Board]] = []
     for u, v in pairs:
         a, b = states[u], states[v]
@@ -187,3 +204,27 @@ def pair_round(
         boards=tuple(board for _, board in boards),
         bye=None if unpaired is None else states[unpaired].number,
     )
+
+
+def _fresh_field(
+    states: Sequence[PlayerState], forbidden: frozenset[frozenset[int]]
+) -> tuple[list[tuple[int, int]], int | None] | None:
+    """The pairing of a field in which nobody has played, scored or floated yet (round 1, or
+    a round after which everybody present was absent), None for any other field.
+
+    Every criterion is then met by every pair but C1's forbidden pairs: the whole field is one
+    homogeneous bracket, the PAB goes to the lowest-ranked player (C5, C9: all alike; C2:
+    nobody scored without playing), and the first candidate of Article 4 (S1's i-th player
+    against S2's i-th) has no transposition or exchange. Solving the matchings would find the
+    same pairs, at a cost that grows with the square of the field.
+    """
+    for state in states:
+        if state.score or state.played_games or state.met or state.floats != _NO_FLOATS:
+            return None
+    count = len(states)
+    half = count // 2
+    pairs = [(index, index + half) for index in range(half)]
+    numbers = {frozenset((states[u].number, states[v].number)) for u, v in pairs}
+    if forbidden and numbers & forbidden:
+        return None
+    return pairs, (count - 1 if count % 2 else None)
