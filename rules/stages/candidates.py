@@ -47,6 +47,7 @@ __all__ = [
     "pool_standings",
     "qualifiers_needed",
     "result_of",
+    "smaller_pools",
 ]
 
 
@@ -192,6 +193,61 @@ def qualifiers_needed(seeding_present_count: int, ruleset: Ruleset) -> int:
             f"There are two seeded entrants at most, not {seeding_present_count}.",
         )
     return ruleset.stages.qualifiers + (2 - seeding_present_count)
+
+
+def smaller_pools(
+    placement: Sequence[PlayerId], *, ruleset: Ruleset, seeding: Seeding | None = None
+) -> Pools:
+    """The TDs' way on when too few qualify to fill two pools (rules 1.3, 5.10): every
+    qualifier in ``placement`` (1st first) and every present seeded entrant, placed by the
+    regulations' table (rules 3.vi.2) with the places nobody reached left out, so the pools are
+    as the regulations would make them, only smaller (an odd pool gives a bye each round).
+
+    Raises :class:`CandidatesError`: ``POOL_TOO_SMALL`` when a pool would have fewer than two
+    players, ``UNSUPPORTED_POOL_SIZE`` when the rule set's pools have no regulation table,
+    ``DUPLICATE_PLAYER`` or ``SEEDED_IN_QUALIFICATION`` for a bad placement.
+    """
+    seeding = ruleset.seeding if seeding is None else seeding
+    holder, runner = _seeded_present(seeding)
+    present = int(holder is not None) + int(runner is not None)
+    if ruleset.stages.pool_size != 6 or present not in REGULATION_POOL_TABLES:
+        raise CandidatesError(
+            CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
+            "Smaller pools follow the regulations' table, which exists for pools of 6 only.",
+        )
+    ids = [normalise_username(p) for p in placement]
+    if len(set(ids)) != len(ids) or any(p in (holder, runner) for p in ids):
+        raise CandidatesError(
+            CandidatesErrorReason.DUPLICATE_PLAYER,
+            "The qualification placement names a player twice or a seeded entrant.",
+        )
+    table = REGULATION_POOL_TABLES[present]
+    reached = len(ids)
+    upper = [
+        PoolEntry(ids[p - 1], Pool.UPPER, p, None)
+        for p in sorted(table.upper_places)
+        if p <= reached
+    ]
+    lower = [
+        PoolEntry(ids[p - 1], Pool.LOWER, p, None)
+        for p in sorted(table.lower_places)
+        if p <= reached
+    ]
+    target = {Pool.UPPER: upper, Pool.LOWER: lower}
+    if runner is not None:
+        target[table.runner_up].insert(
+            0, PoolEntry(runner, table.runner_up, None, SeededRole.RUNNER_UP)
+        )
+    if holder is not None:
+        target[table.title_holder].insert(
+            0, PoolEntry(holder, table.title_holder, None, SeededRole.TITLE_HOLDER)
+        )
+    if len(upper) < 2 or len(lower) < 2:
+        raise CandidatesError(
+            CandidatesErrorReason.POOL_TOO_SMALL,
+            f"{reached} qualifiers and {present} seeded entrants cannot fill two pools of two.",
+        )
+    return Pools(upper=tuple(upper), lower=tuple(lower))
 
 
 def _check_table(
