@@ -43,6 +43,7 @@ __all__ = [
     "candidates_format",
     "crosstable",
     "disregard_withdrawn",
+    "fewest_qualifiers",
     "pool_schedule",
     "pool_standings",
     "qualifiers_needed",
@@ -242,12 +243,37 @@ def smaller_pools(
         target[table.title_holder].insert(
             0, PoolEntry(holder, table.title_holder, None, SeededRole.TITLE_HOLDER)
         )
-    if len(upper) < 2 or len(lower) < 2:
+    full = _rounds_per_leg(ruleset.stages.pool_size)
+    if any(_rounds_per_leg(len(pool)) != full for pool in (upper, lower)):
         raise CandidatesError(
             CandidatesErrorReason.POOL_TOO_SMALL,
-            f"{reached} qualifiers and {present} seeded entrants cannot fill two pools of two.",
+            f"{reached} qualifiers and {present} seeded entrants make pools of {len(upper)} and "
+            f"{len(lower)}, which play fewer than the {full} rounds a week each the Candidates "
+            "have (rules 3.vi.3).",
         )
     return Pools(upper=tuple(upper), lower=tuple(lower))
+
+
+def _rounds_per_leg(size: int) -> int:
+    """Berger rounds for a pool of ``size``: an odd pool gets a bye each round."""
+    return size - 1 if size % 2 == 0 else size
+
+
+def fewest_qualifiers(ruleset: Ruleset, *, seeded_present: int = 2) -> int | None:
+    """The fewest qualifiers :func:`smaller_pools` can seat with ``seeded_present`` seeded
+    entrants, or None when it cannot seat any number short of the full pools."""
+    seeding = Seeding(
+        title_holder="seeded-holder" if seeded_present >= 1 else None,
+        runner_up="seeded-runner" if seeded_present >= 2 else None,
+    )
+    for count in range(1, qualifiers_needed(seeded_present, ruleset)):
+        placement = [PlayerId(f"q{i}") for i in range(1, count + 1)]
+        try:
+            smaller_pools(placement, ruleset=ruleset, seeding=seeding)
+        except CandidatesError:
+            continue
+        return count
+    return None
 
 
 def _check_table(
