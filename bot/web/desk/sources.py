@@ -36,6 +36,7 @@ from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
 from storage.models import OutboxRow
+from storage.repo_stages import StagesRepository
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -227,9 +228,13 @@ class FlaggedGames:
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
         out = []
+        stages = StagesRepository(uow.session)
         for g in await uow.games.flagged():
             if g.match_id is None:  # pragma: no cover - flagged() reads games of a match
                 continue
+            arm = await stages.armageddon_for_match(g.match_id)
+            if arm is not None and arm.game_id == g.id:
+                continue  # the armageddon's own game: its alert is the decision (rules 3.ix)
             link = views.lichess_game_url(g.id)
             out.append(
                 Decision(
