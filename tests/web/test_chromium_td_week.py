@@ -140,7 +140,9 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         assert any(f"No agreed time in match {ab}" in t for t in titles), titles
         assert any(f"Carol claims match {cd} against Dave" in t for t in titles), titles
         assert any(f"No-show (rules 6.3): match {ef}" in t for t in titles), titles
-        assert "acwc " not in await td.text("#main")  # no alert asks for a terminal
+        desk = await td.text("#main")
+        assert "acwc " not in desk  # no alert asks for a terminal
+        assert "Finn has not shown up" in desk  # as Lichess spells the name, not "finn"
         await td.full_screenshot(SHOTS / "td-week-desk.png", width=1280)
         await td.go(f"{site.url}/match/{ef}")
         assert "neither player" not in await td.page_text()  # Erin was seen, Finn was not

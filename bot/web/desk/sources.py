@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from collections.abc import Mapping
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -454,7 +455,7 @@ class Disqualifications:
                     kind=self.kind,
                     key=f"{player}:{r.event or r.id}",
                     title=f"Disqualify {name}? (rules 6.5)",
-                    summary=alert_body(r),
+                    summary=alert_body(r, names),
                     at=r.created_at,
                     evidence=tuple(
                         Evidence(
@@ -584,7 +585,7 @@ class TdAlerts:
                     kind=self.kind,
                     key=key,
                     title=_title(r, names),
-                    summary=alert_body(r),
+                    summary=alert_body(r, names),
                     at=r.created_at,
                     match_id=r.match_id,
                     evidence=evidence,
@@ -668,13 +669,22 @@ async def _names(uow: UnitOfWork) -> dict[str, str]:
     return {p.id: p.username for p in await uow.players.list()}
 
 
-def alert_body(row: OutboxRow) -> str:
+def alert_body(row: OutboxRow, names: Mapping[str, str]) -> str:
     """An alert's words for the desk: without the "[ACWC] match N:" head (the title says it)
-    nor the line that says how to settle it (the buttons do it); line breaks kept."""
+    nor the line that says how to settle it (the buttons do it); line breaks kept; players as
+    Lichess spells them (the bot's notices name them by id)."""
     lines = row.body.splitlines()
     if lines:
         lines[0] = re.sub(r"^\[ACWC\]( match \d+:)? ?", "", lines[0])
-    return "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
+    text = "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
+    if not names:
+        return text
+    pattern = (
+        r"(?<![\w/-])("
+        + "|".join(re.escape(p) for p in sorted(names, key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    return re.sub(pattern, lambda m: names.get(m.group(1), m.group(1)), text)
 
 
 def _title(row: OutboxRow, names: dict[str, str]) -> str:
