@@ -40,8 +40,10 @@ from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.schemas import GameJson, make_game
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
+from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS
 from bot.views.bracket import armageddon_view
 from bot.views.qualification import entrants, qualification_stage, rounds
+from rules.core.errors import RulesError
 from rules.core.model import Colour, Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import MatchState, PlayerStatus
@@ -231,6 +233,14 @@ class TDActor:
                 )
             except OperationError:
                 return False
+            except RulesError as e:  # too few qualifiers (rules 1.3, 5.10): the TDs decide
+                await uow.rollback()
+                if await uow.settings.get(SMALL_FIELD) == SMALLER_POOLS:
+                    raise  # even the smaller pools cannot be made: nothing the TDs can do
+                await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
+                await uow.commit()
+                w.notes.event(now, f"the TDs choose smaller pools: {e}")
+                return True
             await uow.commit()
         await w.poke(True)
         w.notes.event(now, report.text().splitlines()[0])

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.cli.base import Cli, CliError, command
 from rules.core.ruleset import Ruleset
+from rules.stages.candidates import fewest_qualifiers, qualifiers_needed
 from storage.db import DatabaseURLError, check_url
 
 
@@ -58,9 +59,14 @@ async def follow_clock(args: argparse.Namespace, cli: Cli) -> int:
 
 
 def smallest_field(ruleset: Ruleset) -> int:
-    """The fewest players the demo's script can take to the end: the Candidates' entrants
-    (qualifiers and two seeded places, rules 3.v.4, 3.vi.1) and the qualifier who withdraws."""
-    return ruleset.stages.qualifiers + 2 + 1
+    """The fewest players the demo's script can take to the end: the seeded entrants, the
+    qualifier who withdraws (rules 8.i), and the fewest qualifiers the Candidates can start
+    with, in smaller pools if the TDs choose them (rules 1.3, 5.10) as the demo's TD does."""
+    seeded = sum(1 for name in (ruleset.seeding.title_holder, ruleset.seeding.runner_up) if name)
+    needed = fewest_qualifiers(ruleset, seeded_present=seeded)
+    if needed is None:
+        needed = qualifiers_needed(seeded, ruleset)
+    return seeded + 1 + needed
 
 
 async def demo(args: argparse.Namespace, cli: Cli) -> int:
@@ -72,9 +78,8 @@ async def demo(args: argparse.Namespace, cli: Cli) -> int:
     if args.players < smallest:
         raise CliError(
             f"--players {args.players}: the demo's season needs at least {smallest} players: "
-            f"the Candidates take {cli.config.rules.stages.qualifiers} qualifiers and the two "
-            "seeded entrants (or more qualifiers in their place, rules 3.v.4), and one "
-            "qualifier withdraws during the demo (rules 8.i)"
+            "one qualifier withdraws during the demo (rules 8.i), and with fewer the "
+            "Candidates' pools cannot be filled, not even smaller ones (rules 3.vi)"
         )
     if args.database_url is not None:
         try:

@@ -57,6 +57,8 @@ def outcome_label(state: ScoredMatch, first: str, second: str | None) -> str | N
         label = "ruled tied by the TDs" if row.outcome == "tied" else f"{label} (TD decision)"
     elif row.decided_by is DecidedBy.FORFEIT:
         label = "tied without play" if row.outcome == "tied" else f"{label} (by forfeit)"
+    elif row.decided_by is DecidedBy.ARMAGEDDON:
+        label = f"{label} in the armageddon"
     if state.engine_adjudicated:
         label += "; rules 8.i.2: every finished game counts for the opponent"
     elif row.decided_by in (DecidedBy.TD, DecidedBy.FORFEIT) and not played:

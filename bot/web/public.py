@@ -198,6 +198,16 @@ async def candidates(request: web.Request) -> web.StreamResponse:
     return await render(request, "candidates.html", {"title": "Candidates", "tables": tables})
 
 
+WHITE_CHOSEN = {
+    "lower_bid": "by the lower bid",
+    "opponent_no_bid": "the only bid",
+    "rps": "by rock-paper-scissors after equal bids",
+    "opponent_no_rps": "the opponent did not play rock-paper-scissors",
+    "td": "by the TDs",
+}
+"""How the armageddon's White was chosen (rules 3.ix), in words."""
+
+
 async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
@@ -211,6 +221,7 @@ async def knockout(request: web.Request) -> web.StreamResponse:
             "stages": stages,
             "labels": views.STAGE_LABELS,
             "when": lambda t: when(t, now),
+            "white_chosen": WHITE_CHOSEN,
         },
     )
 

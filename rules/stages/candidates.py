@@ -43,10 +43,12 @@ __all__ = [
     "candidates_format",
     "crosstable",
     "disregard_withdrawn",
+    "fewest_qualifiers",
     "pool_schedule",
     "pool_standings",
     "qualifiers_needed",
     "result_of",
+    "smaller_pools",
 ]
 
 
@@ -192,6 +194,86 @@ def qualifiers_needed(seeding_present_count: int, ruleset: Ruleset) -> int:
             f"There are two seeded entrants at most, not {seeding_present_count}.",
         )
     return ruleset.stages.qualifiers + (2 - seeding_present_count)
+
+
+def smaller_pools(
+    placement: Sequence[PlayerId], *, ruleset: Ruleset, seeding: Seeding | None = None
+) -> Pools:
+    """The TDs' way on when too few qualify to fill two pools (rules 1.3, 5.10): every
+    qualifier in ``placement`` (1st first) and every present seeded entrant, placed by the
+    regulations' table (rules 3.vi.2) with the places nobody reached left out, so the pools are
+    as the regulations would make them, only smaller (an odd pool gives a bye each round).
+
+    Raises :class:`CandidatesError`: ``POOL_TOO_SMALL`` when a pool would have fewer than two
+    players, ``UNSUPPORTED_POOL_SIZE`` when the rule set's pools have no regulation table,
+    ``DUPLICATE_PLAYER`` or ``SEEDED_IN_QUALIFICATION`` for a bad placement.
+    """
+    seeding = ruleset.seeding if seeding is None else seeding
+    holder, runner = _seeded_present(seeding)
+    present = int(holder is not None) + int(runner is not None)
+    if ruleset.stages.pool_size != 6 or present not in REGULATION_POOL_TABLES:
+        raise CandidatesError(
+            CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
+            "Smaller pools follow the regulations' table, which exists for pools of 6 only.",
+        )
+    ids = [normalise_username(p) for p in placement]
+    if len(set(ids)) != len(ids) or any(p in (holder, runner) for p in ids):
+        raise CandidatesError(
+            CandidatesErrorReason.DUPLICATE_PLAYER,
+            "The qualification placement names a player twice or a seeded entrant.",
+        )
+    table = REGULATION_POOL_TABLES[present]
+    reached = len(ids)
+    upper = [
+        PoolEntry(ids[p - 1], Pool.UPPER, p, None)
+        for p in sorted(table.upper_places)
+        if p <= reached
+    ]
+    lower = [
+        PoolEntry(ids[p - 1], Pool.LOWER, p, None)
+        for p in sorted(table.lower_places)
+        if p <= reached
+    ]
+    target = {Pool.UPPER: upper, Pool.LOWER: lower}
+    if runner is not None:
+        target[table.runner_up].insert(
+            0, PoolEntry(runner, table.runner_up, None, SeededRole.RUNNER_UP)
+        )
+    if holder is not None:
+        target[table.title_holder].insert(
+            0, PoolEntry(holder, table.title_holder, None, SeededRole.TITLE_HOLDER)
+        )
+    full = _rounds_per_leg(ruleset.stages.pool_size)
+    if any(_rounds_per_leg(len(pool)) != full for pool in (upper, lower)):
+        raise CandidatesError(
+            CandidatesErrorReason.POOL_TOO_SMALL,
+            f"{reached} qualifiers and {present} seeded entrants make pools of {len(upper)} and "
+            f"{len(lower)}, which play fewer than the {full} rounds a week each the Candidates "
+            "have (rules 3.vi.3).",
+        )
+    return Pools(upper=tuple(upper), lower=tuple(lower))
+
+
+def _rounds_per_leg(size: int) -> int:
+    """Berger rounds for a pool of ``size``: an odd pool gets a bye each round."""
+    return size - 1 if size % 2 == 0 else size
+
+
+def fewest_qualifiers(ruleset: Ruleset, *, seeded_present: int = 2) -> int | None:
+    """The fewest qualifiers :func:`smaller_pools` can seat with ``seeded_present`` seeded
+    entrants, or None when it cannot seat any number short of the full pools."""
+    seeding = Seeding(
+        title_holder="seeded-holder" if seeded_present >= 1 else None,
+        runner_up="seeded-runner" if seeded_present >= 2 else None,
+    )
+    for count in range(1, qualifiers_needed(seeded_present, ruleset)):
+        placement = [PlayerId(f"q{i}") for i in range(1, count + 1)]
+        try:
+            smaller_pools(placement, ruleset=ruleset, seeding=seeding)
+        except CandidatesError:
+            continue
+        return count
+    return None
 
 
 def _check_table(

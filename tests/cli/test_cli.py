@@ -241,8 +241,8 @@ def test_a_reader_that_stops_early_is_no_error(  # type: ignore[no-untyped-def]
 
 
 def test_the_demo_refuses_a_field_too_small_for_its_script_up_front(acwc) -> None:  # type: ignore[no-untyped-def]
-    code, out, err = acwc("demo", "--players", "12", "--seed", "3")
+    code, out, err = acwc("demo", "--players", "10", "--seed", "3")
     assert code == 1
     assert out == ""
-    assert "needs at least 13 players" in err
+    assert "needs at least 11 players" in err
     assert "unexpected" not in err

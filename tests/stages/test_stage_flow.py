@@ -17,6 +17,7 @@ from bot.service.stages.registry import AdvanceReport
 from bot.views.bracket import armageddon_view, load_bracket
 from bot.views.candidates import pool_entries, pool_tables
 from bot.views.qualification import standings
+from bot.web.desk.sources import FlaggedGames
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
@@ -269,6 +270,10 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
         game = await uow.games.get("armagedn")
         assert game is not None
         assert (game.counted, game.refusal) == (False, "armageddon_game")
+        # On the desk the armageddon game is one item, its alert; not also "did not count".
+        flagged = [d.key for d in await FlaggedGames().pending(uow, found, now=later)]
+        assert "wrongclk" in flagged
+        assert "armagedn" not in flagged
 
 
 async def test_a_tied_final_week_is_played_again_with_colours_swapped(

@@ -24,7 +24,7 @@ from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text, make_config, seed
-from tests.web.test_chromium import login
+from tests.web.test_chromium import login, logout
 from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
 
@@ -140,7 +140,9 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         assert any(f"No agreed time in match {ab}" in t for t in titles), titles
         assert any(f"Carol claims match {cd} against Dave" in t for t in titles), titles
         assert any(f"No-show (rules 6.3): match {ef}" in t for t in titles), titles
-        assert "acwc " not in await td.text("#main")  # no alert asks for a terminal
+        desk = await td.text("#main")
+        assert "acwc " not in desk  # no alert asks for a terminal
+        assert "Finn has not shown up" in desk  # as Lichess spells the name, not "finn"
         await td.full_screenshot(SHOTS / "td-week-desk.png", width=1280)
         await td.go(f"{site.url}/match/{ef}")
         assert "neither player" not in await td.page_text()  # Erin was seen, Finn was not
@@ -184,5 +186,14 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         audit = await td.page_text()
         for action in ("round.approve", "fault.decide", "claim.grant", "result.record"):
             assert action in audit, action
+        await logout(td)
+
+        # Bob, whom the TDs left to choose the time (rules 5.9), reads it in his room.
+        await login(td, site, "Bob")
+        await td.go(f"{site.url}/match/{ab}")
+        assert "the TDs found Alice at fault (rules 5.9); Bob chooses the time" in (
+            await td.text("section.status")
+        )
+        await td.full_screenshot(SHOTS / "td-week-room-player.png", width=1280)
     for b in people.values():
         await b.close()

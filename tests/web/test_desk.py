@@ -343,3 +343,31 @@ async def test_a_disqualification_card_confirms_or_waives_one_of_its_forfeits(
         bob = await uow.players.get("bob")
     assert bob is not None
     assert bob.status == "active"
+
+
+async def test_the_tds_overrule_the_offers_check_from_its_alert(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    b = await td(browsers)
+    await b.post(
+        "/desk/relay", {"player": "alice", "text": "offer wed 18:00, thu 18:00, fri 18:00"}
+    )
+    site.clock.set(dt.datetime(2021, 10, 16, 0, 5, tzinfo=dt.UTC))  # after the offers deadline
+    await site.service.runner.fire_due()  # the Friday check: Bob made no offer (rules 5.5)
+    html = await b.get("/desk")
+    match_id = site.matches["alice-bob"]
+    assert f"Offers check ruled (rules 5.5, 5.6): match {match_id}" in html
+    assert "Keep the bot&#39;s ruling" in html
+    keys = re.findall(r'name="kind" value="alert"><input [^>]*name="key" value="([^"]+)"', html)
+    assert len(keys) == 1
+    html = await b.post(
+        "/desk/decide",
+        {"kind": "alert", "key": keys[0], "choice": "nobody", "reason": "Lichess was down Friday"},
+    )
+    assert "nobody at fault; the match is ruled tied" in flash_text(html), flash_text(html)
+    assert (TD, "Lichess was down Friday") in await audit(site, "fault.decide")
+    async with site.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+    assert row is not None
+    assert (row.outcome, row.decided_by) == ("tied", "td")
+    assert "Offers check ruled" not in html.split("Forum posts")[0]

@@ -15,13 +15,19 @@ from bot.views.qualification import qualification_stage, standings
 from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Seeding, StageKind
 from rules.core.states import PlayerStatus, RoundState
-from rules.stages.candidates import Pool, assign_pools, pool_schedule
+from rules.stages.candidates import Pool, assign_pools, pool_schedule, smaller_pools
 from rules.stages.formats import CandidatesFormat, StageFormat
 from rules.stages.qualification import qualifier_count, qualifiers
 from storage.models import RoundRow, StageEntrantRow
 from storage.uow import UnitOfWork
 
 __all__ = ["CandidatesStage"]
+
+
+SMALL_FIELD = "candidates.small_field"
+"""The setting that records the TDs' choice when too few qualify for two full pools (rules
+1.3, 5.10): :data:`SMALLER_POOLS`, or absent (the regulations' pools, or nothing)."""
+SMALLER_POOLS = "smaller_pools"
 
 
 class CandidatesStage:
@@ -45,6 +51,18 @@ class CandidatesStage:
             runner_up=runner if runner and normalise_username(runner) in present else None,
         )
 
+    async def qualifiers(self, uow: UnitOfWork) -> tuple[tuple[PlayerId, ...], int]:
+        """The qualifiers the standings give (rules 3.v.4), and how many the pools need: fewer
+        than that and the TDs decide (rules 1.3, 5.10; the desk puts it to them)."""
+        ruleset = self.config.rules
+        table = await standings(uow, ruleset)
+        present = await self._seeded_present(uow)
+        names = [n for n in (present.title_holder, present.runner_up) if n]
+        count = qualifier_count(
+            stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=names
+        )
+        return qualifiers(table, count=count), count
+
     async def open(
         self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
     ) -> AdvanceReport:
@@ -54,12 +72,11 @@ class CandidatesStage:
         for entrant in await uow.stages.entrants(qual.id):
             entrant.placement = table.row(PlayerId(entrant.player_id)).rank
         present = await self._seeded_present(uow)
-        names = [n for n in (present.title_holder, present.runner_up) if n]
-        count = qualifier_count(
-            stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=names
-        )
-        chosen = qualifiers(table, count=count)
-        pools = assign_pools(chosen, ruleset=ruleset, seeding=present)
+        chosen, count = await self.qualifiers(uow)
+        if len(chosen) < count and await uow.settings.get(SMALL_FIELD) == SMALLER_POOLS:
+            pools = smaller_pools(chosen, ruleset=ruleset, seeding=present)  # the TDs chose
+        else:
+            pools = assign_pools(chosen, ruleset=ruleset, seeding=present)
         await complete_stage(uow, StageKind.QUALIFICATION, now=now)
         stage, earliest = await start_stage(
             uow,
@@ -87,13 +104,15 @@ class CandidatesStage:
                 )
             schedules[pool] = pool_schedule(pools.players(pool), ruleset=ruleset)
             lines.append(f"{pool.value} pool: {', '.join(pools.players(pool))}")
-        rounds = len(schedules[Pool.UPPER])
+        rounds = max(len(schedules[Pool.UPPER]), len(schedules[Pool.LOWER]))
         for number in range(1, rounds + 1):
             rnd = await uow.tournaments.add_round(
                 RoundRow(stage_id=stage.id, number=number, state=RoundState.PROPOSED)
             )
             board = 0
             for pool in (Pool.UPPER, Pool.LOWER):
+                if number > len(schedules[pool]):
+                    continue  # a smaller pool has played every round already
                 for pairing in schedules[pool][number - 1].pairings:
                     board += 1
                     await uow.matches.add(

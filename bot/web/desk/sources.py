@@ -11,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from collections.abc import Mapping
 
 from bot.config import Config
 from bot.errors import OperationError
 from bot.notify.kinds import NoticeKind, notice_label
 from bot.service.services import Services
+from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS, CandidatesStage
 from bot.views import matches as views
 from bot.views.match_room import MatchView, match_view
 from bot.web.core import not_found, whole_number
@@ -30,11 +32,12 @@ from bot.web.desk.decisions import (
 )
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
-from rules.core.states import RoundState
+from rules.core.states import RoundState, StageState
 from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
 from storage.models import OutboxRow, OutboxStatus
+from storage.repo_stages import StagesRepository
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -119,6 +122,101 @@ class RoundApprovals:
         )
 
 
+class StageStarts:
+    """A stage is complete: the TDs start the next one (as ``acwc stage advance``). When too
+    few qualify to fill the Candidates' pools (a withdrawal, a small field), the regulations do
+    not say what happens (rules 1.3, 5.10): the card puts the choice to the TDs, and nothing
+    stops meanwhile."""
+
+    kind = "stage"
+
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
+        tournament = await uow.tournaments.current()
+        if tournament is None:
+            return []
+        progression = services.progression
+        current = StageKind(tournament.current_stage)
+        fmt = progression.runner(current).format
+        stage = await uow.tournaments.stage(tournament.id, current.value)
+        if stage is None or stage.state == StageState.COMPLETE:
+            return []
+        try:
+            if not (await progression.progress(uow, current)).complete:
+                return []
+        except (OperationError, RulesError):
+            return []
+        following = fmt.next_stage()
+        label = views.STAGE_LABELS.get(current.value, current.value)
+        key = f"{current.value}:{stage.id}"
+        if following is None:
+            return [
+                Decision(
+                    kind=self.kind,
+                    key=key,
+                    title=f"{label} complete: close the championship",
+                    summary="Every match is decided. Closing records the final placement.",
+                    at=None,
+                    choices=(Choice("advance", "Close the championship"),),
+                )
+            ]
+        next_label = views.STAGE_LABELS.get(following.value, following.value)
+        choices: tuple[Choice, ...] = (Choice("advance", f"Start the {next_label}"),)
+        summary = f"Every match of the {label} is decided: the {next_label} can start."
+        title = f"{label} complete: start the {next_label}"
+        runner = progression.runner(following)
+        if isinstance(runner, CandidatesStage):
+            chosen, needed = await runner.qualifiers(uow)
+            if len(chosen) < needed:
+                title = f"Too few qualifiers for the Candidates: {len(chosen)} of {needed}"
+                summary = (
+                    f"The pools need {needed} qualifiers (rules 3.v.4) but only {len(chosen)} "
+                    "players are still in the qualification, so no further places can fill "
+                    "them. The regulations leave this to the TDs (rules 1.3, 5.10): start with "
+                    "smaller pools (every qualifier, placed by the regulations' table, an odd "
+                    "pool giving a bye each round), or keep the championship waiting while you "
+                    "decide (this card stays; nothing else stops)."
+                )
+                choices = (Choice("smaller", "Start the Candidates with smaller pools", True),)
+        return [
+            Decision(
+                kind=self.kind,
+                key=key,
+                title=title,
+                summary=summary,
+                at=None,
+                choices=choices,
+                link="/standings",
+            )
+        ]
+
+    async def settle(
+        self,
+        uow: UnitOfWork,
+        services: Services,
+        *,
+        key: str,
+        choice: str,
+        reason: str,
+        actor: str,
+        now: dt.datetime,
+    ) -> str:
+        if choice == "smaller":
+            await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
+            await uow.audit.record(
+                at=now,
+                actor=actor,
+                action="stage.small_field",
+                reason=reason,
+                details={"choice": SMALLER_POOLS},
+            )
+        elif choice != "advance":
+            raise OperationError("pick one of the buttons")
+        report = await services.progression.advance(uow, now=now, actor=actor)
+        return report.text().splitlines()[0]
+
+
 RESULT_CHOICES = {"1-0": "Count it: 1-0", "0-1": "Count it: 0-1", "1/2-1/2": "Count it: draw"}
 
 
@@ -131,9 +229,13 @@ class FlaggedGames:
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
         out = []
+        stages = StagesRepository(uow.session)
         for g in await uow.games.flagged():
             if g.match_id is None:  # pragma: no cover - flagged() reads games of a match
                 continue
+            arm = await stages.armageddon_for_match(g.match_id)
+            if arm is not None and arm.game_id == g.id:
+                continue  # the armageddon's own game: its alert is the decision (rules 3.ix)
             link = views.lichess_game_url(g.id)
             out.append(
                 Decision(
@@ -353,7 +455,7 @@ class Disqualifications:
                     kind=self.kind,
                     key=f"{player}:{r.event or r.id}",
                     title=f"Disqualify {name}? (rules 6.5)",
-                    summary=alert_body(r),
+                    summary=alert_body(r, names),
                     at=r.created_at,
                     evidence=tuple(
                         Evidence(
@@ -486,7 +588,7 @@ class TdAlerts:
                     kind=self.kind,
                     key=key,
                     title=_title(r, names) + (" (not delivered by DM)" if failed.get(key) else ""),
-                    summary=alert_body(r),
+                    summary=alert_body(r, names),
                     at=r.created_at,
                     match_id=r.match_id,
                     evidence=evidence,
@@ -570,13 +672,22 @@ async def _names(uow: UnitOfWork) -> dict[str, str]:
     return {p.id: p.username for p in await uow.players.list()}
 
 
-def alert_body(row: OutboxRow) -> str:
+def alert_body(row: OutboxRow, names: Mapping[str, str]) -> str:
     """An alert's words for the desk: without the "[ACWC] match N:" head (the title says it)
-    nor the line that says how to settle it (the buttons do it); line breaks kept."""
+    nor the line that says how to settle it (the buttons do it); line breaks kept; players as
+    Lichess spells them (the bot's notices name them by id)."""
     lines = row.body.splitlines()
     if lines:
         lines[0] = re.sub(r"^\[ACWC\]( match \d+:)? ?", "", lines[0])
-    return "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
+    text = "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
+    if not names:
+        return text
+    pattern = (
+        r"(?<![\w/-])("
+        + "|".join(re.escape(p) for p in sorted(names, key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    return re.sub(pattern, lambda m: names.get(m.group(1), m.group(1)), text)
 
 
 def _title(row: OutboxRow, names: dict[str, str]) -> str:
@@ -596,6 +707,7 @@ def _title(row: OutboxRow, names: dict[str, str]) -> str:
 
 
 SOURCES: list[DecisionSource] = [
+    StageStarts(),
     RoundApprovals(),
     FaultDecisions(),
     ClaimDecisions(),
