@@ -42,13 +42,15 @@ def test_the_compose_file_runs_two_services_on_postgresql_behind_a_healthy_datab
     for name in ("bot", "bot-standby"):
         bot = services[name]
         assert (DEPLOY / bot["build"]["context"] / bot["build"]["dockerfile"]).is_file()
-        assert bot["depends_on"] == {"db": {"condition": "service_healthy"}}
+        assert bot["depends_on"]["db"] == {"condition": "service_healthy"}
         assert set(bot["environment"]) == set(ENV)  # secrets from the environment, not the file
         command = bot["command"][-1]
         assert "db upgrade" in command
         assert command.endswith("acwc --log-format json --config /app/config.toml run")
         assert "/healthz" in bot["healthcheck"]["test"][-1]
     assert services["bot"]["ports"] != services["bot-standby"]["ports"]
+    # the standby starts once the first is healthy: never two migrations at once
+    assert services["bot-standby"]["depends_on"]["bot"] == {"condition": "service_healthy"}
 
 
 def test_the_deploy_config_loads_and_points_at_the_compose_database() -> None:
