@@ -147,6 +147,20 @@ async def test_the_window_is_kept_and_the_tds_add_or_refuse_with_a_reason(
         await tina.get("/register/list")
         html = await tina.post("/register/list", {"username": "Otto", "action": "add"})
         assert flash_text(html) == "Give a reason: it goes into the audit log."
+        html = await tina.post(
+            "/register/list", {"username": "not a name!", "action": "add", "reason": "x"}
+        )
+        assert flash_text(html) == "Give a Lichess username."
+        html = await tina.post(
+            "/register/list", {"username": "Nobody", "action": "refuse", "reason": "x"}
+        )
+        assert flash_text(html) == "Nobody is not registered"
+        await tina.post(
+            "/register/list",
+            {"username": "Otto", "action": "delete", "reason": "x"},
+            status=400,
+        )
+        await tina.get("/register/list")
         await tina.post(
             "/register/list", {"username": "Otto", "action": "add", "reason": "late by mail"}
         )
@@ -162,6 +176,14 @@ async def test_the_window_is_kept_and_the_tds_add_or_refuse_with_a_reason(
         assert (TD, "registration.add", "late by mail") in audit
         assert (TD, "registration.refuse", "second account") in audit
         await otto.get("/register/list", status=403)
+        async with site.db.uow() as uow:
+            before = len(await uow.audit.list())
+        await otto.get("/register")
+        await otto.post(
+            "/register/list", {"username": "Otto", "action": "add", "reason": "me"}, status=403
+        )
+        async with site.db.uow() as uow:
+            assert len(await uow.audit.list()) == before  # a refused request changes nothing
     finally:
         await otto.close()
         await tina.close()
