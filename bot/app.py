@@ -28,7 +28,7 @@ from bot.lichess.accounts import LichessAccounts
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
-from bot.lichess.scopes import check_token, registration_scopes, run_scopes
+from bot.lichess.scopes import check_token, run_scopes
 from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
 from bot.notify.undelivered import UndeliveredAlerts
@@ -182,10 +182,6 @@ async def offline_services(
         timeout=config.service.request_timeout_seconds,
         pause_board=DatabasePause(db, clock),
     ) as client:
-        try:
-            await check_token(client, registration_scopes(config))
-        except MissingScopeError as e:
-            raise StartupError(f"{e}: give the bot a token with it") from None
         yield bootstrap(config, clock=clock, db=db, lichess=client)
 
 

@@ -83,6 +83,11 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     assert report["not_team_members"] == ["Bob"]
     assert report["problems"] == ["the token lacks the scope msg:write"]
 
+    _token(monkeypatch, state, ["team:lead"])  # every missing scope is named, not the first
+    code, out, _ = acwc("doctor", "--lichess-url", url)
+    assert code == 1
+    assert "missing:       msg:write, team:read" in out
+
 
 def test_doctor_passes_with_every_scope_and_prints_the_team(  # type: ignore[no-untyped-def]
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
