@@ -78,4 +78,6 @@ async def doctor(args: argparse.Namespace, cli: Cli) -> int:
         print(f"refusing DMs:  {', '.join(report.refusing_dms) or 'none'}")
         for problem in problems:
             print(f"problem: {problem}")
-    return EXIT_ERROR if problems else 0
+    if problems:  # the report is on stdout; the exit and one line on stderr say it failed
+        raise CliError("doctor: " + "; ".join(problems), EXIT_ERROR)
+    return 0
