@@ -81,7 +81,7 @@ async def _one(
 class NoticeFigures:
     sandbox: SandboxState | None = None
     kinds: Counter[str] = field(default_factory=Counter)
-    """DMs to players by notice kind."""
+    """Notices to players (DMs and room notices) by kind."""
 
 
 def dm_limits_setup(
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     for players, line in notices:
         print(f"{players:>7} {line}")
-    print("\nDMs to players per match, by notice kind (the last size)")
+    print("\nNotices to players per match, by kind (DMs and room notices; the last size)")
     for kind, count in figures.kinds.most_common():
         print(f"{kind:<40} {count / max(matches, 1):>8.2f}")
     for players, result, _ in endpoints:

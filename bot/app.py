@@ -30,7 +30,7 @@ from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
-from bot.lichess.scopes import check_token, registration_scopes, run_scopes
+from bot.lichess.scopes import check_token, run_scopes
 from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
 from bot.notify.undelivered import UndeliveredAlerts
@@ -210,10 +210,6 @@ async def offline_services(
         pause_board=DatabasePause(db, clock),
         stream_timeout=config.service.stream_timeout_seconds,
     ) as client:
-        try:
-            await check_token(client, registration_scopes(config))
-        except MissingScopeError as e:
-            raise StartupError(f"{e}: give the bot a token with it") from None
         yield bootstrap(config, clock=clock, db=db, lichess=client)
 
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from bot.cli.base import EXIT_ERROR, Cli, CliError, command, services
 from bot.cli.output import as_json
-from bot.errors import StartupError
 
 __all__ = ["register"]
 
@@ -30,14 +29,13 @@ async def doctor(args: argparse.Namespace, cli: Cli) -> int:
     url = args.lichess_url or (None if config.service.uses_sandbox else config.service.lichess_url)
     if url is None:
         raise CliError("pass --lichess-url of a running sandbox (python -m bot.sandbox)")
-    try:
-        async with services(cli, lichess_url=url) as found:
-            assert found.registration is not None
-            report = await found.registration.doctor()
-    except StartupError as e:
-        raise CliError(str(e)) from None
+    async with services(cli, lichess_url=url) as found:
+        assert found.registration is not None
+        report = await found.registration.doctor()
     problems = []
-    if report.bot is None:
+    if report.token_problem is not None:
+        problems.append(report.token_problem)
+    elif report.bot is None:
         problems.append("the token is not valid")
     elif report.missing:
         problems.append(f"the token lacks the scope {', '.join(report.missing)}")
@@ -80,4 +78,6 @@ async def doctor(args: argparse.Namespace, cli: Cli) -> int:
         print(f"refusing DMs:  {', '.join(report.refusing_dms) or 'none'}")
         for problem in problems:
             print(f"problem: {problem}")
-    return EXIT_ERROR if problems else 0
+    if problems:  # the report is on stdout; the exit and one line on stderr say it failed
+        raise CliError("doctor: " + "; ".join(problems), EXIT_ERROR)
+    return 0

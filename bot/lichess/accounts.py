@@ -94,8 +94,11 @@ class LichessAccounts:
         except LichessError:
             return set()
 
-    async def token(self) -> tuple[str | None, frozenset[str]]:
-        info = await self.client.test_token()
+    async def token(self) -> tuple[str | None, frozenset[str]] | str:
+        try:
+            info = await self.client.test_token()
+        except LichessError as e:
+            return f"Lichess error testing the token: {e}"
         return info.user, info.scopes
 
     async def in_team(self, username: str, team: str) -> bool | str:

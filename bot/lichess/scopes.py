@@ -1,8 +1,8 @@
 """The scopes the bot's token needs, and the start-up check that names a missing one.
 
-``acwc run`` sends DMs (``msg:write``) and team messages (``team:lead``, when a team is set);
-``acwc registration check`` reads the team's members (``team:read``, when a team is set). Both
-ask ``POST /api/token/test`` first and refuse to start with a token that lacks one.
+``acwc run`` sends DMs (``msg:write``) and team messages (``team:lead``, when a team is set): it
+asks ``POST /api/token/test`` first and refuses to start with a token that lacks one. (``acwc
+registration check`` makes the same check for ``team:read`` in the registration service.)
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import logging
 
 from bot.lichess.client import LichessClient, TokenInfo
 from bot.lichess.errors import LichessHTTPError, LichessTransportError
-from bot.service.registration import registration_scopes, run_scopes
+from bot.service.registration import run_scopes
 
-__all__ = ["check_token", "registration_scopes", "run_scopes"]
+__all__ = ["check_token", "run_scopes"]
 
 log = logging.getLogger(__name__)
 

@@ -62,8 +62,9 @@ class AccountSource(Protocol):
         """The ids of the team's members, or a sentence saying why they could not be read."""
         ...
 
-    async def token(self) -> tuple[str | None, frozenset[str]]:
-        """The bot token's user (``None``: not valid) and scopes."""
+    async def token(self) -> tuple[str | None, frozenset[str]] | str:
+        """The bot token's user (``None``: not valid) and scopes, or a sentence saying why
+        Lichess could not be asked."""
         ...
 
     async def team_leaders(self, team: str) -> set[str]: ...
@@ -86,6 +87,7 @@ class Doctor:
     members_problem: str | None
     outbox_stopped: str | None
     refusing_dms: list[str]
+    token_problem: str | None = None
 
 
 REASONS = {
@@ -151,7 +153,19 @@ class Registration:
         return RegistrationCheck(username, verdict, None)
 
     async def check_all(self, *, now: dt.datetime, actor: str) -> list[RegistrationCheck]:
-        """Check every registered player and store the seeding ratings found (audited)."""
+        """Check every registered player and store the seeding ratings found (audited).
+
+        Refuses first, naming it, when the token lacks a scope the check needs."""
+        needed = registration_scopes(self.config)
+        token = await self.accounts.token() if needed else None
+        if isinstance(token, tuple):
+            user, scopes = token
+            missing = sorted(set(needed) - scopes) if user is not None else needed
+            if missing:
+                who = "an unknown or revoked token" if user is None else f"the token of {user}"
+                raise OperationError(
+                    f"{who} lacks the scope {', '.join(missing)}: give the bot a token with it"
+                )
         async with self.db.uow() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
         checks = [await self.check_player(username) for _, username in players]
@@ -196,7 +210,9 @@ class Registration:
         needed = sorted({*run_scopes(self.config), *registration_scopes(self.config)})
         async with self.db.uow() as uow:
             holds = [(h.name, h.reason) for h in await uow.holds.named("")]
-        bot, scopes = await self.accounts.token()
+        token = await self.accounts.token()
+        problem_token = token if isinstance(token, str) else None
+        bot, scopes = (None, frozenset[str]()) if isinstance(token, str) else token
         team = self.config.tournament.team or None
         leads, not_members, problem = False, [], None
         if team:
@@ -221,6 +237,7 @@ class Registration:
             members_problem=problem,
             outbox_stopped=stopped,
             refusing_dms=refusing,
+            token_problem=problem_token,
         )
 
     # --- players on their own (issue 17) ----------------------------------------------------

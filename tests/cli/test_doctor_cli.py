@@ -75,14 +75,20 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     assert acwc("tournament", "create")[0] == 0
     for name in ("Alice", "Bob"):
         assert acwc("player", "add", name)[0] == 0
-    code, out, _ = acwc("doctor", "--lichess-url", url, "--json")
+    code, out, err = acwc("doctor", "--lichess-url", url, "--json")
     assert code == 1
+    assert err == "acwc: error: doctor: the token lacks the scope msg:write\n"
     report = json.loads(out)
     assert report["missing_scopes"] == ["msg:write"]
     assert report["bot"] == BOT
     assert report["leads_team"] is True
     assert report["not_team_members"] == ["Bob"]
     assert report["problems"] == ["the token lacks the scope msg:write"]
+
+    _token(monkeypatch, state, ["team:lead"])  # every missing scope is named, not the first
+    code, out, _ = acwc("doctor", "--lichess-url", url)
+    assert code == 1
+    assert "missing:       msg:write, team:read" in out
 
 
 def test_doctor_passes_with_every_scope_and_prints_the_team(  # type: ignore[no-untyped-def]
