@@ -189,7 +189,7 @@ def bootstrap(
         challenges=challenges,
         broadcasts=None
         if lichess is None or not config.games.broadcast_stages
-        else Broadcasts(config, db, clock, notifier, LichessBroadcasts(lichess)),
+        else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
     )
 
 

@@ -35,6 +35,11 @@ TOOLS = (
         "bot.demo.command",
         "run a whole championship with simulated players on the sandbox Lichess, fast",
     ),
+    CommandEntry(
+        "follow-clock",
+        "bot.demo.command",
+        "tests only: `acwc run` on the fake clock a demo driver serves (sandbox Lichess only)",
+    ),
 )
 
 __all__ = ["main"]

@@ -597,15 +597,18 @@ class GameActor:
                 wakes.append(wake)
         return acted, None if acted else min(wakes, default=None)
 
-    def _join(self, row: MatchRow, number: int, *, armageddon: bool = False) -> bool:
+    def _join(
+        self, row: MatchRow, number: int, now: dt.datetime, *, armageddon: bool = False
+    ) -> bool:
         """Both players join the bot's challenge for game ``number`` (or the armageddon game);
         False while there is none (the service makes it as soon as the time is agreed, the game
         before is recorded or the armageddon's colours are decided)."""
-        found = next(
+        found = next(  # the newest that is still open (a time moved later makes a new one)
             (
                 c
-                for c in self._challenges.get(row.id, [])
-                if c.week == row.week
+                for c in reversed(self._challenges.get(row.id, []))
+                if c.expires_at > now
+                and c.week == row.week
                 and c.armageddon is armageddon
                 and (armageddon or c.game_number == number)
                 and c.id not in self.world.sandbox.games
@@ -649,7 +652,7 @@ class GameActor:
             return False, start
         if not games:
             self._maybe_lobby_game(row, now)
-        if not self._join(row, len(games) + 1):
+        if not self._join(row, len(games) + 1, now):
             self.world.notes.anomaly(now, f"match {row.id}: no challenge for game {len(games) + 1}")
             return False, None
         return True, None
@@ -735,7 +738,7 @@ class GameActor:
             return False, None
         if start > now:
             return False, start
-        if not self._join(row, 0, armageddon=True):
+        if not self._join(row, 0, now, armageddon=True):
             self.world.notes.anomaly(now, f"match {row.id}: no challenge for the armageddon")
             return False, None
         return True, None

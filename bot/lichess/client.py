@@ -144,6 +144,7 @@ class LichessClient:
         self._backoff_max = backoff_max
         self._rate_limit_pause = rate_limit_pause
         self._board = pause_board
+        self._sharing: set[asyncio.Task[None]] = set()
         self._board_read_at: dt.datetime | None = None
         self._token = token
         self._session = _Session(token, timeout, stream_timeout)
@@ -169,6 +170,8 @@ class LichessClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        for task in list(self._sharing):  # a pause nobody is left to keep
+            task.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._session.close()
 
@@ -339,7 +342,7 @@ class LichessClient:
                         raise
                     rate_limit_waits += 1
                     self._paused_until = self._clock.now() + self._rate_limit_pause
-                    await self._share_pause(self._paused_until)
+                    self._share_in_background(self._paused_until)
                     log.warning(
                         "Lichess rate limit on %s: pausing every call until %s",
                         name,
@@ -381,6 +384,14 @@ class LichessClient:
         except Exception:  # the database is down: the local pause still holds
             log.warning("could not read the shared Lichess pause", exc_info=True)
             return None
+
+    def _share_in_background(self, until: dt.datetime) -> None:
+        """Write the pause for the other processes without waiting for it: the caller may hold
+        the database's write lock (a deadline's transaction on SQLite), which the pause's row
+        would wait for while the caller waits for this call."""
+        task = asyncio.get_running_loop().create_task(self._share_pause(until))
+        self._sharing.add(task)
+        task.add_done_callback(self._sharing.discard)
 
     async def _share_pause(self, until: dt.datetime) -> None:
         if self._board is None:

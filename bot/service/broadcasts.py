@@ -6,7 +6,7 @@ its published rounds (a week) gets a round of it following the games of that wee
 :meth:`Broadcasts.sync` makes whatever is missing: it reads the database in one transaction,
 asks Lichess outside any transaction, and stores each broadcast or round in its own; a Lichess
 failure leaves the rest for the next sync (at start-up and whenever a round is published). The
-pages and a forum draft link each round.
+pages and the round's forum pairings post.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.config import Config
-from bot.notify import Notifier
-from bot.notify.keys import NoticeKey
-from bot.notify.kinds import NoticeKind
 from bot.runtime.clock import Clock
+from bot.service.forum import Forum
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
 from rules.talk.games import time_control_text
@@ -73,12 +71,12 @@ class RoundToBroadcast:
 
 class Broadcasts:
     def __init__(
-        self, config: Config, db: Database, clock: Clock, notifier: Notifier, maker: BroadcastMaker
+        self, config: Config, db: Database, clock: Clock, forum: Forum, maker: BroadcastMaker
     ) -> None:
         self.config = config
         self.db = db
         self.clock = clock
-        self.notifier = notifier
+        self.forum = forum
         self.maker = maker
 
     async def missing(self) -> list[RoundToBroadcast]:
@@ -142,17 +140,9 @@ class Broadcasts:
                     action="broadcast.round",
                     details={"round": todo.round_id, "broadcast": result.id, "url": result.url},
                 )
-                stage_name = _STAGE_NAMES.get(todo.stage, str(todo.stage))
-                await self.notifier.forum(
-                    uow,
-                    now=now,
-                    subject=f"Live broadcast, {stage_name} round {todo.number}",
-                    body=(
-                        f"Follow every game of {stage_name} round {todo.number} live on Lichess: "
-                        f"{result.url}"
-                    ),
-                    key=NoticeKey(NoticeKind.ROUND_PAIRINGS, f"broadcast:{todo.round_id}"),
-                )
+                round_row = await uow.tournaments.round(todo.round_id)
+                if round_row is not None:  # the round's one pairings post names it (issue 17)
+                    await self.forum.pairings_post(uow, round_row, now=now)
                 await uow.commit()
             made += 1
         return made

@@ -213,11 +213,23 @@ class GameChallenges:
             ),
             expires_at=expires_at,
         )
+        # Lichess is asked outside the database's write lock, which the claim of this row holds
+        # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
+        # other writer, the game intake too). The next attempt is committed with the claim, so
+        # a crash while Lichess is asked still makes the challenge; it goes once this one is made.
+        retry = self._retry(row, deadline, attempt, now=now)
+        if retry is not None:
+            await uow.deadlines.add(retry)
+        await uow.commit()
         try:
             made = await self.maker(spec)
         except ChallengeFailed as e:
             await self._failed(uow, row, deadline, attempt, str(e), now=now)
             return
+        if retry is not None:
+            stored = await uow.deadlines.get(retry.id)
+            if stored is not None and stored.fired_at is None:
+                stored.cancelled_at = now
         await repo.add(
             ChallengeRow(
                 id=made.id,
@@ -279,17 +291,23 @@ class GameChallenges:
             reason=why,
             details={"attempt": attempt, **deadline.payload},
         )
+        # the next attempt, if any, was planned before Lichess was asked (on_deadline)
+
+    @staticmethod
+    def _retry(
+        row: MatchRow, deadline: DeadlineRow, attempt: int, *, now: dt.datetime
+    ) -> DeadlineRow | None:
+        """The next attempt's deadline row; None after the last (the players still have the
+        room's time control and may challenge by hand)."""
         if attempt >= MAX_ATTEMPTS:
-            return  # the players still have the room's time control and may challenge by hand
-        await uow.deadlines.add(
-            DeadlineRow(
-                kind=CHALLENGE_DEADLINE,
-                due_at=now + RETRY_AFTER,
-                match_id=row.id,
-                subject=deadline.subject,
-                payload={**deadline.payload, "attempt": attempt + 1},
-                created_at=now,
-            )
+            return None
+        return DeadlineRow(
+            kind=CHALLENGE_DEADLINE,
+            due_at=now + RETRY_AFTER,
+            match_id=row.id,
+            subject=deadline.subject,
+            payload={**deadline.payload, "attempt": attempt + 1},
+            created_at=now,
         )
 
     async def _username(self, uow: UnitOfWork, player: PlayerId) -> str:

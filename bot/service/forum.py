@@ -25,6 +25,7 @@ from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
+from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["AlreadyPostedError", "Forum", "NotADraftError"]
@@ -117,7 +118,10 @@ class Forum:
             f"Play by {label_time(round_row.week_end)} (rules 4.5); all times UTC.",
             f"Agreed times and results are also on {self.config.service.public_url.rstrip('/')}/",
         ]
-        if self.config.tournament.broadcast_url:
+        live = await GamesRepository(uow.session).broadcast_round(round_row.id)
+        if live is not None:  # this round's live broadcast (bot/service/broadcasts.py)
+            lines.append(f"Follow every game live on Lichess: {live.url}")
+        elif self.config.tournament.broadcast_url:
             lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
         lines.append("")
         for m in sorted(matches, key=lambda m: m.board):

@@ -34,6 +34,7 @@ from bot.sandbox.schemas import GameClock, LightUser
 from bot.sandbox.state import SandboxState
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import CHALLENGE_DEADLINE
+from bot.service.forum import Forum
 from bot.service.registration import Registration
 from bot.views.match_room import MatchView, match_view
 from rules.core.model import PlayerId
@@ -309,7 +310,9 @@ async def test_broadcast_rounds_follow_the_players_of_each_broadcast_stage_round
         service=ServiceConfig(lichess_url="http://127.0.0.1:1"),
         games=GamesConfig(broadcast_stages=(StageKind.CANDIDATES,)),
     )
-    broadcasts = Broadcasts(config, db, clock, Notifier(config), LichessBroadcasts(client))
+    broadcasts = Broadcasts(
+        config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
+    )
     assert await broadcasts.sync() == 1
     (tour,) = state.broadcasts.values()
     assert tour.name == "ACWC 2021 Candidates"
@@ -334,7 +337,9 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
     config = Config(tournament=TournamentConfig(tds=("ODMWND",)))
     weak = state.add_token("acwc-bot", scopes=("msg:write", "team:lead"))
     async with LichessClient(base_url=sandbox_url, token=weak, clock=clock) as client:
-        refused = Broadcasts(config, db, clock, Notifier(config), LichessBroadcasts(client))
+        refused = Broadcasts(
+            config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
+        )
         assert await refused.sync() == 0
     assert state.broadcasts == {}
     async with db.uow() as uow:
@@ -342,7 +347,9 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
     assert any(a.action == "broadcast.failed" and "403" in (a.reason or "") for a in audit)
     good = state.add_token("acwc-bot")
     async with LichessClient(base_url=sandbox_url, token=good, clock=clock) as client:
-        fixed = Broadcasts(config, db, clock, Notifier(config), LichessBroadcasts(client))
+        fixed = Broadcasts(
+            config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
+        )
         assert await fixed.sync() == 1
 
 
