@@ -60,6 +60,7 @@ from rules.core.model import PlayerId, normalise_username
 from storage import migrate
 from storage.db import Database
 from storage.models import AuditRow, GameRow, MatchRow, OutboxRow, RoundRow
+from storage.models_games import ChallengeRow
 from tests.demo.test_season import short_matches
 
 PLAYERS = 13
@@ -332,16 +333,31 @@ async def _outcome(
              m.black_first, m.state, m.outcome, m.decided_by, m.agreed_time)
             for m in match_rows
         ]  # fmt: skip
-        games = [
-            (g.id, rank[g.match_id], g.white, g.black, g.status, g.winner, g.counted, g.refusal)
-            for g in (await uow.session.execute(select(GameRow).order_by(GameRow.id))).scalars()
-        ]
+        # Game ids by what the game is: a kill after Lichess made the bot's challenge but before
+        # the service committed it leaves that challenge unused on the sandbox, and the one made
+        # again after the restart takes the next id (the game's id); on Lichess the orphan lapses.
+        canon = {
+            c.id: f"challenge:{rank[c.match_id]}:{c.week}:{c.game_number}:{c.armageddon}"
+            for c in (await uow.session.execute(select(ChallengeRow))).scalars()
+        }
+        games = sorted(
+            (canon.get(g.id, g.id), rank[g.match_id], g.white, g.black, g.status, g.winner,
+             g.counted, g.refusal)
+            for g in (await uow.session.execute(select(GameRow))).scalars()
+        )  # fmt: skip
+
+        def canonical(details: Any) -> str:
+            text = json.dumps(details, sort_keys=True, default=str)
+            for raw, name in canon.items():
+                text = text.replace(f'"{raw}"', f'"{name}"')
+            return text
+
         # The audit log without its ids: ids are a sequence's numbers, and PostgreSQL spends one
         # on every insert of a transaction a SIGKILL rolled back; the order is (time, content).
         audit = sorted(
             (
                 (a.at, a.actor, a.action, a.reason, a.player, rank.get(a.match_id),
-                 json.dumps(a.details, sort_keys=True, default=str))
+                 canonical(a.details))
                 for a in (await uow.session.execute(select(AuditRow))).scalars()
             ),
             key=repr,
