@@ -371,3 +371,19 @@ async def test_the_tds_overrule_the_offers_check_from_its_alert(
     assert row is not None
     assert (row.outcome, row.decided_by) == ("tied", "td")
     assert "Offers check ruled" not in html.split("Forum posts")[0]
+
+
+async def test_two_private_reports_on_one_match_are_two_items_titled_with_their_kind(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    match_id = site.matches["alice-bob"]
+    for name, words in (("Alice", "bob moves instantly"), ("Bob", "alice had help")):
+        player = browsers[name.lower()]
+        await player.login(name)
+        await player.get(f"/match/{match_id}")
+        await player.post(f"/match/{match_id}/say", {"action": "report", "report": words})
+    b = await td(browsers)
+    titles = re.findall(r'<h3 id="d-\d+">(.*?)</h3>', b.last_html)
+    reports = [t for t in titles if t.startswith(f"Private report (rules 7.1): match {match_id}")]
+    assert len(reports) == 2, titles
+    assert {t.rsplit(", ", 1)[-1] for t in reports} == {"Alice", "Bob"}  # who reported

@@ -548,7 +548,11 @@ class TdAlerts:
         for r in await uow.outbox.alerts(except_notice=NoticeKind.DISQUALIFICATION_DUE.value):
             if r.notice in COVERED:
                 continue
-            group = r.match_id if r.match_id is not None else (r.event or f"outbox-{r.id}")
+            # A week alert's reminders (the second no-show check, ...) are one situation of one
+            # match; any other alert (two private reports on one match) is an item of its own.
+            group: int | str = r.event or f"outbox-{r.id}"
+            if r.notice in ABOUT_THE_WEEK and r.match_id is not None:
+                group = r.match_id
             latest[(r.notice or "", group)] = r  # oldest first: the last is the newest
             key = r.event or f"outbox-{r.id}"
             failed[key] = failed.get(key, True) and r.status is OutboxStatus.FAILED
