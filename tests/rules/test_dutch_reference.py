@@ -56,6 +56,21 @@ def test_a_moved_down_player_keeps_his_opponent() -> None:
     assert (code, output) == (0, expected)
 
 
+def test_c9_acts_where_the_bye_assignee_floats_down() -> None:
+    """C9 (fewest unplayed games for the PAB assignee) acts in a bracket below the assignee's
+    scoregroup too, when his score is not below its residents' and nobody in it meets a lower
+    scorer (as bbpPairings). Here the eligible 4.5-pointers 5 (two unplayed games) and 9
+    (three) float down to 4's bracket, one to meet 4, the other to take the PAB: 9 meets 4 and
+    5 gets the PAB, the pairs and bye caissify-pairings gives (a random state of
+    bench/pairing_diff.py on which the engine once gave 4-5 and the PAB to 9)."""
+    name = "c9-bye-assignee-moved-down"
+    expected = (DATA / f"{name}.expected.txt").read_text()
+    assert "9 4\n" in expected
+    assert expected.endswith("5 0\n")
+    code, output = run_pair((DATA / f"{name}.trf").read_text())
+    assert (code, output) == (0, expected)
+
+
 def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPlayer]:
     return [
         SwissPlayer(PlayerNumber(number), (), present=number not in absent)
