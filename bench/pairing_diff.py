@@ -124,7 +124,9 @@ def _state(tournament: TrfTournament, round_number: int) -> TrfTournament:
         cells: list[TrfCell] = list(player.rounds[: round_number - 1])
         if len(player.rounds) >= round_number and not player.rounds[round_number - 1].is_paired:
             cells.append(player.rounds[round_number - 1])
-        players.append(replace(player, rounds=tuple(cells)))
+        # The score column would be the final one: left blank, it is not checked.
+        static = player.static[:72] + " " * 4 + player.static[76:]
+        players.append(replace(player, static=static, rounds=tuple(cells)))
     return replace(tournament, players=tuple(players))
 
 

@@ -87,8 +87,9 @@ Points the text leaves to the implementer, and how this module decides them
   look at played games only.
 * A player with no colour history has no preference; two such players get colours by the
   initial-colour rule.
-* C9 acts in the bracket whose scoregroup holds the PAB assignee's score when no player carried
-  into it has to meet a lower scorer (as bbpPairings does), and also in the last bracket, whose
+* C9 acts in a bracket whose residents score no more than the PAB assignee (his own
+  scoregroup's, or a lower one he may float into) when no player carried into it has to meet a
+  lower scorer than its residents (as bbpPairings does), and always in the last bracket, whose
   single leftover player gets the PAB even when he was moved down from a higher scoregroup.
 * Absent players (``present=False``) are not paired and receive nothing from this module; the
   caller records their zero-point round.

@@ -83,12 +83,19 @@ class RoundPairer:
         return self.pairs, (unpaired[0] if unpaired else None)
 
     def _next_c9(self, carried: Sequence[int], following: Sequence[int]) -> bool:
+        """Whether C9 acts in the next bracket: the PAB assignee's score is not below its
+        residents' (he may be a moved-down player in it, floated from his own scoregroup),
+        and none of its players meets a lower scorer in the matching (as bbpPairings)."""
         score = self.bye.score
-        if score is None or not following or self.states[following[0]].score != score:
+        if score is None or not following:
+            return False
+        resident_score = self.states[following[0]].score
+        if score < resident_score:
             return False
         mate = self.last_mate
         return all(
-            index not in mate or self.states[mate[index]].score >= score for index in carried
+            index not in mate or self.states[mate[index]].score >= resident_score
+            for index in carried
         )
 
     def _pair_bracket(
