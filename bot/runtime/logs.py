@@ -13,7 +13,9 @@ import datetime as dt
 import json
 import logging
 import re
+import sys
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["FORMATS", "JsonFormatter", "Redact", "setup_logging"]
 
@@ -63,13 +65,27 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record comes (as logging's last resort
+    does): a handler bound to the stream of the moment it was made writes into a closed one
+    once that stream is swapped (a test's capture), from any thread that still logs."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def setup_logging(
     *, level: int | str = logging.WARNING, fmt: str = "text", secrets: Iterable[str | None] = ()
 ) -> None:
     """One handler on stderr for the root logger, in ``fmt``, dropping ``secrets``."""
     if fmt not in FORMATS:
         raise ValueError(f"log format {fmt!r}: use one of {', '.join(FORMATS)}")
-    handler = logging.StreamHandler()
+    handler = _Stderr()
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
     handler.addFilter(Redact(secrets))
     root = logging.getLogger()

@@ -87,7 +87,6 @@ class Fired:
         return [f.deadline.subject for f in self.firings]
 
 
-@pytest.mark.timeout(30)
 async def test_a_deadline_due_in_2_s_fires_once_within_a_second_of_it(db: Database) -> None:
     due = CLOCK.now() + dt.timedelta(seconds=2)
     await add_deadline(db, due, "in-2-s")
@@ -104,7 +103,6 @@ async def test_a_deadline_due_in_2_s_fires_once_within_a_second_of_it(db: Databa
         assert await uow.deadlines.next_due() is None  # claimed: no process fires it again
 
 
-@pytest.mark.timeout(30)
 async def test_after_a_restart_overdue_rows_fire_once_late_and_later_ones_on_time(
     db: Database,
 ) -> None:
@@ -144,7 +142,6 @@ async def real_sandbox() -> AsyncIterator[tuple[SandboxState, str, str]]:
         await runner.cleanup()
 
 
-@pytest.mark.timeout(30)
 async def test_a_message_lichess_refused_with_a_503_is_retried_on_the_wall_clock_and_sent_once(
     db: Database, real_sandbox: tuple[SandboxState, str, str]
 ) -> None:

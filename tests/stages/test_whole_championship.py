@@ -45,6 +45,8 @@ def run(url: str, fn: Callable[[Database], Awaitable[Any]]) -> Any:
     return asyncio.run(inner())
 
 
+# A hang guard, not a timing check: on PostgreSQL beside a CPU hog it outlasts the default 120 s.
+@pytest.mark.timeout(600)
 def test_a_whole_championship_runs_to_a_champion(
     any_database_url: str,
     in_tmp: Path,
