@@ -85,7 +85,8 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     assert report["not_team_members"] == ["Bob"]
     assert report["problems"] == ["the token lacks the scope msg:write"]
 
-    _token(monkeypatch, state, ["team:lead"])  # every missing scope is named, not the first
+    # every missing scope is named, not the first (study:write: the default broadcasts)
+    _token(monkeypatch, state, ["team:lead", "study:write"])
     code, out, _ = acwc("doctor", "--lichess-url", url)
     assert code == 1
     assert "missing:       msg:write, team:read" in out

@@ -288,6 +288,8 @@ async def published(db: Database, *match_ids: int) -> None:
             rnd = await uow.session.get(RoundRow, row.round_id)
             assert rnd is not None
             rnd.state = RoundState.PUBLISHED
+            rnd.published_at = rnd.published_at or START
+            rnd.week_end = rnd.week_end or START + dt.timedelta(days=6)
         await uow.commit()
 
 
