@@ -15,13 +15,10 @@ from rules.core.states import MatchState
 from storage.convert import game_row_values
 from storage.models import (
     AuditRow,
-    Channel,
     DeadlineRow,
     ForbiddenPairRow,
     GameRow,
     MatchRow,
-    OutboxRow,
-    OutboxStatus,
     PlayerExitRow,
     PlayerRow,
     RoundRow,
@@ -39,31 +36,6 @@ _GAME_ORDER = (GameRow.created_at, GameRow.id)
 # SQLite, and a statement object built once keeps its cache key.
 _GAMES_OF_MATCH = (
     select(GameRow).where(GameRow.match_id == bindparam("match_id")).order_by(*_GAME_ORDER)
-)
-_OUTBOX_KEY_TAKEN = select(OutboxRow.id).where(OutboxRow.dedupe_key == bindparam("key")).limit(1)
-_OUTBOX_DUE = (
-    select(OutboxRow)
-    .where(
-        OutboxRow.status == OutboxStatus.PENDING,
-        OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
-        or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= bindparam("now")),
-    )
-    .order_by(OutboxRow.id)
-    .limit(bindparam("limit"))
-)
-_OUTBOX_MARK_SENT = (
-    update(OutboxRow)
-    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == OutboxStatus.PENDING)
-    .values(
-        status=OutboxStatus.SENT,
-        sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
-        last_error=None,
-        attempts=OutboxRow.attempts + 1,
-    )
-)
-_OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
-    OutboxRow.status == OutboxStatus.PENDING,
-    OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
 )
 _DEADLINES_DUE = (
     select(DeadlineRow)
@@ -484,176 +456,6 @@ class AuditRepository(_Repository):
             .group_by(AuditRow.action)
         )
         return {action: int(n) for action, n in result.all()}
-
-
-class OutboxRepository(_Repository):
-    async def enqueue(
-        self,
-        *,
-        now: dt.datetime,
-        kind: str,
-        recipient: str,
-        body: str,
-        subject: str | None = None,
-        dedupe_key: str | None = None,
-        notice: str | None = None,
-        event: str | None = None,
-        match_id: int | None = None,
-        player: str | None = None,
-    ) -> OutboxRow | None:
-        """Queue a message; with ``dedupe_key`` a second identical request queues nothing.
-
-        ``notice``, ``event``, ``match_id`` and ``player`` say what it reports (bot.notify)."""
-        if dedupe_key is not None:
-            existing = await self.session.execute(_OUTBOX_KEY_TAKEN, {"key": dedupe_key})
-            if existing.first() is not None:
-                return None
-        row = OutboxRow(
-            created_at=now,
-            kind=kind,
-            recipient=recipient,
-            subject=subject,
-            body=body,
-            dedupe_key=dedupe_key,
-            notice=notice,
-            event=event,
-            match_id=match_id,
-            player=player,
-            status=OutboxStatus.PENDING,
-            attempts=0,
-            next_attempt_at=now,
-        )
-        self.session.add(row)
-        await self.session.flush()
-        return row
-
-    async def due(
-        self, now: dt.datetime, *, kinds: Sequence[str], limit: int = 50
-    ) -> Sequence[OutboxRow]:
-        result = await self.session.execute(
-            _OUTBOX_DUE, {"now": now, "kinds": list(kinds), "limit": limit}
-        )
-        return result.scalars().all()
-
-    async def get(self, row_id: int) -> OutboxRow | None:
-        return await self.session.get(OutboxRow, row_id)
-
-    async def alerts(
-        self, *, notice: str | None = None, except_notice: str | None = None
-    ) -> Sequence[OutboxRow]:
-        """TD alerts (one row per TD), oldest first: of one notice kind, or all but one."""
-        query = select(OutboxRow).where(OutboxRow.kind == Channel.TD_ALERT)
-        if notice is not None:
-            query = query.where(OutboxRow.notice == notice)
-        if except_notice is not None:
-            query = query.where(or_(OutboxRow.notice.is_(None), OutboxRow.notice != except_notice))
-        result = await self.session.execute(query.order_by(OutboxRow.id))
-        return result.scalars().all()
-
-    async def count_due(self, now: dt.datetime, *, kinds: Sequence[str]) -> int:
-        """Pending messages of ``kinds`` due at ``now``."""
-        result = await self.session.execute(
-            select(func.count())
-            .select_from(OutboxRow)
-            .where(
-                OutboxRow.status == OutboxStatus.PENDING,
-                OutboxRow.kind.in_(list(kinds)),
-                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
-            )
-        )
-        return int(result.scalar_one())
-
-    async def oldest_pending(self, kinds: Sequence[str]) -> dt.datetime | None:
-        """When the oldest message of ``kinds`` still undelivered was queued (``/healthz``)."""
-        value: dt.datetime | None = await self.session.scalar(
-            select(func.min(OutboxRow.created_at)).where(
-                OutboxRow.status == OutboxStatus.PENDING, OutboxRow.kind.in_(list(kinds))
-            )
-        )
-        return value
-
-    async def mark_sent(self, row_id: int, *, at: dt.datetime) -> int:
-        """Mark a message sent if it is still pending (one statement); 1 if it was, else 0."""
-        result = await self.session.execute(_OUTBOX_MARK_SENT, {"row_id": row_id, "sent_at": at})
-        return int(getattr(result, "rowcount", 0) or 0)
-
-    async def next_retry(self, kinds: Sequence[str]) -> dt.datetime | None:
-        """When the earliest pending message of ``kinds`` is due (``None``: nothing to send).
-
-        One MIN() rather than loading every pending row: forum drafts stay pending until a TD
-        marks them posted, so over a season that list grows with every round."""
-        value: dt.datetime | None = await self.session.scalar(
-            _OUTBOX_NEXT_RETRY, {"kinds": list(kinds)}
-        )
-        return value
-
-    async def events(
-        self, kinds: Sequence[str]
-    ) -> Sequence[tuple[str, str | None, str, int | None]]:
-        """(channel, notice kind, event, match) of each distinct event on ``kinds``: every copy
-        of one event (to each TD) is one row here."""
-        result = await self.session.execute(
-            select(OutboxRow.kind, OutboxRow.notice, OutboxRow.event, OutboxRow.match_id)
-            .where(OutboxRow.kind.in_(list(kinds)))
-            .group_by(OutboxRow.kind, OutboxRow.notice, OutboxRow.event, OutboxRow.match_id)
-        )
-        return [(str(k), n, e or "", m) for k, n, e, m in result.all()]
-
-    async def count_events(self, notice: str) -> int:
-        """How many distinct events of ``notice`` kind the outbox holds (copies count once)."""
-        result = await self.session.execute(
-            select(func.count(func.distinct(OutboxRow.event))).where(OutboxRow.notice == notice)
-        )
-        return int(result.scalar_one())
-
-    async def status_counts(self, kinds: Iterable[str]) -> dict[str, int]:
-        """How many messages of ``kinds`` are in each status."""
-        result = await self.session.execute(
-            select(OutboxRow.status, func.count())
-            .where(OutboxRow.kind.in_(list(kinds)))
-            .group_by(OutboxRow.status)
-        )
-        return {str(status): int(n) for status, n in result.all()}
-
-    async def forum_post(self, event: str) -> OutboxRow | None:
-        """The forum draft of ``event`` (a round's pairings or closing post), if drafted."""
-        result = await self.session.execute(
-            select(OutboxRow)
-            .where(OutboxRow.kind == Channel.FORUM_DRAFT, OutboxRow.event == event)
-            .order_by(OutboxRow.id)
-            .limit(1)
-        )
-        return result.scalar_one_or_none()
-
-    async def notes_pending(self) -> Sequence[OutboxRow]:
-        """Information for the TDs not yet in a digest, oldest first."""
-        result = await self.session.execute(
-            select(OutboxRow)
-            .where(OutboxRow.kind == Channel.TD_NOTE, OutboxRow.status == OutboxStatus.PENDING)
-            .order_by(OutboxRow.id)
-        )
-        return result.scalars().all()
-
-    async def recent_notes(self, limit: int = 20) -> Sequence[OutboxRow]:
-        """The newest information for the TDs (the desk's "recent" list), newest first."""
-        result = await self.session.execute(
-            select(OutboxRow)
-            .where(OutboxRow.kind == Channel.TD_NOTE)
-            .order_by(OutboxRow.id.desc())
-            .limit(limit)
-        )
-        return result.scalars().all()
-
-    async def list(
-        self, *, status: str | None = None, kind: str | None = None
-    ) -> Sequence[OutboxRow]:
-        query = select(OutboxRow).order_by(OutboxRow.id)
-        if status is not None:
-            query = query.where(OutboxRow.status == status)
-        if kind is not None:
-            query = query.where(OutboxRow.kind == kind)
-        result = await self.session.execute(query)
-        return result.scalars().all()
 
 
 class DeadlineRepository(_Repository):

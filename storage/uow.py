@@ -7,12 +7,12 @@ from types import TracebackType
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from storage.repo_notices import HoldRepository, NoticeRepository
+from storage.repo_outbox import OutboxRepository
 from storage.repositories import (
     AuditRepository,
     DeadlineRepository,
     GameRepository,
     MatchRepository,
-    OutboxRepository,
     PlayerRepository,
     SettingRepository,
     StageRepository,

@@ -22,10 +22,10 @@ from rules.stages.candidates import (
     PoolEntry,
     SeededRole,
     StandingRow,
-    crosstable,
     pool_standings,
     result_of,
 )
+from rules.stages.crosstable import crosstable
 from storage.convert import to_game, to_match
 from storage.models import MatchRow
 from storage.uow import UnitOfWork

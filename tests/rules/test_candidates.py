@@ -25,13 +25,13 @@ from rules.stages.candidates import (
     SeededRole,
     assign_pools,
     berger_rounds,
-    crosstable,
     disregard_withdrawn,
     pool_schedule,
     pool_standings,
     qualifiers_needed,
     result_of,
 )
+from rules.stages.crosstable import crosstable
 from tests.rules.stage_helpers import games_for, make_match, pid, res
 
 R = DEFAULT_RULESET
