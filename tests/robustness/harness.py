@@ -22,6 +22,7 @@ import heapq
 import json
 import os
 import random
+import re
 import socket
 import time
 from collections import Counter
@@ -346,11 +347,11 @@ async def _outcome(
             for g in (await uow.session.execute(select(GameRow))).scalars()
         )  # fmt: skip
 
+        ids = re.compile("|".join(rf"\b{re.escape(raw)}\b" for raw in canon) or r"(?!)")
+
         def canonical(details: Any) -> str:
             text = json.dumps(details, sort_keys=True, default=str)
-            for raw, name in canon.items():
-                text = text.replace(f'"{raw}"', f'"{name}"')
-            return text
+            return ids.sub(lambda m: canon[m.group(0)], text)  # in fields and in sentences
 
         # The audit log without its ids: ids are a sequence's numbers, and PostgreSQL spends one
         # on every insert of a transaction a SIGKILL rolled back; the order is (time, content).
