@@ -93,7 +93,7 @@ COMMANDS: tuple[CommandEntry, ...] = (
     ),
 )
 
-_GLOBAL_WITH_VALUE = ("--config",)
+_GLOBAL_WITH_VALUE = ("--config", "--log-format")
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:

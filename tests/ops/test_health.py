@@ -80,7 +80,8 @@ async def test_metrics_say_the_leader_and_count_lichess_requests_by_endpoint_and
     await _queue_work(db)
     sandbox = SandboxState(now=lambda: START)
     sandbox.add_user("Alice")
-    sandbox.knobs.server_error_next = 1  # the first DM meets a 503, the client's retry gets in
+    # the first call, the start-up check of the token, meets a 503; the client's retry gets in
+    sandbox.knobs.server_error_next = 1
     config = Config(service=ServiceConfig(database_url=db.url))
     waits = Waits()
     service = Service(
@@ -108,6 +109,7 @@ async def test_metrics_say_the_leader_and_count_lichess_requests_by_endpoint_and
     assert "acwc_leader 1.0" in lines
     assert "acwc_outbox_undelivered 0.0" in lines
     assert "acwc_deadlines_overdue 0.0" in lines
-    assert 'acwc_lichess_requests_total{answer="503",endpoint="send_message"} 1.0' in lines
+    assert 'acwc_lichess_requests_total{answer="503",endpoint="test_token"} 1.0' in lines
+    assert 'acwc_lichess_requests_total{answer="ok",endpoint="test_token"} 1.0' in lines
     assert 'acwc_lichess_requests_total{answer="ok",endpoint="send_message"} 1.0' in lines
     assert sandbox.inbox_of("Alice") == ["hello"]
