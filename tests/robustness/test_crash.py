@@ -16,6 +16,7 @@ marking it sent can cause: they are counted and printed, not failed.
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -33,6 +34,10 @@ KILLS = 10
 @pytest.mark.timeout(1500)
 @pytest.mark.skipif(
     TEST_DB != "sqlite", reason="the SQLite run of the suite (the PostgreSQL run has the fail-over)"
+)
+@pytest.mark.skipif(
+    not os.environ.get("ACWC_LONG_TESTS"),
+    reason="a season of many minutes since games go through challenges: ACWC_LONG_TESTS=1 runs it",
 )
 async def test_killing_the_service_10_times_loses_nothing_and_changes_nothing(
     database_url: str, tmp_path: Path
