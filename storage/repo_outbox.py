@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import bindparam, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 
 from storage.models import Channel, OutboxRow, OutboxStatus
 from storage.repositories import _Repository
@@ -92,10 +92,22 @@ class OutboxRepository(_Repository):
         return await self.session.get(OutboxRow, row_id)
 
     async def alerts(
-        self, *, notice: str | None = None, except_notice: str | None = None
+        self,
+        *,
+        notice: str | None = None,
+        except_notice: str | None = None,
+        with_notes: Sequence[str] = (),
     ) -> Sequence[OutboxRow]:
-        """TD alerts (one row per TD), oldest first: of one notice kind, or all but one."""
-        query = select(OutboxRow).where(OutboxRow.kind == Channel.TD_ALERT)
+        """TD alerts (one row per TD), oldest first: of one notice kind, or all but one; with the
+        TD notes of the notice kinds ``with_notes`` (rulings the TDs may overrule)."""
+        query = select(OutboxRow).where(
+            or_(
+                OutboxRow.kind == Channel.TD_ALERT,
+                and_(OutboxRow.kind == Channel.TD_NOTE, OutboxRow.notice.in_(list(with_notes))),
+            )
+            if with_notes
+            else OutboxRow.kind == Channel.TD_ALERT
+        )
         if notice is not None:
             query = query.where(OutboxRow.notice == notice)
         if except_notice is not None:

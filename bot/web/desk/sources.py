@@ -528,6 +528,10 @@ ABOUT_THE_WEEK = frozenset(
 """Alert kinds about a match still being played: once the match has a result, nothing is left
 to decide (the ruling that gave it the result is in the audit log)."""
 
+OVERRULABLE_NOTES = (NoticeKind.OFFERS_VERDICT.value,)
+"""TD notes (no DM of their own: the daily digest tells them) of a ruling the bot took that the
+TDs may still overrule from the desk while the match is undecided (rules 5.5, 5.6)."""
+
 
 class TdAlerts:
     """Alerts the bot sent the TDs (no-shows, pauses, the offers check, reports...).
@@ -545,7 +549,9 @@ class TdAlerts:
     ) -> list[Decision]:
         latest: dict[tuple[str, int | str], OutboxRow] = {}
         failed: dict[str, bool] = {}  # every copy failed: no TD got it by DM
-        for r in await uow.outbox.alerts(except_notice=NoticeKind.DISQUALIFICATION_DUE.value):
+        for r in await uow.outbox.alerts(
+            except_notice=NoticeKind.DISQUALIFICATION_DUE.value, with_notes=OVERRULABLE_NOTES
+        ):
             if r.notice in COVERED:
                 continue
             # A week alert's reminders (the second no-show check, ...) are one situation of one
@@ -615,7 +621,14 @@ class TdAlerts:
     ) -> str:
         if choice == "done":
             return "Alert settled: nothing to rule."
-        alert = next((r for r in await uow.outbox.alerts() if (r.event or "") == key), None)
+        alert = next(
+            (
+                r
+                for r in await uow.outbox.alerts(with_notes=OVERRULABLE_NOTES)
+                if (r.event or "") == key
+            ),
+            None,
+        )
         if alert is None or alert.match_id is None:
             raise OperationError("this alert names no match to rule on")
         if choice.startswith("grant:"):
