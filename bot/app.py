@@ -257,6 +257,8 @@ class Service:
         self._handlers = deadline_handlers
         self._stack = contextlib.AsyncExitStack()
         self.keeper = LoopKeeper(self.clock)
+        self._broadcasting = asyncio.Lock()  # one sync at a time: each makes what is missing
+        self._rounds_seen: object = None
         self.leadership: Leadership
         self.db: Database
         self.lichess: LichessClient
@@ -344,7 +346,7 @@ class Service:
             self.clock,
             self.services.deadline_handlers if self._handlers is None else self._handlers,
             watch=lambda: changes.version(("deadlines",)),
-            after_fire=self.dispatcher.wake,
+            after_fire=self._after_fire,
             on_wait=on_wait,
         )
         self.watcher = GameWatcher(
@@ -479,8 +481,22 @@ class Service:
 
     async def sync_broadcasts(self) -> None:
         """Make the live broadcasts the published rounds miss (a failure waits for the next)."""
-        if self.services.broadcasts is not None and await self.services.broadcasts.sync():
+        if self.services.broadcasts is None:
+            return
+        async with self._broadcasting:
+            made = await self.services.broadcasts.sync()
+        if made:
             self.changed()
+
+    async def _after_fire(self) -> None:
+        """Deadlines fired: send what they queued; a round they put into play (the daily job
+        publishes the later stages' fixed rounds) gets its players watched and its broadcast."""
+        self.dispatcher.wake()
+        changes = self.db.changes
+        rounds = None if changes is None else changes.version(("rounds",))
+        if rounds is None or rounds != self._rounds_seen:
+            self._rounds_seen = rounds
+            await self.refresh_players()
 
     async def run(self) -> None:
         """Until cancelled: wait to lead (:class:`~bot.runtime.leader.Leadership`; at once on

@@ -34,12 +34,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sqlalchemy import select
+
 from bot.app import Service
 from bot.demo.actors import Actor
 from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import SENDABLE_KINDS
 from rules.core.model import Game, GameId
 from storage.db import Database
+from storage.models import AuditRow, DeadlineRow
+from storage.uow import UnitOfWork
 
 __all__ = [
     "InProcessService",
@@ -124,10 +128,43 @@ class Facts:
     outbox_due: int
     deadlines_due: int
     games_missing: tuple[GameId, ...]
+    in_flight: frozenset[int] = frozenset()
+    """Deadlines claimed at the current time whose handler has not committed its end: one that
+    asks Lichess (a challenge) commits its claim first and its outcome after the call."""
 
     @property
     def settled(self) -> bool:
-        return not self.outbox_due and not self.deadlines_due and not self.games_missing
+        return (
+            not self.outbox_due
+            and not self.deadlines_due
+            and not self.games_missing
+            and not self.in_flight
+        )
+
+
+async def claimed_unfinished(uow: UnitOfWork, now: dt.datetime) -> frozenset[int]:
+    """Ids of the deadlines claimed (``fired_at``) at ``now`` without their ``deadline.fired``
+    audit entry, which the runner writes in the handler's last commit."""
+    claimed = (
+        await uow.session.execute(select(DeadlineRow).where(DeadlineRow.fired_at == now))
+    ).scalars()
+    done = {
+        (a.match_id, a.details.get("kind"), a.details.get("subject"), a.details.get("due"))
+        for a in (
+            await uow.session.execute(
+                select(AuditRow).where(
+                    AuditRow.at == now,
+                    AuditRow.action.in_(("deadline.fired", "deadline.unhandled")),
+                )
+            )
+        ).scalars()
+    }
+    return frozenset(
+        d.id
+        for d in claimed
+        if (d.match_id, d.kind, d.subject, d.due_at.isoformat()) not in done
+        and (d.match_id, d.kind, None, None) not in done  # unhandled: kind and id only
+    )
 
 
 @dataclass
@@ -144,6 +181,12 @@ class SeasonDriver:
     """Wall seconds from a game's end on the sandbox to its row in the database."""
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds spent settling and in each actor (for the figures)."""
+    until: dt.datetime | None = None
+    """Give up (:class:`StuckError`) once the clock passes this: a season that stalls while
+    the daily deadlines go on firing would otherwise run for simulated years."""
+    orphans: frozenset[int] = frozenset()
+    """Claimed deadlines whose process was killed before it finished them (no longer owed:
+    their next attempt is a deadline of its own)."""
     _expected: dict[GameId, tuple[str, float]] = field(default_factory=dict)
     _next: dt.datetime | None = None
     _next_at: tuple[int, ...] | None = None
@@ -178,7 +221,8 @@ class SeasonDriver:
                         missing.append(gid)
             outbox = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
             deadlines = await uow.deadlines.count_due(now)
-        return Facts(outbox, deadlines, tuple(missing))
+            in_flight = await claimed_unfinished(uow, now) - self.orphans
+        return Facts(outbox, deadlines, tuple(missing), in_flight)
 
     async def settle(self) -> None:
         """Return once the service has caught up with everything up to the current time."""
@@ -199,7 +243,8 @@ class SeasonDriver:
                 raise SettleError(
                     f"at {self.clock.now().isoformat()} the service did not settle in "
                     f"{self.settle_timeout:.0f} s: {facts.outbox_due} message(s) due, "
-                    f"{facts.deadlines_due} deadline(s) due, games not stored: "
+                    f"{facts.deadlines_due} deadline(s) due, "
+                    f"{len(facts.in_flight)} still firing, games not stored: "
                     f"{', '.join(facts.games_missing[:10]) or 'none'}"
                 )
             await asyncio.sleep(pause)
@@ -300,4 +345,9 @@ class SeasonDriver:
             future = [w for w in wakes if w > now]
             if not future:
                 raise StuckError(f"nothing is due after {now.isoformat()}; the season is not over")
+            if self.until is not None and min(future) > self.until:
+                raise StuckError(
+                    f"the season is not over at {self.until.isoformat()}: it stalled "
+                    f"(the actors' last step was at {now.isoformat()})"
+                )
             self.clock.set(min(future))

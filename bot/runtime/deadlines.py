@@ -59,12 +59,13 @@ class DeadlineRunner(WaitingLoop):
         handlers: Mapping[str, Handler],
         *,
         watch: Callable[[], object] | None = None,
-        after_fire: Callable[[], None] | None = None,
+        after_fire: Callable[[], Awaitable[None]] | None = None,
         on_wait: Callable[[], None] | None = None,
     ) -> None:
         """``watch`` says cheaply what the deadlines table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``after_fire`` is
-        called after deadlines fired (their messages are queued); ``on_wait`` each time the
+        awaited after deadlines fired (their messages are queued; a round one published is
+        watched and broadcast); ``on_wait`` each time the
         runner has fired what was due and goes to wait."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
@@ -119,7 +120,7 @@ class DeadlineRunner(WaitingLoop):
                 fired += 1
         self.fired += fired
         if fired and self.after_fire is not None:
-            self.after_fire()
+            await self.after_fire()
         return fired
 
     async def _next_due(self) -> dt.datetime | None:

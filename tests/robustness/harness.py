@@ -43,6 +43,7 @@ from bot.demo.driver import (
     ServicePort,
     SettleError,
     SettleWatch,
+    claimed_unfinished,
 )
 from bot.demo.remote import ClockFeed, RemotePort, ServiceProcess
 from bot.demo.report import Reporter
@@ -61,7 +62,7 @@ from rules.core.model import PlayerId, normalise_username
 from storage import migrate
 from storage.db import Database
 from storage.models import AuditRow, GameRow, MatchRow, OutboxRow, RoundRow
-from storage.models_games import ChallengeRow
+from storage.models_games import BroadcastRoundRow, BroadcastRow, ChallengeRow
 from tests.demo.test_season import short_matches
 
 PLAYERS = 13
@@ -194,6 +195,9 @@ class CrashDriver(SeasonDriver):
             victim = self.leader()
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
             await victim.kill()
+            # What it claimed and did not finish is no longer owed: its retry row will do it.
+            async with self.db.uow() as uow:
+                self.orphans |= await claimed_unfinished(uow, self.clock.now())
             await victim.start()  # ready before the clock may move again
         try:
             async with asyncio.timeout(self.settle_timeout):
@@ -225,6 +229,13 @@ class Outcome:
     def key(self) -> tuple[Any, ...]:
         """What an interrupted or faulty run must reproduce exactly."""
         return (self.placement, self.standings, self.matches, self.games, self.audit)
+
+    def audit_diff(self, other: Outcome) -> str:
+        """The audit entries only one of the two runs has (an assertion's message)."""
+        mine, theirs = Counter(self.audit), Counter(other.audit)
+        lines = [f"only here: {e}" for e in (mine - theirs).elements()]
+        lines += [f"only in the other: {e}" for e in (theirs - mine).elements()]
+        return "\n".join(lines[:40])
 
     @property
     def duplicates(self) -> Counter[tuple[str, str]]:
@@ -341,6 +352,12 @@ async def _outcome(
             c.id: f"challenge:{rank[c.match_id]}:{c.week}:{c.game_number}:{c.armageddon}"
             for c in (await uow.session.execute(select(ChallengeRow))).scalars()
         }
+        # Broadcasts alike: one Lichess made before a kill and the service never stored is
+        # made again after the restart, under the sandbox's next id.
+        for b in (await uow.session.execute(select(BroadcastRow))).scalars():
+            canon[b.id] = f"broadcast:{b.stage}"
+        for r in (await uow.session.execute(select(BroadcastRoundRow))).scalars():
+            canon[r.id] = f"broadcast-round:{rounds.get(r.round_id)}"
         games = sorted(
             (canon.get(g.id, g.id), rank[g.match_id], g.white, g.black, g.status, g.winner,
              g.counted, g.refusal)
@@ -503,6 +520,7 @@ async def season(
         )  # fmt: skip
         td = TDActor(world)
         driver.actors = [td, MatchActor(world), GameActor(world)]
+        driver.until = start + dt.timedelta(days=365)  # the season takes about four months
         await _register(db, services, world, clock.now())
         try:
             await driver.run(finished=td)

@@ -57,4 +57,4 @@ async def test_killing_the_leader_of_three_5_times_hands_over_and_changes_nothin
     assert run.standings == reference.standings
     assert run.matches == reference.matches
     assert run.games == reference.games
-    assert run.audit == reference.audit
+    assert run.audit == reference.audit, run.audit_diff(reference)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,10 +14,6 @@ from tests.robustness.harness import reference_season, season
 # both databases; the PostgreSQL pass has the fail-over season).
 @pytest.mark.timeout(1500)
 @pytest.mark.skipif(TEST_DB != "sqlite", reason="the SQLite run of the suite")
-@pytest.mark.skipif(
-    not os.environ.get("ACWC_LONG_TESTS"),
-    reason="a season of many minutes since games go through challenges: ACWC_LONG_TESTS=1 runs it",
-)
 async def test_a_season_with_429s_5xx_dropped_streams_and_garbage_lines_ends_as_a_clean_one(
     database_url: str, tmp_path: Path
 ) -> None:
