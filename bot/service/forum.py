@@ -5,8 +5,15 @@ A round has its pairings post, drafted when the round is published and rewritten
 agree times and finish, and its closing post (results and standings) drafted when its last
 match ends. A draft that changes before a TD pasted it is rewritten in place; once pasted, the
 new text waits in ``revised_body`` and the desk offers it to paste over the post (Lichess lets an
-author edit a post). Agreed times and results otherwise live on the public pages. How many of
-the two a round gets is ``tournament.forum_posts_per_round`` (2, 1: the pairings post only, 0).
+author edit a post). Agreed times and results otherwise live on the public pages.
+
+``tournament.forum_posts_per_round`` says how many posts a round gets. 1 (the default): one post
+a round, as the TDs posted by hand (rules 3.v.6: pairings posted weekly): a round's results and
+the standings after it close the next round's pairings post of the same stage, and only the
+stage's last round gets a closing post of its own (nothing follows it in that stage). A round
+that ends after the next one was published is added to the next one's post, which is rewritten
+(or, if pasted already, offered as an edit). 2: every round its pairings and its closing post.
+0: no forum posts.
 """
 
 from __future__ import annotations
@@ -18,11 +25,13 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.views.candidates import candidates_view
+from bot.views.qualification import entrants
 from bot.views.qualification import standings as qualification_standings
 from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, RoundState
+from rules.stages.formats import STAGE_FORMATS
 from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.repo_games import GamesRepository
@@ -138,47 +147,111 @@ class Forum:
             if result:
                 line += f"  result: {result}"
             lines.append(line)
+        previous = await self._carried(uow, round_row)
+        if previous is not None:
+            lines += ["", *await self._closing_lines(uow, previous)]
         await self._draft(
-            uow, notice.round_pairings(round_row.id), subject=title, body="\n".join(lines), now=now
+            uow,
+            notice.round_pairings(round_row.id),
+            subject=title,
+            body="\n".join(lines).rstrip(),
+            now=now,
         )
 
-    async def closing_post(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> bool:
-        """Draft the round's closing post (results and standings) once every match in it is
-        decided; True if it is drafted (now or before)."""
-        if self.posts_per_round < 2 or round_row.state is not RoundState.PUBLISHED:
+    async def _neighbour(self, uow: UnitOfWork, round_row: RoundRow, step: int) -> RoundRow | None:
+        """The round ``step`` after (or before) ``round_row`` in its stage, if stored."""
+        for other in await uow.tournaments.rounds(round_row.stage_id):
+            if other.number == round_row.number + step:
+                return other
+        return None
+
+    async def _is_last_of_stage(self, uow: UnitOfWork, round_row: RoundRow) -> bool:
+        """No later round of the stage is stored, and the stage has no more rounds to come
+        (the qualification's count, rules 3.v.2; the later stages' rounds are all stored when
+        the stage starts). Without a known field every round counts as the last."""
+        if await self._neighbour(uow, round_row, 1) is not None:
             return False
+        stage = await uow.tournaments.stage_by_id(round_row.stage_id)
+        if stage is None or StageKind(stage.kind) is not StageKind.QUALIFICATION:
+            return True
+        field = len(await entrants(uow, stage))
+        fmt = STAGE_FORMATS[StageKind.QUALIFICATION]
+        return field < 2 or round_row.number >= fmt.round_count(
+            entrants=field, ruleset=self.config.rules
+        )
+
+    async def _ended(self, uow: UnitOfWork, round_row: RoundRow) -> list[MatchRow] | None:
+        """The round's matches if every one of them is decided, else ``None``."""
+        if round_row.state is not RoundState.PUBLISHED:
+            return None
         matches = list(await uow.matches.for_round(round_row.id))
         if not matches or any(m.state not in DONE for m in matches):
+            return None
+        return matches
+
+    async def _carried(self, uow: UnitOfWork, round_row: RoundRow) -> RoundRow | None:
+        """The previous round whose results and standings close this round's pairings post
+        (one post a round): ended, and without a closing post of its own."""
+        if self.posts_per_round != 1:
+            return None
+        previous = await self._neighbour(uow, round_row, -1)
+        if previous is None or await self._ended(uow, previous) is None:
+            return None
+        if await uow.outbox.forum_post(notice.round_closing(previous.id).event) is not None:
+            return None
+        return previous
+
+    async def closing_post(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> bool:
+        """Once every match of the round is decided: its closing post (results and standings),
+        or with one post a round, unless it is its stage's last round, the next round's
+        pairings post brought up to date (it carries them); True if done (now or before)."""
+        if self.posts_per_round < 1:
+            return False
+        matches = await self._ended(uow, round_row)
+        if matches is None:
             return False
         key = notice.round_closing(round_row.id)
         if await uow.outbox.forum_post(key.event) is not None:
             return True
+        if self.posts_per_round == 1 and not await self._is_last_of_stage(uow, round_row):
+            following = await self._neighbour(uow, round_row, 1)
+            if following is not None and following.state is RoundState.PUBLISHED:
+                await self.pairings_post(uow, following, now=now)
+            return True  # the next round's pairings post carries it when it is published
         stage = matches[0].stage
         title = f"ACWC {_stage_name(stage)} round {round_row.number}: results"
-        lines = [title, ""]
+        body = "\n".join([title, "", *await self._closing_lines(uow, round_row)])
+        await self._draft(uow, key, subject=title, body=body.rstrip(), now=now)
+        return True
+
+    async def _closing_lines(self, uow: UnitOfWork, round_row: RoundRow) -> list[str]:
+        """A round's results and the standings after it (its closing post's body)."""
+        matches = list(await uow.matches.for_round(round_row.id))
+        stage = matches[0].stage if matches else "?"
+        lines = [f"Round {round_row.number} results:"]
         for m in sorted(matches, key=lambda m: m.board):
             pair = m.white_first if m.black_first is None else f"{m.white_first} - {m.black_first}"
             week = f" (week {m.week})" if m.week > 1 else ""
             lines.append(f"{m.board}. {pair}{week}: {await _result_text(uow, m)}")
-        lines += ["", *await self._standings(uow, stage)]
-        await self._draft(uow, key, subject=title, body="\n".join(lines).rstrip(), now=now)
-        return True
+        standings = await self._standings(uow, stage, through=round_row.number)
+        return [*lines, "", *standings] if standings else lines
 
-    async def _standings(self, uow: UnitOfWork, stage: str) -> list[str]:
+    async def _standings(self, uow: UnitOfWork, stage: str, *, through: int) -> list[str]:
+        """The stage's standings after round ``through`` (later rounds' results left out)."""
         if stage == StageKind.QUALIFICATION:
             try:
-                table = await qualification_standings(uow, self.config.rules)
+                table = await qualification_standings(uow, self.config.rules, through=through)
             except OperationError:  # matches added by hand, without a fixed field
                 return []
-            lines = ["Standings (match points, Median-Buchholz):"]
+            lines = [f"Standings after round {through} (match points, Median-Buchholz):"]
             lines += [
                 f"{r.rank}. {r.username} {float(r.match_points):g} {float(r.buchholz_median):g}"
                 for r in table.rows
             ]
             return lines
         if stage == StageKind.CANDIDATES:
-            lines = []
-            for pool in await candidates_view(uow, self.config):
+            lines = [f"Standings after round {through}:"]
+            for pool in await candidates_view(uow, self.config, through=through):
                 order = [str(r["player"]) for r in pool.get("standings", [])]
                 lines.append(f"{pool.get('pool', 'pool')} pool: " + ", ".join(order))
             return lines

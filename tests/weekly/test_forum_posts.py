@@ -5,11 +5,14 @@ of what needs no decision."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import pytest
 
 from bot.notify.keys import pairing
 from bot.service.forum import AlreadyPostedError, Forum
+from rules.core.ruleset import StageKind
+from storage.models import PlayerRow, StageEntrantRow
 from tests.weekly.harness import TDS, Week, at
 
 
@@ -54,6 +57,64 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
     assert "result: 6-0, alice wins" in (pairings.revised_body or "")
     assert closing.subject == "ACWC qualification round 1: results"
     assert "1. alice - bob: 6-0, alice wins" in closing.body
+
+
+async def _field(week: Week, *players: str) -> None:
+    """The qualification's entrants (4 players: rules 3.v.2 gives 4 rounds)."""
+    async with week.db.uow() as uow:
+        tournament = await uow.tournaments.current()
+        assert tournament is not None
+        stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
+        assert stage is not None
+        for number, player in enumerate(players, start=1):
+            if await uow.players.get(player) is None:
+                await uow.players.add(
+                    PlayerRow(id=player, username=player.title(), registered_at=week.clock.now())
+                )
+            await uow.stages.add_entrant(
+                StageEntrantRow(stage_id=stage.id, player_id=player, number=number)
+            )
+        await uow.commit()
+
+
+async def _six_wins(week: Week, white: str, black: str, start: dt.datetime, *, winner: str) -> None:
+    """Six games of the match (colours alternating from ``white``), all won by ``winner``."""
+    for game in range(6):
+        w, b = (white, black) if game % 2 == 0 else (black, white)
+        await week.play(w, b, start=start, minutes=6, winner="w" if w == winner else "b")
+        start = week.clock.now()
+
+
+async def test_one_post_a_round_carries_the_previous_rounds_results_and_standings(
+    week: Week,
+) -> None:
+    """tournament.forum_posts_per_round = 1 (the default): no closing post but the stage's
+    last; a round that ends after the next one went out is added to the next one's post."""
+    assert week.config.tournament.forum_posts_per_round == 1
+    await week.publish(("alice", "bob"))
+    await _field(week, "alice", "bob", "carol", "dave")
+    await _six_wins(week, "alice", "bob", at(13, 18), winner="alice")
+    (first,) = await week.outbox("forum_draft")
+    assert first.notice == "round_pairings"
+    assert "result: 6-0, alice wins" in first.body
+
+    week.clock.set(at(19, 9))
+    await week.publish(("carol", "dave"))
+    first_again, second = await week.outbox("forum_draft")
+    assert first_again.body == first.body
+    assert second.subject == "ACWC qualification round 2 pairings"
+    assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
+    assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
+
+    week.clock.set(at(19, 10))
+    await week.publish(("alice", "carol"))  # before round 2 has ended
+    third = (await week.outbox("forum_draft"))[2]
+    assert "Round 2 results" not in third.body
+    await _six_wins(week, "carol", "dave", at(20, 18), winner="dave")
+    drafts = await week.outbox("forum_draft")
+    assert [d.notice for d in drafts] == ["round_pairings"] * 3  # still one post a round
+    assert "Round 2 results:\n1. carol - dave: 0-6, dave wins" in drafts[2].body
+    assert "Standings after round 2 " in drafts[2].body
 
 
 async def test_the_pairings_post_names_the_broadcast(week: Week) -> None:
