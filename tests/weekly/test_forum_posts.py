@@ -1,6 +1,7 @@
 """A round's forum posts (issue 17): one pairings post kept current, rewritten while unposted
-and offered as an edit once posted, a closing post when the round ends, and the daily digest
-of what needs no decision."""
+and offered as an edit once posted, closed by the previous round's results (or a closing post
+when the stage's round ends), and the daily digest of what needs no decision, which a
+decision's alert carries when one goes out."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import datetime as dt
 import pytest
 
 from bot.notify.keys import pairing
+from bot.notify.notes import FOLDED_HEAD, digest_text, folded_notes
 from bot.service.forum import AlreadyPostedError, Forum
+from bot.web.desk.sources import alert_body
+from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
-from storage.models import PlayerRow, StageEntrantRow
+from storage.models import OutboxRow, PlayerRow, StageEntrantRow
 from tests.weekly.harness import TDS, Week, at
 
 
@@ -176,3 +180,44 @@ async def test_a_message_lichess_refuses_goes_into_the_digest(week: Week) -> Non
         "- A notice could not be delivered by DM: A notice to Ghost could not be delivered by DM"
         in digest.body
     )
+
+
+async def test_a_decisions_alert_carries_the_notes_and_the_digest_has_none_left(
+    week: Week,
+) -> None:
+    """The first no-show check is a note (the second one gives the claim, rules 6.3); the
+    second check's alert carries it to the TDs, so no digest goes out for it."""
+    (match_id,) = await week.publish(("alice", "bob"))
+    await week.say(match_id, "alice", "offer wed 18:00, thu 18:00, fri 20:00")
+    assert (await week.say(match_id, "bob", "accept 2")).ok
+    week.state.users[PlayerId("alice")].online = True
+    await week.until(at(14, 18, 10))
+    assert await week.outbox("td_alert") == []
+    (note,) = await week.outbox("td_note")
+    assert (note.notice, note.status) == ("no_show_first", "pending")
+
+    await week.until(at(14, 18, 20))
+    alerts = await week.outbox("td_alert")
+    assert sorted(a.recipient for a in alerts) == sorted(TDS)
+    body = alerts[0].body
+    assert body.startswith(f"[ACWC] match {match_id}: bob has not shown up 20 minutes")
+    assert f"{FOLDED_HEAD}\n- No-show, first check (rules 6.3), match {match_id}: " in body
+    (note,) = await week.outbox("td_note")
+    assert note.status == "sent"
+    assert FOLDED_HEAD not in alert_body(alerts[0], {})  # the desk shows the alert alone
+
+    await week.until(at(15, 9))  # Friday's digest time: nothing waits
+    assert [r for r in await week.outbox("dm") if r.notice == "td_digest"] == []
+
+
+def test_notes_beyond_one_message_wait_for_the_next_digest() -> None:
+    notes = [
+        OutboxRow(id=n, body=f"note {n} " + "x" * 200, notice="offers_verdict", match_id=n)
+        for n in range(1, 6)
+    ]
+    text, carried = folded_notes("alert", notes, limit=700)
+    assert [r.id for r in carried] == [1, 2]
+    assert len(text) <= 700
+    digest, carried = digest_text(dt.date(2021, 10, 16), notes, limit=700)
+    assert [r.id for r in carried] == [1, 2]
+    assert digest.count("\n- Offers check ruled") == 2
