@@ -112,6 +112,46 @@ class Forum:
         else:
             row.subject, row.body = subject, body
 
+    async def _post_rounds(self, uow: UnitOfWork, round_row: RoundRow) -> list[RoundRow]:
+        """The published rounds one post covers, its owner first: the round itself, or for the
+        final matches the final's and the third place playoff's round of that number (one
+        stage in the rules, 3.ii and 3.viii: one post)."""
+        stage = await uow.tournaments.stage_by_id(round_row.stage_id)
+        if stage is None:
+            return [round_row]
+        kinds = STAGE_FORMATS[StageKind(stage.kind)].members
+        if len(kinds) < 2:
+            return [round_row]
+        out = []
+        for kind in kinds:
+            member = await uow.tournaments.stage(stage.tournament_id, kind.value)
+            if member is None:
+                continue
+            for other in await uow.tournaments.rounds(member.id):
+                if other.number == round_row.number and other.week_end is not None:
+                    out.append(other)
+        return out if round_row in out else [round_row]
+
+    async def _match_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
+        """Each match of ``rounds``: its room link, its agreed time, its result so far."""
+        lines = []
+        for r in rounds:
+            for m in sorted(await uow.matches.for_round(r.id), key=lambda m: (m.board, m.week)):
+                head = f"{_stage_name(m.stage)} " if len(rounds) > 1 else ""
+                if m.black_first is None:
+                    lines.append(f"{head}{m.board}. {m.white_first}: bye")
+                    continue
+                week = f" (week {m.week})" if m.week > 1 else ""
+                line = f"{head}{m.board}. {m.white_first} - {m.black_first}{week}  "
+                line += self.config.room_url(m.id)
+                if m.agreed_time is not None and m.outcome is None:
+                    line += f"  agreed: {label_time(m.agreed_time)}"
+                result = await _result_text(uow, m)
+                if result:
+                    line += f"  result: {result}"
+                lines.append(line)
+        return lines
+
     async def pairings_post(
         self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime
     ) -> None:
@@ -119,40 +159,34 @@ class Forum:
         the agreed times and the results so far (rules 4.3, 5.2, 6.6)."""
         if self.posts_per_round < 1 or round_row.week_end is None:
             return
-        matches = list(await uow.matches.for_round(round_row.id))
-        stage = matches[0].stage if matches else "?"
-        title = f"ACWC {_stage_name(stage)} round {round_row.number} pairings"
+        rounds = await self._post_rounds(uow, round_row)
+        owner = rounds[0]
+        if owner.week_end is None:
+            return
+        stages = []
+        for r in rounds:
+            for m in await uow.matches.for_round(r.id):
+                if m.stage not in stages:
+                    stages.append(m.stage)
+        names = " and ".join(_stage_name(s) for s in stages) or "?"
+        title = f"ACWC {names} round {owner.number} pairings"
         lines = [
             title,
-            f"Play by {label_time(round_row.week_end)} (rules 4.5); all times UTC.",
+            f"Play by {label_time(owner.week_end)} (rules 4.5); all times UTC.",
             f"Agreed times and results are also on {self.config.service.public_url.rstrip('/')}/",
         ]
-        live = await GamesRepository(uow.session).broadcast_round(round_row.id)
+        live = await GamesRepository(uow.session).broadcast_round(owner.id)
         if live is not None:  # this round's live broadcast (bot/service/broadcasts.py)
             lines.append(f"Follow every game live on Lichess: {live.url}")
         elif self.config.tournament.broadcast_url:
             lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
-        lines.append("")
-        for m in sorted(matches, key=lambda m: m.board):
-            if m.black_first is None:
-                lines.append(f"{m.board}. {m.white_first}: bye")
-                continue
-            week = f" (week {m.week})" if m.week > 1 else ""
-            line = (
-                f"{m.board}. {m.white_first} - {m.black_first}{week}  {self.config.room_url(m.id)}"
-            )
-            if m.agreed_time is not None and m.outcome is None:
-                line += f"  agreed: {label_time(m.agreed_time)}"
-            result = await _result_text(uow, m)
-            if result:
-                line += f"  result: {result}"
-            lines.append(line)
-        previous = await self._carried(uow, round_row)
+        lines += ["", *await self._match_lines(uow, rounds)]
+        previous = await self._carried(uow, owner)
         if previous is not None:
-            lines += ["", *await self._closing_lines(uow, previous)]
+            lines += ["", *await self._closing_lines(uow, [previous])]
         await self._draft(
             uow,
-            notice.round_pairings(round_row.id),
+            notice.round_pairings(owner.id),
             subject=title,
             body="\n".join(lines).rstrip(),
             now=now,
@@ -202,38 +236,54 @@ class Forum:
         return previous
 
     async def closing_post(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> bool:
-        """Once every match of the round is decided: its closing post (results and standings),
-        or with one post a round, unless it is its stage's last round, the next round's
-        pairings post brought up to date (it carries them); True if done (now or before)."""
-        if self.posts_per_round < 1:
+        """Once every match of the round (and of the rounds its post covers) is decided: its
+        closing post (results and standings), or with one post a round, unless it is its
+        stage's last round, the next round's pairings post brought up to date (it carries
+        them); True if done (now or before)."""
+        if self.posts_per_round < 1 or await self._ended(uow, round_row) is None:
             return False
-        matches = await self._ended(uow, round_row)
-        if matches is None:
-            return False
-        key = notice.round_closing(round_row.id)
+        rounds = await self._post_rounds(uow, round_row)
+        for other in rounds:
+            if await self._ended(uow, other) is None:
+                return False
+        owner = rounds[0]
+        key = notice.round_closing(owner.id)
         if await uow.outbox.forum_post(key.event) is not None:
             return True
-        if self.posts_per_round == 1 and not await self._is_last_of_stage(uow, round_row):
-            following = await self._neighbour(uow, round_row, 1)
+        if self.posts_per_round == 1 and not await self._is_last_of_stage(uow, owner):
+            following = await self._neighbour(uow, owner, 1)
             if following is not None and following.state is RoundState.PUBLISHED:
                 await self.pairings_post(uow, following, now=now)
             return True  # the next round's pairings post carries it when it is published
-        stage = matches[0].stage
-        title = f"ACWC {_stage_name(stage)} round {round_row.number}: results"
-        body = "\n".join([title, "", *await self._closing_lines(uow, round_row)])
+        stages = []
+        for r in rounds:
+            for m in await uow.matches.for_round(r.id):
+                if m.stage not in stages:
+                    stages.append(m.stage)
+        names = " and ".join(_stage_name(s) for s in stages)
+        title = f"ACWC {names} round {owner.number}: results"
+        body = "\n".join([title, "", *await self._closing_lines(uow, rounds)])
         await self._draft(uow, key, subject=title, body=body.rstrip(), now=now)
         return True
 
-    async def _closing_lines(self, uow: UnitOfWork, round_row: RoundRow) -> list[str]:
-        """A round's results and the standings after it (its closing post's body)."""
-        matches = list(await uow.matches.for_round(round_row.id))
-        stage = matches[0].stage if matches else "?"
-        lines = [f"Round {round_row.number} results:"]
-        for m in sorted(matches, key=lambda m: m.board):
-            pair = m.white_first if m.black_first is None else f"{m.white_first} - {m.black_first}"
-            week = f" (week {m.week})" if m.week > 1 else ""
-            lines.append(f"{m.board}. {pair}{week}: {await _result_text(uow, m)}")
-        standings = await self._standings(uow, stage, through=round_row.number)
+    async def _closing_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
+        """The rounds' results and the standings after them (a closing post's body)."""
+        multi = len(rounds) > 1
+        lines = [f"Round {rounds[0].number} results:"]
+        stage = "?"
+        for r in rounds:
+            matches = list(await uow.matches.for_round(r.id))
+            for m in sorted(matches, key=lambda m: (m.board, m.week)):
+                stage = m.stage
+                head = f"{_stage_name(m.stage)} " if multi else ""
+                pair = (
+                    m.white_first if m.black_first is None else f"{m.white_first} - {m.black_first}"
+                )
+                week = f" (week {m.week})" if m.week > 1 else ""
+                lines.append(f"{head}{m.board}. {pair}{week}: {await _result_text(uow, m)}")
+        if multi:
+            return lines
+        standings = await self._standings(uow, stage, through=rounds[0].number)
         return [*lines, "", *standings] if standings else lines
 
     async def _standings(self, uow: UnitOfWork, stage: str, *, through: int) -> list[str]:
