@@ -171,7 +171,7 @@ def bootstrap(
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
         stage_rounds=stage_rounds,
-        progression=Progression(config, runners, knockout),
+        progression=Progression(config, runners, knockout, notifier),
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
