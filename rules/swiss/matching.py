@@ -189,6 +189,7 @@ class WeightedMatching:
             self._cold_start()
         else:
             self._repair()
+        self._match_tight()
         self._even_roots()
         while self._stage():
             pass
@@ -243,6 +244,64 @@ class WeightedMatching:
                     del mate[partner]
             y[vertex] = need
         self._dirty.clear()
+
+    def _match_tight(self) -> None:
+        """Augment along the short paths of tight edges from each root: a tight edge to a
+        free vertex, or a tight edge to a matched vertex whose mate has a tight edge to a
+        free vertex. The matching and duals stay optimal-compatible (matched edges tight),
+        and each root so matched saves a stage, which scans every edge of the trees it
+        grows: after a change of many weights (a new bracket, exchange weights) most roots
+        are matched here, at the cost of their own edges.
+        """
+        w = self._w
+        y = self._y
+        mate = self._mate
+        top = self._top
+        free = {vertex for vertex in w if vertex not in mate}
+        for root in sorted(free):
+            if root not in free or not y[root]:
+                continue
+            y_root = y[root]
+            row = w[root]
+            partner = next(
+                (
+                    other
+                    for other, weight in row.items()
+                    if other in free and other != root and y_root + y[other] == 2 * weight
+                ),
+                None,
+            )
+            if partner is not None:
+                mate[root], mate[partner] = partner, root
+                free.discard(root)
+                free.discard(partner)
+                continue
+            for middle, weight in row.items():
+                if y_root + y[middle] != 2 * weight or top[middle] != middle:
+                    continue
+                end = mate.get(middle)
+                if end is None or end == root or top[end] != end:
+                    continue
+                y_end = y[end]
+                end_row = w[end]
+                candidates = free if len(free) < len(end_row) else end_row
+                last = next(
+                    (
+                        other
+                        for other in candidates
+                        if other in free
+                        and other != root
+                        and (end_weight := end_row.get(other))
+                        and y_end + y[other] == 2 * end_weight
+                    ),
+                    None,
+                )
+                if last is not None:
+                    mate[root], mate[middle] = middle, root
+                    mate[end], mate[last] = last, end
+                    free.discard(root)
+                    free.discard(last)
+                    break
 
     def _make_trivial(self, vertex: int) -> None:
         """Dissolve every blossom holding the vertex, keeping the duals feasible."""
