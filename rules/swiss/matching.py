@@ -68,6 +68,7 @@ class WeightedMatching:
         "_parent",
         "_queue",
         "_ss",
+        "_stepped",
         "_svertices",
         "_tblossoms",
         "_top",
@@ -93,6 +94,7 @@ class WeightedMatching:
         self._next_id = -1
         self._dirty: set[int] = set()
         self._fresh = True
+        self._stepped = False
         # State of one stage.
         self._label: dict[int, int] = {}
         self._labelend: dict[int, tuple[int, int] | None] = {}
@@ -191,8 +193,13 @@ class WeightedMatching:
             self._repair()
         self._match_tight()
         self._even_roots()
+        self._stepped = False
         while self._stage():
-            pass
+            # A dual step makes many edges tight at once (after a cold start, between
+            # nearly all the roots): pair along them in one pass, not one stage each.
+            if self._stepped:
+                self._stepped = False
+                self._match_tight()
         return dict(self._mate)
 
     def _cold_start(self) -> None:
@@ -246,62 +253,70 @@ class WeightedMatching:
         self._dirty.clear()
 
     def _match_tight(self) -> None:
-        """Augment along the short paths of tight edges from each root: a tight edge to a
-        free vertex, or a tight edge to a matched vertex whose mate has a tight edge to a
-        free vertex. The matching and duals stay optimal-compatible (matched edges tight),
-        and each root so matched saves a stage, which scans every edge of the trees it
-        grows: after a change of many weights (a new bracket, exchange weights) most roots
-        are matched here, at the cost of their own edges.
+        """Augment along paths of tight edges between roots and free vertices before any stage.
+
+        After a change of many weights (a new bracket, exchange weights) the repair leaves
+        many roots, and a stage scans every edge of the trees it grows to match just one or
+        two of them. Here each root in turn grows a search of simple alternating paths of
+        tight edges through vertices outside blossoms; a path that reaches a free vertex, or
+        an outer vertex of an earlier search whose root is still free, is flipped. The
+        matched edges stay tight and no dual changes, so the invariants hold. Vertices seen by
+        one search are not searched again, so the whole pass costs about one stage; a path it
+        misses (through a blossom, or across an earlier search) is left to the stages.
         """
         w = self._w
         y = self._y
         mate = self._mate
         top = self._top
         free = {vertex for vertex in w if vertex not in mate}
+        seen: set[int] = set()
+        # Each outer vertex of a search: its root, and the edge (outer, inner) it came by.
+        root_of: dict[int, int] = {}
+        parent: dict[int, tuple[int, int]] = {}
         for root in sorted(free):
-            if root not in free or not y[root]:
+            if root not in free or not y[root] or root in seen:
                 continue
-            y_root = y[root]
-            row = w[root]
-            partner = next(
-                (
-                    other
-                    for other, weight in row.items()
-                    if other in free and other != root and y_root + y[other] == 2 * weight
-                ),
-                None,
-            )
-            if partner is not None:
-                mate[root], mate[partner] = partner, root
-                free.discard(root)
-                free.discard(partner)
-                continue
-            for middle, weight in row.items():
-                if y_root + y[middle] != 2 * weight or top[middle] != middle:
-                    continue
-                end = mate.get(middle)
-                if end is None or end == root or top[end] != end:
-                    continue
-                y_end = y[end]
-                end_row = w[end]
-                candidates = free if len(free) < len(end_row) else end_row
-                last = next(
-                    (
-                        other
-                        for other in candidates
-                        if other in free
-                        and other != root
-                        and (end_weight := end_row.get(other))
-                        and y_end + y[other] == 2 * end_weight
-                    ),
-                    None,
-                )
-                if last is not None:
-                    mate[root], mate[middle] = middle, root
-                    mate[end], mate[last] = last, end
-                    free.discard(root)
-                    free.discard(last)
+            seen.add(root)
+            root_of[root] = root
+            queue = [root]
+            found: tuple[int, int] | None = None
+            for outer in queue:
+                y_outer = y[outer]
+                for other, weight in w[outer].items():
+                    if y_outer + y[other] != 2 * weight:
+                        continue
+                    far = root_of.get(other, other if other in free else None)
+                    if far is not None:
+                        if far != root and far in free:
+                            found = (outer, other)
+                            break
+                        continue
+                    if other in seen:
+                        continue
+                    partner = mate[other]
+                    if top[other] != other or top[partner] != partner or partner in seen:
+                        continue
+                    seen.add(other)
+                    seen.add(partner)
+                    parent[partner] = (outer, other)
+                    root_of[partner] = root
+                    queue.append(partner)
+                if found is not None:
                     break
+            if found is None:
+                continue
+            near, far_end = found
+            far = root_of.get(far_end, far_end)
+            seen.add(far_end)
+            for outer, last, end in ((near, far_end, root), (far_end, near, far)):
+                while True:
+                    mate[outer] = last
+                    mate[last] = outer
+                    if outer == end:
+                        break
+                    outer, last = parent[outer]
+            free.discard(root)
+            free.discard(far)
 
     def _make_trivial(self, vertex: int) -> None:
         """Dissolve every blossom holding the vertex, keeping the duals feasible."""
@@ -506,6 +521,7 @@ class WeightedMatching:
             if value < delta:
                 delta, kind, target = value, 4, blossom
         if delta:
+            self._stepped = True
             for vertex in self._svertices:
                 y[vertex] -= delta
             for blossom, lab in label.items():
