@@ -33,6 +33,13 @@ has to restore the invariants locally: the blossoms around a changed vertex are 
 duals moved onto their vertices), the vertex gets the smallest feasible dual, and a matched
 edge that is no longer tight is unmatched, making roots of its ends. For the dual steps to
 stay integral all roots start a stage with duals of the same parity.
+
+A stage matches one or two roots but scans every edge of the trees it grows, and on the
+dense graphs of a large score bracket a repair (or a cold start, or one dual step) leaves
+hundreds of roots joined by paths of tight edges. Before the stages, and again after each
+stage that changed the duals, one pass of alternating searches over tight edges pairs those
+roots without changing any dual (``_match_tight``), so the stages are left with the few
+roots that need the duals to move.
 """
 
 from __future__ import annotations
