@@ -33,6 +33,13 @@ has to restore the invariants locally: the blossoms around a changed vertex are 
 duals moved onto their vertices), the vertex gets the smallest feasible dual, and a matched
 edge that is no longer tight is unmatched, making roots of its ends. For the dual steps to
 stay integral all roots start a stage with duals of the same parity.
+
+A stage matches one or two roots but scans every edge of the trees it grows, and on the
+dense graphs of a large score bracket a repair (or a cold start, or one dual step) leaves
+hundreds of roots joined by paths of tight edges. Before the stages, and again after each
+stage that changed the duals, one pass of alternating searches over tight edges pairs those
+roots without changing any dual (``_match_tight``), so the stages are left with the few
+roots that need the duals to move.
 """
 
 from __future__ import annotations
@@ -68,6 +75,7 @@ class WeightedMatching:
         "_parent",
         "_queue",
         "_ss",
+        "_stepped",
         "_svertices",
         "_tblossoms",
         "_top",
@@ -93,6 +101,7 @@ class WeightedMatching:
         self._next_id = -1
         self._dirty: set[int] = set()
         self._fresh = True
+        self._stepped = False
         # State of one stage.
         self._label: dict[int, int] = {}
         self._labelend: dict[int, tuple[int, int] | None] = {}
@@ -189,9 +198,15 @@ class WeightedMatching:
             self._cold_start()
         else:
             self._repair()
+        self._match_tight()
         self._even_roots()
+        self._stepped = False
         while self._stage():
-            pass
+            # A dual step makes many edges tight at once (after a cold start, between
+            # nearly all the roots): pair along them in one pass, not one stage each.
+            if self._stepped:
+                self._stepped = False
+                self._match_tight()
         return dict(self._mate)
 
     def _cold_start(self) -> None:
@@ -243,6 +258,72 @@ class WeightedMatching:
                     del mate[partner]
             y[vertex] = need
         self._dirty.clear()
+
+    def _match_tight(self) -> None:
+        """Augment along paths of tight edges between roots and free vertices before any stage.
+
+        After a change of many weights (a new bracket, exchange weights) the repair leaves
+        many roots, and a stage scans every edge of the trees it grows to match just one or
+        two of them. Here each root in turn grows a search of simple alternating paths of
+        tight edges through vertices outside blossoms; a path that reaches a free vertex, or
+        an outer vertex of an earlier search whose root is still free, is flipped. The
+        matched edges stay tight and no dual changes, so the invariants hold. Vertices seen by
+        one search are not searched again, so the whole pass costs about one stage; a path it
+        misses (through a blossom, or across an earlier search) is left to the stages.
+        """
+        w = self._w
+        y = self._y
+        mate = self._mate
+        top = self._top
+        free = {vertex for vertex in w if vertex not in mate}
+        seen: set[int] = set()
+        # Each outer vertex of a search: its root, and the edge (outer, inner) it came by.
+        root_of: dict[int, int] = {}
+        parent: dict[int, tuple[int, int]] = {}
+        for root in sorted(free):
+            if root not in free or not y[root] or root in seen:
+                continue
+            seen.add(root)
+            root_of[root] = root
+            queue = [root]
+            found: tuple[int, int] | None = None
+            for outer in queue:
+                y_outer = y[outer]
+                for other, weight in w[outer].items():
+                    if y_outer + y[other] != 2 * weight:
+                        continue
+                    far = root_of.get(other, other if other in free else None)
+                    if far is not None:
+                        if far != root and far in free:
+                            found = (outer, other)
+                            break
+                        continue
+                    if other in seen:
+                        continue
+                    partner = mate[other]
+                    if top[other] != other or top[partner] != partner or partner in seen:
+                        continue
+                    seen.add(other)
+                    seen.add(partner)
+                    parent[partner] = (outer, other)
+                    root_of[partner] = root
+                    queue.append(partner)
+                if found is not None:
+                    break
+            if found is None:
+                continue
+            near, far_end = found
+            far = root_of.get(far_end, far_end)
+            seen.add(far_end)
+            for outer, last, end in ((near, far_end, root), (far_end, near, far)):
+                while True:
+                    mate[outer] = last
+                    mate[last] = outer
+                    if outer == end:
+                        break
+                    outer, last = parent[outer]
+            free.discard(root)
+            free.discard(far)
 
     def _make_trivial(self, vertex: int) -> None:
         """Dissolve every blossom holding the vertex, keeping the duals feasible."""
@@ -447,6 +528,7 @@ class WeightedMatching:
             if value < delta:
                 delta, kind, target = value, 4, blossom
         if delta:
+            self._stepped = True
             for vertex in self._svertices:
                 y[vertex] -= delta
             for blossom, lab in label.items():
