@@ -655,8 +655,9 @@ class GameActor:
         if not games:
             self._maybe_lobby_game(row, now)
         if not self._join(row, len(games) + 1, now):
+            # not made yet (Lichess failing, the service restarting): look again soon
             self.world.notes.anomaly(now, f"match {row.id}: no challenge for game {len(games) + 1}")
-            return False, None
+            return False, now + dt.timedelta(minutes=5)
         return True, None
 
     def _maybe_lobby_game(self, row: MatchRow, now: dt.datetime) -> None:

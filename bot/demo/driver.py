@@ -144,18 +144,26 @@ class Facts:
         )
 
 
+IN_FLIGHT_WINDOW = dt.timedelta(hours=1)
+"""How far back a claim may still be firing: the clock moves while one waits on Lichess only
+when a fault season moves it to a sleeper's wake (minutes)."""
+
+
 async def claimed_unfinished(uow: UnitOfWork, now: dt.datetime) -> frozenset[int]:
-    """Ids of the deadlines claimed (``fired_at``) at ``now`` without their ``deadline.fired``
-    audit entry, which the runner writes in the handler's last commit."""
+    """Ids of the deadlines claimed (``fired_at``) lately without their ``deadline.fired``
+    audit entry, which the runner writes in the handler's last commit (at the claim's time)."""
+    since = now - IN_FLIGHT_WINDOW
     claimed = (
-        await uow.session.execute(select(DeadlineRow).where(DeadlineRow.fired_at == now))
+        await uow.session.execute(
+            select(DeadlineRow).where(DeadlineRow.fired_at > since, DeadlineRow.fired_at <= now)
+        )
     ).scalars()
     done = {
         (a.match_id, a.details.get("kind"), a.details.get("subject"), a.details.get("due"))
         for a in (
             await uow.session.execute(
                 select(AuditRow).where(
-                    AuditRow.at == now,
+                    AuditRow.at > since,
                     AuditRow.action.in_(("deadline.fired", "deadline.unhandled")),
                 )
             )
