@@ -89,6 +89,45 @@ def test_c6_floats_one_player_where_caissify_floats_three() -> None:
     assert (code, output) == (0, expected)
 
 
+@pytest.mark.parametrize(
+    ("name", "ours"),
+    [
+        # 17 players, PAB to 10 (the only eligible 4.5). Brackets 8.0-6.5 pair nobody, so 7,
+        # 2, 1, 3, 4 and 6 come down to the 5.5 bracket (residents 9, 16). 9 can meet only 6
+        # or 16 (7-9 breaks C3), and 1-16 with 6-9 leaves 12 no opponent (C4: 12 can meet
+        # only 1 or 9), so 6-9 with 3-16 is the one way to make two pairs there: four
+        # downfloaters (7, 2, 1, 4; 1 then meets 12). Caissify pairs only 1-16 and floats 2,
+        # 3, 4, 6, 7 and 9: six downfloaters where four complete the round, against C.04.3 C6.
+        ("c6-seed434-round11", {"9 6", "3 16", "1 12"}),
+        # 13 players, last round, PAB to 12 (the lowest eligible score, C5). 1, 4 and 6 come
+        # down to the 4.0 bracket (residents 3, 7, 8); 7 has met all three, 3 and 8 can take
+        # two of them. 1-3 with 4-8 leaves 6, 7, 9, 11, 13, 14 with no completion (6 can meet
+        # only 9 and 7 only 9 or 13, leaving 11-14, who have met), so 6-3 with 4-8 floats two
+        # (1 and 7; 6-3 with 7-8 would float 1 and 4, a higher score, C7). Caissify pairs
+        # only 1-3 and floats 4, 6, 7, 8: four downfloaters where two complete the round,
+        # against C.04.3 C6.
+        ("c6-seed469-round9", {"6 3", "4 8", "14 1"}),
+        # 10 players. 9, 6 and 12 come down to the 4.5 bracket (residents 15, 25); 24 (4.0)
+        # has met 6, 12, 27 and 28, so whoever floats from 4.5 must meet him: only 9 can float
+        # with the other four paired (6-25, 12-15). Caissify pairs only 9-15 and floats 6, 12
+        # and 25: three downfloaters where one completes the round, against C.04.3 C6.
+        ("c6-seed659-round10", {"25 6", "12 15", "9 24"}),
+    ],
+)
+def test_c6_where_caissify_floats_more_players_than_needed(name: str, ours: set[str]) -> None:
+    """The other states of bench/pairing_diff.py's run where caissify-pairings pairs
+    differently (comments: the bracket and the article it breaks). In each, every bracket
+    above floats the same players in both pairings; then caissify floats more players out of
+    one bracket than a complete pairing needs (C.04.3 C6: minimise the number of
+    downfloaters, before C7's scores). The expected files are bbpPairings 6's output (2025
+    rules), boards and colours; an enumeration of every complete pairing allowed by C1-C3
+    and C5 gives the same least downfloaters per bracket, top down."""
+    expected = (DATA / f"{name}.expected.txt").read_text()
+    assert ours <= set(expected.splitlines())
+    code, output = run_pair((DATA / f"{name}.trf").read_text())
+    assert (code, output) == (0, expected)
+
+
 def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPlayer]:
     return [
         SwissPlayer(PlayerNumber(number), (), present=number not in absent)
