@@ -235,7 +235,11 @@ class GameChallenges:
                 # one lasts long enough already (a time moved later needs a new one)
                 if announce is not None:
                     key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
-                    await self._announce_link(uow, announce, row, lasting, now=now, key=key)
+                    names = {
+                        p: await self._username(uow, PlayerId(p))
+                        for p in (lasting.white, lasting.black)
+                    }
+                    await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
                 return
         rnd = await uow.tournaments.round(row.round_id)
         match = to_match(row, round=rnd.number if rnd is not None else 0)
@@ -272,6 +276,12 @@ class GameChallenges:
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
         # other writer, the game intake too). The next attempt is committed with the claim, so
         # a crash while Lichess is asked still makes the challenge; it goes once this one is made.
+        # Who gets a later game's link by DM is read now: after the commit below, the success
+        # path reads nothing more than it must before its writes.
+        by_dm = [white, black]
+        if game not in (1, ARMAGEDDON):
+            by_dm = [p for p in by_dm if await self._links_by_dm(uow, p)]
+        names = {white: white_name, black: black_name}
         retry = self._retry(row, deadline, attempt, now=now)
         if retry is not None:
             await uow.deadlines.add(retry)
@@ -321,22 +331,21 @@ class GameChallenges:
         )
         key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
         if announce is not None:
-            await self._announce_link(uow, announce, row, made_row, now=now, key=key)
+            await self._announce_link(uow, announce, row, made_row, names, now=now, key=key)
             return
         # a later game's link is in the room, where the players are by then; by DM too to
         # those who asked for it on their account page
-        wanted: list[PlayerId] = [white, black]
-        if game not in (1, ARMAGEDDON):
-            wanted = [p for p in wanted if await self._links_by_dm(uow, p)]
-        for player, text in (await self._link_texts(uow, row, made_row)).items():
-            if player in wanted:
+        if not by_dm:
+            return
+        for player, text in self._link_texts(row, made_row, names).items():
+            if player in by_dm:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
 
-    async def _link_texts(
-        self, uow: UnitOfWork, row: MatchRow, made: ChallengeRow
+    def _link_texts(
+        self, row: MatchRow, made: ChallengeRow, names: Mapping[str, str]
     ) -> dict[str, str]:
         """Each player's words on the game of challenge ``made``: its link, colours, time
-        control written out, and when it lapses."""
+        control written out, and when it lapses (``names``: the players' usernames)."""
         white, black = PlayerId(made.white), PlayerId(made.black)
         control = dataclasses.replace(
             self.config.rules.time_control,
@@ -346,7 +355,7 @@ class GameChallenges:
         notes = game_link(
             white=white,
             black=black,
-            names=(await self._username(uow, white), await self._username(uow, black)),
+            names=(names.get(white, white), names.get(black, black)),
             game=None if made.armageddon else made.game_number,
             url=made.url,
             control=control,
@@ -381,13 +390,14 @@ class GameChallenges:
         announce: Announce,
         row: MatchRow,
         made: ChallengeRow,
+        names: Mapping[str, str],
         *,
         now: dt.datetime,
         key: NoticeKey,
     ) -> None:
         """The agreed time's DMs with the game's link; where the time went out already (Lichess
         failed on an earlier attempt), the link alone, with ``key``."""
-        links = await self._link_texts(uow, row, made)
+        links = self._link_texts(row, made, names)
         queued = await self._announce(uow, announce, row, now=now, line=links)
         for player, went in queued.items():
             link = links.get(player)
