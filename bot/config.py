@@ -30,6 +30,8 @@ SANDBOX = "sandbox"
 LICHESS_KEEPALIVE_SECONDS = 70.0
 """How long a Lichess game export may stay silent between lines: lila's ``GameApiV2`` sends a
 keep-alive every 70 s (Play's idle timeout is 75 s)."""
+MAX_MERGE_WINDOW_SECONDS = 600
+"""The longest a DM may wait for others to the same player (``[outbox] merge_window_seconds``)."""
 SECRET_ENV = {"lichess_token": "ACWC_LICHESS_TOKEN", "session_secret": "ACWC_SESSION_SECRET"}
 
 
@@ -142,10 +144,24 @@ class GamesConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class OutboxConfig:
+    """How the players' notices go out."""
+
+    merge_window_seconds: int = 90
+    """A DM to a player waits this long after it is written, and every other DM to them written
+    meanwhile goes out with it as one message (0: each goes at once)."""
+
+    @property
+    def merge_window(self) -> dt.timedelta:
+        return dt.timedelta(seconds=self.merge_window_seconds)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     tournament: TournamentConfig = field(default_factory=TournamentConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     games: GamesConfig = field(default_factory=GamesConfig)
+    outbox: OutboxConfig = field(default_factory=OutboxConfig)
     rules: Ruleset = field(default_factory=Ruleset)
     registration: RegistrationConfig = field(default_factory=RegistrationConfig)
     secrets: Secrets = field(default_factory=Secrets)
@@ -513,6 +529,13 @@ def _check(config: Config) -> None:
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)
+    window = config.outbox.merge_window_seconds
+    if not 0 <= window <= MAX_MERGE_WINDOW_SECONDS:
+        raise ConfigError(
+            "outbox.merge_window_seconds",
+            f"must be between 0 and {MAX_MERGE_WINDOW_SECONDS} (a notice may wait no longer), "
+            f"not {window}",
+        )
     if not config.service.stream_timeout_seconds > LICHESS_KEEPALIVE_SECONDS:
         raise ConfigError(
             "service.stream_timeout_seconds",
@@ -552,7 +575,7 @@ def parse_config(
                     "secrets are read from the environment only "
                     f"({', '.join(SECRET_ENV.values())}), never from the config file",
                 )
-    allowed = {"tournament", "service", "games", "rules", "registration"}
+    allowed = {"tournament", "service", "games", "outbox", "rules", "registration"}
     for key in data:
         if key not in allowed:
             raise ConfigError(key, f"unknown section (known: {', '.join(sorted(allowed))})")
@@ -560,6 +583,7 @@ def parse_config(
         tournament=_build(TournamentConfig(), data.get("tournament", {}), "tournament"),
         service=_build(ServiceConfig(), data.get("service", {}), "service"),
         games=_build(GamesConfig(), data.get("games", {}), "games"),
+        outbox=_build(OutboxConfig(), data.get("outbox", {}), "outbox"),
         rules=_build(Ruleset(), data.get("rules", {}), "rules"),
         registration=_build(RegistrationConfig(), data.get("registration", {}), "registration"),
         secrets=_secrets(environ),

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from rules.core.model import GameStatus
@@ -90,6 +91,9 @@ class PlayerRow(Base):
     engine_mark: Mapped[bool] = mapped_column(Boolean, default=False)
     registered_at: Mapped[dt.datetime]
     team_member: Mapped[bool | None]  # in the configured team at the last registration check
+    game_links_by_dm: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=sa_false()
+    )  # the player's choice: each later game's fresh challenge link by DM too, not only the room
 
 
 class StageRow(Base):

@@ -53,8 +53,10 @@ class OutboxRepository(_Repository):
         event: str | None = None,
         match_id: int | None = None,
         player: str | None = None,
+        due_at: dt.datetime | None = None,
     ) -> OutboxRow | None:
-        """Queue a message; with ``dedupe_key`` a second identical request queues nothing.
+        """Queue a message, due at ``due_at`` (default ``now``); with ``dedupe_key`` a second
+        identical request queues nothing.
 
         ``notice``, ``event``, ``match_id`` and ``player`` say what it reports (bot.notify)."""
         if dedupe_key is not None:
@@ -74,7 +76,7 @@ class OutboxRepository(_Repository):
             player=player,
             status=OutboxStatus.PENDING,
             attempts=0,
-            next_attempt_at=now,
+            next_attempt_at=now if due_at is None else due_at,
         )
         self.session.add(row)
         await self.session.flush()
@@ -87,6 +89,60 @@ class OutboxRepository(_Repository):
             _OUTBOX_DUE, {"now": now, "kinds": list(kinds), "limit": limit}
         )
         return result.scalars().all()
+
+    async def due_to(
+        self, recipients: Iterable[str], now: dt.datetime, *, kinds: Sequence[str]
+    ) -> Sequence[OutboxRow]:
+        """Every pending message of ``kinds`` due at ``now`` to one of ``recipients`` (any
+        case), oldest first: what goes out with a batch's messages to them."""
+        lowered = sorted({r.lower() for r in recipients})
+        if not lowered:
+            return []
+        result = await self.session.execute(
+            select(OutboxRow)
+            .where(
+                OutboxRow.status == OutboxStatus.PENDING,
+                OutboxRow.kind.in_(list(kinds)),
+                func.lower(OutboxRow.recipient).in_(lowered),
+                or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= now),
+            )
+            .order_by(OutboxRow.id)
+        )
+        return result.scalars().all()
+
+    async def waiting(self, kind: str, recipient: str, now: dt.datetime) -> dt.datetime | None:
+        """When the first message of ``kind`` to ``recipient`` (any case) that was never tried
+        and waits beyond ``now`` (for others to merge with it) goes out; ``None``: none."""
+        value: dt.datetime | None = await self.session.scalar(
+            select(func.min(OutboxRow.next_attempt_at)).where(
+                OutboxRow.status == OutboxStatus.PENDING,
+                OutboxRow.kind == kind,
+                func.lower(OutboxRow.recipient) == recipient.lower(),
+                OutboxRow.attempts == 0,
+                OutboxRow.next_attempt_at > now,
+            )
+        )
+        return value
+
+    async def hurry(
+        self, kind: str, recipient: str, now: dt.datetime, *, until: dt.datetime
+    ) -> int:
+        """The messages of ``kind`` to ``recipient`` (any case) never tried and waiting until
+        ``until`` at the latest go at ``now`` (with an urgent one); a message held longer (a
+        retry, the message budget) stays held."""
+        result = await self.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.status == OutboxStatus.PENDING,
+                OutboxRow.kind == kind,
+                func.lower(OutboxRow.recipient) == recipient.lower(),
+                OutboxRow.attempts == 0,
+                OutboxRow.next_attempt_at > now,
+                OutboxRow.next_attempt_at <= until,
+            )
+            .values(next_attempt_at=now)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
 
     async def get(self, row_id: int) -> OutboxRow | None:
         return await self.session.get(OutboxRow, row_id)

@@ -298,6 +298,19 @@ class SeasonDriver:
             self._next_at = key
         return self._next
 
+    async def drain(self, within: dt.timedelta) -> None:
+        """Let the messages the season's last steps queued go out: while one is due within
+        ``within`` of now (the outbox's merge window: a DM waits that long for others to its
+        reader), move the clock to it and settle."""
+        latest = self.clock.now() + within
+        for _ in range(self.max_steps_at_one_time):
+            await self.settle()
+            async with self.db.uow() as uow:
+                retry = await uow.outbox.next_retry(SENDABLE_KINDS)
+            if retry is None or retry > latest or retry <= self.clock.now():
+                return
+            self.clock.set(retry)
+
     async def _settled_next(self, now: dt.datetime) -> dt.datetime | None:
         """The service's next due time, after settling again while it says "now".
 

@@ -253,7 +253,7 @@ async def run_season(
                 try:
                     await _register(service, world, clock.now())
                     await driver.run(finished=td)
-                    await driver.settle()
+                    await driver.drain(config.outbox.merge_window)
                     standings = await _standings(service, config)
                     matches, stored_games = await _fingerprint(service)
                     async with service.db.uow() as uow:

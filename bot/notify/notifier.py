@@ -2,6 +2,12 @@
 
 Messages are written in the caller's unit of work, so they commit with the change that caused
 them (DESIGN.md: effects go through an outbox); the dispatcher sends them afterwards.
+
+A DM to a player waits ``[outbox] merge_window_seconds`` before it is due, and a DM to them
+written while one waits is due with it: the dispatcher sends every DM due together to one
+player as one message (issue 13: a burst of offers, an agreement and its link, a result and the
+next pairing reach the player as one DM). An urgent notice (:data:`URGENT`) is due at once and
+takes the waiting ones with it. Every notice keeps its own outbox row.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from rules.talk.notices import fit
 from storage.models import DeadlineRow, OutboxRow, OutboxStatus
 from storage.uow import UnitOfWork
 
-__all__ = ["DIGEST_DEADLINE", "FORUM", "TDS", "Notifier", "next_digest"]
+__all__ = ["DIGEST_DEADLINE", "FORUM", "TDS", "URGENT", "Notifier", "next_digest"]
 
 FORUM = "forum"
 """Recipient of forum drafts: the TDs paste them and mark them posted (DESIGN.md)."""
@@ -24,6 +30,8 @@ TDS = "tds"
 """Recipient of the TDs' information waiting for the daily digest."""
 DIGEST_DEADLINE = "td_digest"
 """The deadline kind of the daily digest (:mod:`bot.service.digest` handles it)."""
+URGENT = frozenset({NoticeKind.NO_SHOW_NOTICE, NoticeKind.CLAIM_RIGHT})
+"""Notices a player may have to act on within minutes (rules 6.3): they wait for no others."""
 
 
 def next_digest(now: dt.datetime, at: dt.time) -> dt.datetime:
@@ -39,6 +47,7 @@ class Notifier:
         self._tds = tuple(config.tournament.tds)
         self._team = config.tournament.team
         self._digest_at = config.tournament.digest_time
+        self._window = config.outbox.merge_window
 
     @staticmethod
     def fitted(body: str) -> str:
@@ -56,8 +65,10 @@ class Notifier:
         key: NoticeKey,
         subject: str | None = None,
         player: str | None = None,
+        due_at: dt.datetime | None = None,
     ) -> OutboxRow | None:
-        return await uow.outbox.enqueue(
+        """The queued row (``None``: this event's copy to ``to`` is queued already)."""
+        queued = await uow.outbox.enqueue(
             now=now,
             kind=channel.value,
             recipient=to,
@@ -68,20 +79,45 @@ class Notifier:
             event=key.event,
             match_id=key.match_id,
             player=key.player if key.player is not None else player,
+            due_at=due_at,
         )
+        return queued
 
     async def dm(
         self, uow: UnitOfWork, *, now: dt.datetime, to: str, text: str, key: NoticeKey
-    ) -> None:
-        """A DM to a player (``to``: their username or id); the player column names them."""
-        await self._enqueue(uow, Channel.DM, now=now, to=to, body=text, key=key, player=to.lower())
+    ) -> bool:
+        """A DM to a player (``to``: their username or id); the player column names them.
+
+        It is due with the DMs waiting for them, or after the merge window. Returns whether it
+        was queued (``False``: this event's DM to them is queued already)."""
+        player = to.lower()
+        due_at = await self._due(uow, player, now=now, urgent=key.kind in URGENT)
+        queued = await self._enqueue(
+            uow, Channel.DM, now=now, to=to, body=text, key=key, player=player, due_at=due_at
+        )
+        return queued is not None
+
+    async def _due(
+        self, uow: UnitOfWork, player: str, *, now: dt.datetime, urgent: bool
+    ) -> dt.datetime:
+        """When a DM to ``player`` written at ``now`` goes out: with the first one waiting for
+        them (if it goes within the window), else after the window; an urgent one at once,
+        with those waiting."""
+        latest = now + self._window
+        if urgent:
+            await uow.outbox.hurry(Channel.DM.value, player, now, until=latest)
+            return now
+        if not self._window:
+            return now
+        waiting = await uow.outbox.waiting(Channel.DM.value, player, now)
+        return waiting if waiting is not None and waiting <= latest else latest
 
     async def dm_player(
         self, uow: UnitOfWork, *, now: dt.datetime, player: str, text: str, key: NoticeKey
-    ) -> None:
+    ) -> bool:
         """A DM to a registered player by id, addressed with their username as registered."""
         row = await uow.players.get(player)
-        await self.dm(
+        return await self.dm(
             uow, now=now, to=row.username if row is not None else player, text=text, key=key
         )
 

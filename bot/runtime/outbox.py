@@ -6,9 +6,11 @@ it and marks it sent in a transaction of its own right after Lichess accepts it.
 those two steps is the only way a message can go out twice. Forum drafts are not sent: they wait
 for a TD to paste them and mark them posted.
 
-Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say),
-and with ``dm_per_minute`` (the service's: lila's 20 replies a minute) no more DMs than that go
-out in a minute: the rest wait for the minute to pass, rather than meet a 429.
+Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say;
+:class:`bot.notify.Notifier` makes a player's DMs written within ``[outbox]
+merge_window_seconds`` due together), each notice keeping its row; with ``dm_per_minute`` (the
+service's: lila's 20 replies a minute) no more DMs than that go out in a minute: the rest wait
+for the minute to pass, rather than meet a 429.
 A failure is classed by what Lichess said, per recipient, never for the whole queue:
 
 * ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
@@ -45,6 +47,7 @@ from storage.uow import UnitOfWork
 log = logging.getLogger(__name__)
 
 SENDABLE_KINDS = tuple(c.value for c in SENDABLE)
+PERSONAL_KINDS = tuple(c.value for c in SENDABLE if c is not Channel.TEAM_UPDATE)
 MAX_ATTEMPTS = 8
 BATCH = 20
 RETRY_BASE = dt.timedelta(seconds=30)
@@ -194,12 +197,23 @@ class OutboxDispatcher(WaitingLoop):
             return sent
         while True:
             async with self.db.uow() as uow:
-                due = list(
-                    await uow.outbox.due(self.clock.now(), kinds=SENDABLE_KINDS, limit=BATCH)
-                )
+                now = self.clock.now()
+                due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
+                batch = len(due)
+                # and whatever else is due to the same people, so it goes in the same message
+                taken = {r.id for r in due}
+                due += [
+                    r
+                    for r in await uow.outbox.due_to(
+                        {r.recipient for r in due if r.kind is not Channel.TEAM_UPDATE},
+                        now,
+                        kinds=PERSONAL_KINDS,
+                    )
+                    if r.id not in taken
+                ]
             if not due:
                 return sent
-            for group in merge(due):
+            for group in merge(sorted(due, key=lambda r: r.id)):
                 if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
                     self.sent += sent
                     return sent
@@ -219,7 +233,7 @@ class OutboxDispatcher(WaitingLoop):
                 else:
                     await self._failed(group, error)
             self.sent += sent
-            if len(due) < BATCH:
+            if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
                 # is sent on the next round of run().
                 return sent

@@ -6,8 +6,14 @@ and :meth:`GameChallenges.on_deadline` asks Lichess for an open challenge restri
 players (``users=WHITE,BLACK``, White as the match's colour order names), rated, with the rule
 set's clock and variant, named after the match, lapsing after the no-show window. The challenge
 is stored (its id is the game's id, so intake knows the game first by it); both players get the
-link of game 1 and of the armageddon game by DM, and every game's in the match room. A Lichess
-failure stores nothing but an audit entry and a retry a few minutes later.
+link of game 1 and of the armageddon game by DM, every game's in the match room, and each later
+game's by DM too if they asked for it on their account page (``players.game_links_by_dm``).
+A Lichess failure stores nothing but an audit entry and a retry a few minutes later.
+
+The agreed time's DM waits for the challenge (:class:`Announce` in the deadline row's payload):
+each player gets one DM with the time and game 1's link, the time control written out. If Lichess
+fails, that DM goes out at once all the same, saying to play from the match room, and the link
+follows alone when a later attempt makes the challenge.
 """
 
 from __future__ import annotations
@@ -15,18 +21,19 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NoticeKind
 from bot.runtime.deadlines import Firing
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import MatchState
-from rules.talk.games import challenge_name, game_link
+from rules.talk.games import challenge_missing, challenge_name, game_link
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
@@ -35,6 +42,7 @@ from storage.uow import UnitOfWork
 
 __all__ = [
     "CHALLENGE_DEADLINE",
+    "Announce",
     "ChallengeFailed",
     "ChallengeMaker",
     "ChallengeSpec",
@@ -70,6 +78,29 @@ class MadeChallenge:
 
     id: str
     url: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Announce:
+    """The agreed time's DMs (``texts``: each player's, without a word on the games), handed to
+    the game's challenge so that one DM carries the time and the link (issue 14); ``event``
+    is the agreed time's notice event (:func:`bot.notify.keys.time_agreed`)."""
+
+    event: str
+    texts: Mapping[str, str]
+
+    def payload(self) -> dict[str, object]:
+        return {"event": self.event, "texts": dict(self.texts)}
+
+    @classmethod
+    def read(cls, value: object) -> Announce | None:
+        """From a deadline row's payload (``None``: it has none)."""
+        if not isinstance(value, Mapping):
+            return None
+        texts = value.get("texts")
+        if not isinstance(texts, Mapping):
+            return None
+        return cls(str(value.get("event", "")), {str(p): str(t) for p, t in texts.items()})
 
 
 class ChallengeFailed(Exception):
@@ -110,25 +141,32 @@ class GameChallenges:
         game: int,
         now: dt.datetime,
         white: PlayerId | None = None,
-    ) -> None:
+        announce: Announce | None = None,
+    ) -> bool:
         """Ask for game ``game``'s challenge of the match's current week, now (once); game
-        :data:`ARMAGEDDON` with its ``white``."""
+        :data:`ARMAGEDDON` with its ``white``. With ``announce`` (the agreed time's DMs) the
+        challenge's link goes in those DMs: returns whether it was handed over (else the caller
+        sends them)."""
         if not self.enabled or row.black_first is None:
-            return
+            return False
         subject = _subject(row.week, game)
+        extra = {} if announce is None else {"announce": announce.payload()}
         for open_row in await uow.deadlines.open_for_match(row.id):
             if open_row.kind == CHALLENGE_DEADLINE and open_row.subject == subject:
-                return
+                if extra:  # a time agreed again before the first was announced: the new one
+                    open_row.payload = {**open_row.payload, **extra}
+                return announce is not None
         await uow.deadlines.add(
             DeadlineRow(
                 kind=CHALLENGE_DEADLINE,
                 due_at=now,
                 match_id=row.id,
                 subject=subject,
-                payload={"week": row.week, "game": game, "white": white, "attempt": 1},
+                payload={"week": row.week, "game": game, "white": white, "attempt": 1, **extra},
                 created_at=now,
             )
         )
+        return announce is not None
 
     async def schedule_armageddon(
         self, uow: UnitOfWork, row: MatchRow, *, white: PlayerId, now: dt.datetime
@@ -138,13 +176,22 @@ class GameChallenges:
         bid cannot be set there, and the armageddon intake tells the TDs so."""
         await self.schedule(uow, row, game=ARMAGEDDON, now=now, white=white)
 
-    async def schedule_next(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
-        """Ask for the challenge of the match's next game, if it has one to play."""
+    async def schedule_next(
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        *,
+        now: dt.datetime,
+        announce: Announce | None = None,
+    ) -> bool:
+        """Ask for the challenge of the match's next game, if it has one to play; with
+        ``announce``, whether its link goes in those DMs (:meth:`schedule`)."""
         if not self.enabled or row.state != MatchState.SCHEDULED or row.outcome is not None:
-            return
+            return False
         played = len(await uow.games.for_match(row.id))
         if played < row.games:
-            await self.schedule(uow, row, game=played + 1, now=now)
+            return await self.schedule(uow, row, game=played + 1, now=now, announce=announce)
+        return False
 
     async def challenges(self, uow: UnitOfWork, match_id: int) -> Sequence[ChallengeRow]:
         return await GamesRepository(uow.session).challenges(match_id)
@@ -164,24 +211,36 @@ class GameChallenges:
         deadline, now = firing.deadline, firing.now
         week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
         attempt = int(deadline.payload.get("attempt", 1))
+        announce = Announce.read(deadline.payload.get("announce"))
         row = await uow.matches.get(deadline.match_id) if deadline.match_id is not None else None
+        if row is None or row.black_first is None or row.week != week:
+            return  # an agreement of a week gone by is announced no more
         wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
         if (
-            row is None
-            or self.maker is None
-            or row.black_first is None
-            or row.week != week
+            self.maker is None
             or row.state != wanted_state
             or (row.outcome is not None and game != ARMAGEDDON)
         ):
+            if announce is not None:  # the time was agreed all the same
+                await self._announce(uow, announce, row, now=now, line={})
             return
         repo = GamesRepository(uow.session)
         expires_at = self._expiry(row, game, now)
-        if any(
-            c.week == week and c.game_number == game and c.expires_at >= expires_at
-            for c in await repo.challenges(row.id)
-        ):
-            return  # one lasts long enough already (a time moved later needs a new one)
+        for lasting in await repo.challenges(row.id):
+            if (
+                lasting.week == week
+                and lasting.game_number == game
+                and lasting.expires_at >= expires_at
+            ):
+                # one lasts long enough already (a time moved later needs a new one)
+                if announce is not None:
+                    key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
+                    names = {
+                        p: await self._username(uow, PlayerId(p))
+                        for p in (lasting.white, lasting.black)
+                    }
+                    await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
+                return
         rnd = await uow.tournaments.round(row.round_id)
         match = to_match(row, round=rnd.number if rnd is not None else 0)
         chosen = deadline.payload.get("white")
@@ -217,6 +276,12 @@ class GameChallenges:
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
         # other writer, the game intake too). The next attempt is committed with the claim, so
         # a crash while Lichess is asked still makes the challenge; it goes once this one is made.
+        # Who gets a later game's link by DM is read now: after the commit below, the success
+        # path reads nothing more than it must before its writes.
+        by_dm = [white, black]
+        if game not in (1, ARMAGEDDON):
+            by_dm = [p for p in by_dm if await self._links_by_dm(uow, p)]
+        names = {white: white_name, black: black_name}
         retry = await self._planned(uow, row, deadline, attempt) or self._retry(
             row, deadline, attempt, now=now
         )
@@ -227,28 +292,38 @@ class GameChallenges:
             made = await self.maker(spec)
         except ChallengeFailed as e:
             await self._failed(uow, row, deadline, attempt, str(e), now=now)
+            if announce is not None:  # the time goes out now; the link follows, or the room
+                missing = challenge_missing(
+                    names=(white_name, black_name),
+                    game=None if game == ARMAGEDDON else game,
+                    control=control,
+                    room_url=self.config.room_url(row.id),
+                    will_retry=retry is not None,
+                )
+                await self._announce(
+                    uow, announce, row, now=now, line={white: missing, black: missing}
+                )
             return
         if retry is not None:
             stored = await uow.deadlines.get(retry.id)
             if stored is not None and stored.fired_at is None:
                 stored.cancelled_at = now
-        await repo.add(
-            ChallengeRow(
-                id=made.id,
-                match_id=row.id,
-                week=week,
-                game_number=game,
-                armageddon=game == ARMAGEDDON,
-                white=white,
-                black=black,
-                name=spec.name,
-                url=made.url,
-                clock_limit=spec.clock_limit,
-                clock_increment=spec.clock_increment,
-                created_at=now,
-                expires_at=spec.expires_at,
-            )
+        made_row = ChallengeRow(
+            id=made.id,
+            match_id=row.id,
+            week=week,
+            game_number=game,
+            armageddon=game == ARMAGEDDON,
+            white=white,
+            black=black,
+            name=spec.name,
+            url=made.url,
+            clock_limit=spec.clock_limit,
+            clock_increment=spec.clock_increment,
+            created_at=now,
+            expires_at=spec.expires_at,
         )
+        await repo.add(made_row)
         await uow.audit.record(
             at=now,
             actor="bot",
@@ -256,23 +331,84 @@ class GameChallenges:
             match_id=row.id,
             details={"challenge": made.id, "game": game, "week": week, "white": white},
         )
-        if game not in (1, ARMAGEDDON):
-            return  # a later game's link is in the room, where the players are by then
         key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
-        for note in game_link(
+        if announce is not None:
+            await self._announce_link(uow, announce, row, made_row, names, now=now, key=key)
+            return
+        # a later game's link is in the room, where the players are by then; by DM too to
+        # those who asked for it on their account page
+        if not by_dm:
+            return
+        for player, text in self._link_texts(row, made_row, names).items():
+            if player in by_dm:
+                await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+
+    def _link_texts(
+        self, row: MatchRow, made: ChallengeRow, names: Mapping[str, str]
+    ) -> dict[str, str]:
+        """Each player's words on the game of challenge ``made``: its link, colours, time
+        control written out, and when it lapses (``names``: the players' usernames)."""
+        white, black = PlayerId(made.white), PlayerId(made.black)
+        control = dataclasses.replace(
+            self.config.rules.time_control,
+            limit_seconds=made.clock_limit,
+            increment_seconds=made.clock_increment,
+        )
+        notes = game_link(
             white=white,
             black=black,
-            names=(white_name, black_name),
-            game=None if game == ARMAGEDDON else game,
+            names=(names.get(white, white), names.get(black, black)),
+            game=None if made.armageddon else made.game_number,
             url=made.url,
             control=control,
-            expires_at=spec.expires_at,
+            expires_at=made.expires_at,
             room_url=self.config.room_url(row.id),
-        ):
-            assert note.recipient is not None
-            await self.notifier.dm_player(
-                uow, now=now, player=note.recipient, text=note.text, key=key
+        )
+        return {str(n.recipient): n.text for n in notes if n.recipient is not None}
+
+    async def _announce(
+        self,
+        uow: UnitOfWork,
+        announce: Announce,
+        row: MatchRow,
+        *,
+        now: dt.datetime,
+        line: Mapping[str, str],
+    ) -> dict[str, bool]:
+        """The agreed time's DM to each player with ``line`` (default: their room's link);
+        returns whether each was queued (``False``: it went already)."""
+        key = NoticeKey(NoticeKind.TIME_AGREED, announce.event, row.id)
+        room = f"Your match room: {self.config.room_url(row.id)}"
+        queued = {}
+        for player, text in announce.texts.items():
+            queued[player] = await self.notifier.dm_player(
+                uow, now=now, player=player, text=text + line.get(player, room), key=key
             )
+        return queued
+
+    async def _announce_link(
+        self,
+        uow: UnitOfWork,
+        announce: Announce,
+        row: MatchRow,
+        made: ChallengeRow,
+        names: Mapping[str, str],
+        *,
+        now: dt.datetime,
+        key: NoticeKey,
+    ) -> None:
+        """The agreed time's DMs with the game's link; where the time went out already (Lichess
+        failed on an earlier attempt), the link alone, with ``key``."""
+        links = self._link_texts(row, made, names)
+        queued = await self._announce(uow, announce, row, now=now, line=links)
+        for player, went in queued.items():
+            link = links.get(player)
+            if not went and link is not None:
+                await self.notifier.dm_player(uow, now=now, player=player, text=link, key=key)
+
+    async def _links_by_dm(self, uow: UnitOfWork, player: PlayerId) -> bool:
+        found = await uow.players.get(player)
+        return found is not None and bool(found.game_links_by_dm)
 
     async def resume(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
         """On taking the lead (a start, a restart, a take-over): an attempt cut off while

@@ -91,3 +91,22 @@ class Players:
             details={"username": player.username, "seed_rating": player.seed_rating},
         )
         await uow.players.remove(player)
+
+    async def set_game_links_by_dm(
+        self, uow: UnitOfWork, player_id: str, *, wanted: bool, now: dt.datetime
+    ) -> PlayerRow:
+        """The player's choice (issue 14): each later game's fresh challenge link by DM too
+        (game 1's and the armageddon's always come by DM; every game's is in the room)."""
+        player = await uow.players.get(normalise_username(player_id))
+        if player is None:
+            raise OperationError("Only a registered player has this choice.")
+        if player.game_links_by_dm != wanted:
+            player.game_links_by_dm = wanted
+            await uow.audit.record(
+                at=now,
+                actor=player.id,
+                action="player.preferences",
+                player=player.id,
+                details={"game_links_by_dm": wanted},
+            )
+        return player

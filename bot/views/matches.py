@@ -19,6 +19,7 @@ from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
+from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 STAGE_LABELS = {
@@ -210,6 +211,22 @@ async def match_line(
         week_end=None if rnd is None else rnd.week_end,
         week=row.week,
     )
+
+
+async def next_game_links(
+    uow: UnitOfWork, matches: Sequence[MatchLine], *, now: dt.datetime
+) -> dict[int, str]:
+    """The link of the bot's challenge of each match's next game, while it lasts (the room
+    shows the same one), in one query; a match without one is left out."""
+    found = await GamesRepository(uow.session).challenges_of(m.id for m in matches)
+    links: dict[int, str] = {}
+    for m in matches:
+        wanted = m.games_played + 1
+        for c in reversed(found.get(m.id, [])):
+            if c.week == m.week and c.game_number == wanted and c.expires_at > now:
+                links[m.id] = c.url
+                break
+    return links
 
 
 @dataclass(frozen=True, slots=True)

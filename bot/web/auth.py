@@ -18,6 +18,7 @@ from urllib.parse import quote, unquote
 import aiohttp
 from aiohttp import web
 
+from bot.errors import OperationError
 from bot.lichess.errors import LichessError, OAuthError
 from bot.lichess.oauth import PendingLogin, exchange_code, fetch_account, start_login
 from bot.web.core import (
@@ -27,6 +28,7 @@ from bot.web.core import (
     redirect,
     redirect_with,
     render,
+    viewer,
 )
 from bot.web.security import (
     LOGIN_COOKIE,
@@ -175,8 +177,45 @@ async def callback(request: web.Request) -> web.StreamResponse:
 
 
 async def login_page(request: web.Request) -> web.StreamResponse:
-    """``GET /account``: who you are logged in as, and the logout button."""
-    return await render(request, "account.html", {"title": "Your account"})
+    """``GET /account``: who you are logged in as, a player's choices, and the logout
+    button."""
+    who = viewer(request)
+    links_by_dm = None
+    if who is not None and who.is_player:
+        async with context(request).db.uow() as uow:
+            player = await uow.players.get(who.user_id)
+        links_by_dm = None if player is None else player.game_links_by_dm
+    return await render(
+        request, "account.html", {"title": "Your account", "game_links_by_dm": links_by_dm}
+    )
+
+
+PREFERENCE_VALUES = {"yes": True, "no": False}
+
+
+async def preferences(request: web.Request) -> web.StreamResponse:
+    """``POST /account/preferences``: a player's choice of each later game's link by DM."""
+    who, values = await read_form(request, {"game_links_by_dm": 3})
+    raw = values.get("game_links_by_dm")
+    if raw not in PREFERENCE_VALUES:
+        raise bad_request('The field "game_links_by_dm" must be "yes" or "no".')
+    ctx = context(request)
+    try:
+        async with ctx.db.uow() as uow:
+            await ctx.services.players.set_game_links_by_dm(
+                uow, who.user_id, wanted=PREFERENCE_VALUES[raw], now=ctx.now()
+            )
+            await uow.commit()
+    except OperationError as e:
+        return redirect_with(request, "/account", str(e), ok=False)
+    wanted = PREFERENCE_VALUES[raw]
+    return redirect_with(
+        request,
+        "/account",
+        "Each later game's challenge link now comes by DM too."
+        if wanted
+        else "Later games' challenge links are in your match room only.",
+    )
 
 
 async def logout(request: web.Request) -> web.StreamResponse:
@@ -205,5 +244,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/login", login)
     app.router.add_get("/login/callback", callback)
     app.router.add_get("/account", login_page)
+    app.router.add_post("/account/preferences", preferences)
     app.router.add_post("/logout", logout)
     app.cleanup_ctx.append(_http_session)

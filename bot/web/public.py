@@ -338,10 +338,17 @@ async def rules_page(request: web.Request) -> web.StreamResponse:
 
 
 def _calendar(
-    name: str, matches: list[views.MatchLine], *, now: dt.datetime, base: str, config: Config
+    name: str,
+    matches: list[views.MatchLine],
+    *,
+    now: dt.datetime,
+    base: str,
+    config: Config,
+    links: Mapping[int, str],
 ) -> bytes:
     """An event for every agreed match time still to be played: a match decided without its
-    games (a forfeit, a tie ruled by the TDs) has no time to keep free."""
+    games (a forfeit, a tie ruled by the TDs) has no time to keep free. ``links``: the bot's
+    challenge of a match's next game, where it has one."""
     host = base.split("://", 1)[-1].split("/", 1)[0]
     cal = icalendar.Calendar()
     cal.add("prodid", "-//acwc-bot//match times//EN")
@@ -359,11 +366,17 @@ def _calendar(
         event.add("dtend", m.agreed_time + dt.timedelta(hours=3))
         event.add("summary", f"{m.first} - {m.second} ({m.stage_label})")
         link = f"{base}/match/{m.id}"
-        event.add("url", link)
+        challenge = links.get(m.id)
+        event.add("url", challenge or link)
+        game = (
+            f"Game {m.games_played + 1}'s challenge (only you two can join it): {challenge}. "
+            if challenge is not None
+            else ""
+        )
         event.add(
             "description",
             f"{m.stage_label}, round {m.round_number}: {m.games} games, "
-            f"{time_control_text(config.rules.time_control)}. "
+            f"{time_control_text(config.rules.time_control)}. {game}"
             f"The bot's link to each game is in the match room: {link}",
         )
         cal.add_component(event)
@@ -387,10 +400,16 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     async with ctx.db.uow() as uow:
         rounds = await views.published_rounds(uow)
-    matches = [m for r in rounds for m in r.matches]
+        matches = [m for r in rounds for m in r.matches]
+        links = await views.next_game_links(uow, matches, now=ctx.now())
     base = ctx.base_url(request).rstrip("/")
     body = _calendar(
-        ctx.config.tournament.name, matches, now=ctx.now(), base=base, config=ctx.config
+        ctx.config.tournament.name,
+        matches,
+        now=ctx.now(),
+        base=base,
+        config=ctx.config,
+        links=links,
     )
     return _ics(body, "acwc.ics")
 
@@ -403,12 +422,14 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         if row is None:
             raise not_found("There is no such player in this tournament.")
         matches = await views.player_matches(uow, row.id)
+        links = await views.next_game_links(uow, matches, now=ctx.now())
     body = _calendar(
         f"{ctx.config.tournament.name}: {row.username}",
         matches,
         now=ctx.now(),
         base=ctx.base_url(request).rstrip("/"),
         config=ctx.config,
+        links=links,
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

@@ -10,7 +10,7 @@ from rules.core.ruleset import StageKind, TimeControl
 from rules.talk.notices import Audience, Notice, fit
 from rules.week.calendar import label_time
 
-__all__ = ["challenge_name", "game_link", "time_control_text"]
+__all__ = ["challenge_missing", "challenge_name", "game_link", "time_control_text"]
 
 _STAGE_NAMES = {
     StageKind.QUALIFICATION: "Qualification",
@@ -64,3 +64,23 @@ def game_link(
         f"It lapses at {label_time(expires_at)}. Your match room: {room_url}"
     )
     return tuple(Notice(Audience.PLAYER, p, fit(text)) for p in (white, black))
+
+
+def challenge_missing(
+    *,
+    names: tuple[str, str],
+    game: int | None,
+    control: TimeControl,
+    room_url: str,
+    will_retry: bool,
+) -> str:
+    """What the players read when Lichess did not make game ``game``'s challenge (None: the
+    armageddon game): who has White (``names``: White's and Black's usernames), the time
+    control to challenge each other with, and the room."""
+    which = "the armageddon game" if game is None else f"game {game}"
+    later = " It sends the link when Lichess takes it." if will_retry else ""
+    return (
+        f"The bot could not create {which}'s challenge on Lichess.{later} Meanwhile play it "
+        f"from your match room, {room_url}, which shows its settings: {names[0]} (White) "
+        f"challenges {names[1]} (Black) on Lichess to {time_control_text(control)}."
+    )

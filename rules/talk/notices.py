@@ -209,9 +209,12 @@ def time_agreed(
     now: dt.datetime,
     ruleset: Ruleset,
     names: Mapping[PlayerId, str] | None = None,
+    games_line: str | None = None,
 ) -> tuple[Notice, ...]:
     """The agreed time, to both players, and the public line for the schedule (rules 5.2);
-    ``names``: the players as Lichess spells them, for the public line."""
+    ``names``: the players as Lichess spells them, for the public line; ``games_line``: how
+    the players reach their games, in place of the general sentence ("": nothing, for the
+    caller to add the game's link)."""
     agreement = negotiation.agreement
     if agreement is None:
         raise ValueError("no time is agreed")
@@ -223,7 +226,11 @@ def time_agreed(
             f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
             f"Be online on time: {no_show_rule(ruleset.conduct)}. "
             "The time changes only if both of you agree (`change <time>`).\n"
-            "The bot sends you each game's link: a challenge only you two can join.",
+            + (
+                "The bot sends you each game's link: a challenge only you two can join."
+                if games_line is None
+                else games_line
+            ),
         )
         for p in (a, b)
     ]

@@ -18,7 +18,7 @@ import pytest
 from lichess_helpers import BOT, START, TEAM
 
 from bot.app import LichessMessenger, Service
-from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.config import Config, OutboxConfig, Secrets, ServiceConfig, TournamentConfig
 from bot.errors import StartupError
 from bot.lichess.client import LichessClient
 from bot.lichess.pause import RATE_LIMIT_HOLD, DatabasePause
@@ -33,7 +33,12 @@ from storage.db import Database
 from storage.models import Channel, OutboxRow, OutboxStatus
 
 TD = "Shiaxou"
-CONFIG = Config(tournament=TournamentConfig(name="ACWC test", tds=(TD,), team=TEAM))
+CONFIG = Config(
+    tournament=TournamentConfig(name="ACWC test", tds=(TD,), team=TEAM),
+    outbox=OutboxConfig(merge_window_seconds=0),
+)
+"""Each DM due as it is written: these tests time the failure classes alone (with the merge
+window on: ``test_outbox_window.py``)."""
 
 
 @contextlib.asynccontextmanager

@@ -554,7 +554,7 @@ async def season(
         if isinstance(driver, FaultDriver):
             driver.calm()
             driver._last_time = None
-        await driver.settle()
+        await driver.drain(config.outbox.merge_window)
         found = await _outcome(db, config, td, sandbox)
         extra: dict[str, Any] = {}
         if isinstance(driver, FaultDriver):

@@ -42,6 +42,7 @@ async def test_the_room_lists_the_players_notices_marks_new_ones_and_undelivered
     site_with: Site, refusing: SandboxState
 ) -> None:
     site = site_with
+    site.clock.advance(site.service.config.outbox.merge_window)  # the DMs' merge window
     await site.service.dispatcher.deliver_due()
     async with site.db.uow() as uow:
         to_alice = [r for r in await uow.outbox.list(kind="dm") if r.player == "alice"]
@@ -76,6 +77,7 @@ async def test_the_desk_marks_an_alert_no_td_got_and_says_when_the_outbox_is_sto
 ) -> None:
     site = site_with
     refusing.messaging.refuse_strangers.add(TD.lower())  # the TD refuses the bot's DMs too
+    site.clock.advance(site.service.config.outbox.merge_window)  # the DMs' merge window
     await site.service.dispatcher.deliver_due()  # Alice refuses: a note for the TDs' digest
     async with site.db.uow() as uow:
         notes = await uow.outbox.list(kind="td_note")

@@ -22,7 +22,7 @@ from bot.notify.notifier import DIGEST_DEADLINE
 from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
-from bot.runtime.outbox import MERGE_SEPARATOR, OutboxDispatcher
+from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS, OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
@@ -163,7 +163,18 @@ class Week:
         return fired
 
     async def deliver(self) -> int:
-        return await self.dispatcher.deliver_due()
+        """Send what the outbox holds as the running service would once the merge window of
+        every DM queued so far has passed: the clock moves on to when they go (firing the
+        deadlines due on the way); how many notices went out."""
+        sent = await self.dispatcher.deliver_due()
+        latest = self.clock.now() + self.config.outbox.merge_window
+        while True:
+            async with self.db.uow() as uow:
+                due = await uow.outbox.next_retry(SENDABLE_KINDS)
+            if due is None or due > latest or due <= self.clock.now():
+                return sent
+            await self.until(due)
+            sent += await self.dispatcher.deliver_due()
 
     async def outbox(self, kind: str | None = None) -> Sequence[OutboxRow]:
         async with self.db.uow() as uow:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
-from bot.service.challenges import GameChallenges
+from bot.service.challenges import Announce, GameChallenges
 from bot.service.forum import Forum
 from bot.service.weekly.log import Loaded
 from bot.views.scores import match_state
@@ -54,10 +54,20 @@ class Announcements:
         for note in time_agreed(negotiation, now=now, ruleset=self.ruleset, names=names):
             if note.recipient is not None:
                 texts[note.recipient] = note.text
-                await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
         await self.forum.match_changed(uow, row, now=now)
-        if self.challenges is not None:  # the game's link follows (issue 14)
-            await self.challenges.schedule_next(uow, row, now=now)
+        if self.challenges is not None:
+            # One DM with the time and the game's link (issue 14): the challenge, made at
+            # once by its deadline row, sends it (or, if Lichess fails, says to use the room).
+            bare = time_agreed(
+                negotiation, now=now, ruleset=self.ruleset, names=names, games_line=""
+            )
+            announce = Announce(
+                key.event, {n.recipient: n.text for n in bare if n.recipient is not None}
+            )
+            if await self.challenges.schedule_next(uow, row, now=now, announce=announce):
+                return texts
+        for player, text in texts.items():
+            await self.notifier.dm(uow, now=now, to=player, text=text, key=key)
         return texts
 
     async def result(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
