@@ -34,9 +34,13 @@ REASON_LIMIT = 1000
 
 @dataclass(frozen=True, slots=True)
 class Choice:
+    """One button. ``previewed``: the decision can change the standings, so the button first
+    shows the lines it changes (rank, player, points before -> after) and a TD confirms."""
+
     value: str
     label: str
     needs_reason: bool = False
+    previewed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -254,7 +254,7 @@ class FlaggedGames:
                     choices=(
                         Choice("dismiss", "It does not count"),
                         *(
-                            Choice(v, label, needs_reason=True)
+                            Choice(v, label, needs_reason=True, previewed=True)
                             for v, label in RESULT_CHOICES.items()
                         ),
                     ),
@@ -400,7 +400,7 @@ class ClaimDecisions:
                         match_id=v.match_id,
                         evidence=await weekly_timeline(uow, v.match_id),
                         choices=(
-                            Choice(f"grant:{c.claimant}", f"Grant to {claimant}", True),
+                            Choice(f"grant:{c.claimant}", f"Grant to {claimant}", True, True),
                             Choice("dismiss", "Dismiss the claim", True),
                         ),
                         link=f"/match/{v.match_id}",
@@ -466,10 +466,13 @@ class Disqualifications:
                         for f in forfeits
                     ),
                     choices=(
-                        Choice("confirm", f"Confirm: disqualify {name}", True),
+                        Choice("confirm", f"Confirm: disqualify {name}", True, True),
                         *(
                             Choice(
-                                f"waive:{f.id}", f"Waive forfeit {f.id} (match {f.match_id})", True
+                                f"waive:{f.id}",
+                                f"Waive forfeit {f.id} (match {f.match_id})",
+                                needs_reason=True,
+                                previewed=True,
                             )
                             for f in forfeits
                         ),
@@ -590,8 +593,8 @@ class TdAlerts:
                 elif r.notice in ABOUT_THE_WEEK:
                     choices = (
                         Choice("done", "Done: no forfeit"),
-                        Choice(f"grant:{row.white_first}", f"Forfeit win to {a}", True),
-                        Choice(f"grant:{row.black_first}", f"Forfeit win to {b}", True),
+                        Choice(f"grant:{row.white_first}", f"Forfeit win to {a}", True, True),
+                        Choice(f"grant:{row.black_first}", f"Forfeit win to {b}", True, True),
                     )
             out.append(
                 Decision(
@@ -642,9 +645,9 @@ def _fault_choices(
     a: str, b: str, *, names: dict[str, str], prefix: str = ""
 ) -> tuple[Choice, ...]:
     return (
-        Choice(f"fault:{a}", f"{prefix}{names.get(a, a)} at fault", needs_reason=True),
-        Choice(f"fault:{b}", f"{prefix}{names.get(b, b)} at fault", needs_reason=True),
-        Choice("nobody", f"{prefix}nobody at fault (tied match)", needs_reason=True),
+        Choice(f"fault:{a}", f"{prefix}{names.get(a, a)} at fault", True, True),
+        Choice(f"fault:{b}", f"{prefix}{names.get(b, b)} at fault", True, True),
+        Choice("nobody", f"{prefix}nobody at fault (tied match)", True, True),
     )
 
 
