@@ -3,13 +3,12 @@ changes (rank, player, points before -> after), and nothing is kept until the co
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from fractions import Fraction
 from html import unescape
 
 from bot.views.standings_change import StandingsLine, changed_lines
-from tests.web.helpers import TD, Browser, Site, flash_text
+from tests.web.helpers import TD, Browser, Site, flash_text, no_agreement
 
 
 async def td(browsers: dict[str, Browser]) -> Browser:
@@ -34,18 +33,6 @@ def change_rows(html: str) -> list[list[str]]:
     ]
 
 
-async def no_agreement(site: Site, b: Browser) -> int:
-    for player, times in (
-        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
-        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
-    ):
-        html = await b.post("/desk/relay", {"player": player, "text": times})
-        assert "flash ok" in html, flash_text(html)
-    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
-    await b.get("/desk")
-    return site.matches["alice-bob"]
-
-
 async def test_a_fault_ruling_shows_the_standings_lines_it_changes_before_it_is_made(
     site: Site, browsers: dict[str, Browser]
 ) -> None:
@@ -63,10 +50,8 @@ async def test_a_fault_ruling_shows_the_standings_lines_it_changes_before_it_is_
     assert players["Alice"][3] == "0 (0 game pts) -> ½ (0 game pts)"
     assert players["Bob"][3] == "0 (0 game pts) -> ½ (0 game pts)"
     # Nothing was kept: the match is undecided, the card still waits, no audit line.
+    assert await outcome(site, match_id) is None
     async with site.db.uow() as uow:
-        row = await uow.matches.get(match_id)
-        assert row is not None
-        assert row.outcome is None
         assert not [r for r in await uow.audit.list() if r.action == "fault.decide"]
     html = await b.get("/desk")
     assert f"No agreed time in match {match_id}" in html
@@ -77,10 +62,14 @@ async def test_a_fault_ruling_shows_the_standings_lines_it_changes_before_it_is_
     assert confirm["reason"] == "both late"
     html = await b.post("/desk/decide", {k: unescape(v) for k, v in confirm.items()}, csrf=None)
     assert "ruled tied" in flash_text(html)
+    assert await outcome(site, match_id) == "tied"
+
+
+async def outcome(site: Site, match_id: int) -> str | None:
     async with site.db.uow() as uow:
         row = await uow.matches.get(match_id)
-        assert row is not None
-        assert row.outcome == "tied"
+    assert row is not None
+    return row.outcome
 
 
 async def test_a_preview_is_refused_like_the_decision_without_a_reason_or_when_settled(

@@ -12,7 +12,7 @@ from aiohttp import web
 from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.forum import AlreadyPostedError, NotADraftError
-from bot.service.preview import preview
+from bot.service.preview import Preview, preview
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -161,37 +161,17 @@ async def _settle(request: web.Request, uow: UnitOfWork, pick: Pick) -> str:
 
 async def settle(request: web.Request) -> web.StreamResponse:
     """``POST /desk/decide``: one button of one pending decision."""
-    require_td(request)
-    ctx = context(request)
-    async with ctx.db.uow() as uow:
-        pick = await _pick(request, uow)
-        if isinstance(pick, str):
-            return redirect_with(request, "/desk", pick, ok=False)
-        try:
-            message = await _settle(request, uow, pick)
-        except (OperationError, RulesError) as e:
-            return redirect_with(request, "/desk", str(e), ok=False)
-        await uow.audit.record(
-            at=ctx.now(),
-            actor=pick.actor,
-            action="desk.settle",
-            reason=pick.reason or None,
-            match_id=pick.decision.match_id,
-            details={
-                "kind": pick.decision.kind,
-                "key": pick.decision.key,
-                "choice": pick.choice.value,
-            },
-        )
-        await uow.commit()
-    ctx.changed()
-    return redirect_with(request, "/desk", message)
+    return await _decide(request, keep=True)
 
 
 async def settle_preview(request: web.Request) -> web.StreamResponse:
     """``POST /desk/decide/preview``: what the button would do and the standings lines it
     changes (rank, player, points before -> after); nothing is kept. The page's button makes
     the decision (``POST /desk/decide``)."""
+    return await _decide(request, keep=False)
+
+
+async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     async with ctx.db.uow() as uow:
@@ -199,23 +179,67 @@ async def settle_preview(request: web.Request) -> web.StreamResponse:
         if isinstance(pick, str):
             return redirect_with(request, "/desk", pick, ok=False)
         try:
-            tried = await preview(uow, ctx.config, lambda: _settle(request, uow, pick))
+            if keep:
+                message = await _settle(request, uow, pick)
+            else:
+                tried = await preview(uow, ctx.config, lambda: _settle(request, uow, pick))
         except (OperationError, RulesError) as e:
             return redirect_with(request, "/desk", str(e), ok=False)
-        # Leaving the unit of work without a commit drops the decision.
+        if keep:
+            await uow.audit.record(
+                at=ctx.now(),
+                actor=pick.actor,
+                action="desk.settle",
+                reason=pick.reason or None,
+                match_id=pick.decision.match_id,
+                details={
+                    "kind": pick.decision.kind,
+                    "key": pick.decision.key,
+                    "choice": pick.choice.value,
+                },
+            )
+            await uow.commit()
+        # (a preview leaves the unit of work without a commit: the decision is dropped)
+    if keep:
+        ctx.changed()
+        return redirect_with(request, "/desk", message)
+    return await _confirm_page(
+        request,
+        tried,
+        heading=pick.decision.title,
+        action=pick.choice.label,
+        reason=pick.reason,
+        to="/desk/decide",
+        fields={k: pick.values.get(k, "") for k in DECIDE_LIMITS},
+    )
+
+
+async def _confirm_page(
+    request: web.Request,
+    tried: Preview[str],
+    *,
+    heading: str,
+    action: str,
+    reason: str,
+    to: str,
+    fields: dict[str, str],
+    back: str = "/desk",
+) -> web.StreamResponse:
+    """The decision as it would be, the standings lines it changes, and the button that makes
+    it (a form to ``to`` with the same ``fields``)."""
     return await render(
         request,
         "desk_confirm.html",
         {
-            "title": "Confirm the decision",
-            "heading": pick.decision.title,
-            "action": pick.choice.label,
-            "reason": pick.reason,
+            "title": "Confirm",
+            "heading": heading,
+            "action": action,
+            "reason": reason,
             "outcome": tried.outcome,
             "changes": tried.changes,
-            "confirm_to": "/desk/decide",
-            "fields": {k: pick.values.get(k, "") for k in DECIDE_LIMITS},
-            "back": "/desk",
+            "confirm_to": to,
+            "fields": fields,
+            "back": back,
         },
     )
 
@@ -269,20 +293,15 @@ async def result_preview(request: web.Request) -> web.StreamResponse:
             )
         except OperationError as e:
             return redirect_with(request, "/desk#results", str(e), ok=False)
-    return await render(
+    return await _confirm_page(
         request,
-        "desk_confirm.html",
-        {
-            "title": "Confirm the result",
-            "heading": f"Record a result in match {values.get('match_id', '')}",
-            "action": f"Game {values.get('game', '')}: {values.get('result', '')}",
-            "reason": " ".join(values.get("reason", "").split()),
-            "outcome": tried.outcome,
-            "changes": tried.changes,
-            "confirm_to": "/desk/result",
-            "fields": {k: values.get(k, "") for k in RESULT_LIMITS},
-            "back": "/desk#results",
-        },
+        tried,
+        heading=f"Record a result in match {values.get('match_id', '')}",
+        action=f"Game {values.get('game', '')}: {values.get('result', '')}",
+        reason=" ".join(values.get("reason", "").split()),
+        to="/desk/result",
+        fields={k: values.get(k, "") for k in RESULT_LIMITS},
+        back="/desk#results",
     )
 
 
