@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Config
-from bot.web.desk.sources import StageStarts
+from bot.web.desk.decisions import Ruling
+from bot.web.desk.stage_cards import StageStarts
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
 from storage.db import Database
@@ -58,11 +59,7 @@ async def test_too_few_qualifiers_is_a_choice_for_the_tds_and_smaller_pools_star
         said = await source.settle(
             uow,
             found,
-            key=card.key,
-            choice="smaller",
-            reason="nine qualifiers left; start now",
-            actor="odmwnd",
-            now=tuesday(5),
+            Ruling(card.key, "smaller", "nine qualifiers left; start now", "odmwnd", tuesday(5)),
         )
         await uow.commit()
     assert "candidates" in said.lower()

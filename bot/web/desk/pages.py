@@ -29,8 +29,9 @@ from bot.web.core import (
     when,
     whole_number,
 )
-from bot.web.desk.decisions import REASON_LIMIT, Choice, Decision, audit_text
-from bot.web.desk.sources import RESULT_CHOICES, pending_decisions, source
+from bot.web.desk.decisions import REASON_LIMIT, Choice, Decision, Ruling, audit_text
+from bot.web.desk.rulings import RESULT_CHOICES
+from bot.web.desk.sources import pending_decisions, source
 from bot.web.room import say_and_commit
 from rules.core.errors import RulesError
 from rules.core.model import normalise_username
@@ -151,11 +152,13 @@ async def _settle(request: web.Request, uow: UnitOfWork, pick: Pick) -> str:
     return await source(pick.decision.kind).settle(
         uow,
         ctx.services,
-        key=pick.decision.key,
-        choice=pick.choice.value,
-        reason=pick.reason,
-        actor=pick.actor,
-        now=ctx.now(),
+        Ruling(
+            key=pick.decision.key,
+            choice=pick.choice.value,
+            reason=pick.reason,
+            actor=pick.actor,
+            now=ctx.now(),
+        ),
     )
 
 

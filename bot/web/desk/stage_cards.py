@@ -1,0 +1,185 @@
+"""The desk's cards for the championship's own steps: a round whose pairings wait for a TD's
+approval, and a complete stage whose next stage a TD starts, with the TDs' choices when too few
+qualify for the Candidates (rules 1.3, 5.10)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bot.errors import OperationError
+from bot.service.services import Services
+from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS, CandidatesStage
+from bot.views import matches as views
+from bot.web.core import whole_number
+from bot.web.desk.decisions import Choice, Decision, Ruling
+from rules.core.errors import RulesError
+from rules.core.ruleset import StageKind
+from rules.core.states import RoundState, StageState
+from storage.models import TournamentRow
+from storage.uow import UnitOfWork
+
+__all__ = ["RoundApprovals", "StageStarts"]
+
+
+class _OfTheTournament:
+    """Cards about the current tournament: none before there is one."""
+
+    async def pending(
+        self, uow: UnitOfWork, services: Services, *, now: dt.datetime
+    ) -> list[Decision]:
+        tournament = await uow.tournaments.current()
+        return [] if tournament is None else await self.cards(uow, services, tournament)
+
+    async def cards(
+        self, uow: UnitOfWork, services: Services, tournament: TournamentRow
+    ) -> list[Decision]:
+        raise NotImplementedError
+
+
+class RoundApprovals(_OfTheTournament):
+    """Rounds whose pairings wait for a TD (state ``proposed``): approve puts them into play."""
+
+    kind = "round"
+
+    async def cards(
+        self, uow: UnitOfWork, services: Services, tournament: TournamentRow
+    ) -> list[Decision]:
+        names = {p.id: p.username for p in await uow.players.list()}
+        out = []
+        for stage in await uow.tournaments.stages(tournament.id):
+            for rnd in await uow.tournaments.rounds(stage.id):
+                if rnd.state != RoundState.PROPOSED:
+                    continue
+                matches = await uow.matches.for_round(rnd.id)
+                if not matches:
+                    continue  # still being paired
+                table = tuple(
+                    (
+                        str(m.board),
+                        names.get(m.white_first, m.white_first),
+                        "bye" if m.black_first is None else names.get(m.black_first, m.black_first),
+                    )
+                    for m in matches
+                )
+                out.append(
+                    Decision(
+                        kind=self.kind,
+                        key=str(rnd.id),
+                        title=f"Approve pairings: {views.STAGE_LABELS.get(stage.kind, stage.kind)}"
+                        f" round {rnd.number}",
+                        summary=f"{len(matches)} boards; approving publishes them to the players.",
+                        at=None,
+                        choices=(Choice("approve", "Approve and publish"),),
+                        link="/desk/rounds",
+                        table=table,
+                    )
+                )
+        return out
+
+    async def settle(self, uow: UnitOfWork, services: Services, ruling: Ruling) -> str:
+        round_id = whole_number(ruling.key)
+        if ruling.choice != "approve" or round_id is None:
+            raise OperationError("a round can only be approved here")
+        rnd = await uow.tournaments.round(round_id)
+        if rnd is None or rnd.state != RoundState.PROPOSED:
+            raise OperationError("this round is not waiting for approval any more")
+        stage = await uow.tournaments.stage_by_id(rnd.stage_id)
+        assert stage is not None
+        # The same operations as `acwc round approve` / `acwc stage round approve`: byes settled,
+        # the break between stages honoured, then publication.
+        if stage.kind == StageKind.QUALIFICATION.value:
+            await services.qualification.approve_proposed(uow, now=ruling.now, actor=ruling.actor)
+        else:
+            await services.stage_rounds.approve_round(
+                uow,
+                stage=StageKind(stage.kind),
+                number=rnd.number,
+                now=ruling.now,
+                actor=ruling.actor,
+            )
+        end = rnd.week_end
+        return f"Round {rnd.number} approved and published" + (
+            f"; the week ends {end:%a %d %b %H:%M} UTC." if end else "."
+        )
+
+
+class StageStarts(_OfTheTournament):
+    """A stage is complete: the TDs start the next one (as ``acwc stage advance``). When too
+    few qualify to fill the Candidates' pools (a withdrawal, a small field), the regulations do
+    not say what happens (rules 1.3, 5.10): the card puts the choice to the TDs, and nothing
+    stops meanwhile."""
+
+    kind = "stage"
+
+    async def cards(
+        self, uow: UnitOfWork, services: Services, tournament: TournamentRow
+    ) -> list[Decision]:
+        progression = services.progression
+        current = StageKind(tournament.current_stage)
+        fmt = progression.runner(current).format
+        stage = await uow.tournaments.stage(tournament.id, current.value)
+        if stage is None or stage.state == StageState.COMPLETE:
+            return []
+        try:
+            if not (await progression.progress(uow, current)).complete:
+                return []
+        except (OperationError, RulesError):
+            return []
+        following = fmt.next_stage()
+        label = views.STAGE_LABELS.get(current.value, current.value)
+        key = f"{current.value}:{stage.id}"
+        if following is None:
+            return [
+                Decision(
+                    kind=self.kind,
+                    key=key,
+                    title=f"{label} complete: close the championship",
+                    summary="Every match is decided. Closing records the final placement.",
+                    at=None,
+                    choices=(Choice("advance", "Close the championship"),),
+                )
+            ]
+        next_label = views.STAGE_LABELS.get(following.value, following.value)
+        choices: tuple[Choice, ...] = (Choice("advance", f"Start the {next_label}"),)
+        summary = f"Every match of the {label} is decided: the {next_label} can start."
+        title = f"{label} complete: start the {next_label}"
+        runner = progression.runner(following)
+        if isinstance(runner, CandidatesStage):
+            chosen, needed = await runner.qualifiers(uow)
+            if len(chosen) < needed:
+                title = f"Too few qualifiers for the Candidates: {len(chosen)} of {needed}"
+                summary = (
+                    f"The pools need {needed} qualifiers (rules 3.v.4) but only {len(chosen)} "
+                    "players are still in the qualification, so no further places can fill "
+                    "them. The regulations leave this to the TDs (rules 1.3, 5.10): start with "
+                    "smaller pools (every qualifier, placed by the regulations' table, an odd "
+                    "pool giving a bye each round), or keep the championship waiting while you "
+                    "decide (this card stays; nothing else stops)."
+                )
+                choices = (Choice("smaller", "Start the Candidates with smaller pools", True),)
+        return [
+            Decision(
+                kind=self.kind,
+                key=key,
+                title=title,
+                summary=summary,
+                at=None,
+                choices=choices,
+                link="/standings",
+            )
+        ]
+
+    async def settle(self, uow: UnitOfWork, services: Services, ruling: Ruling) -> str:
+        if ruling.choice == "smaller":
+            await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
+            await uow.audit.record(
+                at=ruling.now,
+                actor=ruling.actor,
+                action="stage.small_field",
+                reason=ruling.reason,
+                details={"choice": SMALLER_POOLS},
+            )
+        elif ruling.choice != "advance":
+            raise OperationError("pick one of the buttons")
+        report = await services.progression.advance(uow, now=ruling.now, actor=ruling.actor)
+        return report.text().splitlines()[0]
