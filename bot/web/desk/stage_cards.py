@@ -8,7 +8,7 @@ import datetime as dt
 
 from bot.errors import OperationError
 from bot.service.services import Services
-from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS, CandidatesStage
+from bot.service.stages.small_field import Shortage, SmallFieldChoice, choose, shortage
 from bot.views import matches as views
 from bot.web.core import whole_number
 from bot.web.desk.decisions import Choice, Decision, Ruling
@@ -143,20 +143,9 @@ class StageStarts(_OfTheTournament):
         choices: tuple[Choice, ...] = (Choice("advance", f"Start the {next_label}"),)
         summary = f"Every match of the {label} is decided: the {next_label} can start."
         title = f"{label} complete: start the {next_label}"
-        runner = progression.runner(following)
-        if isinstance(runner, CandidatesStage):
-            chosen, needed = await runner.qualifiers(uow)
-            if len(chosen) < needed:
-                title = f"Too few qualifiers for the Candidates: {len(chosen)} of {needed}"
-                summary = (
-                    f"The pools need {needed} qualifiers (rules 3.v.4) but only {len(chosen)} "
-                    "players are still in the qualification, so no further places can fill "
-                    "them. The regulations leave this to the TDs (rules 1.3, 5.10): start with "
-                    "smaller pools (every qualifier, placed by the regulations' table, an odd "
-                    "pool giving a bye each round), or keep the championship waiting while you "
-                    "decide (this card stays; nothing else stops)."
-                )
-                choices = (Choice("smaller", "Start the Candidates with smaller pools", True),)
+        short = await shortage(uow, progression)
+        if short is not None:
+            title, summary, choices = _small_field_card(short)
         return [
             Decision(
                 kind=self.kind,
@@ -170,16 +159,49 @@ class StageStarts(_OfTheTournament):
         ]
 
     async def settle(self, uow: UnitOfWork, services: Services, ruling: Ruling) -> str:
-        if ruling.choice == "smaller":
-            await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
-            await uow.audit.record(
-                at=ruling.now,
-                actor=ruling.actor,
-                action="stage.small_field",
+        if ruling.choice in set(SmallFieldChoice):
+            report = await choose(
+                uow,
+                services.progression,
+                SmallFieldChoice(ruling.choice),
                 reason=ruling.reason,
-                details={"choice": SMALLER_POOLS},
+                now=ruling.now,
+                actor=ruling.actor,
             )
-        elif ruling.choice != "advance":
+        elif ruling.choice == "advance":
+            report = await services.progression.advance(uow, now=ruling.now, actor=ruling.actor)
+        else:
             raise OperationError("pick one of the buttons")
-        report = await services.progression.advance(uow, now=ruling.now, actor=ruling.actor)
         return report.text().splitlines()[0]
+
+
+SMALL_FIELD_LABELS = {
+    SmallFieldChoice.SMALLER_POOLS: "Start the Candidates with smaller pools",
+    SmallFieldChoice.FILL: "Fill the empty places from the next places",
+    SmallFieldChoice.END: "End the championship with the qualification",
+}
+
+
+def _small_field_card(short: Shortage) -> tuple[str, str, tuple[Choice, ...]]:
+    """The card's title, words and buttons when too few qualify (rules 1.3, 5.10)."""
+    have, needed = len(short.qualifiers), short.needed
+    fill = (
+        f"fill the {short.missing} empty place(s) from the next places: every place of the "
+        "standings is taken, so the next are the players registered after the qualification's "
+        f"field was fixed ({len(short.reserves)} waiting, best seed rating first)"
+        if SmallFieldChoice.FILL in short.choices
+        else "fill the empty places from the next places: nobody is left to take them "
+        f"(every place of the standings is taken; {len(short.reserves)} reserve(s) registered)"
+    )
+    summary = (
+        f"The pools need {needed} qualifiers (rules 3.v.4) but only {have} players are still "
+        "in the qualification. The regulations leave this to the TDs (rules 1.3, 5.10): "
+        "start with smaller pools (every qualifier, placed by the regulations' table, an odd "
+        f"pool giving a bye each round); {fill}; or end the championship with the "
+        "qualification, its standings the final placement. Until you choose, this card stays "
+        "and nothing else stops."
+    )
+    choices = tuple(
+        Choice(c.value, SMALL_FIELD_LABELS[c], needs_reason=True) for c in short.choices
+    )
+    return f"Too few qualifiers for the Candidates: {have} of {needed}", summary, choices
