@@ -256,7 +256,7 @@ class GameChallenges:
         )
         if game not in (1, ARMAGEDDON):
             return  # a later game's link is in the room, where the players are by then
-        key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
+        key = notice.deadline(NoticeKind.GAME_LINK, deadline.id, row.id)
         for note in game_link(
             white=white,
             black=black,

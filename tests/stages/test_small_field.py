@@ -16,7 +16,7 @@ from bot.service.stages.small_field import SmallFieldChoice, choose
 from bot.views.candidates import pool_entries
 from bot.views.qualification import qualification_stage
 from bot.web.desk.decisions import Ruling
-from bot.web.desk.stage_cards import StageStarts
+from bot.web.desk.stage_cards import RoundApprovals, StageStarts
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
@@ -108,6 +108,9 @@ async def test_too_few_qualifiers_is_a_choice_for_the_tds_and_smaller_pools_star
     assert len(matches) == 5 * 3 + 5 * 2
     assert len({frozenset((m.white_first, m.black_first)) for m in matches}) == 25
     assert "player10" not in {p for m in matches for p in (m.white_first, m.black_first)}
+    async with db.uow() as uow:  # five rounds proposed; only the next one waits for approval
+        titles = [d.title for d in await RoundApprovals().pending(uow, found, now=tuesday(5))]
+    assert titles == ["Approve pairings: Candidates round 1"]
 
 
 async def test_the_tds_fill_the_empty_place_from_the_next_places_and_full_pools_start(

@@ -37,7 +37,9 @@ class _OfTheTournament:
 
 
 class RoundApprovals(_OfTheTournament):
-    """Rounds whose pairings wait for a TD (state ``proposed``): approve puts them into play."""
+    """Rounds whose pairings wait for a TD (state ``proposed``): approve puts them into play.
+    Of a stage whose rounds were all proposed at its start (the Candidates' Berger tables),
+    only the next one: the later ones cannot be published before it (rules 4.1-4.2)."""
 
     kind = "round"
 
@@ -47,9 +49,10 @@ class RoundApprovals(_OfTheTournament):
         names = {p.id: p.username for p in await uow.players.list()}
         out = []
         for stage in await uow.tournaments.stages(tournament.id):
-            for rnd in await uow.tournaments.rounds(stage.id):
-                if rnd.state != RoundState.PROPOSED:
-                    continue
+            proposed = [
+                r for r in await uow.tournaments.rounds(stage.id) if r.state == RoundState.PROPOSED
+            ]
+            for rnd in sorted(proposed, key=lambda r: r.number)[:1]:
                 matches = await uow.matches.for_round(rnd.id)
                 if not matches:
                     continue  # still being paired
