@@ -135,12 +135,14 @@ async def shot(b: Browser, url: str, path: Path, *, most: int = 2400) -> None:
     print(f"  {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
-async def busiest(service: Service) -> tuple[int, int, str]:
-    """The pending decisions at the service's moment, and the open match with the most steps
-    (its id and one of its players' usernames)."""
+async def busiest(service: Service) -> tuple[tuple[int, int], int, str]:
+    """How varied the pending decisions are at the service's moment (kinds of decision, then
+    how many), and the open match with the most steps (its id and one of its players)."""
     async with service.db.uow() as uow:
         decisions = await pending_decisions(uow, service.services, now=service.clock.now())
-        best: tuple[int, int, str] = (len(decisions), 0, "")
+        kinds = {d.title.split(":")[0] if d.kind == "alert" else d.kind for d in decisions}
+        variety = (len(kinds), len(decisions))
+        best: tuple[tuple[int, int], int, str] = (variety, 0, "")
         steps = 0
         weekly = WeeklyRepository(uow.session)
         for m in await uow.matches.all():
@@ -150,7 +152,7 @@ async def busiest(service: Service) -> tuple[int, int, str]:
             if count > steps:
                 player = await uow.players.get(m.white_first)
                 steps = count
-                best = (len(decisions), m.id, player.username if player else m.white_first)
+                best = (variety, m.id, player.username if player else m.white_first)
     return best
 
 
@@ -185,7 +187,7 @@ async def main(args: argparse.Namespace) -> None:
         if not ranked:
             raise SystemExit("no snapshot caught a match being negotiated")
         pending, at, snap, match_id, player = max(ranked, key=lambda r: (r[0], r[1]))
-        print(f"mid-season: {at:%a %d %b %H:%M} UTC, {pending} pending decisions")
+        print(f"mid-season: {at:%a %d %b %H:%M} UTC, {pending[1]} pending decisions")
         async with chromium() as b, served(base, snap.path, snap.at) as service:
             await b.resize(WIDTH, 800)
             await login(b, service, DEMO_TDS[0])

@@ -138,6 +138,7 @@ async def test_a_game_that_did_not_count_waits_for_a_ruling(
     await site.service.intake(casual)
     b = await td(browsers)
     assert "Game Casual01 did not count" in b.last_html
+    assert "Alice - Bob: 1-0" in b.last_html  # as Lichess spells them, not the game's ids
     html = await b.post("/desk/decide", {"kind": "game", "key": "Casual01", "choice": "1-0"})
     assert "Give a reason" in flash_text(html)
     html = await b.post(

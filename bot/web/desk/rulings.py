@@ -28,6 +28,7 @@ from bot.web.desk.decisions import (
     weekly_timeline,
 )
 from rules.core.errors import RulesError
+from rules.core.model import normalise_username
 from rules.core.states import RoundState
 from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
@@ -64,6 +65,7 @@ class FlaggedGames:
     ) -> list[Decision]:
         out = []
         stages = StagesRepository(uow.session)
+        names = await player_names(uow)
         for g in await uow.games.flagged():
             if g.match_id is None:  # pragma: no cover - flagged() reads games of a match
                 continue
@@ -76,7 +78,8 @@ class FlaggedGames:
                     kind=self.kind,
                     key=g.id,
                     title=f"Game {g.id} did not count (match {g.match_id})",
-                    summary=f"{g.white} - {g.black}: {views.game_result(g)}, "
+                    summary=f"{spelled(g.white, names)} - {spelled(g.black, names)}: "
+                    f"{views.game_result(g)}, "
                     f"{(g.refusal or '').replace('_', ' ')}; {g.variant}, "
                     f"{'rated' if g.rated else 'casual'}, {g.clock_limit}+{g.clock_increment}.",
                     at=g.created_at,
@@ -317,6 +320,11 @@ class Disqualifications:
             uow, player, reason=ruling.reason, now=ruling.now, actor=ruling.actor
         )
         return f"{player} is disqualified."
+
+
+def spelled(player: str, names: dict[str, str]) -> str:
+    """A player named by a game record, as Lichess spells the name."""
+    return names.get(normalise_username(player), player)
 
 
 def fault_choices(a: str, b: str, *, names: dict[str, str], prefix: str = "") -> tuple[Choice, ...]:
