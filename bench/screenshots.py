@@ -191,7 +191,7 @@ async def main(args: argparse.Namespace) -> None:
         async with chromium() as b, served(base, snap.path, snap.at) as service:
             await b.resize(WIDTH, 800)
             await login(b, service, DEMO_TDS[0])
-            await shot(b, f"{service.web_url}/desk", out / "desk-mid-season.png", most=3000)
+            await shot(b, f"{service.web_url}/desk", out / "desk-mid-season.png", most=1800)
             await b.go(f"{service.web_url}/")
             await b.submit("header .who button")  # log out
             await login(b, service, player)

@@ -110,6 +110,7 @@ async def test_pairings_waiting_for_approval_are_approved_from_the_desk(
         await uow.commit()
     b = await td(browsers)
     assert "Approve pairings: Qualification round 2" in b.last_html
+    assert "can change the standings" not in b.last_html  # no button of it is previewed
     html = await b.post("/desk/decide", {"kind": "round", "key": str(rnd.id), "choice": "approve"})
     assert "approved and published" in flash_text(html)
     assert "Approve pairings" not in html

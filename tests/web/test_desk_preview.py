@@ -39,6 +39,7 @@ async def test_a_fault_ruling_shows_the_standings_lines_it_changes_before_it_is_
     b = await td(browsers)
     match_id = await no_agreement(site, b)
     assert 'formaction="/desk/decide/preview"' in b.last_html
+    assert "can change the standings: it first shows the lines it changes" in b.last_html
     form = {"kind": "fault", "key": f"{match_id}:w1", "choice": "nobody", "reason": "both late"}
     html = await b.post("/desk/decide/preview", form)
     assert "Nothing has changed yet." in html
