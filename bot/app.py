@@ -171,7 +171,7 @@ def bootstrap(
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
         stage_rounds=stage_rounds,
-        progression=Progression(config, runners, knockout),
+        progression=Progression(config, runners, knockout, notifier),
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
@@ -508,6 +508,10 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
+        if self.services.challenges is not None:  # a challenge a crash cut off: made at once
+            async with self.db.uow() as uow:
+                if await self.services.challenges.resume(uow, now=self.clock.now()):
+                    await uow.commit()
         self.changed(elsewhere=True)
         await self.sync_broadcasts()  # rounds published while no instance was acting
         async with asyncio.TaskGroup() as tasks:

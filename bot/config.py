@@ -61,8 +61,10 @@ class TournamentConfig:
     team: str | None = None  # Lichess team id for team updates
     broadcast_url: str | None = None
     """The Lichess broadcast of the championship's games, named in every pairings post."""
-    forum_posts_per_round: int = 2
-    """Forum drafts a round: 2 (its pairings post and its closing post), 1 (pairings) or 0."""
+    forum_posts_per_round: int = 1
+    """Forum drafts a round: 1 (its pairings post, which also carries the previous round's
+    results and standings; a stage's last round gets a closing post), 2 (its pairings post and
+    its closing post) or 0 (none): :mod:`bot.service.forum`."""
     publish_fixed_rounds: bool = True
     """The later stages' rounds (fixed when the TDs advance the stage, rules 4.4) go out on
     their publication day by themselves; false: a TD approves each one."""

@@ -502,6 +502,35 @@ class DeadlineRepository(_Repository):
         )
         return result.scalar_one_or_none()
 
+    async def fired_for_match(
+        self, match_id: int, kind: str, subject: str
+    ) -> Sequence[DeadlineRow]:
+        """The match's fired deadlines of ``kind`` and ``subject``, newest first."""
+        result = await self.session.execute(
+            select(DeadlineRow)
+            .where(
+                DeadlineRow.match_id == match_id,
+                DeadlineRow.kind == kind,
+                DeadlineRow.subject == subject,
+                DeadlineRow.fired_at.is_not(None),
+            )
+            .order_by(DeadlineRow.id.desc())
+        )
+        return result.scalars().all()
+
+    async def all_open_of_kind(self, kind: str) -> Sequence[DeadlineRow]:
+        """Every deadline of ``kind`` neither fired nor cancelled, earliest first."""
+        result = await self.session.execute(
+            select(DeadlineRow)
+            .where(
+                DeadlineRow.kind == kind,
+                DeadlineRow.fired_at.is_(None),
+                DeadlineRow.cancelled_at.is_(None),
+            )
+            .order_by(DeadlineRow.due_at, DeadlineRow.id)
+        )
+        return result.scalars().all()
+
     async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
         result = await self.session.execute(
             select(DeadlineRow)

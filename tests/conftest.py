@@ -124,3 +124,23 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Run in an empty folder, so ./config.toml and ./acwc.db are the test's own."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+DATABASE_FIXTURES = frozenset({"database_url", "pg_url"})
+"""The fixtures whose database ``ACWC_TEST_DB`` picks (or PostgreSQL's own)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``ACWC_DB_TESTS_ONLY=1`` (CI's PostgreSQL run): keep only the tests whose database
+    ``ACWC_TEST_DB`` picks; every other test does the same on both runs, and the SQLite run
+    has them (the ``any_database_url`` tests among them, which take both databases)."""
+    if os.environ.get("ACWC_DB_TESTS_ONLY") != "1":
+        return
+    keep, drop = [], []
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        uses_picked = bool(names & DATABASE_FIXTURES) and "any_database_url" not in names
+        (keep if uses_picked else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

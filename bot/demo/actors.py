@@ -254,6 +254,8 @@ class TDActor:
         if self.finished:
             return True
         w = self.world
+        if w.config.tournament.publish_fixed_rounds:
+            return acted  # the stage advance approved its rounds: they go out by themselves
         async with w.db.uow() as uow:
             tournament = await uow.tournaments.current()
             assert tournament is not None

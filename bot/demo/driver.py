@@ -130,7 +130,8 @@ class Facts:
     games_missing: tuple[GameId, ...]
     in_flight: frozenset[int] = frozenset()
     """Deadlines claimed at the current time whose handler has not committed its end: one that
-    asks Lichess (a challenge) commits its claim first and its outcome after the call."""
+    asks Lichess (a challenge) commits its claim first and its outcome after the call. (One a
+    kill cut off is claimed again by the restarted service: ``GameChallenges.resume``.)"""
 
     @property
     def settled(self) -> bool:
@@ -184,9 +185,6 @@ class SeasonDriver:
     until: dt.datetime | None = None
     """Give up (:class:`StuckError`) once the clock passes this: a season that stalls while
     the daily deadlines go on firing would otherwise run for simulated years."""
-    orphans: frozenset[int] = frozenset()
-    """Claimed deadlines whose process was killed before it finished them (no longer owed:
-    their next attempt is a deadline of its own)."""
     _expected: dict[GameId, tuple[str, float]] = field(default_factory=dict)
     _next: dt.datetime | None = None
     _next_at: tuple[int, ...] | None = None
@@ -221,7 +219,7 @@ class SeasonDriver:
                         missing.append(gid)
             outbox = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
             deadlines = await uow.deadlines.count_due(now)
-            in_flight = await claimed_unfinished(uow, now) - self.orphans
+            in_flight = await claimed_unfinished(uow, now)
         return Facts(outbox, deadlines, tuple(missing), in_flight)
 
     async def settle(self) -> None:

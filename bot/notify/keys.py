@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.notify.kinds import NoticeKind as K
+from rules.week.conduct import NoShowStage
 
 __all__ = ["NoticeKey"]
 
@@ -64,8 +65,11 @@ def deadline(kind: K, deadline_id: int, match_id: int | None) -> NoticeKey:
 # --- conduct ---------------------------------------------------------------------------------
 
 
-def no_show(match_id: int, scheduled: str, stage: str) -> NoticeKey:
-    return NoticeKey(K.NO_SHOW, f"noshow:{match_id}:{scheduled}:{stage}", match_id)
+def no_show(match_id: int, scheduled: str, stage: NoShowStage) -> NoticeKey:
+    """The TDs' notice of a no-show check: an alert at the second check, a note at the first
+    (rules 6.3: only the second gives the appearing player the claim)."""
+    kind = K.NO_SHOW if stage is NoShowStage.SECOND else K.NO_SHOW_FIRST
+    return NoticeKey(kind, f"noshow:{match_id}:{scheduled}:{stage.value}", match_id)
 
 
 def pause(match_id: int, week: int, after_game: int, pause_kind: str) -> NoticeKey:

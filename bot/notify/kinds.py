@@ -32,7 +32,8 @@ class NoticeKind(enum.Enum):
     RESULT = "result"
     # conduct (rules 6, 7)
     BREAK_CALLED = "break_called"
-    NO_SHOW = "no_show"  # TD alert (rules 6.3)
+    NO_SHOW = "no_show"  # TD alert: the second check (rules 6.3)
+    NO_SHOW_FIRST = "no_show_first"  # TD note: the first check, the second one follows
     NO_SHOW_NOTICE = "no_show_notice"
     PAUSE = "pause"  # TD alert: an overlong or repeated pause (rules 6.1, 6.2, 6.4)
     CLAIM_RIGHT = "claim_right"
@@ -67,7 +68,7 @@ NEEDS_DECISION = frozenset(
         NoticeKind.WEEKEND_FAULT,
         NoticeKind.MATCH_OVERDUE,
         NoticeKind.CLAIM,
-        NoticeKind.NO_SHOW,  # nobody claimed: the TDs rule on the forfeit (rules 6.3)
+        NoticeKind.NO_SHOW,  # the second check: a claim or the TDs' ruling (rules 6.3)
         NoticeKind.DISQUALIFICATION_DUE,
         NoticeKind.CHEAT_REPORT,
         NoticeKind.GAME_FLAGGED,
@@ -76,7 +77,9 @@ NEEDS_DECISION = frozenset(
 )
 """TD alerts a TD must act on: sent at once and listed on the desk. Any other TD notice (an
 offers verdict, a pause, a refused game, a game around an armageddon, a notice that
-could not be delivered) waits for the daily digest (:mod:`bot.service.digest`)."""
+could not be delivered, the first no-show check: the grace period is over but the second check
+ten minutes later is the one that gives the appearing player the claim, rules 6.3) waits for
+the daily digest (:mod:`bot.service.digest`)."""
 
 
 _LABELS = {
@@ -84,6 +87,7 @@ _LABELS = {
     NoticeKind.WEEKEND_FAULT: "No agreed time by the weekend (rules 5.8)",
     NoticeKind.MATCH_OVERDUE: "Match not completed in its week (rules 4.5)",
     NoticeKind.NO_SHOW: "No-show (rules 6.3)",
+    NoticeKind.NO_SHOW_FIRST: "No-show, first check (rules 6.3)",
     NoticeKind.PAUSE: "Pause between games (rules 6.1, 6.2, 6.4)",
     NoticeKind.CLAIM: "A player claims the match (rules 6.3, 6.4)",
     NoticeKind.DISQUALIFICATION_DUE: "Forfeits in two matches (rules 6.5)",

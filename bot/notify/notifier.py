@@ -11,8 +11,9 @@ import datetime as dt
 from bot.config import Config
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NEEDS_DECISION, Channel, NoticeKind
+from bot.notify.notes import folded_notes
 from rules.talk.notices import fit
-from storage.models import DeadlineRow
+from storage.models import DeadlineRow, OutboxRow, OutboxStatus
 from storage.uow import UnitOfWork
 
 __all__ = ["DIGEST_DEADLINE", "FORUM", "TDS", "Notifier", "next_digest"]
@@ -55,8 +56,8 @@ class Notifier:
         key: NoticeKey,
         subject: str | None = None,
         player: str | None = None,
-    ) -> None:
-        await uow.outbox.enqueue(
+    ) -> OutboxRow | None:
+        return await uow.outbox.enqueue(
             now=now,
             kind=channel.value,
             recipient=to,
@@ -87,13 +88,26 @@ class Notifier:
     async def td_alert(
         self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
     ) -> None:
-        """One DM to each TD (DESIGN.md) for a decision (:data:`NEEDS_DECISION`); anything
-        else waits for the daily digest. A repeated event queues nothing."""
+        """One DM to each TD (DESIGN.md) for a decision (:data:`NEEDS_DECISION`), carrying the
+        notes that wait for the daily digest; anything else waits for that digest. A repeated
+        event queues nothing."""
         if key.kind not in NEEDS_DECISION:
             await self.td_note(uow, now=now, text=text, key=key)
             return
+        rows = []
         for td in self._tds:
-            await self._enqueue(uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key)
+            row = await self._enqueue(uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key)
+            if row is not None:
+                rows.append(row)
+        if not rows:
+            return
+        # The TDs read this message anyway: the notes that wait for the digest go with it (the
+        # digest then has fewer or none to send). They stay on the desk's "recent" list.
+        body, carried = folded_notes(fit(text), await uow.outbox.notes_pending())
+        for row in rows:
+            row.body = body
+        for note in carried:
+            note.status, note.sent_at = OutboxStatus.SENT, now
 
     async def td_note(
         self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
@@ -103,18 +117,21 @@ class Notifier:
         await self._enqueue(uow, Channel.TD_NOTE, now=now, to=TDS, body=text, key=key)
         await self.schedule_digest(uow, now=now)
 
-    async def schedule_digest(self, uow: UnitOfWork, *, now: dt.datetime) -> None:
-        """Make sure the daily digest job has its next run (one open row at a time)."""
-        if await uow.deadlines.open_of_kind(DIGEST_DEADLINE) is None:
+    async def schedule_digest(
+        self, uow: UnitOfWork, *, now: dt.datetime, at_once: bool = False
+    ) -> None:
+        """Make sure the daily digest job has its next run (one open row at a time); with
+        ``at_once`` that run is now (a stage just started: its first round may go out today)."""
+        due = now if at_once else next_digest(now, self._digest_at)
+        row = await uow.deadlines.open_of_kind(DIGEST_DEADLINE)
+        if row is None:
             await uow.deadlines.add(
                 DeadlineRow(
-                    kind=DIGEST_DEADLINE,
-                    due_at=next_digest(now, self._digest_at),
-                    subject="",
-                    payload={},
-                    created_at=now,
+                    kind=DIGEST_DEADLINE, due_at=due, subject="", payload={}, created_at=now
                 )
             )
+        elif due < row.due_at:
+            row.due_at = due
 
     async def forum(
         self, uow: UnitOfWork, *, now: dt.datetime, subject: str, body: str, key: NoticeKey

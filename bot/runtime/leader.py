@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 CHECK_SECONDS = 5.0
 """How often the leader makes sure its lock's session is alive (real seconds)."""
+CHECK_TIMEOUT = 5.0
+"""How long the lock check may take before the leader stands down (real seconds): a busy
+machine or database is slow, not gone; a broken connection fails the check at once."""
 RETRY_SECONDS = 2.0
 """Pause before queuing for the lock again after the database could not be reached."""
 
@@ -56,11 +59,13 @@ class Leadership:
         clock: Clock,
         *,
         check_seconds: float = CHECK_SECONDS,
+        check_timeout: float = CHECK_TIMEOUT,
         retry_seconds: float = RETRY_SECONDS,
     ) -> None:
         self.lock = lock
         self.clock = clock
         self.check_seconds = check_seconds
+        self.check_timeout = check_timeout
         self.retry_seconds = retry_seconds
         self.role = Role.STARTING
         self.since: dt.datetime | None = None
@@ -113,7 +118,7 @@ class Leadership:
         while True:
             await asyncio.sleep(self.check_seconds)
             try:
-                async with asyncio.timeout(self.check_seconds):
+                async with asyncio.timeout(self.check_timeout):
                     await self.lock.check()
             except TimeoutError:
                 raise LeaderLost("the database did not answer the lock check in time") from None

@@ -217,8 +217,10 @@ class GameChallenges:
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
         # other writer, the game intake too). The next attempt is committed with the claim, so
         # a crash while Lichess is asked still makes the challenge; it goes once this one is made.
-        retry = self._retry(row, deadline, attempt, now=now)
-        if retry is not None:
+        retry = await self._planned(uow, row, deadline, attempt) or self._retry(
+            row, deadline, attempt, now=now
+        )
+        if retry is not None and retry.id is None:
             await uow.deadlines.add(retry)
         await uow.commit()
         try:
@@ -272,6 +274,37 @@ class GameChallenges:
                 uow, now=now, player=note.recipient, text=note.text, key=key
             )
 
+    async def resume(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
+        """On taking the lead (a start, a restart, a take-over): an attempt cut off while
+        Lichess was asked (its claim and next attempt committed, its outcome never) is due
+        again at once, its claim undone, rather than waiting :data:`RETRY_AFTER` for the next
+        attempt (which it keeps: :meth:`on_deadline` reuses it); how many. An attempt that
+        failed (its ``challenge.failed`` entry) is done: its next attempt keeps its time."""
+        resumed = 0
+        for planned in await uow.deadlines.all_open_of_kind(CHALLENGE_DEADLINE):
+            attempt = int(planned.payload.get("attempt", 1))
+            if attempt < 2 or planned.match_id is None or planned.due_at <= now:
+                continue
+            cut_off = next(
+                (
+                    row
+                    for row in await uow.deadlines.fired_for_match(
+                        planned.match_id, CHALLENGE_DEADLINE, planned.subject
+                    )
+                    if int(row.payload.get("attempt", 1)) == attempt - 1
+                ),
+                None,
+            )
+            if cut_off is None or any(
+                entry.action == "challenge.failed"
+                and entry.details == {"attempt": 1, **cut_off.payload}
+                for entry in await uow.audit.list(match_id=planned.match_id)
+            ):
+                continue
+            cut_off.fired_at = None
+            resumed += 1
+        return resumed
+
     async def _failed(
         self,
         uow: UnitOfWork,
@@ -292,6 +325,22 @@ class GameChallenges:
             details={"attempt": attempt, **deadline.payload},
         )
         # the next attempt, if any, was planned before Lichess was asked (on_deadline)
+
+    @staticmethod
+    async def _planned(
+        uow: UnitOfWork, row: MatchRow, deadline: DeadlineRow, attempt: int
+    ) -> DeadlineRow | None:
+        """The next attempt already planned (an attempt a crash cut off, asked again)."""
+        return next(
+            (
+                r
+                for r in await uow.deadlines.open_for_match(row.id)
+                if r.kind == CHALLENGE_DEADLINE
+                and r.subject == deadline.subject
+                and int(r.payload.get("attempt", 1)) == attempt + 1
+            ),
+            None,
+        )
 
     @staticmethod
     def _retry(

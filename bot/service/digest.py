@@ -5,12 +5,15 @@ A TD alert is for a decision (:data:`bot.notify.kinds.NEEDS_DECISION`); any othe
 TDs (an offers verdict, a no-show, a refused game...) is kept as a note (``Channel.TD_NOTE``) and
 the daily job (a deadline row, :data:`bot.notify.notifier.DIGEST_DEADLINE`, due at
 ``tournament.digest_time``) sends the notes written since the last digest (a message Lichess
-would not take is one, written by the outbox dispatcher) as one DM to each TD. The desk lists the
-notes as its "recent" list. The job also drafts the closing post of a round that ended without a
+would not take is one, written by the outbox dispatcher) as one DM to each TD, unless a
+decision's alert has carried them already (:meth:`bot.notify.Notifier.td_alert`: the TDs read
+that message anyway), so a day whose notes all went with an alert has no digest. The desk lists
+the notes as its "recent" list. The job also drafts the closing post of a round that ended without a
 result notice (an armageddon, a withdrawal: :meth:`bot.service.forum.Forum.sweep`) and, on the
 publication weekday, publishes the next round of a later stage when it may go out (rules 4.4:
-the Candidates' rounds and the knockout are fixed when the TDs advance the stage, so their rounds
-need no approval each week; ``tournament.publish_fixed_rounds``). It runs again the next day
+the Candidates' rounds and the knockout are fixed when the TDs advance the stage, so their rounds,
+the first one too, need no approval each week; ``tournament.publish_fixed_rounds``; the stage
+advance runs the job at once, for a first round due that same day). It runs again the next day
 while a round is in play or waits to be published.
 """
 
@@ -22,39 +25,17 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
-from bot.notify.kinds import NoticeKind, notice_label
+from bot.notify.notes import digest_text
 from bot.notify.notifier import DIGEST_DEADLINE
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.forum import Forum
 from bot.service.stages.rounds import StageRounds
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
-from storage.models import OutboxRow, OutboxStatus
+from storage.models import OutboxStatus
 from storage.uow import UnitOfWork
 
-__all__ = ["Digest", "digest_text"]
-
-LINE_LIMIT = 300
-"""A note's first line, cut to this length in the digest (the desk shows it whole)."""
-
-
-def _label(row: OutboxRow) -> str:
-    try:
-        kind = NoticeKind(row.notice) if row.notice else None
-    except ValueError:  # a kind a later version wrote
-        kind = None
-    label = notice_label(kind) if kind is not None else "Note"
-    return f"{label}, match {row.match_id}" if row.match_id is not None else label
-
-
-def digest_text(day: dt.date, notes: list[OutboxRow]) -> str:
-    """The digest's words: one line a note."""
-    lines = [f"ACWC daily digest, {day:%a %d %b %Y} (nothing here needs a decision)."]
-    for row in notes:
-        first = row.body.strip().splitlines()[0] if row.body.strip() else ""
-        lines.append(f"- {_label(row)}: {first[:LINE_LIMIT]}")
-    return "\n".join(lines)
-
+__all__ = ["Digest", "digest_text"]  # digest_text: bot.notify.notes
 
 FIXED_STAGES = (StageKind.CANDIDATES, StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE)
 """The stages whose rounds the rules fix (a round robin, a bracket)."""
@@ -74,17 +55,19 @@ class Digest:
         return {DIGEST_DEADLINE: self.on_digest}
 
     async def send(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
-        """Send the notes that wait as one digest; returns how many (0: nothing sent)."""
+        """Send the notes that wait (those a decision's alert has not carried already) as one
+        digest; returns how many (0: nothing sent). Notes beyond one message's length wait for
+        the next digest."""
         notes = list(await uow.outbox.notes_pending())
         if not notes:
             return 0
-        text = digest_text(now.date(), notes)
+        text, carried = digest_text(now.date(), notes)
         key = notice.td_digest(now.date().isoformat())
         for td in self.config.tournament.tds:  # a DM, not an alert: nothing here to settle
             await self.notifier.dm(uow, now=now, to=td, text=text, key=key)
-        for row in notes:
+        for row in carried:
             row.status, row.sent_at = OutboxStatus.SENT, now
-        return len(notes)
+        return len(carried)
 
     async def publish_fixed_rounds(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
         """On the publication weekday, put into play each later stage's next round that may go

@@ -106,10 +106,13 @@ async def match_result(uow: UnitOfWork, row: MatchRow, number: int) -> MatchResu
     return result_of(match, games)
 
 
-async def candidates_results(uow: UnitOfWork) -> list[MatchResult]:
+async def candidates_results(uow: UnitOfWork, *, through: int | None = None) -> list[MatchResult]:
+    """Every decided Candidates match's result (``through``: of the rounds up to that one)."""
     stage = await stage_row(uow, StageKind.CANDIDATES)
     out = []
     for rnd, rows in await stage_rounds(uow, stage):
+        if through is not None and rnd.number > through:
+            continue
         for row in rows:
             result = await match_result(uow, row, rnd.number)
             if result is not None:
@@ -122,11 +125,12 @@ async def _exited(uow: UnitOfWork) -> list[PlayerId]:
 
 
 async def pool_tables(
-    uow: UnitOfWork, config: Config, *, published_only: bool = False
+    uow: UnitOfWork, config: Config, *, published_only: bool = False, through: int | None = None
 ) -> PoolTables:
-    """Each pool's entries, standings and results (``published_only``: of published rounds)."""
+    """Each pool's entries, standings and results (``published_only``: of published rounds;
+    ``through``: of the rounds up to that one)."""
     entries = await pool_entries(uow)
-    results = await candidates_results(uow)
+    results = await candidates_results(uow, through=through)
     if published_only:
         cand = await stage_row(uow, StageKind.CANDIDATES)
         public = {
@@ -206,14 +210,16 @@ def points_text(value: Fraction) -> str:
     return ("" if whole == 0 else str(whole)) + "½"
 
 
-async def pools(uow: UnitOfWork, config: Config, *, published_only: bool = False) -> list[PoolView]:
+async def pools(
+    uow: UnitOfWork, config: Config, *, published_only: bool = False, through: int | None = None
+) -> list[PoolView]:
     """Both pools, from the one set of match results: the public page (``published_only``: the
-    matches of published rounds), ``acwc standings`` and the desk all read these. Empty while
-    the Candidates have not started."""
+    matches of published rounds), ``acwc standings``, the desk and the forum posts (``through``:
+    after that round) all read these. Empty while the Candidates have not started."""
     cand = await stage_row(uow, StageKind.CANDIDATES)
     if cand.state == StageState.PENDING:
         return []
-    tables = await pool_tables(uow, config, published_only=published_only)
+    tables = await pool_tables(uow, config, published_only=published_only, through=through)
     gone = frozenset(await _exited(uow))
     names = {p.id: p.username for p in await uow.players.list()}
     out = []
@@ -255,9 +261,11 @@ def _score_text(scores: tuple[Fraction, ...] | None) -> str:
     return "/".join(format_points(s) for s in scores) or "."
 
 
-async def candidates_view(uow: UnitOfWork, config: Config) -> list[dict[str, Any]]:
+async def candidates_view(
+    uow: UnitOfWork, config: Config, *, through: int | None = None
+) -> list[dict[str, Any]]:
     """Each pool as plain data (``acwc stage show|standings candidates``): its players,
-    standings (with tiebreaks) and crosstable of game scores."""
+    standings (with tiebreaks) and crosstable of game scores (``through``: after that round)."""
     cand = await stage_row(uow, StageKind.CANDIDATES)
     if cand.state == StageState.PENDING:
         raise OperationError("the Candidates have not started yet")
@@ -304,5 +312,5 @@ async def candidates_view(uow: UnitOfWork, config: Config) -> list[dict[str, Any
                 ],
             },
         }
-        for view in await pools(uow, config)
+        for view in await pools(uow, config, through=through)
     ]

@@ -219,11 +219,14 @@ async def qualifying_places(uow: UnitOfWork, ruleset: Ruleset) -> int:
     )
 
 
-async def standings(uow: UnitOfWork, ruleset: Ruleset) -> Standings:
+async def standings(uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = None) -> Standings:
+    """The standings of the finished rounds (``through``: only up to that round)."""
     stage = await qualification_stage(uow)
     field, res, gone, _ = await results(uow, stage, ruleset)
     if not field:
         raise OperationError("the qualification has no entrants yet: pair round 1 first")
+    if through is not None:
+        res = [r for r in res if r.round <= through]
     return compute_standings(field, res, exits=gone)
 
 

@@ -409,3 +409,60 @@ async def test_the_armageddon_game_gets_its_challenge_with_the_decided_white(
     assert made.clock == GameClock(rules.black_seconds, rules.increment_seconds)
     assert made.name == "ACWC 2021 Final R1: Bob vs Alice, armageddon"
     assert (stored.id, stored.armageddon, stored.white) == (made.id, True, "bob")
+
+
+@pytest.mark.parametrize("failed", [False, True], ids=["cut off by a crash", "refused"])
+async def test_an_attempt_a_crash_cut_off_is_made_at_once_when_the_service_leads_again(
+    db: Database,
+    state: SandboxState,
+    sandbox_url: str,
+    bot_token: str,
+    clock: FakeClock,
+    failed: bool,
+) -> None:
+    """What a SIGKILL while Lichess was asked leaves: the attempt claimed and its next attempt
+    committed, its outcome never. Leading again, the service asks at once; an attempt Lichess
+    refused (its failure audited) keeps its next attempt five minutes later."""
+    match_id = await published_match(db)
+    now = clock.now()
+    payload = {"week": 1, "game": 1, "white": "alice"}
+    async with db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        row.state, row.agreed_time = MatchState.SCHEDULED, now + dt.timedelta(hours=2)
+        claimed = DeadlineRow(
+            kind=CHALLENGE_DEADLINE, due_at=now, match_id=match_id, subject="week 1 game 1",
+            payload={**payload, "attempt": 1}, created_at=now, fired_at=now,
+        )  # fmt: skip
+        retry = DeadlineRow(
+            kind=CHALLENGE_DEADLINE, due_at=now + dt.timedelta(minutes=5), match_id=match_id,
+            subject="week 1 game 1", payload={**payload, "attempt": 2}, created_at=now,
+        )  # fmt: skip
+        await uow.deadlines.add(claimed)
+        await uow.deadlines.add(retry)
+        if failed:
+            await uow.audit.record(
+                at=now, actor="bot", action="challenge.failed", match_id=match_id,
+                reason="Lichess answered 503", details={**payload, "attempt": 1},
+            )  # fmt: skip
+        await uow.commit()
+        retry_id = retry.id
+    async with service(db, sandbox_url, bot_token, clock):
+        if not failed:
+            await until(lambda: len(state.challenges) == 1)
+            await stored_challenges(db, match_id, 1)
+        async with db.uow() as uow:
+            stored = await uow.deadlines.get(retry_id)
+            assert stored is not None
+            fired = [
+                a.details["due"]
+                for a in await uow.audit.list(match_id=match_id)
+                if a.action == "deadline.fired"
+            ]
+    assert (stored.due_at, stored.fired_at) == (now + dt.timedelta(minutes=5), None)
+    if failed:  # nothing asked: the next attempt waits for its time
+        assert (state.challenges, stored.cancelled_at, fired) == ({}, None, [])
+    else:  # the cut-off attempt asked again at its own time; its next attempt not needed
+        assert len(state.challenges) == 1
+        assert stored.cancelled_at == now
+        assert fired == [now.isoformat()]

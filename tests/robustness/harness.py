@@ -43,7 +43,6 @@ from bot.demo.driver import (
     ServicePort,
     SettleError,
     SettleWatch,
-    claimed_unfinished,
 )
 from bot.demo.remote import ClockFeed, RemotePort, ServiceProcess
 from bot.demo.report import Reporter
@@ -54,6 +53,7 @@ from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
+from bot.service.broadcasts import Broadcasts
 from bot.service.services import Services
 from bot.service.stages.armageddon import set_salt_secret
 from bot.views.candidates import candidates_view
@@ -179,6 +179,9 @@ class CrashDriver(SeasonDriver):
     feed: ClockFeed | None = None
     kill_at: frozenset[int] = frozenset()
     rng: random.Random = field(default_factory=random.Random)
+    broadcasts: Broadcasts | None = None
+    """The published rounds still owed a live broadcast: the service makes them after the
+    commit that published them, which the database shows as owing nothing."""
 
     def leader(self) -> ServiceProcess:
         if len(self.processes) == 1:
@@ -195,9 +198,6 @@ class CrashDriver(SeasonDriver):
             victim = self.leader()
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
             await victim.kill()
-            # What it claimed and did not finish is no longer owed: its retry row will do it.
-            async with self.db.uow() as uow:
-                self.orphans |= await claimed_unfinished(uow, self.clock.now())
             await victim.start()  # ready before the clock may move again
         try:
             async with asyncio.timeout(self.settle_timeout):
@@ -208,6 +208,18 @@ class CrashDriver(SeasonDriver):
                 f"(line {self.feed.seq}, acknowledged {self.feed.acked})"
             ) from None
         await super().settle()
+        if self.broadcasts is not None and await self.broadcasts.missing():
+            try:
+                async with asyncio.timeout(self.settle_timeout):
+                    while True:  # another process commits them: nothing to wait on here
+                        if not await self.broadcasts.missing():
+                            break
+                        await asyncio.sleep(0.005)
+            except TimeoutError:
+                raise SettleError(
+                    f"at {self.clock.now().isoformat()} published rounds have no broadcast"
+                ) from None
+            await super().settle()
 
 
 @dataclass
@@ -518,6 +530,8 @@ async def season(
             db=db, config=config, services=services, seed=seed, roster=roster, sandbox=sandbox,
             notes=Reporter(write=None), poke=port.poke, on_game=driver.expect,
         )  # fmt: skip
+        if isinstance(driver, CrashDriver):
+            driver.broadcasts = services.broadcasts
         td = TDActor(world)
         driver.actors = [td, MatchActor(world), GameActor(world)]
         driver.until = start + dt.timedelta(days=365)  # the season takes about four months

@@ -164,6 +164,18 @@ async def _semifinals_running(db: Database, config: Config) -> list[MatchRow]:
     return await matches_of(db, StageKind.SEMIFINAL)
 
 
+async def _semifinals_played(db: Database, config: Config) -> dt.datetime:
+    """The semifinals won by the first player of each; the start of their week."""
+    sfs = await _semifinals_running(db, config)
+    for row in sfs:
+        await play(db, row.id, first_wins(6))
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sfs[0].round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        return rnd.week_start
+
+
 def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:
     values: dict[str, object] = {
         "status": GameStatus.DRAW,
@@ -279,14 +291,7 @@ async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_throug
 async def test_a_tied_final_week_is_played_again_with_colours_swapped(
     db: Database, config: Config
 ) -> None:
-    sfs = await _semifinals_running(db, config)
-    for row in sfs:
-        await play(db, row.id, first_wins(6))
-    async with db.uow() as uow:
-        rnd = await uow.tournaments.round(sfs[0].round_id)
-        assert rnd is not None
-        assert rnd.week_start is not None
-        week_start = rnd.week_start
+    week_start = await _semifinals_played(db, config)
     report = await _advance(db, config, week_start + dt.timedelta(days=6))
     assert report.earliest_publication == week_start.date() + dt.timedelta(weeks=1)
     publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
@@ -471,3 +476,54 @@ async def test_a_semifinalist_who_withdraws_is_replaced_by_the_next_in_their_poo
     assert {(r.white_first, r.black_first) for r in rows} == {
         (p.white_first, p.black_first) for p in bracket.semifinals
     }
+
+
+async def test_the_final_matches_go_out_with_the_advance_and_share_one_forum_post(
+    db: Database, config: Config
+) -> None:
+    """The advance approved the final matches' round (rules 3.viii fixes it): on its Tuesday it
+    goes out at once, audited as the bot's; the final and the third place playoff, one stage in
+    the rules (3.ii), get one pairings post and one closing post."""
+    tuesday_after = await _semifinals_played(db, config) + dt.timedelta(weeks=1)
+    report = await _advance(db, config, tuesday_after + dt.timedelta(hours=9))
+    assert report.earliest_publication == tuesday_after.date()
+    found = services(db, config)
+    clock = FakeClock(tuesday_after + dt.timedelta(hours=9))
+    await DeadlineRunner(db, clock, found.deadline_handlers).fire_due()
+    async with db.uow() as uow:
+        published = [
+            (a.actor, a.details["number"])
+            for a in await uow.audit.list()
+            if a.action == "round.publish" and a.at >= clock.now()
+        ]
+        drafts = await uow.outbox.list(kind="forum_draft")
+    assert published == [("bot", 1), ("bot", 1)]  # the final's round, the third place's
+    (post,) = [d for d in drafts if (d.subject or "").startswith("ACWC final and third place")]
+    assert post.subject == "ACWC final and third place round 1 pairings"
+    assert "\nfinal 1. " in post.body
+    assert "\nthird place 1. " in post.body
+
+    final = (await matches_of(db, StageKind.FINAL))[0]
+    third = (await matches_of(db, StageKind.THIRD_PLACE))[0]
+    await play(db, third.id, first_wins(7))
+    async with db.uow() as uow:
+        await found.forum.sweep(uow, now=clock.now())
+        await uow.commit()
+        assert not [
+            d
+            for d in await uow.outbox.list(kind="forum_draft")
+            if d.notice == "round_closing" and (d.subject or "").startswith("ACWC final")
+        ]
+    await play(db, final.id, first_wins(7))
+    async with db.uow() as uow:
+        await found.forum.sweep(uow, now=clock.now())
+        await uow.commit()
+        closing = [
+            d
+            for d in await uow.outbox.list(kind="forum_draft")
+            if d.notice == "round_closing" and (d.subject or "").startswith("ACWC final")
+        ]
+    (post,) = closing
+    assert post.subject == "ACWC final and third place round 1: results"
+    assert f"\nfinal 1. {final.white_first} - {final.black_first}: 7-0, " in post.body
+    assert f"\nthird place 1. {third.white_first} - {third.black_first}: 7-0, " in post.body

@@ -1,15 +1,22 @@
 """A round's forum posts (issue 17): one pairings post kept current, rewritten while unposted
-and offered as an edit once posted, a closing post when the round ends, and the daily digest
-of what needs no decision."""
+and offered as an edit once posted, closed by the previous round's results (or a closing post
+when the stage's round ends), and the daily digest of what needs no decision, which a
+decision's alert carries when one goes out."""
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import pytest
 
 from bot.notify.keys import pairing
+from bot.notify.notes import FOLDED_HEAD, digest_text, folded_notes
 from bot.service.forum import AlreadyPostedError, Forum
+from bot.web.desk.sources import alert_body
+from rules.core.model import PlayerId
+from rules.core.ruleset import StageKind
+from storage.models import OutboxRow, PlayerRow, StageEntrantRow
 from tests.weekly.harness import TDS, Week, at
 
 
@@ -54,6 +61,64 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
     assert "result: 6-0, alice wins" in (pairings.revised_body or "")
     assert closing.subject == "ACWC qualification round 1: results"
     assert "1. alice - bob: 6-0, alice wins" in closing.body
+
+
+async def _field(week: Week, *players: str) -> None:
+    """The qualification's entrants (4 players: rules 3.v.2 gives 4 rounds)."""
+    async with week.db.uow() as uow:
+        tournament = await uow.tournaments.current()
+        assert tournament is not None
+        stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
+        assert stage is not None
+        for number, player in enumerate(players, start=1):
+            if await uow.players.get(player) is None:
+                await uow.players.add(
+                    PlayerRow(id=player, username=player.title(), registered_at=week.clock.now())
+                )
+            await uow.stages.add_entrant(
+                StageEntrantRow(stage_id=stage.id, player_id=player, number=number)
+            )
+        await uow.commit()
+
+
+async def _six_wins(week: Week, white: str, black: str, start: dt.datetime, *, winner: str) -> None:
+    """Six games of the match (colours alternating from ``white``), all won by ``winner``."""
+    for game in range(6):
+        w, b = (white, black) if game % 2 == 0 else (black, white)
+        await week.play(w, b, start=start, minutes=6, winner="w" if w == winner else "b")
+        start = week.clock.now()
+
+
+async def test_one_post_a_round_carries_the_previous_rounds_results_and_standings(
+    week: Week,
+) -> None:
+    """tournament.forum_posts_per_round = 1 (the default): no closing post but the stage's
+    last; a round that ends after the next one went out is added to the next one's post."""
+    assert week.config.tournament.forum_posts_per_round == 1
+    await week.publish(("alice", "bob"))
+    await _field(week, "alice", "bob", "carol", "dave")
+    await _six_wins(week, "alice", "bob", at(13, 18), winner="alice")
+    (first,) = await week.outbox("forum_draft")
+    assert first.notice == "round_pairings"
+    assert "result: 6-0, alice wins" in first.body
+
+    week.clock.set(at(19, 9))
+    await week.publish(("carol", "dave"))
+    first_again, second = await week.outbox("forum_draft")
+    assert first_again.body == first.body
+    assert second.subject == "ACWC qualification round 2 pairings"
+    assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
+    assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
+
+    week.clock.set(at(19, 10))
+    await week.publish(("alice", "carol"))  # before round 2 has ended
+    third = (await week.outbox("forum_draft"))[2]
+    assert "Round 2 results" not in third.body
+    await _six_wins(week, "carol", "dave", at(20, 18), winner="dave")
+    drafts = await week.outbox("forum_draft")
+    assert [d.notice for d in drafts] == ["round_pairings"] * 3  # still one post a round
+    assert "Round 2 results:\n1. carol - dave: 0-6, dave wins" in drafts[2].body
+    assert "Standings after round 2 " in drafts[2].body
 
 
 async def test_the_pairings_post_names_the_broadcast(week: Week) -> None:
@@ -115,3 +180,44 @@ async def test_a_message_lichess_refuses_goes_into_the_digest(week: Week) -> Non
         "- A notice could not be delivered by DM: A notice to Ghost could not be delivered by DM"
         in digest.body
     )
+
+
+async def test_a_decisions_alert_carries_the_notes_and_the_digest_has_none_left(
+    week: Week,
+) -> None:
+    """The first no-show check is a note (the second one gives the claim, rules 6.3); the
+    second check's alert carries it to the TDs, so no digest goes out for it."""
+    (match_id,) = await week.publish(("alice", "bob"))
+    await week.say(match_id, "alice", "offer wed 18:00, thu 18:00, fri 20:00")
+    assert (await week.say(match_id, "bob", "accept 2")).ok
+    week.state.users[PlayerId("alice")].online = True
+    await week.until(at(14, 18, 10))
+    assert await week.outbox("td_alert") == []
+    (note,) = await week.outbox("td_note")
+    assert (note.notice, note.status) == ("no_show_first", "pending")
+
+    await week.until(at(14, 18, 20))
+    alerts = await week.outbox("td_alert")
+    assert sorted(a.recipient for a in alerts) == sorted(TDS)
+    body = alerts[0].body
+    assert body.startswith(f"[ACWC] match {match_id}: bob has not shown up 20 minutes")
+    assert f"{FOLDED_HEAD}\n- No-show, first check (rules 6.3), match {match_id}: " in body
+    (note,) = await week.outbox("td_note")
+    assert note.status == "sent"
+    assert FOLDED_HEAD not in alert_body(alerts[0], {})  # the desk shows the alert alone
+
+    await week.until(at(15, 9))  # Friday's digest time: nothing waits
+    assert [r for r in await week.outbox("dm") if r.notice == "td_digest"] == []
+
+
+def test_notes_beyond_one_message_wait_for_the_next_digest() -> None:
+    notes = [
+        OutboxRow(id=n, body=f"note {n} " + "x" * 200, notice="offers_verdict", match_id=n)
+        for n in range(1, 6)
+    ]
+    text, carried = folded_notes("alert", notes, limit=700)
+    assert [r.id for r in carried] == [1, 2]
+    assert len(text) <= 700
+    digest, carried = digest_text(dt.date(2021, 10, 16), notes, limit=700)
+    assert [r.id for r in carried] == [1, 2]
+    assert digest.count("\n- Offers check ruled") == 2

@@ -5,8 +5,11 @@ Each stage kind has a :class:`StageRunner`: its pure :class:`rules.stages.format
 and the work of opening it from the stage before (Candidates pools, the semifinals, the final
 matches) or, for the last stage, of concluding the championship. :meth:`Progression.advance`
 moves on only when :func:`rules.stages.order.stage_progress` finds nothing missing. The next
-stage's rounds are created ``proposed``; a TD publishes them one at a time
-(:class:`~bot.service.stages.rounds.StageRounds`).
+stage's rounds are created ``proposed``: the stage advance is the TDs' approval of them all (the
+rules fix them, rules 3.vi-3.viii), so with ``tournament.publish_fixed_rounds`` the daily job
+(:mod:`bot.service.digest`) publishes each on its Tuesday, the first one too: the advance runs
+the job at once, so a round whose day is today goes out now. Otherwise a TD publishes them one at
+a time (:class:`~bot.service.stages.rounds.StageRounds`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Protocol
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.notify import Notifier
 from bot.views.qualification import entrants
 from bot.views.scores import decided_outcome
 from bot.views.tournament import require_tournament, stage_rounds, stage_row
@@ -80,11 +84,16 @@ def _missing_error(kind: StageKind, prog: StageProgress) -> OperationError:
 
 class Progression:
     def __init__(
-        self, config: Config, runners: Mapping[StageKind, StageRunner], knockout: KnockoutSync
+        self,
+        config: Config,
+        runners: Mapping[StageKind, StageRunner],
+        knockout: KnockoutSync,
+        notifier: Notifier,
     ) -> None:
         self.config = config
         self.runners = dict(runners)
         self.knockout = knockout
+        self.notifier = notifier
 
     def runner(self, kind: StageKind) -> StageRunner:
         try:
@@ -158,6 +167,8 @@ class Progression:
         if report.entered is not None:
             tournament.current_stage = report.entered
         await record_advance(uow, report, now=now, actor=actor)
+        if report.entered is not None and self.config.tournament.publish_fixed_rounds:
+            await self.notifier.schedule_digest(uow, now=now, at_once=True)
         await uow.session.flush()
         return report
 

@@ -347,7 +347,7 @@ class WeeklyDeadlines:
             uow,
             td_no_show_alert(alert, ruleset=self.config.rules),
             now=firing.now,
-            key=notice.no_show(row.id, alert.scheduled.isoformat(), alert.stage.value),
+            key=notice.no_show(row.id, alert.scheduled.isoformat(), alert.stage),
             extra=extra,
         )
         key = notice.step(NoticeKind.NO_SHOW_NOTICE, row.id, event.seq)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.notify.notes import FOLDED_HEAD
 from bot.service.services import Services
 from bot.views.timeline import timeline
 from storage.models import AuditRow, OutboxRow
@@ -136,8 +137,13 @@ async def weekly_timeline(uow: UnitOfWork, match_id: int) -> tuple[Evidence, ...
 def alert_body(row: OutboxRow, names: Mapping[str, str]) -> str:
     """An alert's words for the desk: without the "[ACWC] match N:" head (the title says it)
     nor the line that says how to settle it (the buttons do it); line breaks kept; players as
-    Lichess spells them (the bot's notices name them by id)."""
+    Lichess spells them (the bot's notices name them by id), without the notes the alert
+    carried for the TDs' digest (the "recent" list shows those)."""
     lines = row.body.splitlines()
+    if FOLDED_HEAD in lines:
+        lines = lines[: lines.index(FOLDED_HEAD)]
+        while lines and not lines[-1].strip():
+            lines.pop()
     if lines:
         lines[0] = re.sub(r"^\[ACWC\]( match \d+:)? ?", "", lines[0])
     text = "\n".join(line for line in lines if not line.startswith("Settle it with the buttons"))
