@@ -23,6 +23,7 @@ class NoticeKind(enum.Enum):
     PAIRING = "pairing"
     NEGOTIATION_STEP = "negotiation_step"
     TIME_AGREED = "time_agreed"
+    GAME_LINK = "game_link"  # a match game's challenge, sent to both players
     REPLY_REMINDER = "reply_reminder"
     FAULT_RULING = "fault_ruling"
     OFFERS_VERDICT = "offers_verdict"  # TD alert: the Friday check ruled (rules 5.5, 5.6)
@@ -96,6 +97,7 @@ _LABELS = {
     NoticeKind.ARMAGEDDON_NEEDS_TD: "Armageddon: the TDs name White (rules 3.ix)",
     NoticeKind.ARMAGEDDON_GAME: "Armageddon game needs a look (rules 3.ix)",
     NoticeKind.UNDELIVERED: "A notice could not be delivered by DM",
+    NoticeKind.GAME_LINK: "Game link",
     NoticeKind.TD_DIGEST: "Daily digest (no decision needed)",
 }
 

@@ -331,7 +331,7 @@ class GameChallenges:
             match_id=row.id,
             details={"challenge": made.id, "game": game, "week": week, "white": white},
         )
-        key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
+        key = notice.deadline(NoticeKind.GAME_LINK, deadline.id, row.id)
         if announce is not None:
             await self._announce_link(uow, announce, row, made_row, names, now=now, key=key)
             return

@@ -62,10 +62,19 @@ async def pool_entries(uow: UnitOfWork) -> dict[Pool, list[PoolEntry]]:
         (r.player_id for r in rows if r.player_id in qual_place),
         key=lambda p: (qual_place[p], p),
     )
+    players = {r.player_id: await uow.players.get(r.player_id) for r in rows}
+    # Reserves the TDs took to fill the empty places (rules 1.3, 5.10) come after the
+    # qualifiers, best seed rating first (bot/service/stages/small_field.py).
+    reserves = {
+        pid: p.seed_rating or 0
+        for pid, p in players.items()
+        if p is not None and not p.seeded_as and pid not in qual_place
+    }
+    ranked += sorted(reserves, key=lambda pid: (-reserves[pid], pid))
     place = {p: i + 1 for i, p in enumerate(ranked)}
     out: dict[Pool, list[PoolEntry]] = {Pool.UPPER: [], Pool.LOWER: []}
     for r in sorted(rows, key=lambda r: (r.pool or "", r.number)):
-        player = await uow.players.get(r.player_id)
+        player = players[r.player_id]
         seeded = (
             SeededRole(player.seeded_as)
             if player is not None and player.seeded_as and r.player_id not in place

@@ -319,7 +319,7 @@ async def match_view(
     next_game = played + 1 if not decided and played < row.games else None
     next_white = None
     if next_game is not None:
-        next_white = players[0] if next_game % 2 == 1 else players[1]
+        next_white = name(players[0] if next_game % 2 == 1 else players[1])
     repo = GamesRepository(uow.session)
     challenge = next(
         (

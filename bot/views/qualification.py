@@ -149,9 +149,19 @@ async def match_results(
 
 
 async def results(
-    uow: UnitOfWork, stage: StageRow, ruleset: Ruleset, *, finished_only: bool = True
+    uow: UnitOfWork,
+    stage: StageRow,
+    ruleset: Ruleset,
+    *,
+    finished_only: bool = True,
+    provisional: bool = False,
 ) -> tuple[tuple[Entrant, ...], list[RoundResult], tuple[Exit, ...], int]:
-    """Every entrant's result in every finished round; the number of rounds counted."""
+    """Every entrant's result in every finished round; the number of rounds counted.
+
+    ``provisional``: a round in play counts too, with its decided matches' results and nothing
+    (an unplayed round) for the players of its other matches: the standings "as they stand",
+    which the desk's preview of a ruling compares (:mod:`bot.views.standings_change`).
+    """
     field = await entrants(uow, stage)
     gone = await exits(uow)
     exit_round = {e.player: e.last_round for e in gone}
@@ -160,14 +170,17 @@ async def results(
     stored_rounds = await rounds(uow, stage)
     await uow.games.preload(m.id for r in stored_rounds for m in r.matches)
     for stored in stored_rounds:
-        if stored.row.state not in COUNTED_ROUND_STATES or not stored.is_finished:
-            if finished_only:
+        in_play = provisional and stored.row.state in COUNTED_ROUND_STATES
+        if stored.row.state not in COUNTED_ROUND_STATES or not (stored.is_finished or in_play):
+            if finished_only and not provisional:
                 break
             continue
         counted += 1
         number = stored.row.number
         seen: set[PlayerId] = set()
         for m in stored.matches:
+            if not stored.is_finished and m.state != MatchState.COMPLETE:
+                continue  # provisional: a match still in play gives nothing yet
             for r in await match_results(uow, m, number, ruleset):
                 out.append(r)
                 seen.add(r.player)

@@ -152,7 +152,7 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
         assert first.expires_at == agreed + DEFAULT_RULESET.conduct.no_show_second_alert
         await stored_challenges(db, match_id, 1)
         room = await room_of(db, svc.config, match_id, clock)
-        assert (room.next_game, room.next_white) == (1, "alice")
+        assert (room.next_game, room.next_white) == (1, "Alice")  # as Lichess spells it
         assert (room.challenge_url, room.time_control) == (first.url, "2+5 rated antichess")
         exports_before = state.requests.count(("POST", "/api/games/export/_ids"))
         game = accept_challenge(state, first.id)
@@ -164,7 +164,7 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
     assert state.requests.count(("POST", "/api/games/export/_ids")) == exports_before
     second = next(c for c in state.challenges.values() if c.id != first.id)
     assert second.users == ("bob", "alice")
-    assert (room.next_game, room.next_white, room.challenge_url) == (2, "bob", second.url)
+    assert (room.next_game, room.next_white, room.challenge_url) == (2, "Bob", second.url)
     assert second.name == "ACWC 2021 Qualification R1: Bob vs Alice, game 2"
     assert [(r.game_number, r.white, r.url) for r in rows] == [
         (1, "alice", first.url),
@@ -173,6 +173,7 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
     async with db.uow() as uow:
         dms = [m for m in await uow.outbox.list(kind="dm") if first.url in m.body]
     assert sorted(m.recipient for m in dms) == ["Alice", "Bob"]
+    assert {m.notice for m in dms} == {"game_link"}  # "Game link" in the room, not "Time agreed"
     assert all("2+5 rated antichess" in m.body and "Alice (White)" in m.body for m in dms)
 
 

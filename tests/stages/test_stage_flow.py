@@ -17,7 +17,7 @@ from bot.service.stages.registry import AdvanceReport
 from bot.views.bracket import armageddon_view, load_bracket
 from bot.views.candidates import pool_entries, pool_tables
 from bot.views.qualification import standings
-from bot.web.desk.sources import FlaggedGames
+from bot.web.desk.rulings import FlaggedGames
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind

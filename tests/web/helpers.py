@@ -170,3 +170,17 @@ class Browser:
 def flash_text(html: str) -> str:
     found = re.search(r'<p class="flash (?:ok|error)" id="reply" role="\w+">(.*?)</p>', html, re.S)
     return unescape(found.group(1)) if found else ""
+
+
+async def no_agreement(site: Site, b: Browser) -> int:
+    """Alice and Bob offer (relayed by the TD ``b``) and agree nothing: Saturday comes, and the
+    desk asks who is at fault (rules 5.8). Returns their match."""
+    for player, times in (
+        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
+        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
+    ):
+        html = await b.post("/desk/relay", {"player": player, "text": times})
+        assert "flash ok" in html, flash_text(html)
+    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
+    await b.get("/desk")
+    return site.matches["alice-bob"]

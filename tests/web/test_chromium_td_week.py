@@ -81,8 +81,10 @@ async def fire_at(site: Site, when: dt.datetime) -> None:
     await site.service.runner.fire_due()
 
 
-async def decide(b: Chromium, choice: str, reason: str) -> str:
-    """Press a decision's button with a reason (the reason field sits in the same card)."""
+async def decide(b: Chromium, choice: str, reason: str, *, changes: tuple[str, ...] = ()) -> str:
+    """Press a decision's button with a reason (the reason field sits in the same card); a
+    ruling that can change the standings first shows the lines it changes (``changes``: the
+    players whose line must be among them), then the TD confirms."""
     button = f'form.decide button[value="{choice}"]'
     await b.script(
         "const form = document.querySelector(arguments[0]).form;"
@@ -91,6 +93,11 @@ async def decide(b: Chromium, choice: str, reason: str) -> str:
         reason,
     )
     await b.submit(button)
+    assert "Nothing has changed yet." in await b.page_text()
+    shown = await b.text("#main")
+    for name in changes:
+        assert name in shown, (name, shown)
+    await b.submit("form.confirm button.primary")
     return await b.text("#reply")
 
 
@@ -152,8 +159,10 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
 
         await td.go(f"{site.url}/desk")
         assert "ruled alice at fault" in await decide(td, "fault:alice", "no reply to offers")
-        assert "won by carol" in await decide(td, "grant:carol", "Dave absent 20 minutes")
-        assert "won by erin" in await decide(td, "grant:erin", "Finn absent, Erin waited")
+        won = await decide(td, "grant:carol", "Dave absent 20 minutes", changes=("Carol",))
+        assert "won by carol" in won
+        won = await decide(td, "grant:erin", "Finn absent, Erin waited", changes=("Erin", "Finn"))
+        assert "won by erin" in won
         assert await pending_titles(td) == []
 
         # A result entered by hand (a game played on a wrong link), with its reason.
@@ -161,6 +170,9 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         await td.type("#r-game", "1")
         await td.type("#r-reason", "played on a link the bot did not see")
         await td.submit("#results button.primary")
+        assert "Nothing has changed yet." in await td.page_text()
+        await td.full_screenshot(SHOTS / "td-week-result-preview.png", width=1280)
+        await td.submit("form.confirm button.primary")
         assert f"match {ab}" in (await td.text("#reply")).lower()
 
         # Finn leaves the championship (rules 8): before and after, then the confirmation.

@@ -12,7 +12,7 @@ from rules.week.forfeits import ForfeitKind
 from storage.models import MatchRow, RoundRow
 from storage.repo_weekly import WeeklyRepository
 from tests.factories import stored_match
-from tests.web.helpers import NOW, TD, Browser, Site, flash_text
+from tests.web.helpers import NOW, TD, Browser, Site, flash_text, no_agreement
 
 
 async def td(browsers: dict[str, Browser]) -> Browser:
@@ -110,6 +110,7 @@ async def test_pairings_waiting_for_approval_are_approved_from_the_desk(
         await uow.commit()
     b = await td(browsers)
     assert "Approve pairings: Qualification round 2" in b.last_html
+    assert "can change the standings" not in b.last_html  # no button of it is previewed
     html = await b.post("/desk/decide", {"kind": "round", "key": str(rnd.id), "choice": "approve"})
     assert "approved and published" in flash_text(html)
     assert "Approve pairings" not in html
@@ -138,6 +139,7 @@ async def test_a_game_that_did_not_count_waits_for_a_ruling(
     await site.service.intake(casual)
     b = await td(browsers)
     assert "Game Casual01 did not count" in b.last_html
+    assert "Alice - Bob: 1-0" in b.last_html  # as Lichess spells them, not the game's ids
     html = await b.post("/desk/decide", {"kind": "game", "key": "Casual01", "choice": "1-0"})
     assert "Give a reason" in flash_text(html)
     html = await b.post(
@@ -165,15 +167,8 @@ async def test_both_offered_and_no_agreement_asks_the_tds_who_is_at_fault(
     site: Site, browsers: dict[str, Browser]
 ) -> None:
     b = await td(browsers)
-    for player, times in (
-        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
-        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
-    ):
-        html = await b.post("/desk/relay", {"player": player, "text": times})
-        assert "flash ok" in html, flash_text(html)
-    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
-    html = await b.get("/desk")
-    match_id = site.matches["alice-bob"]
+    match_id = await no_agreement(site, b)
+    html = b.last_html
     assert f"No agreed time in match {match_id}" in html
     html = await b.post(
         "/desk/decide",
@@ -189,14 +184,8 @@ async def test_nobody_at_fault_reads_ruled_tied_everywhere(
     site: Site, browsers: dict[str, Browser]
 ) -> None:
     b = await td(browsers)
-    for player, times in (
-        ("alice", "offer wed 18:00, thu 18:00, fri 18:00"),
-        ("bob", "offer wed 12:00, thu 12:00, fri 12:00"),
-    ):
-        await b.post("/desk/relay", {"player": player, "text": times})
-    site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
-    html = await b.get("/desk")
-    match_id = site.matches["alice-bob"]
+    match_id = await no_agreement(site, b)
+    html = b.last_html
     assert html.count(f"match {match_id}") >= 1
     assert html.count("No agreed time by the weekend") == 0  # the card, not its raw alert too
     html = await b.post(

@@ -3,6 +3,8 @@ until they see it, and a notice Lichess refused says so (nothing depends on a DM
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -110,3 +112,31 @@ async def test_the_desk_marks_an_alert_no_td_got_and_says_when_the_outbox_is_sto
         assert "HTTP 403" in html
     finally:
         await tina.close()
+
+
+async def test_the_room_shows_the_newest_notices_and_folds_the_older_ones(
+    site_with: Site, refusing: SandboxState
+) -> None:
+    site = site_with
+    async with site.db.uow() as uow:
+        for i in range(1, 10):
+            await site.service.services.notifier.dm_player(
+                uow,
+                now=NOW + dt.timedelta(minutes=i),
+                player="alice",
+                text=f"Notice number {i}",
+                key=keys.time_agreed(site.matches["alice-bob"], 1, f"test-{i}"),
+            )
+        await uow.commit()
+    alice = Browser(site)
+    try:
+        await alice.login("Alice")
+        html = await alice.get(f"/match/{site.matches['alice-bob']}")
+    finally:
+        await alice.close()
+    shown, _, older = html.partition('<details class="older">')
+    assert "Notice number 9" in shown
+    assert "Notice number 4" in shown
+    assert "Notice number 3" not in shown  # six newest in view, the rest folded
+    assert "Notice number 3" in older
+    assert re.search(r"Older notices \((\d+)\)", older)

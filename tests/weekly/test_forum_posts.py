@@ -13,7 +13,7 @@ import pytest
 from bot.notify.keys import pairing
 from bot.notify.notes import FOLDED_HEAD, digest_text, folded_notes
 from bot.service.forum import AlreadyPostedError, Forum
-from bot.web.desk.sources import alert_body
+from bot.web.desk.decisions import alert_body
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from storage.models import OutboxRow, PlayerRow, StageEntrantRow

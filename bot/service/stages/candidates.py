@@ -21,13 +21,31 @@ from rules.stages.qualification import qualifier_count, qualifiers
 from storage.models import RoundRow, StageEntrantRow
 from storage.uow import UnitOfWork
 
-__all__ = ["CandidatesStage"]
+__all__ = ["FILL_NEXT_PLACES", "SMALLER_POOLS", "SMALL_FIELD", "CandidatesStage", "reserves"]
 
 
 SMALL_FIELD = "candidates.small_field"
 """The setting that records the TDs' choice when too few qualify for two full pools (rules
-1.3, 5.10): :data:`SMALLER_POOLS`, or absent (the regulations' pools, or nothing)."""
+1.3, 5.10): :data:`SMALLER_POOLS`, :data:`FILL_NEXT_PLACES`, ``end_stage`` (the championship
+ended with the qualification), or absent (the regulations' pools, or nothing); see
+:mod:`bot.service.stages.small_field`."""
 SMALLER_POOLS = "smaller_pools"
+FILL_NEXT_PLACES = "fill_next_places"
+
+
+async def reserves(uow: UnitOfWork) -> tuple[PlayerId, ...]:
+    """The players in the championship who are neither seeded nor in the qualification
+    (registered after its field was fixed), best seed rating first: the next places when the
+    qualification's own are spent (rules 1.3, 5.10)."""
+    qual = await qualification_stage(uow)
+    entered = {e.player_id for e in await uow.stages.entrants(qual.id)}
+    waiting = [
+        p
+        for p in await uow.players.list(status=PlayerStatus.ACTIVE)
+        if not p.seeded_as and p.id not in entered
+    ]
+    waiting.sort(key=lambda p: (-(p.seed_rating or 0), p.id))
+    return tuple(PlayerId(p.id) for p in waiting)
 
 
 class CandidatesStage:
@@ -73,7 +91,10 @@ class CandidatesStage:
             entrant.placement = table.row(PlayerId(entrant.player_id)).rank
         present = await self._seeded_present(uow)
         chosen, count = await self.qualifiers(uow)
-        if len(chosen) < count and await uow.settings.get(SMALL_FIELD) == SMALLER_POOLS:
+        choice = await uow.settings.get(SMALL_FIELD) if len(chosen) < count else None
+        if choice == FILL_NEXT_PLACES:  # the TDs chose: reserves fill the empty places
+            chosen = (*chosen, *(await reserves(uow))[: count - len(chosen)])
+        if choice == SMALLER_POOLS:
             pools = smaller_pools(chosen, ruleset=ruleset, seeding=present)  # the TDs chose
         else:
             pools = assign_pools(chosen, ruleset=ruleset, seeding=present)

@@ -34,7 +34,7 @@ from rules.stages.order import MatchStatus, StageProgress, stage_progress
 from storage.convert import to_match
 from storage.uow import UnitOfWork
 
-__all__ = ["AdvanceReport", "KnockoutSync", "Progression", "StageRunner"]
+__all__ = ["AdvanceReport", "KnockoutSync", "Progression", "StageRunner", "record_advance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +148,13 @@ class Progression:
         current = self.runner(StageKind(tournament.current_stage)).format.kind
         stage = await stage_row(uow, current)
         fmt = self.runner(current).format
-        if fmt.next_stage() is None and stage.state == StageState.COMPLETE:
-            raise OperationError("the championship is over: there is no stage after the final")
+        if stage.state == StageState.COMPLETE:
+            raise OperationError(
+                "the championship is over: there is no stage after the final"
+                if fmt.next_stage() is None
+                else f"the championship is over: the TDs ended it with the {current.value}"
+                " (rules 1.3, 5.10)"
+            )
         await self.knockout.sync(uow, now=now)
         prog = await self.progress(uow, current)
         if not prog.complete:
@@ -161,21 +166,28 @@ class Progression:
             report = await self.runner(following).open(uow, now=now, actor=actor, rng=rng)
         if report.entered is not None:
             tournament.current_stage = report.entered
-        await uow.audit.record(
-            at=now,
-            actor=actor,
-            action="stage.advance",
-            details={
-                "left": report.left.value,
-                "entered": None if report.entered is None else report.entered.value,
-                "earliest_publication": None
-                if report.earliest_publication is None
-                else report.earliest_publication.isoformat(),
-                "lines": list(report.lines),
-                "placement": list(report.placement),
-            },
-        )
+        await record_advance(uow, report, now=now, actor=actor)
         if report.entered is not None and self.config.tournament.publish_fixed_rounds:
             await self.notifier.schedule_digest(uow, now=now, at_once=True)
         await uow.session.flush()
         return report
+
+
+async def record_advance(
+    uow: UnitOfWork, report: AdvanceReport, *, now: dt.datetime, actor: str
+) -> None:
+    """The audit line of a stage left (and the one entered, or the final placement)."""
+    await uow.audit.record(
+        at=now,
+        actor=actor,
+        action="stage.advance",
+        details={
+            "left": report.left.value,
+            "entered": None if report.entered is None else report.entered.value,
+            "earliest_publication": None
+            if report.earliest_publication is None
+            else report.earliest_publication.isoformat(),
+            "lines": list(report.lines),
+            "placement": list(report.placement),
+        },
+    )

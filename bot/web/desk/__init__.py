@@ -17,7 +17,9 @@ __all__ = ["add_routes"]
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/desk", pages.desk)
     app.router.add_post("/desk/decide", pages.settle)
+    app.router.add_post("/desk/decide/preview", pages.settle_preview)
     app.router.add_post("/desk/result", pages.correct_result)
+    app.router.add_post("/desk/result/preview", pages.result_preview)
     app.router.add_post("/desk/relay", pages.relay)
     app.router.add_post("/desk/forum/{draft_id}/posted", pages.mark_posted)
     app.router.add_get("/desk/rounds", rounds.rounds_page)

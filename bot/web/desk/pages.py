@@ -4,6 +4,7 @@ forum posts to mark posted, and the audit log."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from aiohttp import web
@@ -11,6 +12,7 @@ from aiohttp import web
 from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.forum import AlreadyPostedError, NotADraftError
+from bot.service.preview import Preview, preview
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -27,8 +29,9 @@ from bot.web.core import (
     when,
     whole_number,
 )
-from bot.web.desk.decisions import REASON_LIMIT, audit_text
-from bot.web.desk.sources import RESULT_CHOICES, pending_decisions, source
+from bot.web.desk.decisions import REASON_LIMIT, Choice, Decision, Ruling, audit_text
+from bot.web.desk.rulings import RESULT_CHOICES
+from bot.web.desk.sources import pending_decisions, source
 from bot.web.room import say_and_commit
 from rules.core.errors import RulesError
 from rules.core.model import normalise_username
@@ -37,7 +40,16 @@ from storage.models import OutboxRow, OutboxStatus
 from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
-__all__ = ["audit_page", "correct_result", "desk", "mark_posted", "relay", "settle"]
+__all__ = [
+    "audit_page",
+    "correct_result",
+    "desk",
+    "mark_posted",
+    "relay",
+    "result_preview",
+    "settle",
+    "settle_preview",
+]
 
 
 def current_drafts(pending: Iterable[OutboxRow]) -> list[OutboxRow]:
@@ -98,85 +110,201 @@ async def desk(request: web.Request) -> web.StreamResponse:
     )
 
 
-async def settle(request: web.Request) -> web.StreamResponse:
-    """``POST /desk/decide``: one button of one pending decision."""
-    require_td(request)
-    who, values = await read_form(
-        request, {"kind": 20, "key": 200, "choice": 40, "reason": REASON_LIMIT}
-    )
+DECIDE_LIMITS = {"kind": 20, "key": 200, "choice": 40, "reason": REASON_LIMIT}
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """One button of one pending decision, as a TD pressed it."""
+
+    actor: str
+    values: dict[str, str]
+    decision: Decision
+    choice: Choice
+    reason: str
+
+
+async def _pick(request: web.Request, uow: UnitOfWork) -> Pick | str:
+    """The pending decision and the button the form names, or what is wrong with it."""
+    who, values = await read_form(request, DECIDE_LIMITS)
     ctx = context(request)
-    now = ctx.now()
     kind, key, choice = values.get("kind", ""), values.get("key", ""), values.get("choice", "")
     reason = " ".join(values.get("reason", "").split())
-    adapter = source(kind)
+    source(kind)  # 404 for a kind that does not exist
+    pending = {
+        d.key: d
+        for d in await pending_decisions(uow, ctx.services, now=ctx.now())
+        if d.kind == kind
+    }
+    decision = pending.get(key)
+    if decision is None:
+        return "That decision was already settled or is gone."
+    picked = next((c for c in decision.choices if c.value == choice), None)
+    if picked is None:
+        raise bad_request("That is not one of this decision's buttons.")
+    if picked.needs_reason and not reason:
+        return "Give a reason: it goes into the audit log."
+    return Pick(who.username, values | {"reason": reason}, decision, picked, reason)
+
+
+async def _settle(request: web.Request, uow: UnitOfWork, pick: Pick) -> str:
+    ctx = context(request)
+    return await source(pick.decision.kind).settle(
+        uow,
+        ctx.services,
+        Ruling(
+            key=pick.decision.key,
+            choice=pick.choice.value,
+            reason=pick.reason,
+            actor=pick.actor,
+            now=ctx.now(),
+        ),
+    )
+
+
+async def settle(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/decide``: one button of one pending decision."""
+    return await _decide(request, keep=True)
+
+
+async def settle_preview(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/decide/preview``: what the button would do and the standings lines it
+    changes (rank, player, points before -> after); nothing is kept. The page's button makes
+    the decision (``POST /desk/decide``)."""
+    return await _decide(request, keep=False)
+
+
+async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
+    require_td(request)
+    ctx = context(request)
     async with ctx.db.uow() as uow:
-        pending = {
-            d.key: d for d in await pending_decisions(uow, ctx.services, now=now) if d.kind == kind
-        }
-        decision = pending.get(key)
-        if decision is None:
-            return redirect_with(
-                request, "/desk", "That decision was already settled or is gone.", ok=False
-            )
-        picked = next((c for c in decision.choices if c.value == choice), None)
-        if picked is None:
-            raise bad_request("That is not one of this decision's buttons.")
-        if picked.needs_reason and not reason:
-            return redirect_with(
-                request, "/desk", "Give a reason: it goes into the audit log.", ok=False
-            )
+        pick = await _pick(request, uow)
+        if isinstance(pick, str):
+            return redirect_with(request, "/desk", pick, ok=False)
         try:
-            message = await adapter.settle(
-                uow,
-                ctx.services,
-                key=key,
-                choice=choice,
-                reason=reason,
-                actor=who.username,
-                now=now,
-            )
+            if keep:
+                message = await _settle(request, uow, pick)
+            else:
+                tried = await preview(uow, ctx.config, lambda: _settle(request, uow, pick))
         except (OperationError, RulesError) as e:
             return redirect_with(request, "/desk", str(e), ok=False)
-        await uow.audit.record(
-            at=now,
-            actor=who.username,
-            action="desk.settle",
-            reason=reason or None,
-            match_id=decision.match_id,
-            details={"kind": kind, "key": key, "choice": choice},
-        )
-        await uow.commit()
-    ctx.changed()
-    return redirect_with(request, "/desk", message)
+        if keep:
+            await uow.audit.record(
+                at=ctx.now(),
+                actor=pick.actor,
+                action="desk.settle",
+                reason=pick.reason or None,
+                match_id=pick.decision.match_id,
+                details={
+                    "kind": pick.decision.kind,
+                    "key": pick.decision.key,
+                    "choice": pick.choice.value,
+                },
+            )
+            await uow.commit()
+        # (a preview leaves the unit of work without a commit: the decision is dropped)
+    if keep:
+        ctx.changed()
+        return redirect_with(request, "/desk", message)
+    return await _confirm_page(
+        request,
+        tried,
+        heading=pick.decision.title,
+        action=pick.choice.label,
+        reason=pick.reason,
+        to="/desk/decide",
+        fields={k: pick.values.get(k, "") for k in DECIDE_LIMITS},
+    )
+
+
+async def _confirm_page(
+    request: web.Request,
+    tried: Preview[str],
+    *,
+    heading: str,
+    action: str,
+    reason: str,
+    to: str,
+    fields: dict[str, str],
+    back: str = "/desk",
+) -> web.StreamResponse:
+    """The decision as it would be, the standings lines it changes, and the button that makes
+    it (a form to ``to`` with the same ``fields``)."""
+    return await render(
+        request,
+        "desk_confirm.html",
+        {
+            "title": "Confirm",
+            "heading": heading,
+            "action": action,
+            "reason": reason,
+            "outcome": tried.outcome,
+            "changes": tried.changes,
+            "confirm_to": to,
+            "fields": fields,
+            "back": back,
+        },
+    )
+
+
+RESULT_LIMITS = {"match_id": 10, "game": 4, "result": 10, "reason": REASON_LIMIT}
+
+
+async def _record_result(
+    request: web.Request, uow: UnitOfWork, actor: str, values: dict[str, str]
+) -> str:
+    ctx = context(request)
+    match_id = int_field(values, "match_id", low=1)
+    game = int_field(values, "game", low=1, high=100)
+    state = await ctx.services.results.record(
+        uow,
+        match_id,
+        game_number=game,
+        result=values.get("result", ""),
+        reason=" ".join(values.get("reason", "").split()),
+        now=ctx.now(),
+        actor=actor,
+    )
+    return f"Match {match_id}: game {game} recorded; score {state.score}."
 
 
 async def correct_result(request: web.Request) -> web.StreamResponse:
     """``POST /desk/result``: record or correct one game of a match, with a reason (rules 1.3)."""
     require_td(request)
-    who, values = await read_form(
-        request, {"match_id": 10, "game": 4, "result": 10, "reason": REASON_LIMIT}
-    )
+    who, values = await read_form(request, RESULT_LIMITS)
     ctx = context(request)
-    now = ctx.now()
-    match_id = int_field(values, "match_id", low=1)
-    game = int_field(values, "game", low=1, high=100)
     async with ctx.db.uow() as uow:
         try:
-            state = await ctx.services.results.record(
-                uow,
-                match_id,
-                game_number=game,
-                result=values.get("result", ""),
-                reason=" ".join(values.get("reason", "").split()),
-                now=now,
-                actor=who.username,
-            )
+            message = await _record_result(request, uow, who.username, values)
         except OperationError as e:
             return redirect_with(request, "/desk#results", str(e), ok=False)
         await uow.commit()
     ctx.changed()
-    return redirect_with(
-        request, "/desk#results", f"Match {match_id}: game {game} recorded; score {state.score}."
+    return redirect_with(request, "/desk#results", message)
+
+
+async def result_preview(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/result/preview``: the standings lines a recorded or corrected game changes,
+    nothing kept; the page's button records it (``POST /desk/result``)."""
+    require_td(request)
+    who, values = await read_form(request, RESULT_LIMITS)
+    ctx = context(request)
+    async with ctx.db.uow() as uow:
+        try:
+            tried = await preview(
+                uow, ctx.config, lambda: _record_result(request, uow, who.username, values)
+            )
+        except OperationError as e:
+            return redirect_with(request, "/desk#results", str(e), ok=False)
+    return await _confirm_page(
+        request,
+        tried,
+        heading=f"Record a result in match {values.get('match_id', '')}",
+        action=f"Game {values.get('game', '')}: {values.get('result', '')}",
+        reason=" ".join(values.get("reason", "").split()),
+        to="/desk/result",
+        fields={k: values.get(k, "") for k in RESULT_LIMITS},
+        back="/desk#results",
     )
 
 
