@@ -153,6 +153,37 @@ async def test_a_game_that_did_not_count_waits_for_a_ruling(
     assert any(r.action == "result.record" and r.actor == TD for r in rows)
 
 
+async def test_a_game_that_did_not_count_is_no_decision_once_its_match_has_its_result(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    casual = Game(
+        id=GameId("Casual02"),
+        white=PlayerId("alice"),
+        black=PlayerId("bob"),
+        status=GameStatus.MATE,
+        winner=Colour.WHITE,
+        variant="antichess",
+        rated=False,
+        clock_limit=120,
+        clock_increment=5,
+        created_at=NOW + dt.timedelta(hours=2),
+        last_move_at=NOW + dt.timedelta(hours=2, minutes=5),
+    )
+    await site.service.intake(casual)
+    b = await td(browsers)
+    assert "Game Casual02 did not count" in b.last_html
+    async with site.db.uow() as uow:  # the match is decided (here: ruled tied)
+        row = await uow.matches.get(site.matches["alice-bob"])
+        assert row is not None
+        row.outcome, row.decided_by = "tied", "td"
+        await uow.commit()
+    html = await b.get("/desk")
+    assert "Game Casual02 did not count" not in html
+    assert "Game Casual02 did not count" not in await b.post(
+        "/desk/decide", {"kind": "game", "key": "Casual02", "choice": "dismiss"}
+    )
+
+
 async def test_the_audit_log_lists_every_td_action_with_its_name(
     site: Site, browsers: dict[str, Browser]
 ) -> None:

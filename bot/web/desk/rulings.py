@@ -56,7 +56,9 @@ RESULT_CHOICES = {"1-0": "Count it: 1-0", "0-1": "Count it: 0-1", "1/2-1/2": "Co
 
 
 class FlaggedGames:
-    """Games of paired players that did not count (wrong clock, casual, outside the week...)."""
+    """Games of paired players that did not count (wrong clock, casual, outside the week...),
+    while their match is still open: once it has its result (or a TD's ruling) they are history,
+    in the audit log and the match's timeline, not a decision that waits."""
 
     kind = "game"
 
@@ -72,6 +74,9 @@ class FlaggedGames:
             arm = await stages.armageddon_for_match(g.match_id)
             if arm is not None and arm.game_id == g.id:
                 continue  # the armageddon's own game: its alert is the decision (rules 3.ix)
+            match = await uow.matches.get(g.match_id)
+            if match is not None and match.outcome is not None and arm is None:
+                continue  # the match has its result: the game can no longer count in it
             link = views.lichess_game_url(g.id)
             out.append(
                 Decision(
