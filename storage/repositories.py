@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, event, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
@@ -520,25 +520,15 @@ class DeadlineRepository(_Repository):
 
     async def all_open_of_kind(self, kind: str) -> Sequence[DeadlineRow]:
         """Every deadline of ``kind`` neither fired nor cancelled, earliest first."""
-        result = await self.session.execute(
-            select(DeadlineRow)
-            .where(
-                DeadlineRow.kind == kind,
-                DeadlineRow.fired_at.is_(None),
-                DeadlineRow.cancelled_at.is_(None),
-            )
-            .order_by(DeadlineRow.due_at, DeadlineRow.id)
-        )
-        return result.scalars().all()
+        return await self._open(DeadlineRow.kind == kind)
 
     async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
+        return await self._open(DeadlineRow.match_id == match_id)
+
+    async def _open(self, where: ColumnElement[bool]) -> Sequence[DeadlineRow]:
         result = await self.session.execute(
             select(DeadlineRow)
-            .where(
-                DeadlineRow.match_id == match_id,
-                DeadlineRow.fired_at.is_(None),
-                DeadlineRow.cancelled_at.is_(None),
-            )
+            .where(where, DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None))
             .order_by(DeadlineRow.due_at, DeadlineRow.id)
         )
         return result.scalars().all()

@@ -120,11 +120,10 @@ async def test_pairings_waiting_for_approval_are_approved_from_the_desk(
     assert "already settled" in flash_text(html)
 
 
-async def test_a_game_that_did_not_count_waits_for_a_ruling(
-    site: Site, browsers: dict[str, Browser]
-) -> None:
-    casual = Game(
-        id=GameId("Casual01"),
+def casual_game(game_id: str) -> Game:
+    """A casual game of Alice and Bob in their match week: it does not count."""
+    return Game(
+        id=GameId(game_id),
         white=PlayerId("alice"),
         black=PlayerId("bob"),
         status=GameStatus.MATE,
@@ -136,7 +135,12 @@ async def test_a_game_that_did_not_count_waits_for_a_ruling(
         created_at=NOW + dt.timedelta(hours=2),
         last_move_at=NOW + dt.timedelta(hours=2, minutes=5),
     )
-    await site.service.intake(casual)
+
+
+async def test_a_game_that_did_not_count_waits_for_a_ruling(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    await site.service.intake(casual_game("Casual01"))
     b = await td(browsers)
     assert "Game Casual01 did not count" in b.last_html
     assert "Alice - Bob: 1-0" in b.last_html  # as Lichess spells them, not the game's ids
@@ -156,20 +160,7 @@ async def test_a_game_that_did_not_count_waits_for_a_ruling(
 async def test_a_game_that_did_not_count_is_no_decision_once_its_match_has_its_result(
     site: Site, browsers: dict[str, Browser]
 ) -> None:
-    casual = Game(
-        id=GameId("Casual02"),
-        white=PlayerId("alice"),
-        black=PlayerId("bob"),
-        status=GameStatus.MATE,
-        winner=Colour.WHITE,
-        variant="antichess",
-        rated=False,
-        clock_limit=120,
-        clock_increment=5,
-        created_at=NOW + dt.timedelta(hours=2),
-        last_move_at=NOW + dt.timedelta(hours=2, minutes=5),
-    )
-    await site.service.intake(casual)
+    await site.service.intake(casual_game("Casual02"))
     b = await td(browsers)
     assert "Game Casual02 did not count" in b.last_html
     async with site.db.uow() as uow:  # the match is decided (here: ruled tied)
