@@ -127,6 +127,7 @@ class TdAlerts:
                     evidence=evidence,
                     choices=choices,
                     link=None if r.match_id is None else f"/match/{r.match_id}",
+                    optional=r.notice in OVERRULABLE_NOTES,
                 )
             )
         return out

@@ -68,6 +68,9 @@ class Decision:
     choices: tuple[Choice, ...] = ()
     link: str | None = None
     table: tuple[tuple[str, ...], ...] = field(default=())
+    optional: bool = False
+    """A ruling the bot took that the TDs may overrule: listed apart from the decisions that
+    wait for them, as nothing happens if no TD acts."""
 
 
 @dataclass(frozen=True, slots=True)

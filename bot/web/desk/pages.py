@@ -93,7 +93,8 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "outbox_stopped": None if stopped is None else stopped.reason,
-            "decisions": decisions,
+            "decisions": [d for d in decisions if not d.optional],
+            "rulings": [d for d in decisions if d.optional],
             "drafts": current_drafts(
                 d for d in drafts if d.status is not OutboxStatus.POSTED or d.revised_body
             ),
