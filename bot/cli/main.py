@@ -194,16 +194,23 @@ def main(
             result = run_async(result)
         return int(result)
     except CliError as e:
-        print(f"acwc: error: {one_line(e)}", file=sys.stderr)
+        _say(f"acwc: error: {one_line(e)}")
         return e.code
     except KeyboardInterrupt:
-        print("acwc: interrupted", file=sys.stderr)
+        _say("acwc: interrupted")
         return 130
     except BrokenPipeError:  # `acwc round pair | head`: the reader has what it wanted
         _silence_stdout()
         return 0
     except Exception as e:
         return _report(e)
+
+
+def _say(line: str) -> None:
+    """One line on stderr in one write: print() writes the text and its newline apart, and a
+    log line from another thread (aiosqlite's, with -v) could land between them."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _report(error: Exception) -> int:
@@ -215,23 +222,22 @@ def _report(error: Exception) -> int:
     from rules.core.errors import RulesError
 
     if isinstance(error, ConfigError):
-        print(f"acwc: config error: {one_line(error)}", file=sys.stderr)
+        _say(f"acwc: config error: {one_line(error)}")
         return EXIT_USAGE
     if isinstance(error, (OperationError, RulesError)):
-        print(f"acwc: error: {one_line(error)}", file=sys.stderr)
+        _say(f"acwc: error: {one_line(error)}")
         return EXIT_ERROR
     if isinstance(error, OSError) or _is_database_error(error):
         # a database or network that cannot be reached
         text = str(error).strip()
         first_line = text.splitlines()[0] if text else type(error).__name__
-        print(f"acwc: error: {one_line(first_line)}", file=sys.stderr)
+        _say(f"acwc: error: {one_line(first_line)}")
         return EXIT_ERROR
     # the last resort: still one line, details with -v
     logging.getLogger(__name__).debug("unexpected error", exc_info=error)
-    print(
+    _say(
         f"acwc: unexpected error: {type(error).__name__}: {one_line(error)} "
-        "(run with -v for details)",
-        file=sys.stderr,
+        "(run with -v for details)"
     )
     return EXIT_ERROR
 
