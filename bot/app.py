@@ -175,7 +175,7 @@ def bootstrap(
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
-        exits=Exits(config, notifier),
+        exits=Exits(config, notifier, forum),
         forum=forum,
         registration=None
         if lichess is None

@@ -153,10 +153,19 @@ class Forum:
         return lines
 
     async def pairings_post(
-        self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime
+        self,
+        uow: UnitOfWork,
+        round_row: RoundRow,
+        *,
+        now: dt.datetime,
+        reuse_carried: bool = False,
     ) -> None:
         """Draft or bring up to date the round's pairings post: its matches, each room link,
-        the agreed times and the results so far (rules 4.3, 5.2, 6.6)."""
+        the agreed times and the results so far (rules 4.3, 5.2, 6.6).
+
+        ``reuse_carried``: nothing of the previous round changed (a match of this round did),
+        so the previous round's results and standings the draft already carries are kept, not
+        computed again: the standings are the costly part, and this runs on every game."""
         if self.posts_per_round < 1 or round_row.week_end is None:
             return
         rounds = await self._post_rounds(uow, round_row)
@@ -182,15 +191,29 @@ class Forum:
             lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
         lines += ["", *await self._match_lines(uow, rounds)]
         previous = await self._carried(uow, owner)
+        key = notice.round_pairings(owner.id)
         if previous is not None:
-            lines += ["", *await self._closing_lines(uow, [previous])]
+            kept = await self._drafted_closing(uow, key, previous) if reuse_carried else None
+            lines += ["", *(kept or await self._closing_lines(uow, [previous]))]
         await self._draft(
             uow,
-            notice.round_pairings(owner.id),
+            key,
             subject=title,
             body="\n".join(lines).rstrip(),
             now=now,
         )
+
+    async def _drafted_closing(
+        self, uow: UnitOfWork, key: notice.NoticeKey, previous: RoundRow
+    ) -> list[str] | None:
+        """The closing lines of ``previous`` (from "Round N results:" on) that the pairings
+        post's draft already carries, else None."""
+        row = await uow.outbox.forum_post(key.event)
+        if row is None:
+            return None
+        text = row.revised_body if row.revised_body is not None else row.body
+        start = text.find(f"\n\nRound {previous.number} results:\n")
+        return None if start < 0 else text[start + 2 :].split("\n")
 
     async def _neighbour(self, uow: UnitOfWork, round_row: RoundRow, step: int) -> RoundRow | None:
         """The round ``step`` after (or before) ``round_row`` in its stage, if stored."""
@@ -235,11 +258,19 @@ class Forum:
             return None
         return previous
 
-    async def closing_post(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> bool:
+    async def closing_post(
+        self,
+        uow: UnitOfWork,
+        round_row: RoundRow,
+        *,
+        now: dt.datetime,
+        reuse_carried: bool = False,
+    ) -> bool:
         """Once every match of the round (and of the rounds its post covers) is decided: its
         closing post (results and standings), or with one post a round, unless it is its
         stage's last round, the next round's pairings post brought up to date (it carries
-        them); True if done (now or before)."""
+        them; ``reuse_carried``: as :meth:`pairings_post`, when nothing changed); True if done
+        (now or before)."""
         if self.posts_per_round < 1 or await self._ended(uow, round_row) is None:
             return False
         rounds = await self._post_rounds(uow, round_row)
@@ -253,7 +284,9 @@ class Forum:
         if self.posts_per_round == 1 and not await self._is_last_of_stage(uow, owner):
             following = await self._neighbour(uow, owner, 1)
             if following is not None and following.state is RoundState.PUBLISHED:
-                await self.pairings_post(uow, following, now=now)
+                await self.pairings_post(
+                    uow, following, now=now, reuse_carried=reuse_carried
+                )
             return True  # the next round's pairings post carries it when it is published
         stages = []
         for r in rounds:
@@ -312,17 +345,21 @@ class Forum:
         round_row = await uow.tournaments.round(row.round_id)
         if round_row is None or round_row.state is not RoundState.PUBLISHED:
             return
-        await self.pairings_post(uow, round_row, now=now)
+        # (the change is in this round: the previous round this post carries is as it was)
+        await self.pairings_post(uow, round_row, now=now, reuse_carried=True)
         await self.closing_post(uow, round_row, now=now)
 
-    async def sweep(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
+    async def sweep(self, uow: UnitOfWork, *, now: dt.datetime, fresh: bool = False) -> int:
         """Draft the closing post of every ended round that lacks one (a knockout decided by
-        its armageddon, a match voided by a withdrawal); returns how many rounds are open."""
+        its armageddon, a match voided by a withdrawal); returns how many rounds are open.
+        ``fresh``: also compute again the results and standings each pairings post carries
+        (a withdrawal or a disqualification, rules 8.i.2, changes them without a match
+        event); otherwise a post that carries them keeps them."""
         open_rounds = 0
         for round_row in await uow.tournaments.all_rounds():
             if round_row.state is not RoundState.PUBLISHED:
                 continue
-            if not await self.closing_post(uow, round_row, now=now):
+            if not await self.closing_post(uow, round_row, now=now, reuse_carried=not fresh):
                 matches = await uow.matches.for_round(round_row.id)
                 if any(m.state not in DONE for m in matches):
                     open_rounds += 1

@@ -250,26 +250,27 @@ async def _stages(uow: UnitOfWork) -> Sequence[StageRow]:
 async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
     """Every published round of every stage, newest first."""
     names = await _names(uow)
-    out: list[RoundView] = []
+    shown: list[tuple[StageRow, RoundRow, Sequence[MatchRow]]] = []
     for stage in await _stages(uow):
         for rnd in await uow.tournaments.rounds(stage.id):
-            if rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
-                continue
-            lines = [
-                await match_line(uow, m, names=names, rnd=rnd)
-                for m in await uow.matches.for_round(rnd.id)
-            ]
-            out.append(
-                RoundView(
-                    stage=stage.kind,
-                    stage_label=STAGE_LABELS.get(stage.kind, stage.kind),
-                    number=rnd.number,
-                    state=rnd.state,
-                    week_start=rnd.week_start,
-                    week_end=rnd.week_end,
-                    matches=tuple(lines),
-                )
+            if rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE):
+                shown.append((stage, rnd, await uow.matches.for_round(rnd.id)))
+    # every match's games in one query, not two a match: a crowd reads this page
+    await uow.games.preload(m.id for _, _, rows in shown for m in rows)
+    out: list[RoundView] = []
+    for stage, rnd, rows in shown:
+        lines = [await match_line(uow, m, names=names, rnd=rnd) for m in rows]
+        out.append(
+            RoundView(
+                stage=stage.kind,
+                stage_label=STAGE_LABELS.get(stage.kind, stage.kind),
+                number=rnd.number,
+                state=rnd.state,
+                week_start=rnd.week_start,
+                week_end=rnd.week_end,
+                matches=tuple(lines),
             )
+        )
     out.sort(key=lambda r: (r.week_start or dt.datetime.min.replace(tzinfo=dt.UTC), r.number))
     out.reverse()
     return out

@@ -12,6 +12,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.service.forum import Forum
 from bot.service.stages.knockout import save_bracket
 from bot.service.stages.rounds import new_match
 from bot.views.bracket import KNOCKOUT, SLOT_PLACE, load_bracket, slot_rows, with_results
@@ -157,9 +158,10 @@ async def _award(
 
 
 class Exits:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier, forum: Forum | None = None) -> None:
         self.config = config
         self.notifier = notifier
+        self.forum = forum
 
     async def _qualification_exit(
         self,
@@ -389,6 +391,8 @@ class Exits:
                 "changes": changes,
             },
         )
+        if self.forum is not None:  # the forum drafts' standings change without a match event
+            await self.forum.sweep(uow, now=now, fresh=True)
         return ExitPreview(
             player=pid,
             username=row.username,
