@@ -221,3 +221,36 @@ def test_notes_beyond_one_message_wait_for_the_next_digest() -> None:
     digest, carried = digest_text(dt.date(2021, 10, 16), notes, limit=700)
     assert [r.id for r in carried] == [1, 2]
     assert digest.count("\n- Offers check ruled") == 2
+
+
+async def test_a_game_keeps_the_carried_standings_and_a_disqualification_redraws_them(
+    week: Week,
+) -> None:
+    """A game of round 2 rewrites round 2's post and keeps round 1's results and standings it
+    carries; an engine disqualification (rules 8.i.2) turns them over without a match event,
+    and the post follows."""
+    await week.publish(("alice", "bob"))
+    await _field(week, "alice", "bob", "carol", "dave")
+    await _six_wins(week, "alice", "bob", at(13, 18), winner="alice")
+    week.clock.set(at(19, 9))
+    await week.publish(("carol", "dave"))
+    await week.play("carol", "dave", start=at(20, 18), minutes=6, winner="w")
+    _, second = await week.outbox("forum_draft")
+    assert "1. carol - dave " in second.body and "result: " not in second.body.split("\n\n")[1]
+    assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
+    assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
+
+    async with week.db.uow() as uow:
+        await week.services.exits.exit_player(
+            uow,
+            player="alice",
+            kind="disqualification",
+            reason="engine",
+            engine_mark=True,
+            now=week.clock.now(),
+            actor=TDS[0],
+        )
+        await uow.commit()
+    _, redrawn = await week.outbox("forum_draft")
+    assert "Round 1 results:\n1. alice - bob: 0-6, bob wins by forfeit" in redrawn.body
+    assert "\n1. Bob 1 " in redrawn.body
