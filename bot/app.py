@@ -394,6 +394,8 @@ class Service:
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
         await site.start()
         self._stack.push_async_callback(runner.cleanup)
+        if self.page_cache is not None:  # (before the pages stop: a rendering reads the database)
+            self._stack.push_async_callback(self.page_cache.idle)
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self.web_app = app
         self.web_url = f"http://{self.config.service.web_host}:{port}"

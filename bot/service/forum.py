@@ -135,8 +135,10 @@ class Forum:
     async def _match_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
         """Each match of ``rounds``: its room link, its agreed time, its result so far."""
         lines = []
-        for r in rounds:
-            for m in sorted(await uow.matches.for_round(r.id), key=lambda m: (m.board, m.week)):
+        by_round = [await uow.matches.for_round(r.id) for r in rounds]
+        await uow.games.preload(m.id for matches in by_round for m in matches)  # one query
+        for matches in by_round:
+            for m in sorted(matches, key=lambda m: (m.board, m.week)):
                 head = f"{_stage_name(m.stage)} " if len(rounds) > 1 else ""
                 if m.black_first is None:
                     lines.append(f"{head}{m.board}. {m.white_first}: bye")
@@ -284,9 +286,11 @@ class Forum:
         if self.posts_per_round == 1 and not await self._is_last_of_stage(uow, owner):
             following = await self._neighbour(uow, owner, 1)
             if following is not None and following.state is RoundState.PUBLISHED:
-                await self.pairings_post(
-                    uow, following, now=now, reuse_carried=reuse_carried
-                )
+                key = notice.round_pairings(following.id)
+                if not reuse_carried or await self._drafted_closing(uow, key, owner) is None:
+                    await self.pairings_post(
+                        uow, following, now=now, reuse_carried=reuse_carried
+                    )
             return True  # the next round's pairings post carries it when it is published
         stages = []
         for r in rounds:

@@ -156,22 +156,37 @@ class PageCache:
     """Anonymous visitors' public pages, rendered once per ``seconds`` and shared.
 
     A final's spectators read the same few pages hundreds of times a second, and each is
-    recomputed from the database (standings, crosstable, bracket): sharing one rendering for a
-    couple of seconds is what lets one process serve them. A logged-in viewer's page is never
-    cached (it shows their own actions). A change this process makes (:meth:`clear`, from
-    ``Service.changed``) shows at once; another process's, within ``seconds``. Concurrent
-    requests for a page being rendered wait for that one rendering.
+    recomputed from the database (standings, crosstable, bracket): sharing one rendering is
+    what lets one process serve them. A logged-in viewer's page is never cached (it shows
+    their own actions).
+
+    No visitor waits for a copy that is merely old: once ``seconds`` have passed, the next
+    request gets the copy it finds while one rendering in the background replaces it (another
+    process's change shows within ``seconds`` and one rendering). A change this process makes
+    (:meth:`clear`, from ``Service.changed``) shows at once: the next visitor waits for the new
+    rendering, and those who come while it renders get the copy before it. A page nobody has
+    yet is rendered once; concurrent requests for it wait for that rendering.
     """
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self._pages: dict[str, tuple[float, web.Response]] = {}
+        self._pages: dict[str, tuple[float, int, web.Response]] = {}
+        """Each page's rendering: when, in which generation (:meth:`clear` starts a new one),
+        and the response."""
+        self._generation = 0
         self._rendering: dict[str, asyncio.Future[web.Response | None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self.hits = 0
         self.renders = 0
 
     def clear(self) -> None:
-        self._pages.clear()
+        """This process changed something: every copy is out of date."""
+        self._generation += 1
+
+    async def idle(self) -> None:
+        """Wait until no rendering runs in the background (shutdown; tests)."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -184,17 +199,41 @@ class PageCache:
         key = request.path_qs
         now = asyncio.get_running_loop().time()
         found = self._pages.get(key)
-        if found is not None and now - found[0] < self.seconds:
-            self.hits += 1
-            return _copy(found[1])
         pending = self._rendering.get(key)
-        if pending is not None:
+        if found is not None:
+            at, generation, response = found
+            if generation == self._generation and now - at < self.seconds:
+                self.hits += 1
+                return _copy(response)
+            if pending is not None or generation == self._generation:
+                # merely old, or being rendered again: this copy while the new one renders
+                if pending is None:
+                    self._in_background(key, handler, request)
+                self.hits += 1
+                return _copy(response)
+        elif pending is not None:
             shared = await asyncio.shield(pending)
             if shared is not None:
                 self.hits += 1
                 return _copy(shared)
             return await handler(request)
-        future: asyncio.Future[web.Response | None] = asyncio.get_running_loop().create_future()
+        return await self._render(key, handler, request)
+
+    def _in_background(self, key: str, handler: Handler, request: web.Request) -> None:
+        async def render() -> None:
+            try:
+                await self._render(key, handler, request)
+            except Exception:  # the old copy stays; the next request tries again
+                log.exception("rendering %s failed", key)
+
+        task = asyncio.get_running_loop().create_task(render())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _render(self, key: str, handler: Handler, request: web.Request) -> web.StreamResponse:
+        loop = asyncio.get_running_loop()
+        started, generation = loop.time(), self._generation
+        future: asyncio.Future[web.Response | None] = loop.create_future()
         self._rendering[key] = future
         response: web.StreamResponse | None = None
         try:
@@ -212,7 +251,7 @@ class PageCache:
             future.set_result(keep)
             if keep is not None:
                 self.renders += 1
-                self._pages[key] = (now, keep)
+                self._pages[key] = (started, generation, keep)
         return response
 
 

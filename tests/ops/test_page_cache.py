@@ -73,3 +73,37 @@ async def test_a_logged_in_viewers_page_is_never_shared(cached_site: Site) -> No
     finally:
         await alice.close()
         await visitor.close()
+
+
+async def test_an_old_copy_is_served_while_one_rendering_replaces_it(database_url: str) -> None:
+    """Past ``seconds`` nobody waits: the old copy goes out and one rendering in the background
+    replaces it; after a change of this process's the next visitor waits for the new one."""
+    async with Service(
+        make_config(database_url),
+        clock=FakeClock(NOW),
+        web_port=0,
+        sandbox=bundled_sandbox(),
+        page_cache_seconds=0.0,  # every copy is old at once
+    ) as service:
+        assert service.web_url is not None
+        await seed(service)
+        site = Site(service=service, clock=FakeClock(NOW), url=service.web_url, matches={})
+        cache = _cache(site)
+        visitor = Browser(site)
+        try:
+            first = await visitor.get("/standings")
+            assert (cache.renders, cache.hits) == (1, 0)
+            assert await visitor.get("/standings") == first  # the old copy, at once
+            assert cache.hits == 1
+            await cache.idle()
+            assert cache.renders == 2  # replaced in the background
+            await visitor.get("/standings")
+            await visitor.get("/standings")  # (its rendering still runs, or ran: a copy)
+            assert cache.hits == 3
+            await cache.idle()
+            service.changed()
+            renders = cache.renders
+            await visitor.get("/standings")  # a change of ours: rendered for this visitor
+            assert (cache.renders, cache.hits) == (renders + 1, 3)
+        finally:
+            await visitor.close()

@@ -236,7 +236,8 @@ async def test_a_game_keeps_the_carried_standings_and_a_disqualification_redraws
     await week.publish(("carol", "dave"))
     await week.play("carol", "dave", start=at(20, 18), minutes=6, winner="w")
     _, second = await week.outbox("forum_draft")
-    assert "1. carol - dave " in second.body and "result: " not in second.body.split("\n\n")[1]
+    assert "1. carol - dave " in second.body
+    assert "result: " not in second.body.split("\n\n")[1]
     assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
     assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
 
