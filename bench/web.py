@@ -72,10 +72,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=48)
     parser.add_argument("--users", type=int, default=200)
     parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument(
+        "--dir", type=Path, help="keep the season's SQLite file here; played once, then reused"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="acwc-bench-web-") as tmp:
         folder = Path(tmp)
-        url = asyncio.run(_season(args.players, folder, args.database_url))
+        kept = None if args.dir is None else args.dir / "acwc-demo.db"
+        if kept is not None and kept.exists() and args.database_url is None:
+            url = f"sqlite+aiosqlite:///{kept.resolve()}"
+        else:
+            if args.dir is not None:
+                args.dir.mkdir(parents=True, exist_ok=True)
+            url = asyncio.run(_season(args.players, args.dir or folder, args.database_url))
         port = _free_port()
         config = folder / "config.toml"
         config.write_text(

@@ -4,9 +4,12 @@ viewer's page is never shared."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import make_mocked_request
 
 from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
@@ -107,3 +110,33 @@ async def test_an_old_copy_is_served_while_one_rendering_replaces_it(database_ur
             assert (cache.renders, cache.hits) == (renders + 1, 3)
         finally:
             await visitor.close()
+
+
+async def test_a_crowd_on_an_old_copy_starts_one_rendering() -> None:
+    """Requests that arrive together on an old copy all get it at once, and only one rendering
+    starts (each request in its own task, as aiohttp runs them)."""
+    cache = PageCache(0.0)
+    gate = asyncio.Event()
+    calls = 0
+
+    async def page(_request: web.Request) -> web.StreamResponse:
+        nonlocal calls
+        calls += 1
+        await gate.wait()
+        return web.Response(body=f"rendering {calls}".encode())
+
+    gate.set()
+    first = await cache.middleware(make_mocked_request("GET", "/standings"), page)
+    assert isinstance(first, web.Response)
+    assert first.body == b"rendering 1"
+    gate.clear()  # the next rendering waits: nobody may wait with it
+    crowd = await asyncio.gather(
+        *(cache.middleware(make_mocked_request("GET", "/standings"), page) for _ in range(8))
+    )
+    assert [r.body for r in crowd if isinstance(r, web.Response)] == [b"rendering 1"] * 8
+    assert calls == 2
+    gate.set()
+    await cache.idle()
+    again = await cache.middleware(make_mocked_request("GET", "/standings"), page)
+    assert isinstance(again, web.Response)
+    assert again.body == b"rendering 2"
