@@ -288,9 +288,7 @@ class Forum:
             if following is not None and following.state is RoundState.PUBLISHED:
                 key = notice.round_pairings(following.id)
                 if not reuse_carried or await self._drafted_closing(uow, key, owner) is None:
-                    await self.pairings_post(
-                        uow, following, now=now, reuse_carried=reuse_carried
-                    )
+                    await self.pairings_post(uow, following, now=now, reuse_carried=reuse_carried)
             return True  # the next round's pairings post carries it when it is published
         stages = []
         for r in rounds:

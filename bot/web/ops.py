@@ -186,7 +186,9 @@ class PageCache:
     async def idle(self) -> None:
         """Wait until no rendering runs in the background (shutdown; tests)."""
         while self._background:
-            await asyncio.gather(*self._background, return_exceptions=True)
+            running = list(self._background)
+            await asyncio.gather(*running, return_exceptions=True)
+            self._background.difference_update(running)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -220,9 +222,11 @@ class PageCache:
         return await self._render(key, handler, request)
 
     def _in_background(self, key: str, handler: Handler, request: web.Request) -> None:
+        rendering = self._start(key)  # (now: a request before the task runs must see it)
+
         async def render() -> None:
             try:
-                await self._render(key, handler, request)
+                await rendering(handler, request)
             except Exception:  # the old copy stays; the next request tries again
                 log.exception("rendering %s failed", key)
 
@@ -231,28 +235,38 @@ class PageCache:
         task.add_done_callback(self._background.discard)
 
     async def _render(self, key: str, handler: Handler, request: web.Request) -> web.StreamResponse:
+        return await self._start(key)(handler, request)
+
+    def _start(self, key: str) -> Callable[[Handler, web.Request], Awaitable[web.StreamResponse]]:
+        """Mark ``key`` as being rendered (from now on, requests for it share this rendering)
+        and return what renders it."""
         loop = asyncio.get_running_loop()
         started, generation = loop.time(), self._generation
         future: asyncio.Future[web.Response | None] = loop.create_future()
         self._rendering[key] = future
-        response: web.StreamResponse | None = None
-        try:
-            response = await handler(request)
-        finally:
-            del self._rendering[key]
-            keep = (
-                response
-                if isinstance(response, web.Response)
-                and response.status == 200
-                and isinstance(response.body, bytes)
-                and not response.cookies
-                else None
-            )
-            future.set_result(keep)
-            if keep is not None:
-                self.renders += 1
-                self._pages[key] = (started, generation, keep)
-        return response
+
+        async def render(handler: Handler, request: web.Request) -> web.StreamResponse:
+            response: web.StreamResponse | None = None
+            try:
+                response = await handler(request)
+            finally:
+                if self._rendering.get(key) is future:
+                    del self._rendering[key]
+                keep = (
+                    response
+                    if isinstance(response, web.Response)
+                    and response.status == 200
+                    and isinstance(response.body, bytes)
+                    and not response.cookies
+                    else None
+                )
+                future.set_result(keep)
+                if keep is not None:
+                    self.renders += 1
+                    self._pages[key] = (started, generation, keep)
+            return response
+
+        return render
 
 
 def _copy(response: web.Response) -> web.Response:
