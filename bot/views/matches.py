@@ -7,6 +7,7 @@ from a stored total. Nothing here writes.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
@@ -259,6 +260,7 @@ async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
     await uow.games.preload(m.id for _, _, rows in shown for m in rows)
     out: list[RoundView] = []
     for stage, rnd, rows in shown:
+        await asyncio.sleep(0)  # a round at a time: the event loop serves others in between
         lines = [await match_line(uow, m, names=names, rnd=rnd) for m in rows]
         out.append(
             RoundView(

@@ -8,6 +8,7 @@ round and the stage progression all read them here.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -55,6 +56,7 @@ __all__ = [
     "round_view",
     "rounds",
     "standings",
+    "standings_and_results",
     "trf_export",
 ]
 
@@ -170,6 +172,7 @@ async def results(
     stored_rounds = await rounds(uow, stage)
     await uow.games.preload(m.id for r in stored_rounds for m in r.matches)
     for stored in stored_rounds:
+        await asyncio.sleep(0)  # a round at a time: the event loop serves others in between
         in_play = provisional and stored.row.state in COUNTED_ROUND_STATES
         if stored.row.state not in COUNTED_ROUND_STATES or not (stored.is_finished or in_play):
             if finished_only and not provisional:
@@ -221,13 +224,21 @@ async def qualifying_places(uow: UnitOfWork, ruleset: Ruleset) -> int:
 
 async def standings(uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = None) -> Standings:
     """The standings of the finished rounds (``through``: only up to that round)."""
+    table, _ = await standings_and_results(uow, ruleset, through=through)
+    return table
+
+
+async def standings_and_results(
+    uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = None
+) -> tuple[Standings, list[RoundResult]]:
+    """:func:`standings` and the results they come from (:func:`round_results`), computed once."""
     stage = await qualification_stage(uow)
     field, res, gone, _ = await results(uow, stage, ruleset)
     if not field:
         raise OperationError("the qualification has no entrants yet: pair round 1 first")
     if through is not None:
         res = [r for r in res if r.round <= through]
-    return compute_standings(field, res, exits=gone)
+    return compute_standings(field, res, exits=gone), res
 
 
 # --- pairing a round -------------------------------------------------------------------

@@ -18,8 +18,7 @@ from bot.config import Config, describe_rules
 from bot.errors import OperationError
 from bot.views import matches as views
 from bot.views.candidates import points_text, pools
-from bot.views.qualification import qualifying_places, round_results
-from bot.views.qualification import standings as qualification_standings
+from bot.views.qualification import qualifying_places, standings_and_results
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
@@ -154,8 +153,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
     qualifying = 0
     async with ctx.db.uow() as uow:
         try:
-            table = await qualification_standings(uow, ctx.config.rules)
-            played = await round_results(uow, ctx.config.rules)
+            table, played = await standings_and_results(uow, ctx.config.rules)
             qualifying = await qualifying_places(uow, ctx.config.rules)
         except (OperationError, RulesError) as e:
             problem = str(e)
