@@ -385,6 +385,13 @@ class LichessClient:
             log.warning("could not read the shared Lichess pause", exc_info=True)
             return None
 
+    async def pause_shared(self) -> None:
+        """Wait until every pause this client met is written for the other processes."""
+        while self._sharing:
+            writing = list(self._sharing)
+            await asyncio.gather(*writing, return_exceptions=True)
+            self._sharing.difference_update(writing)
+
     def _share_in_background(self, until: dt.datetime) -> None:
         """Write the pause for the other processes without waiting for it: the caller may hold
         the database's write lock (a deadline's transaction on SQLite), which the pause's row

@@ -192,6 +192,7 @@ async def test_a_global_429_is_one_pause_for_every_process_on_the_database(
     ):
         first = asyncio.create_task(service.get_user("alice"))
         await clock.wait_for_sleepers(1)
+        await service.pause_shared()  # (written beside the call, not before its pause)
         async with db.uow() as uow:
             until = await uow.holds.until(RATE_LIMIT_HOLD, clock.now())
         assert until == START + dt.timedelta(seconds=60)
