@@ -8,7 +8,9 @@ running beside the pages) and points locust (``bench/locustfile.py``: standings,
 crosstable, the bracket and the pairings, 1.6 requests a second per user) at its web
 pages with ``--users`` concurrent users for ``--seconds``. Prints one line per page and the
 total: requests a second, p50, p95, p99 and failures. Needs ``locust`` on PATH or beside this
-Python (``pip install -e .[bench]``). No assertions.
+Python (``pip install -e .[bench]``). No assertions. ``--dir`` keeps the SQLite season for the
+next run, ``--played`` reuses the PostgreSQL one. Each page is rendered anew every 2 s in the
+background (the page cache), as when the season changes it.
 """
 
 from __future__ import annotations
@@ -75,12 +77,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--dir", type=Path, help="keep the season's SQLite file here; played once, then reused"
     )
+    parser.add_argument(
+        "--played",
+        action="store_true",
+        help="the --database-url already holds a season this benchmark played: reuse it",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="acwc-bench-web-") as tmp:
         folder = Path(tmp)
         kept = None if args.dir is None else args.dir / "acwc-demo.db"
         if kept is not None and kept.exists() and args.database_url is None:
             url = f"sqlite+aiosqlite:///{kept.resolve()}"
+        elif args.played and args.database_url:
+            url = args.database_url
         else:
             if args.dir is not None:
                 args.dir.mkdir(parents=True, exist_ok=True)
