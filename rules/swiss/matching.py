@@ -157,6 +157,16 @@ class WeightedMatching:
         """The weight of the edge, 0 when there is none."""
         return self._w[u].get(v, 0)
 
+    def dual(self, vertex: int) -> int:
+        """The vertex' dual of the last solve, in doubled weights: when every pair ``(u, v)``
+        of a larger graph has ``dual(u) + dual(v) >= 2 * weight(u, v)``, the matching is of
+        maximum weight in that graph too (the blossom duals only add to this bound).
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        return self._y[vertex]
+
     def vertices(self) -> list[int]:
         """The vertices, in increasing order."""
         return sorted(self._w)
