@@ -203,8 +203,14 @@ class RoundPairer:
         graph.following_rows = CompatibleRows(following, self.weights)
         graph.takes = {}
         if not lower:
-            return
-        if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
+            # The next bracket is the last: the bracket alone may still be solved, the
+            # completion check leaving the PAB to one of the next bracket's candidates (C2,
+            # C5), when C9 is not in this bracket's weights.
+            if not following or (self.bye.score is not None and graph.c9):
+                return
+        elif self.bye.score is not None and not any(
+            index in self.bye.candidates for index in lower
+        ):
             return
         graph.scope = member_set
         graph.guaranteed = dirac(self.states, self.blocked, members, lower)
@@ -263,11 +269,14 @@ class RoundPairer:
             return False
         if spare and graph.bracket is None:
             return False
-        weight = graph.full_weight
-        edges: dict[int, dict[int, int]] = {
-            first: {second: w for second in s2 if second > first and (w := weight(first, second))}
-            for first in s1
-        }
+        edges: dict[int, dict[int, int]] = {}
+        for first in s1:
+            later = [second for second in s2 if second > first]
+            edges[first] = {
+                second: w
+                for second, w in zip(later, graph.full_row(first, later), strict=True)
+                if w
+            }
         for number, second in enumerate(left):
             dummy = -1 - number
             edges[dummy] = dict.fromkeys(s2, 0)

@@ -262,6 +262,61 @@ class PairingGraph:
         finally:
             self.scope = scope
 
+    def full_row(self, u: int, others: Iterable[int]) -> list[int]:
+        """:meth:`full_weight` of ``u`` with each of ``others`` (faster, for long rows)."""
+        overrides = self.overrides.get(u, {})
+        members = self.members
+        weights = self.weights
+        candidates = weights.bye.candidates
+        blocked = weights.blocked[u]
+        c3 = weights.c3
+        u_c3 = c3[u]
+        kind = weights.kind
+        mdps = self.mdps
+        zeroed = self.zeroed
+        roles = self.roles
+        u_role = roles.get(u)
+        addends = self.addends
+        residents = self.residents
+        followers = self.followers
+        c9 = self.c9
+        top_shift = self.top_shift
+        u_part = 1 + (u not in candidates)
+        u_member = u in members
+        u_restricted = u in self.restricted
+        row: list[int] = []
+        for v in others:
+            explicit = overrides.get(v)
+            if explicit is None:
+                if not u_member or v not in members:
+                    if u_restricted or v in self.restricted or not weights.compatible(u, v):
+                        row.append(0)
+                    else:
+                        row.append((u_part + (v not in candidates)) << top_shift)
+                    continue
+                if v in blocked or (u_c3 is not None and c3[v] is u_c3):
+                    row.append(0)
+                    continue
+                high, low = (u, v) if u < v else (v, u)
+                if low in mdps or (high, low) in zeroed:
+                    row.append(0)
+                    continue
+                if u_role is not None:
+                    v_role = roles.get(v)
+                    if v_role is not None and (not roles[high] or roles[low]):
+                        row.append(0)
+                        continue
+                explicit = weights.kind_pair(
+                    kind[high], kind[low], low in residents, low in followers, c9
+                )
+                if high in addends and low in addends:
+                    explicit = max(explicit + addends[high], 0)
+            if not explicit:
+                row.append(0)
+            else:
+                row.append(explicit + ((u_part + (v not in candidates)) << top_shift))
+        return row
+
     def vertices(self) -> list[int]:
         scope = self.scope
         alive = self.alive if scope is None else (v for v in self.alive if v in scope)
@@ -329,13 +384,14 @@ class PairingGraph:
         return start
 
     def _lower_completes(self, upper: Sequence[int]) -> bool:
-        """Whether ``upper`` players (none of them to take the PAB) and the lower players can
-        all be paired, each ``upper`` one with a lower one."""
+        """Whether ``upper`` players (none of them to take the PAB, unless nobody is below)
+        and the lower players can all be paired, each ``upper`` one with a lower one."""
         candidates = self.weights.bye.candidates
         lower_set = frozenset(self.lower)
 
         def bye_allowed(vertex: int) -> bool:
-            return vertex in candidates and vertex in lower_set
+            # With nobody below, the one player left over (of the next bracket) takes it.
+            return vertex in candidates and (vertex in lower_set or not lower_set)
 
         if self.lower_matching is None:
             self.lower_matching = self._start(self.lower, self.lower_rows)
@@ -486,21 +542,55 @@ class PairingGraph:
         For players ``u < v`` of groups alike but for their own parts, the weight is the
         groups' weight plus each player's own part (plus ``u``'s exchange addend): the
         duals cover every such pair when ``u``'s dual less his part covers the groups'
-        weight together with the least dual less part of a later ``v`` of the group. A pair
-        C1 forbids, or set apart, weighs no more than that (bonuses are given to the solver).
+        weight together with the least dual less part of a later ``v`` of the group, that
+        of a ``v`` in ``u``'s outermost blossom counting that blossom's dual too. A pair C1
+        forbids, or set apart, weighs no more than that (bonuses are given to the solver).
         """
         vertices = [vertex for vertex in matching.vertices() if vertex != self.dummy]
         groups = self._groups(vertices)
         dual = matching.dual
         addends = self.addends
         value = {vertex: dual(vertex) - 2 * self._own_part(vertex) for vertex in vertices}
+        outer = {vertex: matching.outer(vertex) for vertex in vertices}
         missing: list[tuple[int, int]] = []
+
+        def uncovered(u: int, v: int) -> bool:
+            if v <= u or matching.weight(u, v):
+                return False
+            covered = dual(u) + dual(v) + matching.shared_dual(u, v)
+            return covered < 2 * self.weight(u, v)
+
         for low, lows in groups.items():
+            count = len(lows)
             betas = [value[vertex] for vertex in lows]
-            suffix = betas[:]
-            for position in range(len(suffix) - 2, -1, -1):
-                suffix[position] = min(suffix[position], suffix[position + 1])
-            by_value: list[int] | None = None
+            tops = [outer[vertex][0] for vertex in lows]
+            # Per position, the least value after it, its outermost blossom, and the least
+            # value in another outermost blossom.
+            suffix: list[tuple[int | None, int, int | None]] = [(None, 0, None)] * (count + 1)
+            least: int | None = None
+            least_top = 0
+            second: int | None = None
+            for place in range(count - 1, -1, -1):
+                beta, top = betas[place], tops[place]
+                if least is None or beta < least:
+                    if top != least_top:
+                        second = least
+                    least, least_top = beta, top
+                elif top != least_top and (second is None or beta < second):
+                    second = beta
+                suffix[place] = (least, least_top, second)
+            # Per outermost blossom, its players of the group, with suffix minima.
+            inside: dict[int, tuple[list[int], list[int]]] = {}
+            for place in range(count):
+                if tops[place] < 0:
+                    inside.setdefault(tops[place], ([], []))[0].append(place)
+            for places, minima in inside.values():
+                minima.extend(betas[place] for place in places)
+                for index in range(len(minima) - 2, -1, -1):
+                    minima[index] = min(minima[index], minima[index + 1])
+            # The group's players in blocks of consecutive positions, each by value: a scan
+            # for ``u`` looks only at the blocks after him, each up to the first covered.
+            blocks: list[list[int]] | None = None
             for high, highs in groups.items():
                 weight = self._group_weight(high, low)
                 if weight is None:
@@ -509,22 +599,49 @@ class PairingGraph:
                 exchange = bool(high[5] and low[5])
                 for u in highs:
                     position = bisect_right(lows, u)
-                    if position == len(lows):
+                    if position == count:
                         break
                     alpha = value[u] - (2 * addends[u] if exchange else 0)
-                    if alpha + suffix[position] >= limit:
+                    least, least_top, second = suffix[position]
+                    top, top_dual = outer[u]
+                    other = least if least_top != top else second
+                    if other is not None and alpha + other < limit:
+                        if blocks is None:
+                            blocks = [
+                                sorted(
+                                    range(start, min(start + _BLOCK, count)), key=betas.__getitem__
+                                )
+                                for start in range(0, count, _BLOCK)
+                            ]
+                        found = 0
+                        for block in blocks[position // _BLOCK :]:
+                            for place in block:
+                                if alpha + betas[place] >= limit:
+                                    break
+                                if (
+                                    place >= position
+                                    and tops[place] != top
+                                    and uncovered(u, lows[place])
+                                ):
+                                    missing.append((u, lows[place]))
+                                    found += 1
+                                    if found == _ADDED_PER_GROUP:
+                                        break
+                            if found == _ADDED_PER_GROUP:
+                                break
+                    mine = inside.get(top) if top < 0 else None
+                    if mine is None:
                         continue
-                    if by_value is None:
-                        by_value = sorted(range(len(lows)), key=betas.__getitem__)
+                    places, minima = mine
+                    start = bisect_right(places, position - 1)
+                    if start == len(places) or alpha + minima[start] + top_dual >= limit:
+                        continue
                     found = 0
-                    for place in by_value:
-                        if alpha + betas[place] >= limit:
+                    for place in sorted(places[start:], key=betas.__getitem__):
+                        if alpha + betas[place] + top_dual >= limit:
                             break
-                        v = lows[place]
-                        if v <= u or matching.weight(u, v):
-                            continue
-                        if dual(u) + dual(v) < 2 * self.weight(u, v):
-                            missing.append((u, v))
+                        if uncovered(u, lows[place]):
+                            missing.append((u, lows[place]))
                             found += 1
                             if found == _ADDED_PER_GROUP:
                                 break
@@ -610,6 +727,8 @@ class PairingGraph:
 
 # Pairs a check adds per player and group before solving again.
 _ADDED_PER_GROUP = 400
+# Players per block of a group in the check for uncovered pairs.
+_BLOCK = 48
 
 
 class SolverView:
