@@ -267,7 +267,11 @@ class RoundPairer:
         left = [index for index in s2 if index not in assign]
         if spare < 0 or len(left) != spare:
             return False
-        if spare and graph.bracket is None:
+        # In the last bracket, with nobody else unpaired, the player left over takes the
+        # PAB: the whole field's weights (C2, C5, C9) price him, so the assignment problem
+        # is the whole round's.
+        last = not graph.following and not graph.lower and len(graph.alive) == len(alive)
+        if spare and graph.bracket is None and not last:
             return False
         edges: dict[int, dict[int, int]] = {}
         for first in s1:
@@ -333,7 +337,7 @@ class RoundPairer:
                 before = dict(assign)
                 if not self._tight_path(assign, player, candidate, tight_pairs):
                     continue
-                if spare:
+                if spare and not last:
                     leftover = [
                         index
                         for index in bracket
