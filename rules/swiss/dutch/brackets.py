@@ -324,9 +324,16 @@ class RoundPairer:
         }
         tight_sets = {first: frozenset(row) for first, row in tight_pairs.items()}
 
+        # Who is tight with each S2-role player (dummies included).
+        tight_with: dict[int, list[int]] = {}
+        for first, seconds in tight_pairs.items():
+            for second in seconds:
+                tight_with.setdefault(second, []).append(first)
         bracket = graph.bracket or frozenset()
         for player in s1:
             opponent = assign[player]
+            reaching: set[int] | None = None
+            failed = False
             for candidate in s2:
                 if candidate not in graph.alive or candidate not in edges[player]:
                     continue
@@ -334,8 +341,16 @@ class RoundPairer:
                     break
                 if candidate not in tight_sets[player]:
                     continue
-                before = dict(assign)
+                if failed:
+                    # After a search in vain, rule out at once the candidates from whose
+                    # holders no alternating path of tight pairs frees the opponent.
+                    if reaching is None:
+                        reaching = self._reaching(assign, player, tight_with)
+                    if assign[candidate] not in reaching:
+                        continue
+                before = dict(assign) if spare and not last else assign
                 if not self._tight_path(assign, player, candidate, tight_pairs):
+                    failed = True
                     continue
                 if spare and not last:
                     leftover = [
@@ -355,6 +370,26 @@ class RoundPairer:
             self._finalize(player, opponent)
         self._sync(mate, assign)
         return True
+
+    def _reaching(
+        self, assign: Mapping[int, int], player: int, tight_with: Mapping[int, Sequence[int]]
+    ) -> set[int]:
+        """The S1-role players (dummies included) from whom an alternating path of tight
+        pairs ends at ``player``'s opponent, avoiding ``player``: those :meth:`_tight_path`
+        can start from (it also avoids the candidate, so it may still find none)."""
+        alive = self.graph.alive
+        reaching: set[int] = set()
+        waiting = [assign[player]]
+        while waiting:
+            second = waiting.pop()
+            for first in tight_with.get(second, ()):
+                if first == player or first in reaching:
+                    continue
+                reaching.add(first)
+                held = assign[first]
+                if held in alive:
+                    waiting.append(held)
+        return reaching
 
     @staticmethod
     def _sync(mate: dict[int, int], assign: Mapping[int, int]) -> None:
