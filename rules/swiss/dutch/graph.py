@@ -284,6 +284,8 @@ class PairingGraph:
         u_part = 1 + (u not in candidates)
         u_member = u in members
         u_restricted = u in self.restricted
+        # The kinds' weights with ``u`` the higher player, by the other's kind and segment.
+        known: dict[tuple[int, bool, bool], int] = {}
         row: list[int] = []
         for v in others:
             explicit = overrides.get(v)
@@ -306,9 +308,15 @@ class PairingGraph:
                     if v_role is not None and (not roles[high] or roles[low]):
                         row.append(0)
                         continue
-                explicit = weights.kind_pair(
-                    kind[high], kind[low], low in residents, low in followers, c9
-                )
+                if high == u:
+                    key = (kind[low], low in residents, low in followers)
+                    explicit = known.get(key)
+                    if explicit is None:
+                        explicit = known[key] = weights.kind_pair(kind[u], *key, c9)
+                else:
+                    explicit = weights.kind_pair(
+                        kind[high], kind[low], low in residents, low in followers, c9
+                    )
                 if high in addends and low in addends:
                     explicit = max(explicit + addends[high], 0)
             if not explicit:
