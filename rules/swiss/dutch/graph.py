@@ -733,7 +733,9 @@ class PairingGraph:
         view.pairs.clear()
 
 
-# Pairs a check adds per player and group before solving again.
+# Pairs a check adds per player and group before solving again. Measured, not derived: with
+# 10 or 40, round 2 of 4,096 players took 146 s and 23 s (more, smaller re-solves), with 400
+# 9 s; the pairing is the same whatever the value.
 _ADDED_PER_GROUP = 400
 # Players per block of a group in the check for uncovered pairs.
 _BLOCK = 48
