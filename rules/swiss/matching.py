@@ -157,6 +157,52 @@ class WeightedMatching:
         """The weight of the edge, 0 when there is none."""
         return self._w[u].get(v, 0)
 
+    def dual(self, vertex: int) -> int:
+        """The vertex' dual of the last solve, in doubled weights: when every pair ``(u, v)``
+        of a larger graph has ``dual(u) + dual(v) >= 2 * weight(u, v)``, the matching is of
+        maximum weight in that graph too (the blossom duals only add to this bound).
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        return self._y[vertex]
+
+    def outer(self, vertex: int) -> tuple[int, int]:
+        """The outermost blossom holding the vertex (the vertex itself when none; blossoms
+        have negative ids) and that blossom's dual, in doubled weights.
+
+        Raises:
+            KeyError: the vertex is not in the graph.
+        """
+        top = self._top[vertex]
+        return top, self._z.get(top, 0)
+
+    def shared_dual(self, u: int, v: int) -> int:
+        """The sum of the duals of the blossoms holding both vertices (doubled weights): a
+        pair ``(u, v)`` is covered when ``dual(u) + dual(v) + shared_dual(u, v)`` is at least
+        twice its weight.
+
+        Raises:
+            KeyError: a vertex is not in the graph.
+        """
+        top = self._top[u]
+        if top == u or self._top[v] != top:
+            return 0
+        parent = self._parent
+        around_u: set[int] = set()
+        blossom = parent.get(u)
+        while blossom is not None:
+            around_u.add(blossom)
+            blossom = parent.get(blossom)
+        blossom = parent[v]
+        while blossom not in around_u:
+            blossom = parent[blossom]
+        total = 0
+        while blossom is not None:
+            total += self._z[blossom]
+            blossom = parent.get(blossom)
+        return total
+
     def vertices(self) -> list[int]:
         """The vertices, in increasing order."""
         return sorted(self._w)

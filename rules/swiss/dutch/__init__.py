@@ -67,7 +67,9 @@ without changing any pairing:
   pairs whose weights changed since its last solve and repairs its optimum around them: a
   re-solve after a bonus on one player's pairs grows one or two alternating trees instead of
   solving from scratch. A bracket's weights are computed once per pair of player kinds
-  (players alike in score, colour data, floats and C9 value).
+  (players alike in score, colour data, floats and C9 value) and not stored per pair; a
+  solver starts with a few pairs per player and kind and is given the others its duals do
+  not cover, so a large bracket is solved without its millions of pairs.
 
 Points the text leaves to the implementer, and how this module decides them
 --------------------------------------------------------------------------

@@ -34,16 +34,12 @@ class RoundPairer:
         self.graph = PairingGraph(range(n), self.weights)
         self.blocked = blocked_pairs(states, forbidden)
         self.pairs: list[tuple[int, int]] = []
-        self.base: dict[tuple[int, int], int] = {}
         self.last_mate: dict[int, int] = {}
 
     # -- helpers ---------------------------------------------------------
 
     def _base(self, u: int, v: int) -> int:
-        return self.base.get((u, v) if u < v else (v, u), 0)
-
-    def _set_base(self, u: int, v: int, weight: int) -> None:
-        self.base[(u, v) if u < v else (v, u)] = weight
+        return self.graph.base(u, v)
 
     def _finalize(self, u: int, v: int) -> None:
         self.pairs.append((u, v) if u < v else (v, u))
@@ -77,7 +73,7 @@ class RoundPairer:
             c9_active = self._next_c9(carried, following)
             mdps = [index for index in carried if index not in set(following)]
             residents = following
-        unpaired = sorted(self.graph.adj, key=lambda vertex: vertex)
+        unpaired = sorted(self.graph.alive, key=lambda vertex: vertex)
         if len(unpaired) > 1:
             raise NoLegalPairingError("The round could not be completed (C.04.3 C4).")
         return self.pairs, (unpaired[0] if unpaired else None)
@@ -107,30 +103,11 @@ class RoundPairer:
     ) -> list[int]:
         """Pair one bracket; return the players carried to the next one (MDPs, then next group)."""
         graph = self.graph
-        weights = self.weights
-        graph.new_bracket()
-        bracket = mdps + residents
-        resident_set = set(residents)
-        following_set = set(following)
-        members = bracket + following
         # Base weights: every pair in this bracket and the next except MDP-MDP pairs, which
         # stay unpaired (they could have met in the bracket they floated from).
-        base_weights = self.base
-        for position, lower in enumerate(members):
-            if lower not in resident_set and lower not in following_set:
-                continue
-            highers = members[:position]
-            in_next = lower in following_set
-            row = weights.bracket_row(
-                highers, lower, in_current=not in_next, in_next=in_next, c9=c9_active
-            )
-            for higher, weight in zip(highers, row, strict=True):
-                base_weights[(higher, lower) if higher < lower else (lower, higher)] = weight
-            graph.set_row(lower, highers, row)
-        for position, first in enumerate(mdps):
-            for second in mdps[position + 1 :]:
-                self._set_base(first, second, 0)
-                graph.set(first, second, 0)
+        graph.new_bracket(mdps, residents, following, c9_active)
+        bracket = mdps + residents
+        members = bracket + following
         self._set_scope(bracket, following, members)
         mate = graph.solve()
         resident_lo = residents[0] if residents else len(self.states)
@@ -179,7 +156,7 @@ class RoundPairer:
                         graph.set(index, resident, 0)
         # Their opponents: each takes the highest resident the criteria allow.
         for index in chosen:
-            best = next((r for r in residents if r in graph.adj and self._base(index, r)), None)
+            best = next((r for r in residents if r in graph.alive and self._base(index, r)), None)
             # The current matching is optimal; if it already gives (or a swap gives at no
             # cost) the highest resident, the bonus cannot change it.
             if mate.get(index) != best and not self._swap(mate, index, best):
@@ -188,7 +165,7 @@ class RoundPairer:
                 # resident, leaving him over could tie).
                 bonus = 1
                 for resident in reversed(residents):
-                    if resident not in graph.adj:
+                    if resident not in graph.alive:
                         continue
                     base = self._base(index, resident)
                     if base:
@@ -200,11 +177,11 @@ class RoundPairer:
                 raise NoLegalPairingError("A moved-down player lost every opponent.")
             self._finalize(index, opponent)
         # The remainder (homogeneous part): S1 and S2, exchanges, transpositions.
-        remainder = [index for index in residents if index in graph.adj]
+        remainder = [index for index in residents if index in graph.alive]
         if remainder:
             mate = self._pair_remainder(remainder, following, mate, resident_hi)
         self.last_mate = mate
-        carried = [index for index in bracket if index in graph.adj]
+        carried = [index for index in bracket if index in graph.alive]
         return carried + list(following)
 
     def _set_scope(
@@ -215,7 +192,7 @@ class RoundPairer:
         outcome (see :class:`PairingGraph`)."""
         graph = self.graph
         member_set = frozenset(members)
-        lower = [index for index in sorted(graph.adj, key=int) if index not in member_set]
+        lower = [index for index in sorted(graph.alive, key=int) if index not in member_set]
         graph.scope = None
         graph.bracket = None
         graph.lower = lower
@@ -226,8 +203,14 @@ class RoundPairer:
         graph.following_rows = CompatibleRows(following, self.weights)
         graph.takes = {}
         if not lower:
-            return
-        if self.bye.score is not None and not any(index in self.bye.candidates for index in lower):
+            # The next bracket is the last: the bracket alone may still be solved, the
+            # completion check leaving the PAB to one of the next bracket's candidates (C2,
+            # C5), when C9 is not in this bracket's weights.
+            if not following or (self.bye.score is not None and graph.c9):
+                return
+        elif self.bye.score is not None and not any(
+            index in self.bye.candidates for index in lower
+        ):
             return
         graph.scope = member_set
         graph.guaranteed = dirac(self.states, self.blocked, members, lower)
@@ -272,7 +255,7 @@ class RoundPairer:
         this does not apply; players already given their opponents stay paired.
         """
         graph = self.graph
-        alive = [index for index in remainder if index in graph.adj]
+        alive = [index for index in remainder if index in graph.alive]
         s1 = [index for index in alive if in_s1_role(index, mate)]
         s1_set = frozenset(s1)
         s2 = [index for index in alive if index not in s1_set]
@@ -284,13 +267,20 @@ class RoundPairer:
         left = [index for index in s2 if index not in assign]
         if spare < 0 or len(left) != spare:
             return False
-        if spare and graph.bracket is None:
+        # In the last bracket, with nobody else unpaired, the player left over takes the
+        # PAB: the whole field's weights (C2, C5, C9) price him, so the assignment problem
+        # is the whole round's.
+        last = not graph.following and not graph.lower and len(graph.alive) == len(alive)
+        if spare and graph.bracket is None and not last:
             return False
-        weight = graph.full_weight
-        edges: dict[int, dict[int, int]] = {
-            first: {second: w for second in s2 if second > first and (w := weight(first, second))}
-            for first in s1
-        }
+        edges: dict[int, dict[int, int]] = {}
+        for first in s1:
+            later = [second for second in s2 if second > first]
+            edges[first] = {
+                second: w
+                for second, w in zip(later, graph.full_row(first, later), strict=True)
+                if w
+            }
         for number, second in enumerate(left):
             dummy = -1 - number
             edges[dummy] = dict.fromkeys(s2, 0)
@@ -334,24 +324,39 @@ class RoundPairer:
         }
         tight_sets = {first: frozenset(row) for first, row in tight_pairs.items()}
 
+        # Who is tight with each S2-role player (dummies included).
+        tight_with: dict[int, list[int]] = {}
+        for first, seconds in tight_pairs.items():
+            for second in seconds:
+                tight_with.setdefault(second, []).append(first)
         bracket = graph.bracket or frozenset()
         for player in s1:
             opponent = assign[player]
+            reaching: set[int] | None = None
+            failed = False
             for candidate in s2:
-                if candidate not in graph.adj or candidate not in edges[player]:
+                if candidate not in graph.alive or candidate not in edges[player]:
                     continue
                 if candidate == opponent:
                     break
                 if candidate not in tight_sets[player]:
                     continue
-                before = dict(assign)
+                if failed:
+                    # After a search in vain, rule out at once the candidates from whose
+                    # holders no alternating path of tight pairs frees the opponent.
+                    if reaching is None:
+                        reaching = self._reaching(assign, player, tight_with)
+                    if assign[candidate] not in reaching:
+                        continue
+                before = dict(assign) if spare and not last else assign
                 if not self._tight_path(assign, player, candidate, tight_pairs):
+                    failed = True
                     continue
-                if spare:
+                if spare and not last:
                     leftover = [
                         index
                         for index in bracket
-                        if index in graph.adj and assign.get(index, -1) < 0
+                        if index in graph.alive and assign.get(index, -1) < 0
                     ]
                     if not graph.next_bracket_takes(leftover):
                         # Not shown to be optimal for the whole round: re-solve from here.
@@ -365,6 +370,26 @@ class RoundPairer:
             self._finalize(player, opponent)
         self._sync(mate, assign)
         return True
+
+    def _reaching(
+        self, assign: Mapping[int, int], player: int, tight_with: Mapping[int, Sequence[int]]
+    ) -> set[int]:
+        """The S1-role players (dummies included) from whom an alternating path of tight
+        pairs ends at ``player``'s opponent, avoiding ``player``: those :meth:`_tight_path`
+        can start from (it also avoids the candidate, so it may still find none)."""
+        alive = self.graph.alive
+        reaching: set[int] = set()
+        waiting = [assign[player]]
+        while waiting:
+            second = waiting.pop()
+            for first in tight_with.get(second, ()):
+                if first == player or first in reaching:
+                    continue
+                reaching.add(first)
+                held = assign[first]
+                if held in alive:
+                    waiting.append(held)
+        return reaching
 
     @staticmethod
     def _sync(mate: dict[int, int], assign: Mapping[int, int]) -> None:
@@ -392,7 +417,7 @@ class RoundPairer:
         queue = [start]
         for first in queue:
             for second in tight_pairs[first]:
-                if second == candidate or second not in graph.adj:
+                if second == candidate or second not in graph.alive:
                     continue
                 if second == freed:
                     # Flip the path: first - freed, then back to start.
@@ -457,14 +482,14 @@ class RoundPairer:
                 fourth = mate.get(third)
                 if fourth is None or fourth not in s2_set or fourth < third:
                     continue
-                before = graph.adj[third].get(fourth, 0)
+                before = graph.explicit(third, fourth) or 0
                 for taken, freed in ((third, fourth), (fourth, third)):
-                    if graph.adj[first].get(taken, 0) != before or not before:
+                    if (graph.explicit(first, taken) or 0) != before or not before:
                         continue
                     leftover = [
                         index
                         for index in bracket
-                        if index in graph.adj
+                        if index in graph.alive
                         and index != first
                         and (mate.get(index) not in bracket or index == freed)
                     ]
@@ -515,20 +540,7 @@ class RoundPairer:
             return base + addend
 
         self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
-        base_weights = self.base
-        exchange_shift = layout.exchange_shift
-        index_shift = layout.index_shift
-        addends = [
-            (int(position < s1_size) << exchange_shift) - (position << index_shift)
-            for position in range(len(remainder))
-        ]
-        for position, lower in enumerate(remainder):
-            highers = remainder[:position]
-            row = []
-            for higher, addend in zip(highers, addends, strict=False):
-                base = base_weights.get((higher, lower) if higher < lower else (lower, higher), 0)
-                row.append(base + addend if base else 0)
-            graph.set_row(lower, highers, row)
+        graph.start_exchanges(remainder, s1_size)
         # With every S1 player in the S1 role there is no exchange and the index sum is the
         # least possible: the current matching is already optimal for the exchange weights.
         if not all(in_s1_role(index, mate) for index in remainder[:s1_size]):
@@ -552,7 +564,7 @@ class RoundPairer:
             remaining -= int(exchanged)
             for other in later:
                 if exchanged:
-                    self._set_base(player, other, 0)
+                    graph.zero_base(player, other)
                 graph.set(player, other, exchange_weight(player, other))
         # ... and the highest S2 players come to S1 first.
         remaining = exchanges
@@ -571,44 +583,35 @@ class RoundPairer:
             if in_s1_role(player, mate):
                 remaining -= 1
                 for other in remainder[:position]:
-                    self._set_base(other, player, 0)
+                    graph.zero_base(other, player)
                     graph.set(other, player, 0)
                 for other in following:
-                    if other in graph.adj:
-                        self._set_base(player, other, 0)
+                    if other in graph.alive:
+                        graph.zero_base(player, other)
                         graph.set(player, other, 0)
             if not already:
                 for other in later:
                     graph.set(player, other, exchange_weight(player, other))
         # Fix the roles: only S1-role players paired with later non-S1-role players remain.
-        roles = {index: in_s1_role(index, mate) for index in remainder}
-        for position, higher in enumerate(remainder):
-            lowers = remainder[position + 1 :]
-            row = []
-            for lower in lowers:
-                key = (higher, lower) if higher < lower else (lower, higher)
-                if not roles[higher] or roles[lower]:
-                    base_weights[key] = 0
-                row.append(base_weights.get(key, 0))
-            graph.set_row(higher, lowers, row)
+        graph.fix_roles({index: in_s1_role(index, mate) for index in remainder})
         # Each S1 player, in order, takes the highest opponent the criteria allow.
         if self._assign_s1(mate, remainder, in_s1_role):
             return mate
         for player in remainder:
-            if player not in graph.adj or not in_s1_role(player, mate):
+            if player not in graph.alive or not in_s1_role(player, mate):
                 continue
             best = next(
                 (
                     other
                     for other in remainder
-                    if other > player and other in graph.adj and self._base(player, other)
+                    if other > player and other in graph.alive and self._base(player, other)
                 ),
                 None,
             )
             if mate.get(player) != best and not self._swap(mate, player, best):
                 bonus = 0
                 for other in reversed(remainder):
-                    if other <= player or other not in graph.adj:
+                    if other <= player or other not in graph.alive:
                         continue
                     base = self._base(player, other)
                     if base:

@@ -102,9 +102,14 @@ def complete_matching(
     matching = dict(start)
     everybody = [*upper, *lower]
     free = [vertex for vertex in everybody if vertex not in matching]
+    unmatched = len(free)
     for vertex in free:
         if vertex not in matching:
-            alternating_search(
+            if unmatched < 2:
+                # No other unmatched player to end an augmenting path at: the search
+                # would look at every alternating path in vain.
+                break
+            if alternating_search(
                 vertex,
                 matching,
                 neighbours,
@@ -112,7 +117,8 @@ def complete_matching(
                 to_free=True,
                 free=[other for other in free if other not in matching],
                 adjacent=adjacent,
-            )
+            ):
+                unmatched -= 2
     left = [vertex for vertex in everybody if vertex not in matching]
     if not left:
         return matching

@@ -3,7 +3,7 @@ pair whose bit fields, most significant first, hold the criteria in their order 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from rules.swiss.dutch.absolute import blocked_pairs, c3_class
 from rules.swiss.dutch.bye import ByeContext
@@ -127,6 +127,10 @@ class Weights:
             )
             for index, state in enumerate(states)
         ]
+        # One player of each kind, who stands for the kind in :meth:`kind_pair`.
+        self.kind_member = [0] * len(kinds)
+        for index in range(len(states) - 1, -1, -1):
+            self.kind_member[self.kind[index]] = index
         self.kind_weights: dict[tuple[int, bool, bool, bool], dict[int, int]] = {}
 
     def compatible(self, u: int, v: int) -> bool:
@@ -136,34 +140,44 @@ class Weights:
         colour = self.c3[u]
         return colour is None or colour is not self.c3[v]
 
-    def bracket_row(
-        self, highers: Iterable[int], lo: int, *, in_current: bool, in_next: bool, c9: bool
-    ) -> list[int]:
-        """:meth:`bracket` for each of ``highers`` against ``lo``."""
-        blocked = self.blocked
-        c3 = self.c3
-        kind = self.kind
-        lo_c3 = c3[lo]
-        # The weights against ``lo``'s kind (with these flags), by the higher player's kind.
-        known = self.kind_weights.setdefault((kind[lo], in_current, in_next, c9), {})
-        row: list[int] = []
-        for hi in highers:
-            if lo in blocked[hi] or (lo_c3 is not None and c3[hi] is lo_c3):
-                row.append(0)
-                continue
-            hi_kind = kind[hi]
-            weight = known.get(hi_kind)
-            if weight is None:
-                weight = self.bracket(hi, lo, in_current=in_current, in_next=in_next, c9=c9)
-                known[hi_kind] = weight
-            row.append(weight)
-        return row
+    def pair(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
+        """:meth:`bracket`, computed once per pair of kinds (and flags)."""
+        if lo in self.blocked[hi]:
+            return 0
+        lo_c3 = self.c3[lo]
+        if lo_c3 is not None and self.c3[hi] is lo_c3:
+            return 0
+        return self.kind_pair(self.kind[hi], self.kind[lo], in_current, in_next, c9)
+
+    def kind_pair(
+        self, hi_kind: int, lo_kind: int, in_current: bool, in_next: bool, c9: bool
+    ) -> int:
+        """The criteria weight of a compatible pair of players of these kinds (the higher
+        ranked first)."""
+        known = self.kind_weights.get((lo_kind, in_current, in_next, c9))
+        if known is None:
+            known = self.kind_weights[(lo_kind, in_current, in_next, c9)] = {}
+        weight = known.get(hi_kind)
+        if weight is None:
+            weight = known[hi_kind] = self._criteria(
+                self.kind_member[hi_kind],
+                self.kind_member[lo_kind],
+                in_current=in_current,
+                in_next=in_next,
+                c9=c9,
+            )
+        return weight
 
     def bracket(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
         """Criteria weight of the pair (higher ``hi``, lower ``lo``) while pairing a bracket,
         without the completion field, which the solver adds."""
         if not self.compatible(hi, lo):
             return 0
+        return self._criteria(hi, lo, in_current=in_current, in_next=in_next, c9=c9)
+
+    def _criteria(self, hi: int, lo: int, *, in_current: bool, in_next: bool, c9: bool) -> int:
+        """:meth:`bracket` for two players taken as compatible: it reads only what makes
+        their kinds, so one pair of players stands for every pair of the same kinds."""
         layout = self.layout
         shift = layout.shift
         hs = self.states[hi]
