@@ -9,6 +9,7 @@ field before anything else happens.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import datetime as dt
 import logging
@@ -359,9 +360,14 @@ async def base_context(request: web.Request) -> dict[str, Any]:
 async def render(
     request: web.Request, template: str, values: Mapping[str, Any], *, status: int = 200
 ) -> web.Response:
-    return aiohttp_jinja2.render_template(
-        template, request, await base_context(request) | dict(values), status=status
-    )
+    """The page ``template`` with ``values``. Jinja renders it in a worker thread: a long page
+    (the pairings' every match) would otherwise hold the event loop for its whole length, and
+    the loop, sharing the interpreter with the thread a few milliseconds at a time, goes on
+    serving the others (a crowd reading the cached pages)."""
+    context = await base_context(request) | dict(values)
+    page = request.config_dict[aiohttp_jinja2.APP_KEY].get_template(template)
+    text = await asyncio.to_thread(page.render, context)
+    return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")
 
 
 def redirect(location: str, *, status: int = 303) -> web.Response:
