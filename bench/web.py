@@ -7,9 +7,12 @@ starts ``acwc run`` on it (the bundled sandbox Lichess; its games stream, deadli
 running beside the pages) and points locust (``bench/locustfile.py``: standings, the Candidates
 crosstable, the bracket and the pairings, 1.6 requests a second per user) at its web
 pages with ``--users`` concurrent users for ``--seconds``. Prints one line per page and the
-total: requests a second, p50, p95, p99 and failures. Needs ``locust`` on PATH or beside this
-Python (``pip install -e .[bench]``). No assertions. ``--dir`` keeps the SQLite season for the
-next run, ``--played`` reuses the PostgreSQL one. Each page is rendered anew every 2 s in the
+total: requests a second, p50, p95, p99 and failures; then the service's event loop's longest
+holds under the load (one callback run without a pause, in wall and in the loop thread's CPU
+time, which the machine's load moves less, and the coroutine it ran: every request waits behind
+it). Needs ``locust`` on PATH or beside this Python (``pip install -e .[bench]``). No
+assertions. ``--dir`` keeps the SQLite season for the next run, ``--played`` reuses the
+PostgreSQL one. Each page is rendered anew every 2 s in the
 background (the page cache), as when the season changes it.
 """
 
@@ -33,6 +36,59 @@ from bot.demo.report import Reporter
 from bot.demo.season import DemoOptions, run_season
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+HOLD_MS = 20.0
+"""A callback of the service's event loop running longer than this (wall) is written down."""
+
+
+def _serve(config: str, holds: str) -> None:
+    """``acwc run --config config`` with every event-loop callback timed: the longest ones, and
+    how many ran over :data:`HOLD_MS`, are written to ``holds`` (JSON) when it stops."""
+    import atexit
+    import json
+    from asyncio import events
+
+    from bot.launch import main as acwc
+
+    found: list[tuple[float, float, float, str]] = []
+    run = events.Handle._run
+
+    def timed(handle: events.Handle) -> None:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            run(handle)
+        finally:
+            took = (time.perf_counter() - wall) * 1000
+            if took > HOLD_MS:
+                callback = getattr(handle, "_callback", None)
+                owner = getattr(callback, "__self__", None)  # a task's step
+                coro = owner.get_coro() if isinstance(owner, asyncio.Task) else None
+                what = getattr(coro, "__qualname__", None) or repr(callback)[:80]
+                if isinstance(owner, asyncio.Task) and not owner.get_name().startswith("Task-"):
+                    what = f"{what} ({owner.get_name()})"
+                found.append((took, (time.thread_time() - cpu) * 1000, time.monotonic(), what))
+
+    events.Handle._run = timed  # type: ignore[method-assign,assignment]
+
+    def write() -> None:
+        Path(holds).write_text(json.dumps(sorted(found, reverse=True)))
+
+    atexit.register(write)
+    sys.exit(acwc(["--config", config, "run"]))
+
+
+def _print_holds(path: Path, since: float) -> None:
+    """The holds of the service's loop after ``since`` (``time.monotonic()``, the machine's)."""
+    import json
+
+    if not path.exists():
+        print("event loop: no record of its holds (the service did not stop cleanly)")
+        return
+    holds = [h for h in json.loads(path.read_text()) if h[2] >= since]
+    print(f"event loop under load: {len(holds)} callbacks ran over {HOLD_MS:g} ms; the longest:")
+    for wall, cpu, _, what in holds[:5]:
+        print(f"  {wall:7.1f} ms wall {cpu:7.1f} ms CPU  {what}")
 
 
 def _free_port() -> int:
@@ -82,7 +138,10 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="the --database-url already holds a season this benchmark played: reuse it",
     )
+    parser.add_argument("--serve", nargs=2, metavar=("CONFIG", "HOLDS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:  # the service, in the child process this benchmark starts
+        _serve(*args.serve)
     with tempfile.TemporaryDirectory(prefix="acwc-bench-web-") as tmp:
         folder = Path(tmp)
         kept = None if args.dir is None else args.dir / "acwc-demo.db"
@@ -101,7 +160,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT), "ACWC_SESSION_SECRET": "b" * 40}
         service = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--config", str(config), "run"],
+            [sys.executable, "-m", "bench.web", "--serve", str(config), str(folder / "holds")],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=(folder / "service.log").open("w"),
@@ -111,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
             host = f"http://127.0.0.1:{port}"
             _wait_up(host)
             prefix = folder / "locust"
+            started = time.monotonic()
             subprocess.run(
                 [
                     _locust(), "-f", str(ROOT / "bench" / "locustfile.py"), "--headless",
@@ -135,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"{name:<14} {float(row['Requests/s']):>7.1f} {row['50%']:>7} "
                     f"{row['95%']:>7} {row['99%']:>7} {row['Failure Count']:>7}"
                 )
+        _print_holds(folder / "holds", started)
 
 
 if __name__ == "__main__":
