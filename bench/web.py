@@ -10,10 +10,10 @@ pages with ``--users`` concurrent users for ``--seconds``. Prints one line per p
 total: requests a second, p50, p95, p99 and failures; then the service's event loop's longest
 holds under the load (one callback run without a pause, in wall and in the loop thread's CPU
 time, which the machine's load moves less, and the coroutine it ran: every request waits behind
-it). Needs ``locust`` on PATH or beside this Python (``pip install -e .[bench]``). No
-assertions. ``--dir`` keeps the SQLite season for the next run, ``--played`` reuses the
-PostgreSQL one. Each page is rendered anew every 2 s in the
-background (the page cache), as when the season changes it.
+it), and the garbage collector's CPU time by generation. Needs ``locust`` on PATH or beside
+this Python (``pip install -e .[bench]``). No assertions. ``--dir`` keeps the SQLite season for
+the next run, ``--played`` reuses the PostgreSQL one. Each page is rendered anew every 2 s in
+the background (the page cache), as when the season changes it.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def _serve(config: str, holds: str) -> None:
     """``acwc run --config config`` with every event-loop callback timed: the longest ones, and
     how many ran over :data:`HOLD_MS`, are written to ``holds`` (JSON) when it stops."""
     import atexit
+    import gc
     import json
     from asyncio import events
 
@@ -53,9 +54,24 @@ def _serve(config: str, holds: str) -> None:
 
     found: list[tuple[float, float, float, str]] = []
     run = events.Handle._run
+    collections: list[tuple[int, float, float]] = []  # generation, CPU ms, when
+    collecting = [0.0, 0.0, 0.0]  # the collector's CPU time so far (ms), when the running one
+    # started (thread CPU), the oldest generation it collected since
+
+    def collector(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collecting[1] = time.thread_time()
+        else:
+            took = (time.thread_time() - collecting[1]) * 1000
+            collecting[0] += took
+            collecting[2] = max(collecting[2], info["generation"])
+            collections.append((info["generation"], took, time.monotonic()))
+
+    gc.callbacks.append(collector)
 
     def timed(handle: events.Handle) -> None:
-        wall, cpu = time.perf_counter(), time.thread_time()
+        wall, cpu, collected = time.perf_counter(), time.thread_time(), collecting[0]
+        collecting[2] = 0
         try:
             run(handle)
         finally:
@@ -67,12 +83,19 @@ def _serve(config: str, holds: str) -> None:
                 what = getattr(coro, "__qualname__", None) or repr(callback)[:80]
                 if isinstance(owner, asyncio.Task) and not owner.get_name().startswith("Task-"):
                     what = f"{what} ({owner.get_name()})"
+                if collecting[0] - collected >= 1:
+                    what += (
+                        f", of which {collecting[0] - collected:.0f} ms CPU collecting garbage"
+                        f" (up to generation {collecting[2]:.0f})"
+                    )
                 found.append((took, (time.thread_time() - cpu) * 1000, time.monotonic(), what))
 
     events.Handle._run = timed  # type: ignore[method-assign,assignment]
 
     def write() -> None:
-        Path(holds).write_text(json.dumps(sorted(found, reverse=True)))
+        Path(holds).write_text(
+            json.dumps({"holds": sorted(found, reverse=True), "collections": collections})
+        )
 
     atexit.register(write)
     sys.exit(acwc(["--config", config, "run"]))
@@ -85,10 +108,18 @@ def _print_holds(path: Path, since: float) -> None:
     if not path.exists():
         print("event loop: no record of its holds (the service did not stop cleanly)")
         return
-    holds = [h for h in json.loads(path.read_text()) if h[2] >= since]
+    found = json.loads(path.read_text())
+    holds = [h for h in found["holds"] if h[2] >= since]
     print(f"event loop under load: {len(holds)} callbacks ran over {HOLD_MS:g} ms; the longest:")
     for wall, cpu, _, what in holds[:5]:
         print(f"  {wall:7.1f} ms wall {cpu:7.1f} ms CPU  {what}")
+    for generation in (0, 1, 2):
+        took = [ms for g, ms, at in found["collections"] if g == generation and at >= since]
+        if took:
+            print(
+                f"garbage collector, generation {generation}: {len(took)} collections, "
+                f"{sum(took):.0f} ms CPU in all, the longest {max(took):.1f} ms"
+            )
 
 
 def _free_port() -> int:
