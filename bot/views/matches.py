@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.views.bracket import VOID, armageddon_view
-from bot.views.scores import ScoredMatch, match_state
+from bot.views.scores import ScoredMatch, scored
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
@@ -165,7 +165,7 @@ async def match_line(
 ) -> MatchLine:
     names = names if names is not None else await _names(uow)
     rnd = rnd or await uow.tournaments.round(row.round_id)
-    state = await match_state(uow, row.id)
+    state = await scored(uow, row)
     games = await uow.games.for_match(row.id, counted_only=not all_games)
     first = names.get(row.white_first, row.white_first)
     second = None if row.black_first is None else names.get(row.black_first, row.black_first)
@@ -256,11 +256,12 @@ async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
         for rnd in await uow.tournaments.rounds(stage.id):
             if rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE):
                 shown.append((stage, rnd, await uow.matches.for_round(rnd.id)))
-    # every match's games in one query, not two a match: a crowd reads this page
-    await uow.games.preload(m.id for _, _, rows in shown for m in rows)
     out: list[RoundView] = []
     for stage, rnd, rows in shown:
         await asyncio.sleep(0)  # a round at a time: the event loop serves others in between
+        # a round's games in one query, not two a match (a crowd reads this page); a round at
+        # a time, so that turning them into objects never holds the loop for the whole season
+        await uow.games.preload(m.id for m in rows)
         lines = [await match_line(uow, m, names=names, rnd=rnd) for m in rows]
         out.append(
             RoundView(

@@ -169,15 +169,16 @@ async def results(
     exit_round = {e.player: e.last_round for e in gone}
     out: list[RoundResult] = []
     counted = 0
-    stored_rounds = await rounds(uow, stage)
-    await uow.games.preload(m.id for r in stored_rounds for m in r.matches)
-    for stored in stored_rounds:
+    for stored in await rounds(uow, stage):
         await asyncio.sleep(0)  # a round at a time: the event loop serves others in between
         in_play = provisional and stored.row.state in COUNTED_ROUND_STATES
         if stored.row.state not in COUNTED_ROUND_STATES or not (stored.is_finished or in_play):
             if finished_only and not provisional:
                 break
             continue
+        # the round's games in one query; a round at a time, so that turning them into objects
+        # never holds the event loop for the whole season's games
+        await uow.games.preload(m.id for m in stored.matches)
         counted += 1
         number = stored.row.number
         seen: set[PlayerId] = set()
@@ -238,7 +239,10 @@ async def standings_and_results(
         raise OperationError("the qualification has no entrants yet: pair round 1 first")
     if through is not None:
         res = [r for r in res if r.round <= through]
-    return compute_standings(field, res, exits=gone), res
+    # pure and the longest step (the tiebreaks of every player): in a worker thread, so the
+    # event loop goes on serving while it runs
+    table = await asyncio.to_thread(compute_standings, field, res, exits=gone)
+    return table, res
 
 
 # --- pairing a round -------------------------------------------------------------------

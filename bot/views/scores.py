@@ -20,6 +20,7 @@ __all__ = [
     "decided_outcome",
     "engine_marked_loser",
     "match_state",
+    "scored",
 ]
 
 DECIDED_ELSEWHERE = ("forfeit", "td", "bye", "armageddon")
@@ -44,6 +45,11 @@ async def match_state(uow: UnitOfWork, match_id: int) -> ScoredMatch:
     row = await uow.matches.get(match_id)
     if row is None:
         raise OperationError(f"there is no match {match_id}")
+    return await scored(uow, row)
+
+
+async def scored(uow: UnitOfWork, row: MatchRow) -> ScoredMatch:
+    """:func:`match_state` of a match row already read."""
     games = tuple(await uow.games.for_match(row.id))
     if row.black_first is None:
         return ScoredMatch(row, games, None, None)

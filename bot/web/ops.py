@@ -230,7 +230,7 @@ class PageCache:
             except Exception:  # the old copy stays; the next request tries again
                 log.exception("rendering %s failed", key)
 
-        task = asyncio.get_running_loop().create_task(render())
+        task = asyncio.get_running_loop().create_task(render(), name=f"render {key}")
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
