@@ -75,6 +75,24 @@ def test_c9_acts_where_the_bye_assignee_floats_down() -> None:
     assert (code, output) == (0, expected)
 
 
+def test_a_player_who_may_not_take_the_pab_can_float_down() -> None:
+    """The 1.5 bracket (22, 27, 31, 34, 39, 40, 41, 42) makes three pairs and floats two
+    players down to 29 (1.0), who may not take the PAB (C2, a forfeit win): one meets 29, the
+    other gets the PAB. 39 and 42 may not take it either, but 42 may float and meet 29, so
+    floating 41 and 42 or 40 and 41 is alike on C4-C21 (C9 does not act in a bracket that
+    floats a player to a lower scorer, as bbpPairings), and Article 4's order decides: 27
+    takes 40 before 42, then 42 meets 29 and 41 gets the PAB, as the reference engine and
+    caissify-pairings pair. The fast engine's S1 assignment once counted 42 worth more
+    paired in the bracket than floated (his share of the completion field, which he keeps
+    in the pair he makes below), gave 27 42 and the PAB to 40 (bench/pairing_diff.py, seed
+    490, round 6)."""
+    name = "pab-ineligible-floats-seed490-round6"
+    expected = (DATA / f"{name}.expected.txt").read_text()
+    assert {"27 40", "42 29", "41 0"} <= set(expected.splitlines())
+    code, output = run_pair((DATA / f"{name}.trf").read_text())
+    assert (code, output) == (0, expected)
+
+
 def test_c6_floats_one_player_where_caissify_floats_three() -> None:
     """The one state of bench/pairing_diff.py's run where caissify-pairings pairs differently,
     and, we believe, wrongly. In the 3.0 bracket (residents 5 and 12) the moved-down players
