@@ -233,10 +233,14 @@ def _states(
 class _Graph:
     """Positive integer edge weights among the players still unpaired, and a solver."""
 
-    __slots__ = ("adj",)
+    __slots__ = ("adj", "must", "must_weight")
 
     def __init__(self, vertices: Iterable[int]) -> None:
         self.adj: dict[int, dict[int, int]] = {vertex: {} for vertex in vertices}
+        # Chosen moved-down players, who must stay paired: each adds ``must_weight`` (one unit
+        # of the completion field) to his pairs when solving.
+        self.must: set[int] = set()
+        self.must_weight = 0
 
     def set(self, u: int, v: int, weight: int) -> None:
         if weight > 0:
@@ -252,6 +256,7 @@ class _Graph:
     def remove(self, vertex: int) -> None:
         for other in self.adj.pop(vertex):
             del self.adj[other][vertex]
+        self.must.discard(vertex)
 
     def solve(self) -> dict[int, int]:
         """A maximum-weight matching, as a map from each matched vertex to its mate."""
@@ -260,7 +265,8 @@ class _Graph:
         for u in sorted(self.adj, key=lambda vertex: vertex):
             for v, weight in self.adj[u].items():
                 if u < v:
-                    graph.add_edge(u, v, weight=weight)
+                    must = (u in self.must) + (v in self.must)
+                    graph.add_edge(u, v, weight=weight + must * self.must_weight)
         mate: dict[int, int] = {}
         for u, v in nx.max_weight_matching(graph, maxcardinality=False):
             mate[u] = v
@@ -548,6 +554,7 @@ class _RoundPairer:
         self.weights = _Weights(states, self.layout, bye, forbidden)
         self.bye = bye
         self.graph = _Graph(range(n))
+        self.graph.must_weight = 1 << self.layout.shift["top"]
         for u in range(n):
             for v in range(u + 1, n):
                 self.graph.set(u, v, self.weights.plain(u, v))
@@ -719,6 +726,10 @@ class _RoundPairer:
         return carried + list(following)
 
     def _restrict_to(self, index: int, allowed: Sequence[int]) -> None:
+        """Keep only the chosen moved-down player's pairs with ``allowed`` players, and keep
+        him paired (Article 3.3): without that, a later solve that gives another moved-down
+        player a bonus could leave him over at no cost when both have equal pairs."""
+        self.graph.must.add(index)
         keep = set(allowed)
         for other in list(self.graph.adj[index]):
             if other not in keep:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,11 @@ from rules.swiss.dutch import (
     SwissPlayer,
     pair_round,
 )
+from rules.swiss.dutch.brackets import RoundPairer
+from rules.swiss.trf import parse_trf, players_before, run_pair
 from tests.rules import dutch_reference
+
+DATA = Path(__file__).parent.parent / "data"
 
 WIN, DRAW, LOSS = Fraction(1), Fraction(1, 2), Fraction(0)
 
@@ -110,3 +116,32 @@ def _tournament(seed: int) -> list[tuple[int, RoundPairing | str, RoundPairing |
 def test_fast_engine_pairs_every_round_like_the_reference_engine(seed: int) -> None:
     for round_number, fast, slow in _tournament(seed):
         assert fast == slow, f"round {round_number}"
+
+
+def test_a_chosen_moved_down_player_stays_paired(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Article 3.3 in the 3.5 bracket of a 21-player round 12: the 5.5-pointers 10, 13 and 14
+    come down to residents 18 and 19 (18 can meet 10 or 13, 19 10 or 14); two of them are
+    paired there, the third takes the PAB. 10, the highest, is chosen first; pairing 13 as
+    well (10-19, 13-18) scores less on C20 than pairing 14 (14 floated down two rounds ago),
+    so 14 is paired: 18-10, 19-14, PAB to 13, caissify-pairings' pairs and bye. A solve that
+    tried 13 with a bonus once left the chosen 10 over at no cost (13-18 weighs what 10-18
+    does), so 13 was chosen too: the reference engine gave 19-10, 18-13 and the PAB to 14,
+    and so did this engine when it solved the whole field (bench/pairing_diff.py's
+    generator, seed 1230). A chosen player now adds a completion unit to his pairs."""
+    name = "chosen-mdp-stays-paired-seed1230-round12"
+    expected = (DATA / f"{name}.expected.txt").read_text()
+    assert {"18 10", "19 14", "13 0"} <= set(expected.splitlines())
+    tournament = parse_trf((DATA / f"{name}.trf").read_text())
+    players = players_before(tournament, 12)
+    slow = dutch_reference.pair_round(players, round_number=12, total_rounds=15)
+    assert run_pair((DATA / f"{name}.trf").read_text()) == (0, expected)
+    assert pair_round(players, round_number=12, total_rounds=15) == slow
+    scoped = RoundPairer._set_scope
+
+    def whole_field(pairer: RoundPairer, *args: Any) -> None:
+        scoped(pairer, *args)
+        pairer.graph.scope = None
+        pairer.graph.bracket = None
+
+    monkeypatch.setattr(RoundPairer, "_set_scope", whole_field)
+    assert pair_round(players, round_number=12, total_rounds=15) == slow

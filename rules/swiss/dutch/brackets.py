@@ -281,9 +281,16 @@ class RoundPairer:
                 for second, w in zip(later, graph.full_row(first, later), strict=True)
                 if w
             }
+        # A player left over for the next bracket (not the PAB) is paired below, with his
+        # own part of the completion field: a player who may not take the PAB (C2) brings
+        # it to whichever pair he is in. The dummy gives it him, or the whole-field weights
+        # above would keep him in the bracket at the cost of a higher S1 player's opponent.
+        part = 1 << graph.top_shift
+        candidates = graph.weights.bye.candidates
+        kept = {second: 0 if last or second in candidates else part for second in s2}
         for number, second in enumerate(left):
             dummy = -1 - number
-            edges[dummy] = dict.fromkeys(s2, 0)
+            edges[dummy] = dict(kept)
             assign[dummy] = second
             assign[second] = dummy
         # Prices of S1 players: u[a] >= u[b's mate] + w(a, b) - w(b's mate, b) for every pair.

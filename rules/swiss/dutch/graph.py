@@ -252,7 +252,9 @@ class PairingGraph:
             explicit = 0
         elif not explicit:
             return 0
-        return explicit + (top_field(u, v, self.weights.bye) << self.top_shift)
+        # A chosen moved-down player must stay paired (Article 3.3), as in a scoped solve.
+        must = (u in self.restricted) + (v in self.restricted)
+        return explicit + ((top_field(u, v, self.weights.bye) + must) << self.top_shift)
 
     def full_weight(self, u: int, v: int) -> int:
         """The weight of the pair when the whole field is solved."""
@@ -281,7 +283,8 @@ class PairingGraph:
         followers = self.followers
         c9 = self.c9
         top_shift = self.top_shift
-        u_part = 1 + (u not in candidates)
+        restricted = self.restricted
+        u_part = 1 + (u not in candidates) + (u in restricted)
         u_member = u in members
         u_restricted = u in self.restricted
         # The kinds' weights with ``u`` the higher player, by the other's kind and segment.
@@ -322,7 +325,8 @@ class PairingGraph:
             if not explicit:
                 row.append(0)
             else:
-                row.append(explicit + ((u_part + (v not in candidates)) << top_shift))
+                v_part = (v not in candidates) + (v in restricted)
+                row.append(explicit + ((u_part + v_part) << top_shift))
         return row
 
     def vertices(self) -> list[int]:
@@ -510,9 +514,10 @@ class PairingGraph:
 
     def _own_part(self, vertex: int) -> int:
         """The part of the top field a player brings to each of his pairs."""
+        must = int(vertex in self.restricted)
         if self.scope is None:
-            return int(vertex not in self.weights.bye.candidates) << self.top_shift
-        return int(vertex in self.restricted) << self.top_shift
+            return (int(vertex not in self.weights.bye.candidates) + must) << self.top_shift
+        return must << self.top_shift
 
     def _group_weight(self, high: _Group, low: _Group) -> int | None:
         """The weight of a pair of players of these groups (the higher ranked of ``high``),
