@@ -34,12 +34,16 @@ duals moved onto their vertices), the vertex gets the smallest feasible dual, an
 edge that is no longer tight is unmatched, making roots of its ends. For the dual steps to
 stay integral all roots start a stage with duals of the same parity.
 
-A stage matches one or two roots but scans every edge of the trees it grows, and on the
-dense graphs of a large score bracket a repair (or a cold start, or one dual step) leaves
-hundreds of roots joined by paths of tight edges. Before the stages, and again after each
-stage that changed the duals, one pass of alternating searches over tight edges pairs those
-roots without changing any dual (``_match_tight``), so the stages are left with the few
-roots that need the duals to move.
+A stage scans every edge of the trees it grows, and on the dense graphs of a large score
+bracket a repair (or a cold start, or one dual step) leaves hundreds of roots joined by paths
+of tight edges. Before the stages, and again after each stage that changed the duals, one
+pass of alternating searches over tight edges pairs those roots without changing any dual
+(``_match_tight``), so the stages are left with the few roots that need the duals to move.
+A stage does not end at its first augmentation: only the trees the augmentation went through
+are taken apart and the others keep growing, unless those trees held more than a quarter of
+the S-vertices (then a fresh stage costs no more). When more than half the vertices changed
+since the last solve (a bracket's exchange weights), the solver starts cold instead of
+repairing: the repair would leave nearly every vertex a root.
 """
 
 from __future__ import annotations
