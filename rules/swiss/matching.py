@@ -34,12 +34,16 @@ duals moved onto their vertices), the vertex gets the smallest feasible dual, an
 edge that is no longer tight is unmatched, making roots of its ends. For the dual steps to
 stay integral all roots start a stage with duals of the same parity.
 
-A stage matches one or two roots but scans every edge of the trees it grows, and on the
-dense graphs of a large score bracket a repair (or a cold start, or one dual step) leaves
-hundreds of roots joined by paths of tight edges. Before the stages, and again after each
-stage that changed the duals, one pass of alternating searches over tight edges pairs those
-roots without changing any dual (``_match_tight``), so the stages are left with the few
-roots that need the duals to move.
+A stage scans every edge of the trees it grows, and on the dense graphs of a large score
+bracket a repair (or a cold start, or one dual step) leaves hundreds of roots joined by paths
+of tight edges. Before the stages, and again after each stage that changed the duals, one
+pass of alternating searches over tight edges pairs those roots without changing any dual
+(``_match_tight``), so the stages are left with the few roots that need the duals to move.
+A stage does not end at its first augmentation: only the trees the augmentation went through
+are taken apart and the others keep growing, unless those trees held more than a quarter of
+the S-vertices (then a fresh stage costs no more). When more than half the vertices changed
+since the last solve (a bracket's exchange weights), the solver starts cold instead of
+repairing: the repair would leave nearly every vertex a root.
 """
 
 from __future__ import annotations
@@ -52,6 +56,11 @@ from rules.swiss.blossoms import T_LABEL as _T
 from rules.swiss.blossoms import Blossoms
 
 __all__ = ["WeightedMatching", "max_weight_matching"]
+
+
+# A stage goes on with its other trees after an augmentation when the trees taken apart
+# hold at most this share of its S-vertices (1 / _KEEP_FOREST); else it ends.
+_KEEP_FOREST = 4
 
 
 class WeightedMatching(Blossoms):
@@ -74,6 +83,8 @@ class WeightedMatching(Blossoms):
         "_mate",
         "_parent",
         "_queue",
+        "_scanned",
+        "_serial",
         "_ss",
         "_stepped",
         "_svertices",
@@ -108,7 +119,11 @@ class WeightedMatching(Blossoms):
         self._vbest: dict[int, int] = {}
         # Each scanned S-vertex's edges to the S-vertices scanned before it, as a heap by
         # slack: all these slacks fall alike during a stage, so the order holds.
-        self._ss: dict[int, list[tuple[int, int]]] = {}
+        self._ss: dict[int, list[tuple[int, int, int]]] = {}
+        # When each S-vertex was scanned: a heap entry is stale once its other end has left
+        # the forest (and maybe come back, scanned again).
+        self._scanned: dict[int, int] = {}
+        self._serial = 0
         self._queue: list[int] = []
         self._svertices: list[int] = []
         self._tblossoms: set[int] = set()
@@ -240,7 +255,8 @@ class WeightedMatching(Blossoms):
 
     def solve(self) -> dict[int, int]:
         """A maximum-weight matching of the current graph: each matched vertex to its mate."""
-        if self._fresh:
+        if self._fresh or 2 * len(self._dirty) > len(self._w):
+            self._forget()
             self._cold_start()
         else:
             self._repair()
@@ -254,6 +270,20 @@ class WeightedMatching(Blossoms):
                 self._stepped = False
                 self._match_tight()
         return dict(self._mate)
+
+    def _forget(self) -> None:
+        """Drop the matching, the blossoms and the duals: when most vertices changed, a cold
+        start pairs them in a few stages where a repair would leave nearly all of them roots,
+        each costing a stage."""
+        self._mate.clear()
+        self._parent.clear()
+        self._childs.clear()
+        self._links.clear()
+        self._base.clear()
+        self._z.clear()
+        self._leaves.clear()
+        for vertex in self._w:
+            self._top[vertex] = vertex
 
     def _cold_start(self) -> None:
         """Duals that cover every edge, and a greedy matching of tight edges."""
@@ -433,8 +463,14 @@ class WeightedMatching(Blossoms):
     # -- one stage ------------------------------------------------------------
 
     def _stage(self) -> bool:
-        """Grow alternating trees from every root until the matching changes; False when
-        there is no root, so the matching is of maximum weight."""
+        """Grow alternating trees from every root until none is left; False when there is
+        no root, so the matching is of maximum weight.
+
+        After each augmentation only the trees it went through are taken apart
+        (:meth:`_drop_done_trees`): the others, their labels, duals and least-slack edges stay
+        valid, so the stage goes on growing them instead of starting again from every root
+        (on a large bracket with hundreds of roots, each matched by its own dual step, a
+        fresh start per augmentation cost a scan of nearly every edge)."""
         roots = self._roots()
         if not roots:
             return False
@@ -442,18 +478,81 @@ class WeightedMatching(Blossoms):
         self._labelend = {}
         self._vbest = {}
         self._ss = {}
+        self._scanned = {}
         self._queue = []
         self._svertices = []
         self._tblossoms = set()
         for root in roots:
             self._assign(root, _S, None)
-        while not self._scan() and not self._step():
-            pass
-        # Blossoms without a dual are not needed any more (Gabow's bound on their number).
+        while True:
+            while not self._scan() and not self._step():
+                pass
+            if not self._drop_done_trees():
+                return True
+
+    def _drop_done_trees(self) -> bool:
+        """After an augmentation, take apart the trees whose root is no longer one (matched,
+        or freed with a zero dual); False when no tree is left.
+
+        Their blossoms lose their labels (those of S-blossoms without a dual are dissolved,
+        as at the end of a stage: Gabow's bound on their number), and their vertices' least
+        slack edges to the remaining S-vertices are found again. Stale least-slack entries
+        elsewhere are skipped where they are read (:meth:`_step`)."""
         label = self._label
-        for blossom in [b for b, lab in label.items() if b < 0 and lab == _S]:
-            if blossom in self._z and self._parent.get(blossom) is None and not self._z[blossom]:
+        labelend = self._labelend
+        top = self._top
+        mate = self._mate
+        y = self._y
+        root_of: dict[int, int] = {}
+        for blossom in label:
+            path = []
+            current = blossom
+            while current not in root_of:
+                edge = labelend[current]
+                if edge is None:
+                    root_of[current] = current
+                    break
+                path.append(current)
+                current = top[edge[0]]
+            root = root_of[current]
+            for step in path:
+                root_of[step] = root
+        done = set()
+        for root in set(root_of.values()):
+            base = self._base_of(root)
+            if base in mate or not y[base]:
+                done.add(root)
+        dropped = [blossom for blossom, root in root_of.items() if root in done]
+        size = sum(len(self._leaves_of(blossom)) for blossom in dropped)
+        # Taking apart a tree costs a look at each of its vertices' edges: when the trees
+        # are large, a new stage that grows only the roots costs about as much.
+        if _KEEP_FOREST * size > len(self._svertices):
+            dropped = list(root_of)
+        if len(dropped) == len(root_of):
+            for blossom in dropped:
+                if blossom < 0 and label[blossom] == _S and not self._z[blossom]:
+                    self._expand(blossom, end_of_stage=True)
+            return False
+        loose: set[int] = set()
+        for blossom in dropped:
+            lab = label.pop(blossom)
+            del labelend[blossom]
+            if lab == _T:
+                self._tblossoms.discard(blossom)
+            loose.update(self._leaves_of(blossom))
+            if blossom < 0 and lab == _S and not self._z[blossom]:
                 self._expand(blossom, end_of_stage=True)
+        self._svertices = [vertex for vertex in self._svertices if vertex not in loose]
+        self._queue = [vertex for vertex in self._queue if vertex not in loose]
+        ss = self._ss
+        vbest = self._vbest
+        for vertex in loose:
+            ss.pop(vertex, None)
+            best_vertex = self._least_slack_s(vertex)
+            if best_vertex is None:
+                vbest.pop(vertex, None)
+            else:
+                vbest[vertex] = best_vertex
         return True
 
     def _assign(self, blossom: int, lab: int, edge: tuple[int, int] | None) -> None:
@@ -478,11 +577,12 @@ class WeightedMatching(Blossoms):
         w = self._w
         label = self._label
         vbest = self._vbest
+        scanned = self._scanned
         while queue:
             vertex = queue.pop()
             yv = y[vertex]
             own = top[vertex]
-            to_s: list[tuple[int, int]] = []
+            to_s: list[tuple[int, int, int]] = []
             for other, weight in w[vertex].items():
                 blossom = top[other]
                 if blossom == own:
@@ -495,7 +595,7 @@ class WeightedMatching(Blossoms):
                             return True
                         own = top[vertex]
                         continue
-                    to_s.append((slack, other))
+                    to_s.append((slack, other, scanned.get(other, -1)))
                     continue
                 if not slack and lab is None:
                     if self._tight(vertex, other):
@@ -506,7 +606,24 @@ class WeightedMatching(Blossoms):
                     vbest[other] = vertex
             heapq.heapify(to_s)
             self._ss[vertex] = to_s
+            self._serial += 1
+            scanned[vertex] = self._serial
         return False
+
+    def _least_slack_s(self, vertex: int) -> int | None:
+        """The S-vertex joined to ``vertex`` by the edge of least slack, None if none."""
+        y = self._y
+        top = self._top
+        label = self._label
+        yv = y[vertex]
+        best_vertex = None
+        best = 0
+        for other, weight in self._w[vertex].items():
+            if label.get(top[other]) == _S:
+                slack = yv + y[other] - 2 * weight
+                if best_vertex is None or slack < best:
+                    best_vertex, best = other, slack
+        return best_vertex
 
     def _slack(self, u: int, v: int) -> int:
         return self._y[u] + self._y[v] - 2 * self._w[u][v]
@@ -544,18 +661,32 @@ class WeightedMatching(Blossoms):
         target = min(self._svertices, key=y.__getitem__)
         delta = y[target]
         edge: tuple[int, int] = (0, 0)
-        for other, vertex in self._vbest.items():
+        vbest = self._vbest
+        for other, vertex in list(vbest.items()):
             if top[other] in label:
                 continue
+            if label.get(top[vertex]) != _S:
+                # Its S-vertex went with a tree taken apart: find its least slack again.
+                found = self._least_slack_s(other)
+                if found is None:
+                    del vbest[other]
+                    continue
+                vbest[other] = vertex = found
             value = self._slack(vertex, other)
             if value < delta:
                 delta, kind, edge = value, 2, (vertex, other)
         ss = self._ss
+        scanned = self._scanned
         for vertex in self._svertices:
             heap = ss[vertex]
             own = top[vertex]
-            # An edge that a blossom took inside stays inside for the rest of the stage.
-            while heap and top[heap[0][1]] == own:
+            # An edge that a blossom took inside stays inside for the rest of the stage; one
+            # whose other end left the forest since (its tree taken apart) is stale.
+            while heap and (
+                top[heap[0][1]] == own
+                or scanned.get(heap[0][1]) != heap[0][2]
+                or label.get(top[heap[0][1]]) != _S
+            ):
                 heapq.heappop(heap)
             if heap:
                 other = heap[0][1]
