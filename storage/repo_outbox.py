@@ -37,6 +37,7 @@ _OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
     OutboxRow.status == OutboxStatus.PENDING,
     OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
 )
+_OUTBOX_NEXT_AFTER = _OUTBOX_NEXT_RETRY.where(OutboxRow.next_attempt_at > bindparam("now"))
 
 
 class OutboxRepository(_Repository):
@@ -205,6 +206,13 @@ class OutboxRepository(_Repository):
         marks them posted, so over a season that list grows with every round."""
         value: dt.datetime | None = await self.session.scalar(
             _OUTBOX_NEXT_RETRY, {"kinds": list(kinds)}
+        )
+        return value
+
+    async def next_after(self, now: dt.datetime, kinds: Sequence[str]) -> dt.datetime | None:
+        """When the earliest pending message of ``kinds`` not yet due at ``now`` is due."""
+        value: dt.datetime | None = await self.session.scalar(
+            _OUTBOX_NEXT_AFTER, {"kinds": list(kinds), "now": now}
         )
         return value
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, and_, bindparam, event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -63,6 +63,18 @@ _MATCHES_BETWEEN = (
 _TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
 _DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
     DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
+)
+_DEADLINE_CLAIM_NEXT = (
+    update(DeadlineRow)
+    .where(
+        DeadlineRow.id
+        == _DEADLINES_DUE.with_only_columns(DeadlineRow.id).limit(1).scalar_subquery(),
+        DeadlineRow.fired_at.is_(None),
+        DeadlineRow.cancelled_at.is_(None),
+    )
+    .values(fired_at=bindparam("fired_at"))
+    .returning(DeadlineRow)
+    .execution_options(synchronize_session=False)
 )
 
 
@@ -130,6 +142,13 @@ class TournamentRepository(_Repository):
 class PlayerRepository(_Repository):
     async def get(self, player_id: str) -> PlayerRow | None:
         return await self.session.get(PlayerRow, player_id)
+
+    async def get_many(self, player_ids: Iterable[str]) -> dict[str, PlayerRow]:
+        """The players of ``player_ids`` that exist, by id, in one query."""
+        result = await self.session.execute(
+            select(PlayerRow).where(PlayerRow.id.in_(list(player_ids)))
+        )
+        return {row.id: row for row in result.scalars()}
 
     async def add(self, row: PlayerRow) -> PlayerRow:
         self.session.add(row)
@@ -319,10 +338,13 @@ class GameRepository(_Repository):
         refusal: str | None,
         source: str,
         now: dt.datetime,
+        stored: GameRow | Literal["unread"] | None = "unread",
     ) -> GameRow:
-        """Add ``game`` to the match, or bring its stored row up to date (by Lichess id)."""
+        """Add ``game`` to the match, or bring its stored row up to date (by Lichess id);
+        ``stored``: the row the caller read by that id in this transaction (``None``: there is
+        none), so it is not read again (a miss is not in the session's identity map)."""
         values = game_row_values(game)
-        row = await self.get(game.id)
+        row = await self.get(game.id) if stored == "unread" else stored
         if row is None:
             row = GameRow(
                 **values,
@@ -418,8 +440,9 @@ class AuditRepository(_Repository):
             match_id=match_id,
             details=details or {},
         )
+        # Not flushed here: the entries of one transaction go in one INSERT at its next
+        # query or its commit (a round trip each was a fifth of a game's statements).
         self.session.add(row)
-        await self.session.flush()
         return row
 
     async def list(
@@ -558,6 +581,14 @@ class DeadlineRepository(_Repository):
             .execution_options(synchronize_session="fetch")
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    async def claim_next(self, now: dt.datetime) -> DeadlineRow | None:
+        """Mark the first deadline due at ``now`` (by due time, then id) fired and return it,
+        in one statement; ``None`` when nothing is due. The row is claimed only if nobody fired
+        or cancelled it meanwhile (as :meth:`claim`), so it fires once."""
+        result = await self.session.execute(_DEADLINE_CLAIM_NEXT, {"now": now, "fired_at": now})
+        row: DeadlineRow | None = result.scalars().first()
+        return row
 
 
 class StageRepository(_Repository):

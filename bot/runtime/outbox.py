@@ -174,6 +174,10 @@ class OutboxDispatcher(WaitingLoop):
         self._recent: deque[dt.datetime] = deque()
         self._refusing: set[str] = set()
         self._refusing_read = False
+        self.next_attempt: dt.datetime | None = None
+        """When the first message not yet due is, as the last :meth:`deliver_due` found it
+        (valid while ``_next_known``)."""
+        self._next_known = False
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
@@ -185,21 +189,30 @@ class OutboxDispatcher(WaitingLoop):
 
     async def is_stopped(self) -> str | None:
         """Why the outbox is stopped (Lichess refused the token), or ``None``."""
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             hold = await uow.holds.get(OUTBOX_HOLD)
         self.stopped = None if hold is None else (hold.reason or "stopped")
         return self.stopped
 
     async def deliver_due(self) -> int:
-        """Send every due message once; returns how many went out."""
+        """Send every due message once; returns how many went out.
+
+        The transaction that reads what is due also reads whether the outbox is stopped and,
+        when it holds every due message, when the first one not yet due is: once all of them
+        went out, that is when :meth:`run` looks again (:attr:`next_attempt`), without a
+        transaction of its own."""
         sent = 0
-        if await self.is_stopped() is not None:
-            return sent
+        self._next_known = False
         while True:
-            async with self.db.uow() as uow:
+            async with self.db.reads() as uow:
+                hold = await uow.holds.get(OUTBOX_HOLD)
+                self.stopped = None if hold is None else (hold.reason or "stopped")
+                if self.stopped is not None:
+                    return sent
                 now = self.clock.now()
                 due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
                 batch = len(due)
+                later = await uow.outbox.next_after(now, SENDABLE_KINDS) if batch < BATCH else None
                 # and whatever else is due to the same people, so it goes in the same message
                 taken = {r.id for r in due}
                 due += [
@@ -212,7 +225,9 @@ class OutboxDispatcher(WaitingLoop):
                     if r.id not in taken
                 ]
             if not due:
+                self.next_attempt, self._next_known = later, True
                 return sent
+            failed = False
             for group in merge(sorted(due, key=lambda r: r.id)):
                 if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
                     self.sent += sent
@@ -232,10 +247,13 @@ class OutboxDispatcher(WaitingLoop):
                     return sent
                 else:
                     await self._failed(group, error)
+                    failed = True
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
-                # is sent on the next round of run().
+                # is sent on the next round of run(). Each went out (a failure set a later
+                # attempt: read again), so the next is the first that was not due.
+                self.next_attempt, self._next_known = later, not failed
                 return sent
 
     async def _paced(self) -> bool:
@@ -337,7 +355,7 @@ class OutboxDispatcher(WaitingLoop):
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
         # marks them posted, so over a season that list grows with every round.
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             return await uow.outbox.next_retry(SENDABLE_KINDS)
 
     async def run(self) -> None:
@@ -345,7 +363,12 @@ class OutboxDispatcher(WaitingLoop):
             self.wakeup.looking()
             await self.deliver_due()
             # Stopped (a bad token): wait to be woken, or (wall clock) look again in a while.
-            when = None if self.stopped is not None else await self._next_retry()
+            if self.stopped is not None:
+                when = None
+            elif self._next_known:
+                when = self.next_attempt
+            else:
+                when = await self._next_retry()
             if isinstance(self.clock, SystemClock):
                 poll = self.clock.now() + POLL
                 when = poll if when is None else min(when, poll)

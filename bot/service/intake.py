@@ -83,23 +83,31 @@ class GameIntake:
         self.recorded = 0
 
     async def __call__(self, game: Game) -> bool:
+        async with self.db.uow() as uow:
+            if not await self._needs_source(uow, game):
+                changed = await self.record(uow, game)
+                await uow.commit()
+                return changed
         game = await self._with_source(game)
         async with self.db.uow() as uow:
             changed = await self.record(uow, game)
             await uow.commit()
         return changed
 
-    async def _with_source(self, game: Game) -> Game:
-        """``game`` with the source the export gives, when the intake must know it: a finished
-        game of a paired couple that is not one of the bot's challenges. Lookup errors raise (the
-        watcher delivers the game again with its next backfill)."""
+    async def _needs_source(self, uow: UnitOfWork, game: Game) -> bool:
+        """Whether the intake must ask the export for ``game``'s source first: a finished game
+        of a paired couple that is not one of the bot's challenges. Read in the transaction
+        that records the game when it need not (the bot's challenges: nearly every game)."""
         if game.source is not None or not game.status.is_finished or self.lookup is None:
-            return game
-        async with self.db.uow() as uow:
-            if await GamesRepository(uow.session).challenge(game.id) is not None:
-                return game
-            if not await uow.matches.between(game.white, game.black):
-                return game
+            return False
+        if await GamesRepository(uow.session).challenge(game.id) is not None:
+            return False
+        return bool(await uow.matches.between(game.white, game.black))
+
+    async def _with_source(self, game: Game) -> Game:
+        """``game`` with the source the export gives. Lookup errors raise (the watcher
+        delivers the game again with its next backfill)."""
+        assert self.lookup is not None
         for found in await self.lookup([game.id]):
             if found.id == game.id:
                 return dataclasses.replace(
@@ -153,7 +161,13 @@ class GameIntake:
         counted = isinstance(decision, Accepted) and decision.is_final
         refusal = decision.reason.value if isinstance(decision, Refused) else None
         stored = await uow.games.store(
-            game, match_id=row.id, counted=counted, refusal=refusal, source="lichess", now=now
+            game,
+            match_id=row.id,
+            counted=counted,
+            refusal=refusal,
+            source="lichess",
+            now=now,
+            stored=existing,
         )
         self.recorded += 1
         await self._alerts(uow, row, decision, now)
