@@ -155,6 +155,8 @@ class RoundTrips:
         self.counts["statements"] += 1
 
     def _begin(self, conn: Connection) -> None:
+        if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+            return  # PostgreSQL's reads without a transaction (Database.reads)
         self.counts["transactions"] += 1
 
     def take(self) -> Counter[str]:

@@ -110,6 +110,17 @@ class Database:
         self.engine = create_engine(url)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self.changes: TableChanges | None = None
+        # PostgreSQL: reads that need no transaction run in autocommit, each statement on its
+        # own snapshot, without the BEGIN and ROLLBACK round trips around them. (SQLite begins
+        # no transaction for a read anyway.)
+        self._reads = (
+            async_sessionmaker(
+                self.engine.execution_options(isolation_level="AUTOCOMMIT"),
+                expire_on_commit=False,
+            )
+            if self.engine.dialect.name == "postgresql"
+            else None
+        )
 
     def track_changes(self) -> TableChanges:
         """Count committed writes per table from now on (:mod:`storage.changes`)."""
@@ -124,6 +135,14 @@ class Database:
 
     def uow(self) -> UnitOfWork:
         return UnitOfWork(self.sessions)
+
+    def reads(self) -> UnitOfWork:
+        """A unit of work that only reads, and needs no one snapshot for all its statements
+        (a loop's look at what is due): on PostgreSQL without a transaction. It cannot
+        commit."""
+        if self._reads is None:
+            return UnitOfWork(self.sessions, read_only=True)
+        return UnitOfWork(self._reads, read_only=True)
 
     async def dispose(self) -> None:
         await self.engine.dispose()
