@@ -133,8 +133,10 @@ class Database:
             )
         return self.changes
 
-    def uow(self) -> UnitOfWork:
-        return UnitOfWork(self.sessions)
+    def uow(self, *, origin: str | None = None) -> UnitOfWork:
+        """A unit of work; ``origin`` names who writes through it, for
+        :meth:`TableChanges.version`'s ``besides``."""
+        return UnitOfWork(self.sessions, origin=origin)
 
     def reads(self) -> UnitOfWork:
         """A unit of work that only reads, and needs no one snapshot for all its statements

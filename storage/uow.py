@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from storage.changes import ORIGIN
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
 from storage.repositories import (
@@ -36,13 +37,20 @@ class UnitOfWork:
     session: AsyncSession
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], *, read_only: bool = False
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        read_only: bool = False,
+        origin: str | None = None,
     ) -> None:
         self._sessions = sessions
         self.read_only = read_only
+        self.origin = origin
 
     async def __aenter__(self) -> UnitOfWork:
         self.session = self._sessions()
+        if self.origin is not None:
+            self.session.info[ORIGIN] = self.origin
         if self.read_only:
             event.listen(self.session.sync_session, "before_flush", _no_writes)
         self.tournaments = TournamentRepository(self.session)

@@ -27,6 +27,9 @@ from storage.uow import UnitOfWork
 log = logging.getLogger(__name__)
 
 LATE_AFTER = dt.timedelta(minutes=1)
+ORIGIN = "deadline-runner"
+"""The runner's writes (``Database.uow(origin=...)``): it reads the deadlines again after
+them, so they need not wake it (``TableChanges.version(besides=...)``)."""
 POLL = dt.timedelta(minutes=1)
 """With the wall clock, look at the table at least this often: a TD command run in another
 process changes deadlines without waking this one."""
@@ -79,13 +82,14 @@ class DeadlineRunner(WaitingLoop):
     async def fire_due(self) -> int:
         """Fire every deadline that is due now, each in its own transaction; how many fired.
 
-        Each transaction claims the first due row in one statement (``UPDATE ... RETURNING``)
-        and runs its handler; the one that finds nothing due reads when the next deadline is,
-        which :meth:`run` waits for (:attr:`next_due`): one transaction a deadline and one
-        more, where a look, a list of what is due and a read of each row were three."""
+        Each transaction claims the first due row in one statement (``UPDATE ... RETURNING``),
+        runs its handler and reads when the next deadline is, which :meth:`run` waits for
+        (:attr:`next_due`) unless it is due already: one transaction a deadline, where a
+        look, a list of what is due, a read of each row and a look again were four. A
+        commit of another task meanwhile wakes the runner (it looked before this began)."""
         fired = 0
         while True:
-            async with self.db.uow() as uow:
+            async with self.db.uow(origin=ORIGIN) as uow:
                 now = self.clock.now()
                 row = await uow.deadlines.claim_next(now)
                 if row is None:
@@ -120,8 +124,14 @@ class DeadlineRunner(WaitingLoop):
                             "late_by_seconds": int(firing.late_by.total_seconds()),
                         },
                     )
+                # What is due next, this firing's own new rows included: when nothing else is
+                # due now, no transaction more is needed to find that out.
+                upcoming = await uow.deadlines.next_due()
                 await uow.commit()
                 fired += 1
+            if upcoming is None or upcoming > self.clock.now():
+                self.next_due = upcoming
+                break
         self.fired += fired
         if fired and self.after_fire is not None:
             await self.after_fire()

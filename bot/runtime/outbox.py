@@ -70,6 +70,9 @@ MERGE_LIMIT = 8000
 """The longest DM Lichess takes; merged notices stay under it."""
 MERGE_SEPARATOR = "\n\n---\n\n"
 """Between merged notices: a rule line a reader sees and a test can split on."""
+ORIGIN = "outbox-dispatcher"
+"""The dispatcher's writes (``Database.uow(origin=...)``): it looks at the outbox again after
+them, so they need not wake it (``TableChanges.version(besides=...)``)."""
 OUTBOX_HOLD = "outbox"
 REFUSED_HOLD = "dm-refused:"
 
@@ -265,7 +268,7 @@ class OutboxDispatcher(WaitingLoop):
             self._recent.popleft()
         if len(self._recent) < self.dm_per_minute:
             return False
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
             await uow.commit()
         return True
@@ -275,7 +278,7 @@ class OutboxDispatcher(WaitingLoop):
         if group[0].kind is not Channel.TEAM_UPDATE:
             self._recent.append(self.clock.now())
         marked = 0
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             for row in group:
                 marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
             recipient = group[0].recipient.lower()
@@ -299,7 +302,7 @@ class OutboxDispatcher(WaitingLoop):
         reason = f"Lichess refused the bot's token: {error}"[:500]
         log.error("outbox stopped: %s", reason)
         self.stopped = reason
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             await uow.holds.put(OUTBOX_HOLD, since=self.clock.now(), reason=reason)
             await uow.commit()
 
@@ -308,7 +311,7 @@ class OutboxDispatcher(WaitingLoop):
         note = f"{type(error).__name__}: {error}"[:500]
         given_up: list[OutboxRow] = []
         why = "Lichess refused it"
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             reply = is_limited(error) and await uow.notices.has_sent(
                 group[0].kind, group[0].recipient
             )

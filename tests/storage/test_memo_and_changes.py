@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from sqlalchemy import update
 
 from storage.db import Database
@@ -66,6 +67,38 @@ async def test_only_committed_real_changes_count(db: Database) -> None:
         row.state = "complete"
         await uow.commit()
     assert changes.version(("matches",)) == (before[1] + 1,)
+
+
+async def test_a_writer_that_names_itself_can_be_left_out(db: Database) -> None:
+    """A loop reads its table again after its own writes: ``besides`` leaves them out, so
+    only another writer's commit wakes it."""
+    changes = db.track_changes()
+    match_id = await stored_match(db, "alice", "bob")
+    before = changes.version(("games",), besides="loop")
+
+    async with db.uow(origin="loop") as uow:
+        await uow.games.add(_game("g1", match_id, 0))
+        await uow.commit()
+    assert changes.version(("games",), besides="loop") == before
+    assert changes.version(("games",)) != before
+
+    async with db.uow() as uow:
+        await uow.games.add(_game("g2", match_id, 1))
+        await uow.commit()
+    assert changes.version(("games",), besides="loop") == (before[0] + 1,)
+
+
+async def test_a_unit_of_work_for_reads_writes_nothing(db: Database) -> None:
+    match_id = await stored_match(db, "alice", "bob")
+    async with db.reads() as uow:
+        assert await uow.matches.get(match_id) is not None
+        uow.session.add(_game("g1", match_id, 0))
+        with pytest.raises(RuntimeError):
+            await uow.session.flush()
+        with pytest.raises(RuntimeError):
+            await uow.commit()
+    async with db.uow() as uow:
+        assert await uow.games.get("g1") is None
 
 
 async def test_games_of_a_match_follow_every_write_in_the_transaction(db: Database) -> None:
