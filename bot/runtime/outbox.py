@@ -277,12 +277,23 @@ class OutboxDispatcher(WaitingLoop):
         self.messages += 1
         if group[0].kind is not Channel.TEAM_UPDATE:
             self._recent.append(self.clock.now())
-        marked = 0
+        ids = [row.id for row in group]
+        recipient = group[0].recipient.lower()
+        kind = group[0].kind
+        if kind is Channel.DM and not self._refusing_read:
+            async with self.db.reads() as uow:
+                await self._refused(uow)
+        if kind is not Channel.TEAM_UPDATE and (
+            kind is not Channel.DM or recipient not in self._refusing
+        ):
+            # the usual case, one statement: on PostgreSQL no transaction around it
+            async with self.db.one_write(origin=ORIGIN) as uow:
+                marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
+                await uow.commit()
+            return marked
         async with self.db.uow(origin=ORIGIN) as uow:
-            for row in group:
-                marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
-            recipient = group[0].recipient.lower()
-            if group[0].kind is Channel.DM and recipient in await self._refused(uow):
+            marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
+            if kind is Channel.DM and recipient in await self._refused(uow):
                 await uow.holds.clear(REFUSED_HOLD + recipient)  # they take DMs again
                 self._refusing.discard(recipient)
             if group[0].kind is Channel.TEAM_UPDATE:  # and the notices it carried
