@@ -60,6 +60,11 @@ _MATCHES_BETWEEN = (
     )
     .order_by(MatchRow.id.desc())
 )
+_MATCH_WITH_ROUND = (
+    select(MatchRow, RoundRow)
+    .join(RoundRow, RoundRow.id == MatchRow.round_id)
+    .where(MatchRow.id == bindparam("match_id"))
+)
 _TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
 _DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
     DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
@@ -170,6 +175,12 @@ class PlayerRepository(_Repository):
 class MatchRepository(_Repository):
     async def get(self, match_id: int) -> MatchRow | None:
         return await self.session.get(MatchRow, match_id)
+
+    async def with_round(self, match_id: int) -> tuple[MatchRow, RoundRow] | None:
+        """The match and its round, in one query."""
+        result = await self.session.execute(_MATCH_WITH_ROUND, {"match_id": match_id})
+        found = result.first()
+        return None if found is None else (found[0], found[1])
 
     async def add(self, row: MatchRow) -> MatchRow:
         self.session.add(row)

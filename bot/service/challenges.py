@@ -212,8 +212,15 @@ class GameChallenges:
         week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
         attempt = int(deadline.payload.get("attempt", 1))
         announce = Announce.read(deadline.payload.get("announce"))
-        row = await uow.matches.get(deadline.match_id) if deadline.match_id is not None else None
-        if row is None or row.black_first is None or row.week != week:
+        found = (
+            await uow.matches.with_round(deadline.match_id)
+            if deadline.match_id is not None
+            else None
+        )
+        if found is None:
+            return
+        row, rnd = found  # the round's number names the challenge: read with it, one query
+        if row.black_first is None or row.week != week:
             return  # an agreement of a week gone by is announced no more
         wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
         if (
@@ -241,8 +248,7 @@ class GameChallenges:
                     }
                     await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
                 return
-        rnd = await uow.tournaments.round(row.round_id)
-        match = to_match(row, round=rnd.number if rnd is not None else 0)
+        match = to_match(row, round=rnd.number)
         chosen = deadline.payload.get("white")
         white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
         black = match.opponent_of(white)
