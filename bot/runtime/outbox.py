@@ -181,6 +181,7 @@ class OutboxDispatcher(WaitingLoop):
         """When the first message not yet due is, as the last :meth:`deliver_due` found it
         (valid while ``_next_known``)."""
         self._next_known = False
+        self._hold_read = False
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
@@ -200,16 +201,19 @@ class OutboxDispatcher(WaitingLoop):
     async def deliver_due(self) -> int:
         """Send every due message once; returns how many went out.
 
-        The transaction that reads what is due also reads whether the outbox is stopped and,
-        when it holds every due message, when the first one not yet due is: once all of them
-        went out, that is when :meth:`run` looks again (:attr:`next_attempt`), without a
-        transaction of its own."""
+        The look at what is due also reads, when it holds every due message, when the first
+        one not yet due is: once all of them went out, that is when :meth:`run` looks again
+        (:attr:`next_attempt`), without a read of its own. Whether the outbox is stopped is
+        read on the first look and while it is stopped: only this dispatcher stops it (a
+        start-up lifts it, in any process)."""
         sent = 0
         self._next_known = False
         while True:
             async with self.db.reads() as uow:
-                hold = await uow.holds.get(OUTBOX_HOLD)
-                self.stopped = None if hold is None else (hold.reason or "stopped")
+                if self.stopped is not None or not self._hold_read:
+                    hold = await uow.holds.get(OUTBOX_HOLD)
+                    self.stopped = None if hold is None else (hold.reason or "stopped")
+                    self._hold_read = True
                 if self.stopped is not None:
                     return sent
                 now = self.clock.now()
@@ -373,6 +377,7 @@ class OutboxDispatcher(WaitingLoop):
             return await uow.outbox.next_retry(SENDABLE_KINDS)
 
     async def run(self) -> None:
+        self._hold_read = False  # another leader may have stopped it meanwhile
         while True:
             self.wakeup.looking()
             await self.deliver_due()
