@@ -6,7 +6,17 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, bindparam, event, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    bindparam,
+    event,
+    func,
+    inspect,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
 
@@ -302,9 +312,31 @@ def _writes_games(session: Session) -> bool:
     return any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted))
 
 
-def _forget_games_if_written(session: Session, _context: Any) -> None:
-    if _writes_games(session):
+def _follow_game_writes(session: Session, _context: Any) -> None:
+    """After a flush: the memo follows games changed in place and games added (the intake's),
+    and is forgotten when a game was deleted or moved (its match or its time changed) or an
+    added game's time ties with another's (the database orders those by id, in its own
+    collation)."""
+    memo: dict[int, tuple[GameRow, ...]] | None = session.info.get(_GAMES_MEMO)
+    if not memo:
+        return
+    if any(isinstance(o, GameRow) for o in session.deleted):
         _forget_games(session)
+        return
+    for obj in session.dirty:
+        if isinstance(obj, GameRow):
+            state = inspect(obj)
+            if any(state.attrs[k].history.has_changes() for k in ("id", "match_id", "created_at")):
+                _forget_games(session)
+                return
+    for obj in session.new:
+        if not isinstance(obj, GameRow) or obj.match_id not in memo:
+            continue
+        rows = memo[obj.match_id]
+        if any(r.created_at == obj.created_at for r in rows):
+            _forget_games(session)
+            return
+        memo[obj.match_id] = tuple(sorted((*rows, obj), key=lambda r: r.created_at))
 
 
 def _forget_games_on_bulk(state: ORMExecuteState) -> None:
@@ -315,9 +347,9 @@ def _forget_games_on_bulk(state: ORMExecuteState) -> None:
         _forget_games(state.session)
 
 
-# The memo lives as long as the session's transaction and holds only while no game row changed
-# in it: any flush or bulk statement touching games, commit or rollback forgets it.
-event.listen(Session, "after_flush", _forget_games_if_written)
+# The memo lives as long as the session's transaction: a flush keeps it up to date (or forgets
+# it), a bulk statement touching games, a commit or a rollback forgets it.
+event.listen(Session, "after_flush", _follow_game_writes)
 event.listen(Session, "do_orm_execute", _forget_games_on_bulk)
 event.listen(Session, "after_commit", _forget_games)
 event.listen(Session, "after_soft_rollback", _forget_games)
@@ -328,7 +360,8 @@ class GameRepository(_Repository):
 
     A unit of work asks for one match's games several times (the intake, the match's state,
     the match listeners), so :meth:`for_match` reads all of a match's games once and answers
-    from them for the rest of the transaction, until a game row is added, changed or deleted;
+    from them for the rest of the transaction, following the games the transaction adds or
+    changes in place (it reads again after a game is deleted or moved, or a bulk statement);
     :meth:`preload` does that for many matches in one query.
     """
 
@@ -376,8 +409,10 @@ class GameRepository(_Repository):
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
         """The match's games (counted ones only, by default), oldest first."""
         known = _games_memo(self.session.sync_session).get(match_id)
-        if known is None or _writes_games(self.session.sync_session):
-            # (unflushed game changes: the query's autoflush writes them and forgets the memo)
+        if known is not None and _writes_games(self.session.sync_session):
+            await self.session.flush()  # which brings the memo up to date, or forgets it
+            known = _games_memo(self.session.sync_session).get(match_id)
+        if known is None:
             result = await self.session.execute(_GAMES_OF_MATCH, {"match_id": match_id})
             known = tuple(result.scalars().all())
             _games_memo(self.session.sync_session)[match_id] = known
