@@ -446,7 +446,7 @@ class Service:
             return await uow.settings.get_time("stream.last_seen")
 
     async def _save_last_seen(self, when: dt.datetime) -> None:
-        async with self.db.uow() as uow:
+        async with self.db.one_write() as uow:  # one statement
             await uow.settings.set_time("stream.last_seen", when)
             await uow.commit()
 

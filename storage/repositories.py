@@ -17,8 +17,11 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from rules.core.model import Game, PlayerId
 from rules.core.states import MatchState
@@ -688,12 +691,19 @@ class SettingRepository(_Repository):
         return None if row is None else row.value
 
     async def set(self, key: str, value: str) -> None:
-        row = await self.session.get(SettingRow, key)
-        if row is None:
-            self.session.add(SettingRow(key=key, value=value))
-        else:
-            row.value = value
-        await self.session.flush()
+        """Store ``value`` under ``key``, in one statement (an upsert, no read first)."""
+        dialect = self.session.get_bind().dialect.name
+        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        statement = insert(SettingRow).values(key=key, value=value)
+        await self.session.execute(
+            statement.on_conflict_do_update(
+                index_elements=[SettingRow.key], set_={"value": statement.excluded.value}
+            )
+        )
+        sync = self.session.sync_session
+        known = sync.identity_map.get(sync.identity_key(SettingRow, key))
+        if known is not None:  # read earlier in this transaction: it says the new value
+            set_committed_value(known, "value", value)
 
     async def get_time(self, key: str) -> dt.datetime | None:
         value = await self.get(key)
