@@ -36,10 +36,12 @@ from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
 from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.deadlines import ORIGIN as RUNNER_ORIGIN
 from bot.runtime.deadlines import DeadlineRunner, Handler
 from bot.runtime.keeper import LoopKeeper
 from bot.runtime.leader import Leadership
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
+from bot.runtime.outbox import ORIGIN as OUTBOX_ORIGIN
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.digest import Digest
@@ -337,7 +339,7 @@ class Service:
             self.db,
             LichessMessenger(self.lichess),
             self.clock,
-            watch=lambda: changes.version(("outbox",)),
+            watch=lambda: changes.version(("outbox",), besides=OUTBOX_ORIGIN),
             on_wait=on_wait,
             alerts=UndeliveredAlerts(Notifier(config)),
             dm_per_minute=DM_PER_MINUTE,
@@ -346,7 +348,7 @@ class Service:
             self.db,
             self.clock,
             self.services.deadline_handlers if self._handlers is None else self._handlers,
-            watch=lambda: changes.version(("deadlines",)),
+            watch=lambda: changes.version(("deadlines",), besides=RUNNER_ORIGIN),
             after_fire=self._after_fire,
             on_wait=on_wait,
         )
@@ -445,7 +447,7 @@ class Service:
             return await uow.settings.get_time("stream.last_seen")
 
     async def _save_last_seen(self, when: dt.datetime) -> None:
-        async with self.db.uow() as uow:
+        async with self.db.one_write() as uow:  # one statement
             await uow.settings.set_time("stream.last_seen", when)
             await uow.commit()
 

@@ -20,6 +20,8 @@ from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
 __all__ = ["TableChanges"]
 
 _KEY = "acwc.touched"
+ORIGIN = "acwc.origin"
+"""A session's ``info`` key naming who writes through it (``Database.uow(origin=...)``)."""
 
 
 def _touched(session: Session) -> set[str]:
@@ -33,10 +35,16 @@ class TableChanges:
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
         self.commits = 0
+        self.own: Counter[tuple[str, str]] = Counter()
+        """Commits per (origin, table) of sessions that named their origin."""
 
-    def version(self, tables: Iterable[str]) -> tuple[int, ...]:
-        """The counts of ``tables``: equal tuples mean none of them changed in between."""
-        return tuple(self.counts[t] for t in tables)
+    def version(self, tables: Iterable[str], *, besides: str | None = None) -> tuple[int, ...]:
+        """The counts of ``tables``: equal tuples mean none of them changed in between;
+        ``besides``: not counting the commits of that origin (a loop that reads its table
+        again after its own writes is not woken by them)."""
+        if besides is None:
+            return tuple(self.counts[t] for t in tables)
+        return tuple(self.counts[t] - self.own[besides, t] for t in tables)
 
     def version_except(self, tables: Iterable[str]) -> tuple[tuple[str, int], ...]:
         """The counts of every table but ``tables``."""
@@ -74,8 +82,11 @@ class TableChanges:
         self.commits += 1
         if "*" in touched:  # a write whose table we could not tell: everything may have changed
             touched |= set(self.counts) | {"*"}
+        origin = session.info.get(ORIGIN)
         for table in touched:
             self.counts[table] += 1
+            if origin is not None:
+                self.own[origin, table] += 1
 
     def _forget(self, session: Session) -> None:
         session.info.pop(_KEY, None)

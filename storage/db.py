@@ -110,20 +110,55 @@ class Database:
         self.engine = create_engine(url)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self.changes: TableChanges | None = None
+        # PostgreSQL: reads that need no transaction run in autocommit, each statement on its
+        # own snapshot, without the BEGIN and ROLLBACK round trips around them. (SQLite begins
+        # no transaction for a read anyway.)
+        self._reads = (
+            async_sessionmaker(
+                self.engine.execution_options(isolation_level="AUTOCOMMIT"),
+                expire_on_commit=False,
+            )
+            if self.engine.dialect.name == "postgresql"
+            else None
+        )
+        self._autocommit = self._reads
 
     def track_changes(self) -> TableChanges:
         """Count committed writes per table from now on (:mod:`storage.changes`)."""
         if self.changes is None:
             self.changes = TableChanges()
+            counting = self.changes.session_class()
             self.sessions = async_sessionmaker(
-                self.engine,
-                expire_on_commit=False,
-                sync_session_class=self.changes.session_class(),
+                self.engine, expire_on_commit=False, sync_session_class=counting
             )
+            if self._autocommit is not None:
+                self._autocommit = async_sessionmaker(
+                    self.engine.execution_options(isolation_level="AUTOCOMMIT"),
+                    expire_on_commit=False,
+                    sync_session_class=counting,
+                )
         return self.changes
 
-    def uow(self) -> UnitOfWork:
-        return UnitOfWork(self.sessions)
+    def uow(self, *, origin: str | None = None) -> UnitOfWork:
+        """A unit of work; ``origin`` names who writes through it, for
+        :meth:`TableChanges.version`'s ``besides``."""
+        return UnitOfWork(self.sessions, origin=origin)
+
+    def one_write(self, *, origin: str | None = None) -> UnitOfWork:
+        """A unit of work for a change that is one statement (atomic by itself): on
+        PostgreSQL it runs in autocommit, without the BEGIN and COMMIT round trips; on SQLite
+        it is :meth:`uow`. Its ``commit()`` is still called (it counts the change)."""
+        if self._autocommit is None:
+            return self.uow(origin=origin)
+        return UnitOfWork(self._autocommit, origin=origin)
+
+    def reads(self) -> UnitOfWork:
+        """A unit of work that only reads, and needs no one snapshot for all its statements
+        (a loop's look at what is due): on PostgreSQL without a transaction. It cannot
+        commit."""
+        if self._reads is None:
+            return UnitOfWork(self.sessions, read_only=True)
+        return UnitOfWork(self._reads, read_only=True)
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -25,7 +25,10 @@ _OUTBOX_DUE = (
 )
 _OUTBOX_MARK_SENT = (
     update(OutboxRow)
-    .where(OutboxRow.id == bindparam("row_id"), OutboxRow.status == OutboxStatus.PENDING)
+    .where(
+        OutboxRow.id.in_(bindparam("row_ids", expanding=True)),
+        OutboxRow.status == OutboxStatus.PENDING,
+    )
     .values(
         status=OutboxStatus.SENT,
         sent_at=bindparam("sent_at", type_=OutboxRow.__table__.c.sent_at.type),
@@ -37,6 +40,7 @@ _OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
     OutboxRow.status == OutboxStatus.PENDING,
     OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
 )
+_OUTBOX_NEXT_AFTER = _OUTBOX_NEXT_RETRY.where(OutboxRow.next_attempt_at > bindparam("now"))
 
 
 class OutboxRepository(_Repository):
@@ -195,7 +199,14 @@ class OutboxRepository(_Repository):
 
     async def mark_sent(self, row_id: int, *, at: dt.datetime) -> int:
         """Mark a message sent if it is still pending (one statement); 1 if it was, else 0."""
-        result = await self.session.execute(_OUTBOX_MARK_SENT, {"row_id": row_id, "sent_at": at})
+        return await self.mark_all_sent([row_id], at=at)
+
+    async def mark_all_sent(self, row_ids: Sequence[int], *, at: dt.datetime) -> int:
+        """Mark the messages of ``row_ids`` that are still pending sent, in one statement; how
+        many were."""
+        result = await self.session.execute(
+            _OUTBOX_MARK_SENT, {"row_ids": list(row_ids), "sent_at": at}
+        )
         return int(getattr(result, "rowcount", 0) or 0)
 
     async def next_retry(self, kinds: Sequence[str]) -> dt.datetime | None:
@@ -205,6 +216,13 @@ class OutboxRepository(_Repository):
         marks them posted, so over a season that list grows with every round."""
         value: dt.datetime | None = await self.session.scalar(
             _OUTBOX_NEXT_RETRY, {"kinds": list(kinds)}
+        )
+        return value
+
+    async def next_after(self, now: dt.datetime, kinds: Sequence[str]) -> dt.datetime | None:
+        """When the earliest pending message of ``kinds`` not yet due at ``now`` is due."""
+        value: dt.datetime | None = await self.session.scalar(
+            _OUTBOX_NEXT_AFTER, {"kinds": list(kinds), "now": now}
         )
         return value
 

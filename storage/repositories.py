@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, bindparam, event, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    bindparam,
+    event,
+    func,
+    inspect,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from rules.core.model import Game, PlayerId
 from rules.core.states import MatchState
@@ -60,9 +73,26 @@ _MATCHES_BETWEEN = (
     )
     .order_by(MatchRow.id.desc())
 )
+_MATCH_WITH_ROUND = (
+    select(MatchRow, RoundRow)
+    .join(RoundRow, RoundRow.id == MatchRow.round_id)
+    .where(MatchRow.id == bindparam("match_id"))
+)
 _TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
 _DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
     DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
+)
+_DEADLINE_CLAIM_NEXT = (
+    update(DeadlineRow)
+    .where(
+        DeadlineRow.id
+        == _DEADLINES_DUE.with_only_columns(DeadlineRow.id).limit(1).scalar_subquery(),
+        DeadlineRow.fired_at.is_(None),
+        DeadlineRow.cancelled_at.is_(None),
+    )
+    .values(fired_at=bindparam("fired_at"))
+    .returning(DeadlineRow)
+    .execution_options(synchronize_session=False)
 )
 
 
@@ -131,6 +161,13 @@ class PlayerRepository(_Repository):
     async def get(self, player_id: str) -> PlayerRow | None:
         return await self.session.get(PlayerRow, player_id)
 
+    async def get_many(self, player_ids: Iterable[str]) -> dict[str, PlayerRow]:
+        """The players of ``player_ids`` that exist, by id, in one query."""
+        result = await self.session.execute(
+            select(PlayerRow).where(PlayerRow.id.in_(list(player_ids)))
+        )
+        return {row.id: row for row in result.scalars()}
+
     async def add(self, row: PlayerRow) -> PlayerRow:
         self.session.add(row)
         await self.session.flush()
@@ -151,6 +188,12 @@ class PlayerRepository(_Repository):
 class MatchRepository(_Repository):
     async def get(self, match_id: int) -> MatchRow | None:
         return await self.session.get(MatchRow, match_id)
+
+    async def with_round(self, match_id: int) -> tuple[MatchRow, RoundRow] | None:
+        """The match and its round, in one query."""
+        result = await self.session.execute(_MATCH_WITH_ROUND, {"match_id": match_id})
+        found = result.first()
+        return None if found is None else (found[0], found[1])
 
     async def add(self, row: MatchRow) -> MatchRow:
         self.session.add(row)
@@ -272,9 +315,31 @@ def _writes_games(session: Session) -> bool:
     return any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted))
 
 
-def _forget_games_if_written(session: Session, _context: Any) -> None:
-    if _writes_games(session):
+def _follow_game_writes(session: Session, _context: Any) -> None:
+    """After a flush: the memo follows games changed in place and games added (the intake's),
+    and is forgotten when a game was deleted or moved (its match or its time changed) or an
+    added game's time ties with another's (the database orders those by id, in its own
+    collation)."""
+    memo: dict[int, tuple[GameRow, ...]] | None = session.info.get(_GAMES_MEMO)
+    if not memo:
+        return
+    if any(isinstance(o, GameRow) for o in session.deleted):
         _forget_games(session)
+        return
+    for obj in session.dirty:
+        if isinstance(obj, GameRow):
+            state = inspect(obj)
+            if any(state.attrs[k].history.has_changes() for k in ("id", "match_id", "created_at")):
+                _forget_games(session)
+                return
+    for obj in session.new:
+        if not isinstance(obj, GameRow) or obj.match_id not in memo:
+            continue
+        rows = memo[obj.match_id]
+        if any(r.created_at == obj.created_at for r in rows):
+            _forget_games(session)
+            return
+        memo[obj.match_id] = tuple(sorted((*rows, obj), key=lambda r: r.created_at))
 
 
 def _forget_games_on_bulk(state: ORMExecuteState) -> None:
@@ -285,9 +350,9 @@ def _forget_games_on_bulk(state: ORMExecuteState) -> None:
         _forget_games(state.session)
 
 
-# The memo lives as long as the session's transaction and holds only while no game row changed
-# in it: any flush or bulk statement touching games, commit or rollback forgets it.
-event.listen(Session, "after_flush", _forget_games_if_written)
+# The memo lives as long as the session's transaction: a flush keeps it up to date (or forgets
+# it), a bulk statement touching games, a commit or a rollback forgets it.
+event.listen(Session, "after_flush", _follow_game_writes)
 event.listen(Session, "do_orm_execute", _forget_games_on_bulk)
 event.listen(Session, "after_commit", _forget_games)
 event.listen(Session, "after_soft_rollback", _forget_games)
@@ -298,7 +363,8 @@ class GameRepository(_Repository):
 
     A unit of work asks for one match's games several times (the intake, the match's state,
     the match listeners), so :meth:`for_match` reads all of a match's games once and answers
-    from them for the rest of the transaction, until a game row is added, changed or deleted;
+    from them for the rest of the transaction, following the games the transaction adds or
+    changes in place (it reads again after a game is deleted or moved, or a bulk statement);
     :meth:`preload` does that for many matches in one query.
     """
 
@@ -319,10 +385,13 @@ class GameRepository(_Repository):
         refusal: str | None,
         source: str,
         now: dt.datetime,
+        stored: GameRow | Literal["unread"] | None = "unread",
     ) -> GameRow:
-        """Add ``game`` to the match, or bring its stored row up to date (by Lichess id)."""
+        """Add ``game`` to the match, or bring its stored row up to date (by Lichess id);
+        ``stored``: the row the caller read by that id in this transaction (``None``: there is
+        none), so it is not read again (a miss is not in the session's identity map)."""
         values = game_row_values(game)
-        row = await self.get(game.id)
+        row = await self.get(game.id) if stored == "unread" else stored
         if row is None:
             row = GameRow(
                 **values,
@@ -343,8 +412,10 @@ class GameRepository(_Repository):
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
         """The match's games (counted ones only, by default), oldest first."""
         known = _games_memo(self.session.sync_session).get(match_id)
-        if known is None or _writes_games(self.session.sync_session):
-            # (unflushed game changes: the query's autoflush writes them and forgets the memo)
+        if known is not None and _writes_games(self.session.sync_session):
+            await self.session.flush()  # which brings the memo up to date, or forgets it
+            known = _games_memo(self.session.sync_session).get(match_id)
+        if known is None:
             result = await self.session.execute(_GAMES_OF_MATCH, {"match_id": match_id})
             known = tuple(result.scalars().all())
             _games_memo(self.session.sync_session)[match_id] = known
@@ -418,8 +489,9 @@ class AuditRepository(_Repository):
             match_id=match_id,
             details=details or {},
         )
+        # Not flushed here: the entries of one transaction go in one INSERT at its next
+        # query or its commit (a round trip each was a fifth of a game's statements).
         self.session.add(row)
-        await self.session.flush()
         return row
 
     async def list(
@@ -559,6 +631,14 @@ class DeadlineRepository(_Repository):
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
+    async def claim_next(self, now: dt.datetime) -> DeadlineRow | None:
+        """Mark the first deadline due at ``now`` (by due time, then id) fired and return it,
+        in one statement; ``None`` when nothing is due. The row is claimed only if nobody fired
+        or cancelled it meanwhile (as :meth:`claim`), so it fires once."""
+        result = await self.session.execute(_DEADLINE_CLAIM_NEXT, {"now": now, "fired_at": now})
+        row: DeadlineRow | None = result.scalars().first()
+        return row
+
 
 class StageRepository(_Repository):
     """Who is in a stage, who is kept apart, who left."""
@@ -611,12 +691,19 @@ class SettingRepository(_Repository):
         return None if row is None else row.value
 
     async def set(self, key: str, value: str) -> None:
-        row = await self.session.get(SettingRow, key)
-        if row is None:
-            self.session.add(SettingRow(key=key, value=value))
-        else:
-            row.value = value
-        await self.session.flush()
+        """Store ``value`` under ``key``, in one statement (an upsert, no read first)."""
+        dialect = self.session.get_bind().dialect.name
+        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        statement = insert(SettingRow).values(key=key, value=value)
+        await self.session.execute(
+            statement.on_conflict_do_update(
+                index_elements=[SettingRow.key], set_={"value": statement.excluded.value}
+            )
+        )
+        sync = self.session.sync_session
+        known = sync.identity_map.get(sync.identity_key(SettingRow, key))
+        if known is not None:  # read earlier in this transaction: it says the new value
+            set_committed_value(known, "value", value)
 
     async def get_time(self, key: str) -> dt.datetime | None:
         value = await self.get(key)

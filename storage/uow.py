@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from storage.changes import ORIGIN
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
 from storage.repositories import (
@@ -20,6 +23,10 @@ from storage.repositories import (
 )
 
 
+def _no_writes(*_: Any) -> None:
+    raise RuntimeError("a unit of work for reads (Database.reads) writes nothing")
+
+
 class UnitOfWork:
     """``async with db.uow() as uow: ...; await uow.commit()``.
 
@@ -29,11 +36,23 @@ class UnitOfWork:
 
     session: AsyncSession
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        read_only: bool = False,
+        origin: str | None = None,
+    ) -> None:
         self._sessions = sessions
+        self.read_only = read_only
+        self.origin = origin
 
     async def __aenter__(self) -> UnitOfWork:
         self.session = self._sessions()
+        if self.origin is not None:
+            self.session.info[ORIGIN] = self.origin
+        if self.read_only:
+            event.listen(self.session.sync_session, "before_flush", _no_writes)
         self.tournaments = TournamentRepository(self.session)
         self.players = PlayerRepository(self.session)
         self.matches = MatchRepository(self.session)
@@ -58,6 +77,8 @@ class UnitOfWork:
         await self.session.close()
 
     async def commit(self) -> None:
+        if self.read_only:
+            raise RuntimeError("a unit of work for reads (Database.reads) commits nothing")
         await self.session.commit()
 
     async def rollback(self) -> None:

@@ -170,7 +170,7 @@ class TDActor:
 
     async def _routine_once(self, now: dt.datetime) -> bool:
         w = self.world
-        async with w.db.uow() as uow:
+        async with w.db.reads() as uow:
             tournament = await uow.tournaments.current()
             assert tournament is not None
             current = StageKind(tournament.current_stage)
@@ -181,7 +181,7 @@ class TDActor:
     async def _qualification(self, now: dt.datetime) -> bool:
         w = self.world
         acted = False
-        async with w.db.uow() as uow:
+        async with w.db.reads() as uow:
             stage = await qualification_stage(uow)
             stored = await rounds(uow, stage)
             field = await entrants(uow, stage)
@@ -256,7 +256,7 @@ class TDActor:
         w = self.world
         if w.config.tournament.publish_fixed_rounds:
             return acted  # the stage advance approved its rounds: they go out by themselves
-        async with w.db.uow() as uow:
+        async with w.db.reads() as uow:
             tournament = await uow.tournaments.current()
             assert tournament is not None
             current = StageKind(tournament.current_stage)
@@ -317,7 +317,7 @@ class MatchActor:
         Read as plain columns, the last event by the (match, seq) index: the actor asks after
         nearly every step, and a season keeps a hundred matches open at a time.
         """
-        async with self.world.db.uow() as uow:
+        async with self.world.db.reads() as uow:
             rows = await uow.matches.open_versions(OPEN_STATES)
             steps: dict[int, int] = {}
             if any(r[1] is MatchState.ARMAGEDDON for r in rows):
@@ -329,7 +329,7 @@ class MatchActor:
 
     async def _plan(self, match_id: int, now: dt.datetime) -> list[Planned]:
         w = self.world
-        async with w.db.uow() as uow:
+        async with w.db.reads() as uow:
             row = await uow.matches.get(match_id)
             assert row is not None
             assert row.black_first is not None
@@ -546,7 +546,7 @@ class GameActor:
         self,
     ) -> tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]]:
         w = self.world
-        async with w.db.uow() as uow:
+        async with w.db.reads() as uow:
             rows = list(await uow.matches.open_matches(OPEN_STATES))
             repo = StagesRepository(uow.session)
             arms: dict[int, ArmageddonRow] = {}

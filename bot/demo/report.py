@@ -94,7 +94,7 @@ class Progress:
         if self._day == now.date():
             return False, None
         self._day = now.date()
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             rows = await uow.matches.count_by_stage_and_state()
         totals: Counter[str] = Counter()
         done: Counter[str] = Counter()

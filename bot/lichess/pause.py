@@ -20,7 +20,7 @@ class DatabasePause:
         self.clock = clock
 
     async def paused_until(self) -> dt.datetime | None:
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             return await uow.holds.until(RATE_LIMIT_HOLD, self.clock.now())
 
     async def pause(self, until: dt.datetime) -> None:

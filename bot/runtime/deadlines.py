@@ -27,6 +27,9 @@ from storage.uow import UnitOfWork
 log = logging.getLogger(__name__)
 
 LATE_AFTER = dt.timedelta(minutes=1)
+ORIGIN = "deadline-runner"
+"""The runner's writes (``Database.uow(origin=...)``): it reads the deadlines again after
+them, so they need not wake it (``TableChanges.version(besides=...)``)."""
 POLL = dt.timedelta(minutes=1)
 """With the wall clock, look at the table at least this often: a TD command run in another
 process changes deadlines without waking this one."""
@@ -73,20 +76,25 @@ class DeadlineRunner(WaitingLoop):
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
         self.after_fire = after_fire
+        self.next_due: dt.datetime | None = None
+        """When the next deadline is due, as the last :meth:`fire_due` found it."""
 
     async def fire_due(self) -> int:
-        """Fire every deadline that is due now, each in its own transaction; how many fired."""
+        """Fire every deadline that is due now, each in its own transaction; how many fired.
+
+        Each transaction claims the first due row in one statement (``UPDATE ... RETURNING``),
+        runs its handler and reads when the next deadline is, which :meth:`run` waits for
+        (:attr:`next_due`) unless it is due already: one transaction a deadline, where a
+        look, a list of what is due, a read of each row and a look again were four. A
+        commit of another task meanwhile wakes the runner (it looked before this began)."""
         fired = 0
-        async with self.db.uow() as uow:
-            due_ids = [row.id for row in await uow.deadlines.due(self.clock.now())]
-        for deadline_id in due_ids:
-            async with self.db.uow() as uow:
-                row = await uow.deadlines.get(deadline_id)
-                if row is None or row.fired_at is not None or row.cancelled_at is not None:
-                    continue
+        while True:
+            async with self.db.uow(origin=ORIGIN) as uow:
                 now = self.clock.now()
-                if not await uow.deadlines.claim(row, now):
-                    continue
+                row = await uow.deadlines.claim_next(now)
+                if row is None:
+                    self.next_due = await uow.deadlines.next_due()
+                    break
                 firing = Firing(row, now)
                 handler = self.handlers.get(row.kind)
                 if handler is None:
@@ -116,16 +124,18 @@ class DeadlineRunner(WaitingLoop):
                             "late_by_seconds": int(firing.late_by.total_seconds()),
                         },
                     )
+                # What is due next, this firing's own new rows included: when nothing else is
+                # due now, no transaction more is needed to find that out.
+                upcoming = await uow.deadlines.next_due()
                 await uow.commit()
                 fired += 1
+            if upcoming is None or upcoming > self.clock.now():
+                self.next_due = upcoming
+                break
         self.fired += fired
         if fired and self.after_fire is not None:
             await self.after_fire()
         return fired
-
-    async def _next_due(self) -> dt.datetime | None:
-        async with self.db.uow() as uow:
-            return await uow.deadlines.next_due()
 
     def _schedule_wake(self, when: dt.datetime) -> None:
         assert self._apscheduler is not None
@@ -159,12 +169,10 @@ class DeadlineRunner(WaitingLoop):
         try:
             while True:
                 self.wakeup.looking()
-                next_due = await self._next_due()
-                # Most wake-ups are a replan that moved a later deadline: one query says so.
-                if next_due is not None and next_due <= self.clock.now():
-                    await self.fire_due()
-                    next_due = await self._next_due()
-                await self._wait(next_due)
+                # Fires what is due; the transaction that finds nothing due (most wake-ups:
+                # a replan that moved a later deadline) reads the next due time.
+                await self.fire_due()
+                await self._wait(self.next_due)
         finally:
             if self._apscheduler is not None:
                 self._apscheduler.shutdown(wait=False)

@@ -70,6 +70,9 @@ MERGE_LIMIT = 8000
 """The longest DM Lichess takes; merged notices stay under it."""
 MERGE_SEPARATOR = "\n\n---\n\n"
 """Between merged notices: a rule line a reader sees and a test can split on."""
+ORIGIN = "outbox-dispatcher"
+"""The dispatcher's writes (``Database.uow(origin=...)``): it looks at the outbox again after
+them, so they need not wake it (``TableChanges.version(besides=...)``)."""
 OUTBOX_HOLD = "outbox"
 REFUSED_HOLD = "dm-refused:"
 
@@ -174,6 +177,11 @@ class OutboxDispatcher(WaitingLoop):
         self._recent: deque[dt.datetime] = deque()
         self._refusing: set[str] = set()
         self._refusing_read = False
+        self.next_attempt: dt.datetime | None = None
+        """When the first message not yet due is, as the last :meth:`deliver_due` found it
+        (valid while ``_next_known``)."""
+        self._next_known = False
+        self._hold_read = False
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
@@ -185,21 +193,33 @@ class OutboxDispatcher(WaitingLoop):
 
     async def is_stopped(self) -> str | None:
         """Why the outbox is stopped (Lichess refused the token), or ``None``."""
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             hold = await uow.holds.get(OUTBOX_HOLD)
         self.stopped = None if hold is None else (hold.reason or "stopped")
         return self.stopped
 
     async def deliver_due(self) -> int:
-        """Send every due message once; returns how many went out."""
+        """Send every due message once; returns how many went out.
+
+        The look at what is due also reads, when it holds every due message, when the first
+        one not yet due is: once all of them went out, that is when :meth:`run` looks again
+        (:attr:`next_attempt`), without a read of its own. Whether the outbox is stopped is
+        read on the first look and while it is stopped: only this dispatcher stops it (a
+        start-up lifts it, in any process)."""
         sent = 0
-        if await self.is_stopped() is not None:
-            return sent
+        self._next_known = False
         while True:
-            async with self.db.uow() as uow:
+            async with self.db.reads() as uow:
+                if self.stopped is not None or not self._hold_read:
+                    hold = await uow.holds.get(OUTBOX_HOLD)
+                    self.stopped = None if hold is None else (hold.reason or "stopped")
+                    self._hold_read = True
+                if self.stopped is not None:
+                    return sent
                 now = self.clock.now()
                 due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
                 batch = len(due)
+                later = await uow.outbox.next_after(now, SENDABLE_KINDS) if batch < BATCH else None
                 # and whatever else is due to the same people, so it goes in the same message
                 taken = {r.id for r in due}
                 due += [
@@ -212,7 +232,9 @@ class OutboxDispatcher(WaitingLoop):
                     if r.id not in taken
                 ]
             if not due:
+                self.next_attempt, self._next_known = later, True
                 return sent
+            failed = False
             for group in merge(sorted(due, key=lambda r: r.id)):
                 if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
                     self.sent += sent
@@ -232,10 +254,13 @@ class OutboxDispatcher(WaitingLoop):
                     return sent
                 else:
                     await self._failed(group, error)
+                    failed = True
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
-                # is sent on the next round of run().
+                # is sent on the next round of run(). Each went out (a failure set a later
+                # attempt: read again), so the next is the first that was not due.
+                self.next_attempt, self._next_known = later, not failed
                 return sent
 
     async def _paced(self) -> bool:
@@ -247,7 +272,7 @@ class OutboxDispatcher(WaitingLoop):
             self._recent.popleft()
         if len(self._recent) < self.dm_per_minute:
             return False
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
             await uow.commit()
         return True
@@ -256,12 +281,23 @@ class OutboxDispatcher(WaitingLoop):
         self.messages += 1
         if group[0].kind is not Channel.TEAM_UPDATE:
             self._recent.append(self.clock.now())
-        marked = 0
-        async with self.db.uow() as uow:
-            for row in group:
-                marked += await uow.outbox.mark_sent(row.id, at=self.clock.now())
-            recipient = group[0].recipient.lower()
-            if group[0].kind is Channel.DM and recipient in await self._refused(uow):
+        ids = [row.id for row in group]
+        recipient = group[0].recipient.lower()
+        kind = group[0].kind
+        if kind is Channel.DM and not self._refusing_read:
+            async with self.db.reads() as uow:
+                await self._refused(uow)
+        if kind is not Channel.TEAM_UPDATE and (
+            kind is not Channel.DM or recipient not in self._refusing
+        ):
+            # the usual case, one statement: on PostgreSQL no transaction around it
+            async with self.db.one_write(origin=ORIGIN) as uow:
+                marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
+                await uow.commit()
+            return marked
+        async with self.db.uow(origin=ORIGIN) as uow:
+            marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
+            if kind is Channel.DM and recipient in await self._refused(uow):
                 await uow.holds.clear(REFUSED_HOLD + recipient)  # they take DMs again
                 self._refusing.discard(recipient)
             if group[0].kind is Channel.TEAM_UPDATE:  # and the notices it carried
@@ -281,7 +317,7 @@ class OutboxDispatcher(WaitingLoop):
         reason = f"Lichess refused the bot's token: {error}"[:500]
         log.error("outbox stopped: %s", reason)
         self.stopped = reason
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             await uow.holds.put(OUTBOX_HOLD, since=self.clock.now(), reason=reason)
             await uow.commit()
 
@@ -290,7 +326,7 @@ class OutboxDispatcher(WaitingLoop):
         note = f"{type(error).__name__}: {error}"[:500]
         given_up: list[OutboxRow] = []
         why = "Lichess refused it"
-        async with self.db.uow() as uow:
+        async with self.db.uow(origin=ORIGIN) as uow:
             reply = is_limited(error) and await uow.notices.has_sent(
                 group[0].kind, group[0].recipient
             )
@@ -337,15 +373,21 @@ class OutboxDispatcher(WaitingLoop):
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD
         # marks them posted, so over a season that list grows with every round.
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             return await uow.outbox.next_retry(SENDABLE_KINDS)
 
     async def run(self) -> None:
+        self._hold_read = False  # another leader may have stopped it meanwhile
         while True:
             self.wakeup.looking()
             await self.deliver_due()
             # Stopped (a bad token): wait to be woken, or (wall clock) look again in a while.
-            when = None if self.stopped is not None else await self._next_retry()
+            if self.stopped is not None:
+                when = None
+            elif self._next_known:
+                when = self.next_attempt
+            else:
+                when = await self._next_retry()
             if isinstance(self.clock, SystemClock):
                 poll = self.clock.now() + POLL
                 when = poll if when is None else min(when, poll)

@@ -82,6 +82,11 @@ class WaitingLoop:
             and (self._until is None or self._until > self.clock.now())
         )
 
+    @property
+    def until(self) -> dt.datetime | None:
+        """When the loop next looks by itself (``None``: only when woken), while it waits."""
+        return self._until
+
     def _going_to_wait(self, until: dt.datetime | None) -> None:
         self._waiting, self._until = True, until
         if self.on_wait is not None:

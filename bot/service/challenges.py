@@ -212,8 +212,15 @@ class GameChallenges:
         week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
         attempt = int(deadline.payload.get("attempt", 1))
         announce = Announce.read(deadline.payload.get("announce"))
-        row = await uow.matches.get(deadline.match_id) if deadline.match_id is not None else None
-        if row is None or row.black_first is None or row.week != week:
+        found = (
+            await uow.matches.with_round(deadline.match_id)
+            if deadline.match_id is not None
+            else None
+        )
+        if found is None:
+            return
+        row, rnd = found  # the round's number names the challenge: read with it, one query
+        if row.black_first is None or row.week != week:
             return  # an agreement of a week gone by is announced no more
         wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
         if (
@@ -241,12 +248,14 @@ class GameChallenges:
                     }
                     await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
                 return
-        rnd = await uow.tournaments.round(row.round_id)
-        match = to_match(row, round=rnd.number if rnd is not None else 0)
+        match = to_match(row, round=rnd.number)
         chosen = deadline.payload.get("white")
         white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
         black = match.opponent_of(white)
-        white_name, black_name = await self._username(uow, white), await self._username(uow, black)
+        players = await uow.players.get_many((white, black))  # one read for both
+        white_name, black_name = (
+            players[p].username if p in players else p for p in (white, black)
+        )
         control = self.config.rules.time_control
         if game == ARMAGEDDON:
             armageddon = self.config.rules.armageddon
@@ -280,7 +289,7 @@ class GameChallenges:
         # path reads nothing more than it must before its writes.
         by_dm = [white, black]
         if game not in (1, ARMAGEDDON):
-            by_dm = [p for p in by_dm if await self._links_by_dm(uow, p)]
+            by_dm = [p for p in by_dm if p in players and players[p].game_links_by_dm]
         names = {white: white_name, black: black_name}
         retry = await self._planned(uow, row, deadline, attempt) or self._retry(
             row, deadline, attempt, now=now
@@ -405,10 +414,6 @@ class GameChallenges:
             link = links.get(player)
             if not went and link is not None:
                 await self.notifier.dm_player(uow, now=now, player=player, text=link, key=key)
-
-    async def _links_by_dm(self, uow: UnitOfWork, player: PlayerId) -> bool:
-        found = await uow.players.get(player)
-        return found is not None and bool(found.game_links_by_dm)
 
     async def resume(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
         """On taking the lead (a start, a restart, a take-over): an attempt cut off while

@@ -20,7 +20,7 @@ import dataclasses
 import datetime as dt
 import logging
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, overload
 
 from bot.config import Config
 from bot.notify import Notifier
@@ -83,23 +83,25 @@ class GameIntake:
         self.recorded = 0
 
     async def __call__(self, game: Game) -> bool:
+        async with self.db.uow() as uow:
+            changed = await self.record(uow, game, look_up=True)
+            if changed is not None:
+                await uow.commit()
+                return changed
         game = await self._with_source(game)
         async with self.db.uow() as uow:
             changed = await self.record(uow, game)
             await uow.commit()
-        return changed
+        return bool(changed)
+
+    def _may_need_source(self, game: Game) -> bool:
+        """A finished game whose source the stream did not say, with an export to ask."""
+        return game.source is None and game.status.is_finished and self.lookup is not None
 
     async def _with_source(self, game: Game) -> Game:
-        """``game`` with the source the export gives, when the intake must know it: a finished
-        game of a paired couple that is not one of the bot's challenges. Lookup errors raise (the
-        watcher delivers the game again with its next backfill)."""
-        if game.source is not None or not game.status.is_finished or self.lookup is None:
-            return game
-        async with self.db.uow() as uow:
-            if await GamesRepository(uow.session).challenge(game.id) is not None:
-                return game
-            if not await uow.matches.between(game.white, game.black):
-                return game
+        """``game`` with the source the export gives. Lookup errors raise (the watcher
+        delivers the game again with its next backfill)."""
+        assert self.lookup is not None
         for found in await self.lookup([game.id]):
             if found.id == game.id:
                 return dataclasses.replace(
@@ -107,8 +109,11 @@ class GameIntake:
                 )
         return game
 
-    async def _context(self, uow: UnitOfWork, game: Game) -> tuple[MatchRow, MatchContext] | None:
-        """The pair's match whose week holds the game, else their latest published match."""
+    async def _context(
+        self, uow: UnitOfWork, game: Game, bots: set[str]
+    ) -> tuple[MatchRow, MatchContext] | None:
+        """The pair's match whose week holds the game, else their latest published match;
+        ``bots`` gets the ids of the bot's challenges of their published matches."""
         options: list[tuple[MatchRow, MatchContext]] = []
         for row, rnd in await uow.matches.between(game.white, game.black):
             if rnd.week_start is None or rnd.week_end is None:
@@ -117,6 +122,7 @@ class GameIntake:
             shift = dt.timedelta(weeks=row.week - 1)
             counted = [g for g in await uow.games.for_match(row.id) if g.id != game.id]
             challenges = await GamesRepository(uow.session).challenges(row.id)
+            bots.update(c.id for c in challenges)
             context = MatchContext(
                 match=to_match(row, round=rnd.number),
                 window_start=rnd.week_start + shift,
@@ -137,15 +143,27 @@ class GameIntake:
             options.append((row, context))
         return options[0] if options else None
 
-    async def record(self, uow: UnitOfWork, game: Game) -> bool:
-        """Store ``game`` if it concerns a match; True when something changed."""
+    @overload
+    async def record(self, uow: UnitOfWork, game: Game) -> bool: ...
+
+    @overload
+    async def record(self, uow: UnitOfWork, game: Game, *, look_up: bool) -> bool | None: ...
+
+    async def record(self, uow: UnitOfWork, game: Game, *, look_up: bool = False) -> bool | None:
+        """Store ``game`` if it concerns a match; True when something changed. With
+        ``look_up``: ``None`` (nothing done) when the export must say the game's source first:
+        a finished game of a paired couple that is not one of the bot's challenges (those are
+        known from the match's challenges, read here anyway: nearly every game)."""
         now = self.clock.now()
         existing = await uow.games.get(game.id)
         if existing is not None and (existing.status is game.status or existing.status.is_finished):
             return False  # seen in this state already, or already final
-        found = await self._context(uow, game)
+        bots: set[str] = set()
+        found = await self._context(uow, game, bots)
         if found is None:
             return False
+        if look_up and self._may_need_source(game) and game.id not in bots:
+            return None
         row, context = found
         if row.state == MatchState.ARMAGEDDON:
             return await self.armageddon.take(uow, row, game, now=now)
@@ -153,7 +171,13 @@ class GameIntake:
         counted = isinstance(decision, Accepted) and decision.is_final
         refusal = decision.reason.value if isinstance(decision, Refused) else None
         stored = await uow.games.store(
-            game, match_id=row.id, counted=counted, refusal=refusal, source="lichess", now=now
+            game,
+            match_id=row.id,
+            counted=counted,
+            refusal=refusal,
+            source="lichess",
+            now=now,
+            stored=existing,
         )
         self.recorded += 1
         await self._alerts(uow, row, decision, now)

@@ -9,8 +9,10 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
-from sqlalchemy import update
+import pytest
+from sqlalchemy import event, update
 
 from storage.db import Database
 from storage.models import GameRow
@@ -68,6 +70,38 @@ async def test_only_committed_real_changes_count(db: Database) -> None:
     assert changes.version(("matches",)) == (before[1] + 1,)
 
 
+async def test_a_writer_that_names_itself_can_be_left_out(db: Database) -> None:
+    """A loop reads its table again after its own writes: ``besides`` leaves them out, so
+    only another writer's commit wakes it."""
+    changes = db.track_changes()
+    match_id = await stored_match(db, "alice", "bob")
+    before = changes.version(("games",), besides="loop")
+
+    async with db.uow(origin="loop") as uow:
+        await uow.games.add(_game("g1", match_id, 0))
+        await uow.commit()
+    assert changes.version(("games",), besides="loop") == before
+    assert changes.version(("games",)) != before
+
+    async with db.uow() as uow:
+        await uow.games.add(_game("g2", match_id, 1))
+        await uow.commit()
+    assert changes.version(("games",), besides="loop") == (before[0] + 1,)
+
+
+async def test_a_unit_of_work_for_reads_writes_nothing(db: Database) -> None:
+    match_id = await stored_match(db, "alice", "bob")
+    async with db.reads() as uow:
+        assert await uow.matches.get(match_id) is not None
+        uow.session.add(_game("g1", match_id, 0))
+        with pytest.raises(RuntimeError):
+            await uow.session.flush()
+        with pytest.raises(RuntimeError):
+            await uow.commit()
+    async with db.uow() as uow:
+        assert await uow.games.get("g1") is None
+
+
 async def test_games_of_a_match_follow_every_write_in_the_transaction(db: Database) -> None:
     match_id = await stored_match(db, "alice", "bob")
     async with db.uow() as uow:
@@ -86,6 +120,38 @@ async def test_games_of_a_match_follow_every_write_in_the_transaction(db: Databa
         await uow.session.execute(update(GameRow).where(GameRow.id == "g2").values(counted=False))
         assert [g.id for g in await uow.games.for_match(match_id)] == ["g1"]
         await uow.commit()
+
+
+async def test_games_of_a_match_follow_a_change_and_an_addition_without_reading(
+    db: Database,
+) -> None:
+    """The intake changes a game in place (or adds one) and asks for the match's games again:
+    the answer follows the write, with no query more."""
+    match_id = await stored_match(db, "alice", "bob")
+    async with db.uow() as uow:
+        await uow.games.add(_game("g1", match_id, 0, counted=False))
+        await uow.commit()
+    selects: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            selects.append(statement)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", count)
+    try:
+        async with db.uow() as uow:
+            assert await uow.games.for_match(match_id) == []
+            first = await uow.games.get("g1")  # in the session: no query
+            assert first is not None
+            first.counted = True
+            uow.session.add(_game("g0", match_id, -5))
+            assert [g.id for g in await uow.games.for_match(match_id)] == ["g0", "g1"]
+            assert len(selects) == 1
+            uow.session.add(_game("g9", match_id, 0))  # the same time as g1: read again
+            assert [g.id for g in await uow.games.for_match(match_id)] == ["g0", "g1", "g9"]
+            assert len(selects) == 2
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", count)
 
 
 async def test_preloaded_games_are_what_each_match_reads(db: Database) -> None:

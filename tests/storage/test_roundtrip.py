@@ -123,6 +123,32 @@ async def test_deadline_fires_once(any_db: Database) -> None:
         assert await uow.deadlines.next_due() is None
 
 
+async def test_the_first_due_deadline_is_claimed_in_one_statement(any_db: Database) -> None:
+    match_id = await stored_match(any_db)
+    async with any_db.uow() as uow:
+        for days, kind in ((2, "later"), (1, "first"), (9, "not_due")):
+            await uow.deadlines.add(
+                DeadlineRow(
+                    kind=kind,
+                    due_at=NOW + dt.timedelta(days=days),
+                    match_id=match_id,
+                    created_at=NOW,
+                )
+            )
+        await uow.commit()
+    now = NOW + dt.timedelta(days=3)
+    claimed = []
+    async with any_db.uow() as uow:
+        while (row := await uow.deadlines.claim_next(now)) is not None:
+            assert row.fired_at == now
+            claimed.append(row.kind)
+        await uow.commit()
+    assert claimed == ["first", "later"]
+    async with any_db.uow() as uow:
+        assert await uow.deadlines.claim_next(now) is None
+        assert await uow.deadlines.next_due() == NOW + dt.timedelta(days=9)
+
+
 async def test_the_same_deadline_cannot_be_planned_twice(any_db: Database) -> None:
     match_id = await stored_match(any_db)
 
