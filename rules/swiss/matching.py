@@ -44,12 +44,22 @@ are taken apart and the others keep growing, unless those trees held more than a
 the S-vertices (then a fresh stage costs no more). When more than half the vertices changed
 since the last solve (a bracket's exchange weights), the solver starts cold instead of
 repairing: the repair would leave nearly every vertex a root.
+
+A cold start gives every vertex about the same dual, which suits weights that are alike; when
+they are not (exchange weights rise and fall with the players' positions), the stages must
+move each vertex's dual to a level of its own, one or two vertices per stage. The caller who
+knows how the weights are made can give each vertex a ``potential`` (doubled weights, at least
+0): where a pair's weight is a sum of parts of its two ends (as the completion field's part of
+a player who may not take the PAB), the two potentials are twice their parts. The cold start
+then gives each vertex its potential plus half of the most any of its pairs weighs beyond the
+two potentials, which covers every pair whatever the potentials are, and makes tight every
+pair of the vertices' heaviest kind; only the rest is left to the stages.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rules.swiss.blossoms import S_LABEL as _S
 from rules.swiss.blossoms import T_LABEL as _T
@@ -94,6 +104,7 @@ class WeightedMatching(Blossoms):
         "_w",
         "_y",
         "_z",
+        "potential",
     )
 
     def __init__(self) -> None:
@@ -113,6 +124,8 @@ class WeightedMatching(Blossoms):
         self._dirty: set[int] = set()
         self._fresh = True
         self._stepped = False
+        # Each vertex' potential for the cold start, at least 0 (see the module's notes).
+        self.potential: Callable[[int], int] | None = None
         # State of one stage.
         self._label: dict[int, int] = {}
         self._labelend: dict[int, tuple[int, int] | None] = {}
@@ -292,8 +305,19 @@ class WeightedMatching(Blossoms):
         w = self._w
         y = self._y
         mate = self._mate
-        for vertex, row in w.items():
-            y[vertex] = max(row.values(), default=0)
+        if self.potential is not None:
+            potential = {vertex: self.potential(vertex) for vertex in w}
+            # Each pair's weight less its ends' potentials, split between the two ends.
+            for vertex, row in w.items():
+                own = potential[vertex]
+                beyond = max(
+                    (2 * weight - own - potential[other] for other, weight in row.items()),
+                    default=0,
+                )
+                y[vertex] = own - (-beyond // 2) if beyond > 0 else own
+        else:
+            for vertex, row in w.items():
+                y[vertex] = max(row.values(), default=0)
         # Each free vertex in turn lowers its dual until an edge is tight, and takes that
         # edge when its other end is free too.
         for vertex in sorted(w):

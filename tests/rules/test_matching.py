@@ -178,6 +178,42 @@ def test_warm_started_solves_match_networkx_after_every_change(seed: int) -> Non
         fresh = _change(rng, matching, fresh)
 
 
+@pytest.mark.parametrize("seed", range(120))
+def test_cold_starts_from_any_potentials_still_give_the_best_matching(seed: int) -> None:
+    # Weights made as the Dutch engine makes them: each end's own part plus a pair part,
+    # sometimes a stand-in joined to everyone at the heaviest weight. The potentials are
+    # twice the own parts (as the engine gives), or random, or zero: the matching must be of
+    # maximum weight whatever they are, and the duals must prove it.
+    rng = random.Random(seed)
+    count = rng.randint(2, 26)
+    unit = rng.choice([1, 2**40, 2**300])
+    own = [rng.randint(0, 3) * unit for _ in range(count)]
+    edges = {
+        (u, v): own[u] + own[v] + rng.randint(1, 4) * rng.choice([1, unit])
+        for u in range(count)
+        for v in range(u + 1, count)
+        if rng.random() < 0.7
+    }
+    if rng.random() < 0.5:
+        heaviest = max(edges.values(), default=1)
+        edges.update({(u, count): heaviest for u in range(count)})
+        count += 1
+    choice = seed % 3
+    potential = [
+        2 * own[vertex] if choice == 0 and vertex < len(own) else rng.randint(0, 8 * unit)
+        for vertex in range(count)
+    ]
+    matching = WeightedMatching()
+    matching.potential = potential.__getitem__ if choice < 2 else (lambda _: 0)
+    for vertex in range(count):
+        matching.add_vertex(vertex)
+    for (u, v), weight in edges.items():
+        matching.set_weight(u, v, weight)
+    mate = matching.solve()
+    assert _checked_total(mate, edges) == _networkx_total(list(range(count)), edges)
+    _assert_certificate(matching)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     count=st.integers(min_value=0, max_value=12),

@@ -48,6 +48,7 @@ class PairingGraph:
         "bracket",
         "c9",
         "dummy",
+        "exchange_potential",
         "followers",
         "following",
         "following_matching",
@@ -97,6 +98,8 @@ class PairingGraph:
         self.addends: dict[int, int] = {}
         self.roles: dict[int, bool] = {}
         self.overrides: dict[int, dict[int, int]] = {}
+        # Per remainder player, his potential for the exchange weights (start_exchanges).
+        self.exchange_potential: dict[int, int] = {}
         # One warm-started solver per set of players solved (None: the whole field).
         self.views: dict[frozenset[int] | None, SolverView] = {}
 
@@ -119,6 +122,7 @@ class PairingGraph:
         self.addends = {}
         self.roles = {}
         self.overrides = {}
+        self.exchange_potential = {}
         for view in self.views.values():
             view.rows.update(vertex for vertex in self.members if vertex in view.matching)
 
@@ -153,6 +157,21 @@ class PairingGraph:
             - (position << layout.index_shift)
             for position, vertex in enumerate(remainder)
         }
+        # The addends as potentials: with E the exchange unit, I the index unit and K the
+        # last S1 position, an S1 player at position p gets E + (K - 2p) I and an S2 player
+        # E - K I. An S1-S2 pair's two potentials are then exactly twice its addend; two S1
+        # players' exceed it by 2 (K - p') I, two S2 players' by 2 (E - (K - q) I), both at
+        # least 0 (E is far above any K I); other pairs gain nothing, and every potential
+        # is positive. A cold start from these duals pairs S1 with S2 at once.
+        unit = 1 << layout.exchange_shift
+        step = 1 << layout.index_shift
+        last = s1_size - 1
+        self.exchange_potential = {
+            vertex: unit + (last - 2 * position) * step
+            if position < s1_size
+            else unit - last * step
+            for position, vertex in enumerate(remainder)
+        }
         self._rows_changed(remainder)
 
     def fix_roles(self, roles: Mapping[int, bool]) -> None:
@@ -160,6 +179,7 @@ class PairingGraph:
         that role, with their base weights."""
         self._drop_overrides(roles)
         self.addends = {}
+        self.exchange_potential = {}
         self.roles = dict(roles)
         self._rows_changed(roles)
 
@@ -475,6 +495,7 @@ class PairingGraph:
         else:
             self._sync_view(view)
         matching = view.matching
+        matching.potential = self._potential
         self._fit_stand_in(view)
         while True:
             mate = matching.solve()
@@ -518,6 +539,17 @@ class PairingGraph:
         if self.scope is None:
             return (int(vertex not in self.weights.bye.candidates) + must) << self.top_shift
         return must << self.top_shift
+
+    def _potential(self, vertex: int) -> int:
+        """The vertex' potential for its solver's cold start (doubled weights): twice the
+        parts of its pairs' weights that are its own (:meth:`_own_part`, and the exchange
+        weights' share, see :meth:`start_exchanges`). The stand-in's is twice his weight:
+        it covers all his pairs, so each player's starting dual follows from his real pairs
+        only (the stand-in, heavier than most of them, would otherwise hold every player's
+        dual at his weight), and the cold start lowers the stand-in's last."""
+        if vertex == self.dummy:
+            return 2 * self.views[self.scope].stand_in
+        return 2 * self._own_part(vertex) + self.exchange_potential.get(vertex, 0)
 
     def _group_weight(self, high: _Group, low: _Group) -> int | None:
         """The weight of a pair of players of these groups (the higher ranked of ``high``),
