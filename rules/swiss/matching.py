@@ -205,31 +205,52 @@ class WeightedMatching(Blossoms):
         top = self._top[vertex]
         return top, self._z.get(top, 0)
 
-    def shared_dual(self, u: int, v: int) -> int:
-        """The sum of the duals of the blossoms holding both vertices (doubled weights): a
-        pair ``(u, v)`` is covered when ``dual(u) + dual(v) + shared_dual(u, v)`` is at least
-        twice its weight.
+    def shared_duals(self) -> Callable[[int, int], int]:
+        """A function of two vertices: the sum of the duals of the blossoms holding both
+        (doubled weights), for the current blossoms. A pair ``(u, v)`` is covered when
+        ``dual(u) + dual(v) + shared(u, v)`` is at least twice its weight.
 
-        Raises:
-            KeyError: a vertex is not in the graph.
+        Made for many pairs: each vertex's blossoms are listed once, outermost first, with
+        running sums of their duals (nested blossoms share their lists), and two vertices'
+        common blossoms are the common start of their lists, found by bisection.
         """
-        top = self._top[u]
-        if top == u or self._top[v] != top:
-            return 0
         parent = self._parent
-        around_u: set[int] = set()
-        blossom = parent.get(u)
-        while blossom is not None:
-            around_u.add(blossom)
-            blossom = parent.get(blossom)
-        blossom = parent[v]
-        while blossom not in around_u:
-            blossom = parent[blossom]
-        total = 0
-        while blossom is not None:
-            total += self._z[blossom]
-            blossom = parent.get(blossom)
-        return total
+        z = self._z
+        chains: dict[int, tuple[list[int], list[int]]] = {}
+        empty: tuple[list[int], list[int]] = ([], [0])
+
+        def chain(blossom: int) -> tuple[list[int], list[int]]:
+            """The blossoms from the outermost to ``blossom``, and the running dual sums."""
+            known = chains.get(blossom)
+            if known is not None:
+                return known
+            path = [blossom]
+            while (above := parent.get(path[-1])) is not None and above not in chains:
+                path.append(above)
+            outer, sums = chains[above] if above is not None else empty
+            for inner in reversed(path):
+                outer = [*outer, inner]
+                sums = [*sums, sums[-1] + z[inner]]
+                chains[inner] = (outer, sums)
+            return chains[blossom]
+
+        def shared(u: int, v: int) -> int:
+            above_u = parent.get(u)
+            above_v = parent.get(v)
+            if above_u is None or above_v is None:
+                return 0
+            outer_u, sums = chain(above_u)
+            outer_v = chain(above_v)[0]
+            low, high = 0, min(len(outer_u), len(outer_v))
+            while low < high:  # the common start of the two lists: its length
+                middle = (low + high + 1) // 2
+                if outer_u[middle - 1] == outer_v[middle - 1]:
+                    low = middle
+                else:
+                    high = middle - 1
+            return sums[low]
+
+        return shared
 
     def vertices(self) -> list[int]:
         """The vertices, in increasing order."""

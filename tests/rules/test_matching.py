@@ -144,6 +144,7 @@ def _assert_certificate(matching: WeightedMatching) -> None:
         return chain
 
     assert all(value >= 0 for value in z.values())
+    shared_duals = matching.shared_duals()
     for leaves in matching._leaves.values():
         inside = set(leaves)
         assert sum(1 for u in leaves if mate.get(u) in inside) == len(leaves) - 1
@@ -154,6 +155,7 @@ def _assert_certificate(matching: WeightedMatching) -> None:
         around_u = set(blossoms(u))
         for v in matching.neighbours(u):
             shared = sum(z[b] for b in blossoms(v) if b in around_u)
+            assert shared_duals(u, v) == shared
             slack = y[u] + y[v] + shared - 2 * matching.weight(u, v)
             assert slack >= 0
             if mate.get(u) == v:

@@ -502,8 +502,8 @@ class PairingGraph:
             missing = self._uncovered(matching)
             if not missing:
                 break
-            for u, v in missing:
-                matching.set_weight(u, v, self.weight(u, v))
+            for u, v, weight in missing:
+                matching.set_weight(u, v, weight)
         partner = mate.pop(self.dummy, None)
         if partner is not None:
             del mate[partner]
@@ -543,13 +543,17 @@ class PairingGraph:
     def _potential(self, vertex: int) -> int:
         """The vertex' potential for its solver's cold start (doubled weights): twice the
         parts of its pairs' weights that are its own (:meth:`_own_part`, and the exchange
-        weights' share, see :meth:`start_exchanges`). The stand-in's is twice his weight:
+        weights' share, see :meth:`start_exchanges`, and for a resident of the bracket the
+        float criteria's share, :meth:`Weights.float_part`). The stand-in's is twice his weight:
         it covers all his pairs, so each player's starting dual follows from his real pairs
         only (the stand-in, heavier than most of them, would otherwise hold every player's
         dual at his weight), and the cold start lowers the stand-in's last."""
         if vertex == self.dummy:
             return 2 * self.views[self.scope].stand_in
-        return 2 * self._own_part(vertex) + self.exchange_potential.get(vertex, 0)
+        potential = 2 * self._own_part(vertex) + self.exchange_potential.get(vertex, 0)
+        if vertex in self.residents:
+            potential += 2 * self.weights.float_part(vertex)
+        return potential
 
     def _group_weight(self, high: _Group, low: _Group) -> int | None:
         """The weight of a pair of players of these groups (the higher ranked of ``high``),
@@ -580,9 +584,10 @@ class PairingGraph:
             groups.setdefault(self._group_of(vertex), []).append(vertex)
         return groups
 
-    def _uncovered(self, matching: WeightedMatching) -> list[tuple[int, int]]:
-        """Pairs the solver lacks whose weight its duals do not cover (a few per player and
-        group): none when its matching is of maximum weight for every pair of its players.
+    def _uncovered(self, matching: WeightedMatching) -> list[tuple[int, int, int]]:
+        """Pairs the solver lacks whose weight its duals do not cover, with that weight (a few
+        per player and group): none when its matching is of maximum weight for every pair of
+        its players.
 
         For players ``u < v`` of groups alike but for their own parts, the weight is the
         groups' weight plus each player's own part (plus ``u``'s exchange addend): the
@@ -594,16 +599,18 @@ class PairingGraph:
         vertices = [vertex for vertex in matching.vertices() if vertex != self.dummy]
         groups = self._groups(vertices)
         dual = matching.dual
+        shared = matching.shared_duals()
         addends = self.addends
         value = {vertex: dual(vertex) - 2 * self._own_part(vertex) for vertex in vertices}
         outer = {vertex: matching.outer(vertex) for vertex in vertices}
-        missing: list[tuple[int, int]] = []
+        missing: list[tuple[int, int, int]] = []
 
-        def uncovered(u: int, v: int) -> bool:
+        def uncovered(u: int, v: int) -> int:
+            """The pair's weight when the solver lacks it and its duals do not cover it, else 0."""
             if v <= u or matching.weight(u, v):
-                return False
-            covered = dual(u) + dual(v) + matching.shared_dual(u, v)
-            return covered < 2 * self.weight(u, v)
+                return 0
+            weight = self.weight(u, v)
+            return weight if dual(u) + dual(v) + shared(u, v) < 2 * weight else 0
 
         for low, lows in groups.items():
             count = len(lows)
@@ -666,9 +673,9 @@ class PairingGraph:
                                 if (
                                     place >= position
                                     and tops[place] != top
-                                    and uncovered(u, lows[place])
+                                    and (heavy := uncovered(u, lows[place]))
                                 ):
-                                    missing.append((u, lows[place]))
+                                    missing.append((u, lows[place], heavy))
                                     found += 1
                                     if found == _ADDED_PER_GROUP:
                                         break
@@ -685,8 +692,8 @@ class PairingGraph:
                     for place in sorted(places[start:], key=betas.__getitem__):
                         if alpha + betas[place] + top_dual >= limit:
                             break
-                        if uncovered(u, lows[place]):
-                            missing.append((u, lows[place]))
+                        if heavy := uncovered(u, lows[place]):
+                            missing.append((u, lows[place], heavy))
                             found += 1
                             if found == _ADDED_PER_GROUP:
                                 break

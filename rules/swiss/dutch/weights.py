@@ -133,6 +133,22 @@ class Weights:
             self.kind_member[self.kind[index]] = index
         self.kind_weights: dict[tuple[int, bool, bool, bool], dict[int, int]] = {}
 
+    def float_part(self, index: int) -> int:
+        """The part of each of the player's pairs with a player of his own score that the
+        float criteria give for his own floats (C14, C16, C18, C20: the pair keeps a player
+        who floated down one or two rounds ago in his bracket): the same in all those pairs,
+        so that a player who floated down is joined to every resident by heavier pairs."""
+        layout = self.layout
+        shift = layout.shift
+        state = self.states[index]
+        part = 0
+        for back, count_down, score_down in ((1, "c14", "c18"), (2, "c16", "c20")):
+            if layout.rounds_played >= back and state.floats[back - 1] is Float.DOWN:
+                part += (1 << shift[count_down]) + (
+                    layout.level_digit(state.level) << shift[score_down]
+                )
+        return part
+
     def compatible(self, u: int, v: int) -> bool:
         """Absolute criteria C1 and C3 (as :func:`compatible`)."""
         if v in self.blocked[u]:
