@@ -544,15 +544,21 @@ class PairingGraph:
         """The vertex' potential for its solver's cold start (doubled weights): twice the
         parts of its pairs' weights that are its own (:meth:`_own_part`, and the exchange
         weights' share, see :meth:`start_exchanges`, and for a resident of the bracket the
-        float criteria's share, :meth:`Weights.float_part`). The stand-in's is twice his weight:
+        float criteria's share, :meth:`Weights.float_part`; for a moved-down player the
+        share of his higher score, :meth:`Weights.moved_down_part`). The stand-in's is twice
+        his weight:
         it covers all his pairs, so each player's starting dual follows from his real pairs
         only (the stand-in, heavier than most of them, would otherwise hold every player's
         dual at his weight), and the cold start lowers the stand-in's last."""
         if vertex == self.dummy:
             return 2 * self.views[self.scope].stand_in
+        weights = self.weights
         potential = 2 * self._own_part(vertex) + self.exchange_potential.get(vertex, 0)
         if vertex in self.residents:
-            potential += 2 * self.weights.float_part(vertex)
+            potential += 2 * weights.float_part(vertex)
+        elif vertex in self.mdps and self.residents:
+            level = weights.states[min(self.residents)].level
+            potential += 2 * weights.moved_down_part(vertex, level)
         return potential
 
     def _group_weight(self, high: _Group, low: _Group) -> int | None:

@@ -149,6 +149,14 @@ class Weights:
                 )
         return part
 
+    def moved_down_part(self, index: int, level: int) -> int:
+        """What a moved-down player adds to each of his pairs with a resident at score
+        ``level`` over what a pair of two residents weighs (C7: the higher player's score
+        counts): the same in all those pairs."""
+        layout = self.layout
+        own = layout.level_digit(self.states[index].level)
+        return max(own - layout.level_digit(level), 0) << layout.shift["c7"]
+
     def compatible(self, u: int, v: int) -> bool:
         """Absolute criteria C1 and C3 (as :func:`compatible`)."""
         if v in self.blocked[u]:
