@@ -105,6 +105,7 @@ class WeightedMatching(Blossoms):
         "_y",
         "_z",
         "potential",
+        "stages",
     )
 
     def __init__(self) -> None:
@@ -124,6 +125,8 @@ class WeightedMatching(Blossoms):
         self._dirty: set[int] = set()
         self._fresh = True
         self._stepped = False
+        # How many stages the last solve took (for benchmarks and tests).
+        self.stages = 0
         # Each vertex' potential for the cold start, at least 0 (see the module's notes).
         self.potential: Callable[[int], int] | None = None
         # State of one stage.
@@ -297,7 +300,9 @@ class WeightedMatching(Blossoms):
         self._match_tight()
         self._even_roots()
         self._stepped = False
+        self.stages = 0
         while self._stage():
+            self.stages += 1
             # A dual step makes many edges tight at once (after a cold start, between
             # nearly all the roots): pair along them in one pass, not one stage each.
             if self._stepped:

@@ -216,6 +216,34 @@ def test_cold_starts_from_any_potentials_still_give_the_best_matching(seed: int)
     _assert_certificate(matching)
 
 
+def test_exchange_potentials_leave_nothing_to_the_stages() -> None:
+    # A remainder's exchange weights (rules/swiss/dutch/graph.py start_exchanges): a pair
+    # weighs more when its higher player is in S1, and less the lower he stands. From equal
+    # starting duals the stages must give each S1 player a dual of his own; from the
+    # potentials the cold start is already optimal.
+    s1, unit, step = 30, 1 << 20, 1 << 4
+
+    def solved(potential: bool) -> WeightedMatching:
+        matching = WeightedMatching()
+        for vertex in range(2 * s1):
+            matching.add_vertex(vertex)
+        for u in range(2 * s1):
+            for v in range(u + 1, 2 * s1):
+                matching.set_weight(u, v, (1 << 30) + (unit if u < s1 else 0) - u * step)
+        if potential:
+            matching.potential = lambda vertex: (
+                unit + (s1 - 1 - 2 * vertex) * step if vertex < s1 else unit - (s1 - 1) * step
+            )
+        matching.solve()
+        _assert_certificate(matching)
+        return matching
+
+    plain, shaped = solved(False), solved(True)
+    assert shaped.stages == 0 < plain.stages
+    for matching in (plain, shaped):  # every S1 player meets an S2 player
+        assert all((u < s1) != (v < s1) for u, v in matching.solve().items())
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     count=st.integers(min_value=0, max_value=12),
