@@ -21,7 +21,8 @@ COMP=gcc``, which gives ``bbpPairings.exe``). The state is written as a TRF, its
 filled in (bbpPairings requires and checks it), and paired by ``PATH --dutch FILE -p``. Its
 pairs and bye are compared with ours and, separately, its colours (same boards, same
 colours). A state it rejects or fails on (exit code, ``--bbp-timeout``) counts as an error
-and is named and kept like a difference. ``--no-caissify`` leaves caissify out (about a
+and is named and kept like a difference; the CPU time of this process and of bbpPairings is
+printed apart. ``--no-caissify`` leaves caissify out (about a
 minute for a field of 300), so that thousands of states of up to 300 players can be compared
 with bbpPairings alone.
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import os
 import random
 import subprocess
 import sys
@@ -387,6 +389,11 @@ def main(argv: list[str] | None = None) -> None:
         print(f"differs: {name}")
     if arguments.bbp is not None:
         bbp.report()
+        children = os.times().children_user + os.times().children_system
+        print(
+            f"CPU: this process {time.process_time():.0f} s (generating, pairing, comparing), "
+            f"bbpPairings {children:.0f} s"
+        )
     print(f"time: {time.perf_counter() - start:.0f} s")
 
 
