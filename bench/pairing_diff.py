@@ -22,9 +22,8 @@ filled in (bbpPairings requires and checks it), and paired by ``PATH --dutch FIL
 pairs and bye are compared with ours and, separately, its colours (same boards, same
 colours). A state it rejects or fails on (exit code, ``--bbp-timeout``) counts as an error
 and is named and kept like a difference; the CPU time of this process and of bbpPairings is
-printed apart. ``--no-caissify`` leaves caissify out (about a
-minute for a field of 300), so that thousands of states of up to 300 players can be compared
-with bbpPairings alone.
+printed apart. ``--no-caissify`` leaves caissify out (about a minute for a field of 300), so
+that thousands of states of up to 300 players can be compared with bbpPairings alone.
 """
 
 from __future__ import annotations
