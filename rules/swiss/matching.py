@@ -48,12 +48,13 @@ repairing: the repair would leave nearly every vertex a root.
 A cold start gives every vertex about the same dual, which suits weights that are alike; when
 they are not (exchange weights rise and fall with the players' positions), the stages must
 move each vertex's dual to a level of its own, one or two vertices per stage. The caller who
-knows how the weights are made can give each vertex a ``potential`` (doubled weights, at least
-0): where a pair's weight is a sum of parts of its two ends (as the completion field's part of
-a player who may not take the PAB), the two potentials are twice their parts. The cold start
-then gives each vertex its potential plus half of the most any of its pairs weighs beyond the
-two potentials, which covers every pair whatever the potentials are, and makes tight every
-pair of the vertices' heaviest kind; only the rest is left to the stages.
+knows how the weights are made can give each vertex a ``potential`` (doubled weights; one
+below 0 counts as 0): where a pair's weight is a sum of parts of its two ends (as the
+completion field's part of a player who may not take the PAB), the two potentials are twice
+their parts. The cold start then gives each vertex its potential plus half of the most any of
+its pairs weighs beyond the two potentials, which covers every pair whatever the potentials
+are, and makes tight every pair of the vertices' heaviest kind; only the rest is left to the
+stages.
 """
 
 from __future__ import annotations
@@ -332,7 +333,7 @@ class WeightedMatching(Blossoms):
         y = self._y
         mate = self._mate
         if self.potential is not None:
-            potential = {vertex: self.potential(vertex) for vertex in w}
+            potential = {vertex: max(self.potential(vertex), 0) for vertex in w}
             # Each pair's weight less its ends' potentials, split between the two ends.
             for vertex, row in w.items():
                 own = potential[vertex]

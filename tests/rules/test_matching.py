@@ -184,8 +184,9 @@ def test_warm_started_solves_match_networkx_after_every_change(seed: int) -> Non
 def test_cold_starts_from_any_potentials_still_give_the_best_matching(seed: int) -> None:
     # Weights made as the Dutch engine makes them: each end's own part plus a pair part,
     # sometimes a stand-in joined to everyone at the heaviest weight. The potentials are
-    # twice the own parts (as the engine gives), or random, or zero: the matching must be of
-    # maximum weight whatever they are, and the duals must prove it.
+    # twice the own parts (as the engine gives), or random (some below 0, which count as 0),
+    # or zero: the matching must be of maximum weight whatever they are, and the duals must
+    # prove it.
     rng = random.Random(seed)
     count = rng.randint(2, 26)
     unit = rng.choice([1, 2**40, 2**300])
@@ -202,7 +203,7 @@ def test_cold_starts_from_any_potentials_still_give_the_best_matching(seed: int)
         count += 1
     choice = seed % 3
     potential = [
-        2 * own[vertex] if choice == 0 and vertex < len(own) else rng.randint(0, 8 * unit)
+        2 * own[vertex] if choice == 0 and vertex < len(own) else rng.randint(-unit, 8 * unit)
         for vertex in range(count)
     ]
     matching = WeightedMatching()

@@ -542,14 +542,15 @@ class PairingGraph:
 
     def _potential(self, vertex: int) -> int:
         """The vertex' potential for its solver's cold start (doubled weights): twice the
-        parts of its pairs' weights that are its own (:meth:`_own_part`, and the exchange
-        weights' share, see :meth:`start_exchanges`, and for a resident of the bracket the
-        float criteria's share, :meth:`Weights.float_part`; for a moved-down player the
-        share of his higher score, :meth:`Weights.moved_down_part`). The stand-in's is twice
-        his weight:
-        it covers all his pairs, so each player's starting dual follows from his real pairs
-        only (the stand-in, heavier than most of them, would otherwise hold every player's
-        dual at his weight), and the cold start lowers the stand-in's last."""
+        parts of its pairs' weights that are its own. Those are :meth:`_own_part`, the
+        exchange weights' share (:meth:`start_exchanges`), for a resident of the bracket the
+        float criteria's share (:meth:`Weights.float_part`) and for a moved-down player the
+        share of his higher score (:meth:`Weights.moved_down_part`).
+
+        The stand-in's potential is twice his weight: it covers all his pairs, so each
+        player's starting dual follows from his real pairs only (the stand-in, heavier than
+        most of them, would otherwise hold every player's dual at his weight), and the cold
+        start lowers the stand-in's last."""
         if vertex == self.dummy:
             return 2 * self.views[self.scope].stand_in
         weights = self.weights
