@@ -33,6 +33,7 @@ import logging
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -377,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
                     )
     except KeyboardInterrupt:  # stopped by hand: the figures so far
         print("interrupted", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"states: {states} ({seed - arguments.seed} tournaments)")
     if caissify is not None:
         share = 100 * agreed / compared if compared else 0.0
