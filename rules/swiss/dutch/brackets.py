@@ -540,11 +540,7 @@ class RoundPairer:
             base = self._base(higher, lower)
             if not base:
                 return 0
-            position = position_of[higher]
-            addend = (int(position < s1_size) << layout.exchange_shift) - (
-                position << layout.index_shift
-            )
-            return base + addend
+            return base + layout.exchange_addend(position_of[higher], s1_size)
 
         self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
         graph.start_exchanges(remainder, s1_size)

@@ -153,23 +153,11 @@ class PairingGraph:
         layout = self.weights.layout
         self._drop_overrides(remainder)
         self.addends = {
-            vertex: (int(position < s1_size) << layout.exchange_shift)
-            - (position << layout.index_shift)
+            vertex: layout.exchange_addend(position, s1_size)
             for position, vertex in enumerate(remainder)
         }
-        # The addends as potentials: with E the exchange unit, I the index unit and K the
-        # last S1 position, an S1 player at position p gets E + (K - 2p) I and an S2 player
-        # E - K I. An S1-S2 pair's two potentials are then exactly twice its addend; two S1
-        # players' exceed it by 2 (K - p') I, two S2 players' by 2 (E - (K - q) I), both at
-        # least 0 (E is far above any K I); other pairs gain nothing, and every potential
-        # is positive. A cold start from these duals pairs S1 with S2 at once.
-        unit = 1 << layout.exchange_shift
-        step = 1 << layout.index_shift
-        last = s1_size - 1
         self.exchange_potential = {
-            vertex: unit + (last - 2 * position) * step
-            if position < s1_size
-            else unit - last * step
+            vertex: layout.exchange_potential(position, s1_size)
             for position, vertex in enumerate(remainder)
         }
         self._rows_changed(remainder)

@@ -68,6 +68,28 @@ class Layout:
     def level_digit(self, level: int) -> int:
         return 1 << self.level_offset[level]
 
+    def exchange_addend(self, position: int, s1_size: int) -> int:
+        """What the exchange weights add to a remainder pair whose higher player stands at
+        ``position``: one exchange field when he is in S1, less the lower he stands."""
+        return (int(position < s1_size) << self.exchange_shift) - (position << self.index_shift)
+
+    def exchange_potential(self, position: int, s1_size: int) -> int:
+        """The exchange addends as a potential of the player at ``position`` (doubled
+        weights, see rules/swiss/matching.py).
+
+        With E the exchange unit, I the index unit and K the last S1 position, an S1 player
+        at position p gets E + (K - 2p) I and an S2 player E - K I. An S1-S2 pair's two
+        potentials are then exactly twice its addend; two S1 players' exceed it by
+        2 (K - p') I, two S2 players' by 2 (E - (K - q) I), both at least 0 (E is far above
+        any K I); every potential is positive. A cold start from these pairs S1 with S2 at
+        once."""
+        unit = 1 << self.exchange_shift
+        step = 1 << self.index_shift
+        last = s1_size - 1
+        if position < s1_size:
+            return unit + (last - 2 * position) * step
+        return unit - last * step
+
 
 def colour_fields(lower: PlayerState, higher: PlayerState) -> tuple[int, int, int, int]:
     """Whether the pair complies with C10, C11, C12 and C13 (1 = complies)."""
