@@ -142,7 +142,7 @@ def bootstrap(
         StageKind.FINAL: FinalStage(config),
         StageKind.THIRD_PLACE: FinalStage(config),
     }
-    return Services(
+    services = Services(
         config=config,
         clock=clock,
         db=db,
@@ -194,6 +194,9 @@ def bootstrap(
         if lichess is None or not config.games.broadcast_stages
         else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
     )
+    if services.broadcasts is not None:  # a game starting wakes its broadcast round
+        services.intake.on_start = services.broadcasts.game_started
+    return services
 
 
 @contextlib.asynccontextmanager

@@ -27,7 +27,7 @@ from bot.config import DEFAULT_TDS, Config, RegistrationConfig, ServiceConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
-from bot.demo.report import Progress, Reporter, figures_table, request_table
+from bot.demo.report import Contract, Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
@@ -82,6 +82,8 @@ class SeasonResult:
     lines: list[str] = field(default_factory=list)
     touches: Touches = field(default_factory=Touches)
     """The TDs' touches of the season by kind, and the players' self-service actions."""
+    contract: Contract | None = None
+    """What lila's contract (the sandbox) made of the bot's calls."""
 
     def fingerprint(self) -> tuple[Any, ...]:
         """What the same seed must reproduce: placement, standings, matches and games."""
@@ -183,6 +185,19 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
     return matches, games
 
 
+def contract_figures(sandbox: SandboxState, notices_lost: int) -> Contract:
+    """The calls lila's contract refused, the DMs over budget, the notices lost, and how many
+    broadcast rounds showed their players' games."""
+    rounds = [r for t in sandbox.broadcasts.values() for r in t.rounds]
+    return Contract(
+        refused=Counter(sandbox.refusals),
+        dm_limited=sandbox.messaging.limited,
+        notices_lost=notices_lost,
+        broadcast_rounds=len(rounds),
+        broadcast_rounds_showing=sum(1 for r in rounds if sandbox.round_shows_its_games(r)),
+    )
+
+
 async def run_season(
     base: Config, options: DemoOptions, *, reporter: Reporter | None = None
 ) -> SeasonResult:
@@ -266,6 +281,7 @@ async def run_season(
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])
             challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
+            contract = contract_figures(sandbox, touches.notices.get("failed", 0))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
     played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
@@ -290,6 +306,7 @@ async def run_season(
         anomalies=reporter.anomalies,
         lines=reporter.lines,
         touches=touches,
+        contract=contract,
     )
     reporter.say("")
     for line in standings:
@@ -307,6 +324,7 @@ async def run_season(
         counted=result.counted_games,
         from_challenges=result.counted_from_challenges,
         refused=result.refused,
+        contract=contract,
     ):
         reporter.say(line)
     for line in touches.table():

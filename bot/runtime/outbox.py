@@ -9,8 +9,9 @@ for a TD to paste them and mark them posted.
 Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say;
 :class:`bot.notify.Notifier` makes a player's DMs written within ``[outbox]
 merge_window_seconds`` due together), each notice keeping its row; with ``dm_per_minute`` (the
-service's: lila's 20 replies a minute) no more DMs than that go out in a minute: the rest wait
-for the minute to pass, rather than meet a 429.
+service's: lila's 20 replies a minute) no more DMs than that go out in a minute, a DM with a
+link counting twice (lila halves the budget for them): the rest wait for the minute to pass,
+rather than meet a 429.
 A failure is classed by what Lichess said, per recipient, never for the whole queue:
 
 * ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
@@ -33,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -102,9 +104,10 @@ def _recipient_failure(error: BaseException) -> str | None:
 
 
 def is_permanent(error: BaseException) -> bool:
-    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text)."""
+    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text),
+    nor a team update lila redirected (303: the bot lacks the team's "Updates" permission)."""
     status = _status(error)
-    return status is not None and 400 <= status < 500 and status != 429
+    return status is not None and (400 <= status < 500 or status == 303) and status != 429
 
 
 def is_refused(error: BaseException) -> bool:
@@ -117,6 +120,20 @@ def is_limited(error: BaseException) -> bool:
 
 def is_unauthorised(error: BaseException) -> bool:
     return _status(error) in (401, 403)
+
+
+_LINK = re.compile(r"(https?://|www\.)\S|\b[a-z0-9-]+\.(org|com|net|io|tv)/", re.IGNORECASE)
+
+
+def has_link(text: str) -> bool:
+    """Whether lila would see a link in ``text`` (an address with a scheme, ``www.``, or a
+    domain followed by a path): such a DM costs twice as much of the bot's budget."""
+    return _LINK.search(text) is not None
+
+
+def message_cost(group: Sequence[OutboxRow]) -> int:
+    """What one message made of ``group`` costs of the per-minute budget: 2 with a link."""
+    return 2 if any(has_link(r.body) for r in group) else 1
 
 
 def retry_delay(attempts: int) -> dt.timedelta:
@@ -174,7 +191,8 @@ class OutboxDispatcher(WaitingLoop):
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
         self.dm_per_minute = dm_per_minute
-        self._recent: deque[dt.datetime] = deque()
+        self._recent: deque[tuple[dt.datetime, int]] = deque()
+        """The DMs of the last minute: when, and what each cost of the budget."""
         self._refusing: set[str] = set()
         self._refusing_read = False
         self.next_attempt: dt.datetime | None = None
@@ -236,7 +254,7 @@ class OutboxDispatcher(WaitingLoop):
                 return sent
             failed = False
             for group in merge(sorted(due, key=lambda r: r.id)):
-                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
+                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced(group):
                     self.sent += sent
                     return sent
                 error: BaseException | None = None
@@ -263,24 +281,28 @@ class OutboxDispatcher(WaitingLoop):
                 self.next_attempt, self._next_known = later, not failed
                 return sent
 
-    async def _paced(self) -> bool:
-        """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
+    async def _paced(self, group: Sequence[OutboxRow]) -> bool:
+        """Whether this minute's DM budget cannot pay for ``group``'s message (one with a link
+        costs two: lila's ``MsgSecurity`` doubles it); if so, every due DM waits for the
+        minute to pass."""
         if self.dm_per_minute is None:
             return False
         now = self.clock.now()
-        while self._recent and self._recent[0] <= now - PACE:
+        while self._recent and self._recent[0][0] <= now - PACE:
             self._recent.popleft()
-        if len(self._recent) < self.dm_per_minute:
+        spent = sum(cost for _, cost in self._recent)
+        if not self._recent or spent + message_cost(group) <= self.dm_per_minute:
             return False
         async with self.db.uow(origin=ORIGIN) as uow:
-            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
+            until = self._recent[0][0] + PACE
+            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, until)
             await uow.commit()
         return True
 
     async def _sent(self, group: Sequence[OutboxRow]) -> int:
         self.messages += 1
         if group[0].kind is not Channel.TEAM_UPDATE:
-            self._recent.append(self.clock.now())
+            self._recent.append((self.clock.now(), message_cost(group)))
         ids = [row.id for row in group]
         recipient = group[0].recipient.lower()
         kind = group[0].kind

@@ -61,6 +61,9 @@ STREAM_USERS_LIMIT = 300
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 TOKEN_LIFETIME = 31536000
+MESSAGE_MAX = 8000
+TEAM_UPDATE_MAX = 9000
+"""lila cuts a private message at this many characters (``MsgApi``)."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -88,7 +91,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
             *team_routes(_state),
             *token_routes(_state),
-            *challenge_routes(_state, _error),
+            *challenge_routes(_state, _error, _authed),
             *broadcast_routes(_state, _error, _authed),
         ]
     )
@@ -128,6 +131,10 @@ async def _knobs_middleware(request: web.Request, handler: Handler) -> web.Strea
         if knobs.server_error_next > 0:
             knobs.server_error_next -= 1
             return _error(knobs.server_error_status, "The sandbox is having a bad day.")
+        if state.is_down():
+            return _error(knobs.server_error_status, "Lichess is down for maintenance.")
+        if state.broadcasts:
+            state.relay_tick()
         return await handler(request)
     finally:
         if not streaming:
@@ -143,17 +150,25 @@ class _AuthError(Exception):
 
 
 def _token(request: web.Request, *, required: bool, scope: str | None = None) -> Token | None:
+    """The request's token, checked as lila's ``LilaController`` checks it: an ``Auth``/``Scoped``
+    action wants one; an ``AnonOrScoped`` action takes none, but a token that *is* sent must be
+    known (401) and hold the action's scope (403 ``{"error": "Missing scope: SCOPE"}``, as
+    ``OAuthServer.MissingScope`` words it)."""
+    state = _state(request)
     header = request.headers.get("Authorization", "")
     if not header:
         if required:
+            state.refused(request.path, 401)
             raise _AuthError(_error(401, "No such token"))
         return None
     kind, _, value = header.partition(" ")
-    token = _state(request).tokens.get(value.strip()) if kind.lower() == "bearer" else None
+    token = state.tokens.get(value.strip()) if kind.lower() == "bearer" else None
     if token is None:
+        state.refused(request.path, 401)
         raise _AuthError(_error(401, "No such token"))
     if scope is not None and scope not in token.scopes:
-        raise _AuthError(_error(403, f"Missing scope: {scope}"))
+        state.refused(request.path, 403)
+        raise _AuthError(_error(403, f"Missing scope: {scope}"))  # lila's OAuthServer
     return token
 
 
@@ -462,27 +477,32 @@ async def _pump(resp: web.StreamResponse, listener: StreamListener, knobs: Knobs
 
 @_authed(required=True, scope="msg:write")
 async def send_message(request: web.Request, token: Token | None) -> web.StreamResponse:
-    """POST /inbox/{username}"""
+    """POST /inbox/{username}: lila's ``Msg.apiPost`` (``app/controllers/Msg.scala``), which
+    answers 429 over the sender's budget and 400 for any other refusal."""
     assert token is not None
     state = _state(request)
     form = await request.post()
     text = form.get("text")
     if not isinstance(text, str) or not text.strip():
         return _error(400, "text: This field is required")
+    text = text[:MESSAGE_MAX]
     to = user_id(request.match_info["username"])
     user = state.users.get(to)
-    if user is None or user.disabled:
-        return _error(400, "Cannot send a message to this user")
+    if user is None or user.disabled or to == token.user:
+        state.refused(request.path, 400)
+        return _error(400, "The message was rejected")
     knobs = state.knobs
     limits = (knobs.new_conversations_per_day, knobs.replies_per_minute)
     verdict = state.messaging.verdict(
-        token.user,
-        to,
+        state.sender(token.user),
+        state.sender(to),
+        text,
         state.now(),
         limits=limits if knobs.dm_limits else None,
         leads_team_of=state.leads_team_of,
     )
     if verdict is Verdict.REJECTED:
+        state.refused(request.path, 400)
         return _error(400, "The message was rejected")
     if verdict is Verdict.LIMITED:
         return _error(429, "Too many requests. Try again later.")
@@ -492,19 +512,26 @@ async def send_message(request: web.Request, token: Token | None) -> web.StreamR
 
 @_authed(required=True, scope="team:lead")
 async def team_update(request: web.Request, token: Token | None) -> web.StreamResponse:
-    """POST /team/{teamId}/pm-all"""
+    """POST /team/{teamId}/pm-all: lila's ``Team.pmAllSubmit`` (``app/controllers/Team.scala``,
+    ``modules/team/src/main/TeamMsgApi.scala``). A leader without the team's "Updates"
+    permission is redirected to the team page (303), not given an error status. The text goes
+    into the team's feed of updates, read by the members who did not unsubscribe from them: it
+    is no DM in anyone's inbox."""
     assert token is not None
     state = _state(request)
     team_id = request.match_info["teamId"]
     leaders = state.team_leaders.get(team_id)
     if leaders is None:
+        state.refused(request.path, 404)
         return _error(404, "Not found")
-    if token.user not in leaders:
-        return _error(400, "You are not a leader of this team with the Updates permission")
+    if token.user not in leaders or token.user not in state.updates_permission.get(team_id, ()):
+        state.refused(request.path, 303)
+        raise web.HTTPSeeOther(f"/team/{team_id}")
     form = await request.post()
     message = form.get("message")
-    if not isinstance(message, str) or not message.strip():
-        return _error(400, "message: This field is required")
+    if not isinstance(message, str) or not 3 <= len(message.strip()) <= TEAM_UPDATE_MAX:
+        state.refused(request.path, 400)
+        return _error(400, f"message: 3 to {TEAM_UPDATE_MAX} characters")
     state.team_updates.append(
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )

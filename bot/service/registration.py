@@ -35,9 +35,11 @@ __all__ = [
 
 def run_scopes(config: Config) -> list[str]:
     """What ``acwc run`` needs of the bot's token: DMs, team messages when a team is set, and
-    what the games settings need (``study:write`` for the broadcasts)."""
+    what the games settings need (``challenge:write`` for the match games' open challenges:
+    lila refuses a token without it on that call; ``study:write`` for the broadcasts)."""
     team = ["team:lead"] if config.tournament.team else []
-    return ["msg:write", *team, *sorted(config.games.lichess_scopes)]
+    challenges = ["challenge:write"] if config.games.challenges else []
+    return sorted({"msg:write", *team, *challenges, *config.games.lichess_scopes})
 
 
 def registration_scopes(config: Config) -> list[str]:
