@@ -185,6 +185,12 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
     return matches, games
 
 
+def _near_outage(sandbox: SandboxState, now: dt.datetime) -> bool:
+    """Whether the sandbox is down, or was less than two hours ago (the service catches up)."""
+    until = sandbox.knobs.down_until
+    return until is not None and now < until + dt.timedelta(hours=2)
+
+
 def contract_figures(sandbox: SandboxState, notices_lost: int) -> Contract:
     """The calls lila's contract refused, the DMs over budget, the notices lost, and how many
     broadcast rounds showed their players' games."""
@@ -247,6 +253,7 @@ async def run_season(
             driver = SeasonDriver(
                 service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
             )
+            driver.outage = lambda: _near_outage(sandbox, clock.now())
             world = World(
                 db=service.db,
                 config=config,

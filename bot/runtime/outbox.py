@@ -25,6 +25,10 @@ A failure is classed by what Lichess said, per recipient, never for the whole qu
 * ``AuthorizationError`` (401/403: the token is bad or lacks ``msg:write``/``team:lead``) stops
   the outbox: the ``outbox`` hold names the error for the TDs (desk, ``acwc doctor``), nothing is
   marked, and the next start-up whose token check passes lifts it.
+* Lichess unreachable or failing (a transport error, a 5xx) is an outage, not a refusal: the
+  messages wait, tried again at least every :data:`OUTAGE_RETRY_CAP`, however long it lasts,
+  and go out when Lichess is back; once it has lasted :data:`LATE_AFTER`, the TDs get a note
+  (once an outage) that they are late, not lost.
 * Anything else is retried with backoff (a global 429 already waited in the client) and fails
   after :data:`MAX_ATTEMPTS`.
 """
@@ -57,6 +61,10 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
+OUTAGE_RETRY_CAP = dt.timedelta(minutes=5)
+"""While Lichess is unreachable, each waiting message is tried again at least this often."""
+LATE_AFTER = dt.timedelta(minutes=15)
+"""An outage this long gets the TDs' note that messages are late (not lost)."""
 LIMIT_DELAYS = tuple(dt.timedelta(hours=h) for h in (1, 2, 4, 8, 16, 24))
 """After the n-th 429 from ``/inbox``, hold that recipient's messages this long (lila's message
 budget is a window of a day that opened at an unknown time)."""
@@ -88,6 +96,10 @@ class Messenger(Protocol):
 class UndeliveredReporter(Protocol):
     async def undelivered(
         self, uow: UnitOfWork, *, now: dt.datetime, rows: Sequence[OutboxRow], why: str
+    ) -> None: ...
+
+    async def late(
+        self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime, waiting: int
     ) -> None: ...
 
 
@@ -136,8 +148,14 @@ def message_cost(group: Sequence[OutboxRow]) -> int:
     return 2 if any(has_link(r.body) for r in group) else 1
 
 
+def is_outage(error: BaseException) -> bool:
+    """Lichess unreachable or failing (no HTTP status, or a 5xx): retrying will help."""
+    status = _status(error)
+    return status is None or status >= 500
+
+
 def retry_delay(attempts: int) -> dt.timedelta:
-    delay: dt.timedelta = min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_CAP)
+    delay: dt.timedelta = min(RETRY_BASE * 2 ** min(max(attempts - 1, 0), 16), RETRY_CAP)
     return delay
 
 
@@ -195,6 +213,10 @@ class OutboxDispatcher(WaitingLoop):
         """The DMs of the last minute: when, and what each cost of the budget."""
         self._refusing: set[str] = set()
         self._refusing_read = False
+        self.outage_since: dt.datetime | None = None
+        """When Lichess stopped answering (``None``: it answers)."""
+        self._late_told = False
+        self._outage_tries = 0
         self.next_attempt: dt.datetime | None = None
         """When the first message not yet due is, as the last :meth:`deliver_due` found it
         (valid while ``_next_known``)."""
@@ -273,6 +295,10 @@ class OutboxDispatcher(WaitingLoop):
                 else:
                     await self._failed(group, error)
                     failed = True
+                    if is_outage(error):  # Lichess is down: the rest wait with this one
+                        await self._hold_during_outage()
+                        self.sent += sent
+                        return sent
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
@@ -301,6 +327,9 @@ class OutboxDispatcher(WaitingLoop):
 
     async def _sent(self, group: Sequence[OutboxRow]) -> int:
         self.messages += 1
+        if self.outage_since is not None:
+            log.info("Lichess is back: the waiting messages go out")
+        self.outage_since, self._late_told, self._outage_tries = None, False, 0
         if group[0].kind is not Channel.TEAM_UPDATE:
             self._recent.append((self.clock.now(), message_cost(group)))
         ids = [row.id for row in group]
@@ -371,6 +400,10 @@ class OutboxDispatcher(WaitingLoop):
                         stored.next_attempt_at = now + REPLY_DELAY
                     else:
                         stored.next_attempt_at = now + limit_delay(stored.attempts)
+                elif is_outage(error):  # late, never lost: tried again when Lichess is back
+                    stored.next_attempt_at = now + min(
+                        retry_delay(stored.attempts), OUTAGE_RETRY_CAP
+                    )
                 elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
                     stored.status = OutboxStatus.FAILED
                     given_up.append(stored)
@@ -386,11 +419,36 @@ class OutboxDispatcher(WaitingLoop):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
             if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
                 await uow.notices.uncover(row.created_at, now=now)
+            if is_outage(error):
+                await self._outage(uow, now)
             if given_up:
                 log.warning("outbox to %s failed: %s", row.recipient, error)
                 if self.alerts is not None and row.kind is not Channel.TD_ALERT:
                     await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
             await uow.commit()
+
+    async def _hold_during_outage(self) -> None:
+        """Hold every due message until the next try (backing off to
+        :data:`OUTAGE_RETRY_CAP`): while Lichess is down one message at a time asks it."""
+        self._outage_tries += 1
+        now = self.clock.now()
+        until = now + min(retry_delay(self._outage_tries), OUTAGE_RETRY_CAP)
+        async with self.db.uow(origin=ORIGIN) as uow:
+            await uow.notices.defer_due(SENDABLE, now, until)
+            await uow.commit()
+        self._next_known = False
+
+    async def _outage(self, uow: UnitOfWork, now: dt.datetime) -> None:
+        """Note the outage; once it has lasted :data:`LATE_AFTER`, tell the TDs (once) that
+        the waiting messages are late, not lost."""
+        if self.outage_since is None:
+            self.outage_since = now
+            log.warning("Lichess unreachable: messages wait until it is back")
+        if self._late_told or now - self.outage_since < LATE_AFTER or self.alerts is None:
+            return
+        self._late_told = True
+        waiting = await uow.outbox.count_due(now + OUTAGE_RETRY_CAP, kinds=SENDABLE_KINDS)
+        await self.alerts.late(uow, now=now, since=self.outage_since, waiting=waiting)
 
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD

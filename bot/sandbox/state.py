@@ -132,6 +132,8 @@ class Knobs:
     refuse_challenges: str | None = None
     """While set, ``POST /api/challenge/open`` answers 400 with this text (a form lila would
     refuse for a reason the sandbox does not model)."""
+    down_from: dt.datetime | None = None
+    """With ``down_until``: when the outage begins (``None``: it already has)."""
     down_until: dt.datetime | None = None
     """While the sandbox's clock is before this, every API request (streams included) answers
     ``server_error_status``: Lichess down for a span of the fake clock
@@ -189,6 +191,7 @@ class SandboxState:
         """Broadcast tournaments by id, with their rounds (:mod:`bot.sandbox.broadcasts`)."""
         self.offboard: list[OffBoardGame] = []
         """History games against the AI or anonymous players (:mod:`bot.sandbox.history`)."""
+        self._streams_cut = False
         self._live: dict[str, GameJson] = {}
         """The games going on, by id."""
         self.refusals: Counter[str] = Counter()
@@ -247,15 +250,25 @@ class SandboxState:
         return True
 
     def is_down(self) -> bool:
-        """Whether Lichess is down now (:attr:`Knobs.down_until`)."""
-        until = self.knobs.down_until
-        return until is not None and self.now() < until
+        """Whether Lichess is down now (:attr:`Knobs.down_from` to :attr:`Knobs.down_until`):
+        the first look inside the span cuts the open games streams."""
+        knobs, now = self.knobs, self.now()
+        down = (
+            knobs.down_until is not None
+            and now < knobs.down_until
+            and (knobs.down_from is None or knobs.down_from <= now)
+        )
+        if down and not self._streams_cut:
+            self.drop_streams()
+        self._streams_cut = down
+        return down
 
-    def outage(self, until: dt.datetime) -> None:
-        """Lichess is down from now until ``until`` (of the sandbox's clock): every API call
-        answers 5xx and the open games streams are cut."""
-        self.knobs.down_until = until
-        self.drop_streams()
+    def outage(self, until: dt.datetime, *, start: dt.datetime | None = None) -> None:
+        """Lichess is down from ``start`` (now by default) until ``until`` (of the sandbox's
+        clock): every API call answers 5xx, the open games streams are cut, and a game that
+        moves meanwhile goes out on no stream."""
+        self.knobs.down_from, self.knobs.down_until = start, until
+        self.is_down()
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -517,6 +530,8 @@ class SandboxState:
                 for rnd in tour.rounds:
                     if rnd.follows(*game.user_ids):
                         rnd.see(game.id, now)
+        if self.is_down():
+            return
         for listener in self.listeners:
             if listener.wants(game):
                 listener.queue.put_nowait(game)

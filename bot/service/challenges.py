@@ -54,7 +54,9 @@ log = logging.getLogger(__name__)
 
 CHALLENGE_DEADLINE = "game_challenge"
 RETRY_AFTER = dt.timedelta(minutes=5)
-MAX_ATTEMPTS = 12
+MAX_ATTEMPTS = 288
+"""A day of attempts five minutes apart: a Lichess outage shorter than that delays the
+challenge, never loses it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
