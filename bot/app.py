@@ -195,7 +195,7 @@ def bootstrap(
         else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
-        services.intake.on_start = services.broadcasts.game_started
+        services.intake.on_start = services.broadcasts.wake_for
     return services
 
 

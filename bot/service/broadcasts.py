@@ -11,13 +11,12 @@ pages and the round's forum pairings post.
 lila syncs a round only while it is started and moves keep coming: each round is made to start
 at once (``status=new``, ``startsAt`` now), and when a game of its players starts after the
 sync may have stopped (:data:`WAKE_AFTER` since the bot last started it: lila stops after an
-hour without a move, and finishes a round three hours after), :meth:`Broadcasts.game_started`
-starts it again, in the background, so lila picks up the game going on.
+hour without a move, and finishes a round three hours after), :meth:`Broadcasts.wake_for`
+starts it again, so lila picks up the game going on.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import datetime as dt
 import logging
@@ -99,15 +98,7 @@ class Broadcasts:
         self.woken: dict[str, dt.datetime] = {}
         """When the bot last started each round's sync (made or woken), by round id."""
         self.wakes = 0
-        self._tasks: set[asyncio.Task[bool]] = set()
         self._known: list[BroadcastRoundRow] | None = None
-
-    def game_started(self, white: str, black: str) -> None:
-        """A game of ``white`` and ``black`` started: wake their latest broadcast round in the
-        background if its sync may have stopped."""
-        task = asyncio.create_task(self.wake_for(white, black))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def wake_for(self, white: str, black: str) -> bool:
         """Start the sync of the latest round following both players again, unless the bot

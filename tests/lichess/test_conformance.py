@@ -816,12 +816,13 @@ async def reads_open_challenge(state: SandboxState, client: LichessClient) -> No
 async def reads_broadcasts(state: SandboxState, client: LichessClient) -> None:
     made = LichessBroadcasts(client)
     tour = await made.tour(name="ACWC 2021 Candidates", markdown="Live.")
-    rnd = await made.round(tour.id, name="Round 1", players=["Bob", "Alice"])
+    rnd = await made.round(tour.id, name="Round 1", players=["Bob", "Alice"], starts_at=state.now())
     sent = state.broadcasts[tour.id]
     assert (tour.url, sent.name, sent.markdown) == (sent.url, "ACWC 2021 Candidates", "Live.")
     assert [(r.id, r.url, r.sync_users) for r in sent.rounds] == [
         (rnd.id, rnd.url, ("alice", "bob"))
     ]
+    assert sent.rounds[0].syncing(state.now())  # status=new, startsAt now: lila starts it
 
 
 async def test_challenge_and_broadcast_bodies_validate(lichess: tuple[str, SandboxState]) -> None:

@@ -284,3 +284,17 @@ async def test_a_bot_account_cannot_broadcast_RelayTour_scala(
     state.add_user("Robot", title="BOT")
     robot = state.add_token("Robot")
     assert (await post(sandbox_url, "/broadcast/new", {"name": "ACWC"}, robot))[0] == 403
+
+
+# --- games: modules/api/src/main/GameApiV2.scala ----------------------------------------------
+
+
+async def test_last_move_at_is_in_the_export_not_in_the_stream_GameApiV2_scala(
+    state: SandboxState,
+) -> None:
+    """The export of a finished game carries ``lastMoveAt``; the games stream's line does not."""
+    from bot.sandbox.encode import game_json, game_stream_json
+
+    game = state.add_finished_game("Alice", "Bob")
+    assert "lastMoveAt" in game_json(game)
+    assert "lastMoveAt" not in game_stream_json(game)
