@@ -167,6 +167,20 @@ class Config:
     secrets: Secrets = field(default_factory=Secrets)
     source: Path | None = None
 
+    def lichess_token(self) -> str | None:
+        """The bot's token for a command that talks to Lichess: ``None`` on the sandbox (it
+        makes its own); on a real Lichess a missing token is a :class:`ConfigError`. Commands
+        that do not talk to Lichess never ask, so backups and listings run without it."""
+        if self.service.uses_sandbox:
+            return None
+        if self.secrets.lichess_token is None:
+            raise ConfigError(
+                "service.lichess_url",
+                f"this command talks to Lichess and needs the bot's token in "
+                f"{SECRET_ENV['lichess_token']}",
+            )
+        return self.secrets.lichess_token
+
     def is_td(self, username: str) -> bool:
         return username.lower() in {td.lower() for td in self.tournament.tds}
 
@@ -590,10 +604,11 @@ def parse_config(
         source=source,
     )
     _check(config)
-    if not config.service.uses_sandbox and config.secrets.lichess_token is None:
+    if not config.service.uses_sandbox and not config.tournament.tds:
         raise ConfigError(
-            "service.lichess_url",
-            f"a real Lichess needs the bot's token in {SECRET_ENV['lichess_token']}",
+            "tournament.tds",
+            "a season on a real Lichess needs its TDs' Lichess usernames: every ruling is "
+            "recorded under the TD who made it, and only a TD may log in to the desk",
         )
     return config
 

@@ -141,9 +141,16 @@ def open_database(config: Config) -> Database:
 
 
 def check_actor(config: Config, actor: str) -> str:
-    """A TD command run as a named TD must name one from the config."""
-    if actor != "cli" and config.tournament.tds and not config.is_td(actor):
-        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(config.tournament.tds)})")
+    """The TD a TD command is run as, for the audit log. With TDs in the config, ``--by`` must
+    name one of them: an audit log that says "cli" cannot tell who ruled. Without TDs (the
+    sandbox's bare defaults) any name, or none, is taken."""
+    tds = config.tournament.tds
+    if not tds:
+        return actor
+    if actor == "cli":
+        raise CliError(f"say which TD you are: --by USERNAME, one of {', '.join(tds)}")
+    if not config.is_td(actor):
+        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(tds)})")
     return actor
 
 
@@ -176,6 +183,8 @@ async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
 @asynccontextmanager
 async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
     """The application services on the config's database (and Lichess at ``lichess_url``)."""
+    if lichess_url is not None:
+        cli.config.lichess_token()  # a command that talks to Lichess: the token, or why not
     async with (
         database(cli.config) as db,
         cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,

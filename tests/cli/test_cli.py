@@ -235,7 +235,7 @@ def test_a_reader_that_stops_early_is_no_error(  # type: ignore[no-untyped-def]
     for i, name in enumerate(("Alice", "Bob", "Carol", "Dave")):
         assert acwc("player", "add", name, "--rating", str(2000 + i))[0] == 0
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
-    code = main(["round", "pair"])
+    code = main(["round", "pair", "--by", "ODMWND"])
     assert code == 0
     assert "Broken pipe" not in capsys.readouterr().err
 
@@ -246,3 +246,18 @@ def test_the_demo_refuses_a_field_too_small_for_its_script_up_front(acwc) -> Non
     assert out == ""
     assert "needs at least 11 players" in err
     assert "unexpected" not in err
+
+
+def test_a_td_command_names_a_configured_td(acwc) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    code, _, err = acwc("player", "add", "Alice", by=None)
+    assert code == 1
+    assert "--by USERNAME, one of ODMWND" in err
+    code, _, err = acwc("player", "add", "Alice", by="Mallory")
+    assert code == 1
+    assert "not a TD" in err
+    assert json.loads(acwc("player", "list", "--json")[1]) == []
+    assert acwc("player", "add", "Alice", by="odmwnd")[0] == 0
+    audit = json.loads(acwc("audit", "--player", "Alice", "--json")[1])
+    assert [entry["actor"] for entry in audit] == ["odmwnd"]
