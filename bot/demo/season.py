@@ -183,6 +183,17 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
     return matches, games
 
 
+async def _until_interrupted() -> None:
+    """Wait for Ctrl-C (asyncio.run cancels the main task on SIGINT), then take the
+    cancellation back: the season's report is still to be printed, and the command ends 0."""
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+
+
 async def run_season(
     base: Config, options: DemoOptions, *, reporter: Reporter | None = None
 ) -> SeasonResult:
@@ -259,9 +270,10 @@ async def run_season(
                     async with service.db.uow() as uow:
                         touches = await season_touches(uow, config)
                     if options.keep_open and service.web_url:
+                        champion = roster.player(td.placement[0]).username
+                        reporter.say(f"The season is over: the champion is {champion}.")
                         reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await asyncio.Event().wait()
+                        await _until_interrupted()
                 finally:
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])
