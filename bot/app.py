@@ -136,7 +136,7 @@ def bootstrap(
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(),
+        StageKind.QUALIFICATION: QualificationStage(config),
         StageKind.CANDIDATES: CandidatesStage(config),
         StageKind.SEMIFINAL: SemifinalStage(config),
         StageKind.FINAL: FinalStage(config),
