@@ -22,6 +22,7 @@ from typing import Protocol, runtime_checkable
 from rules.core.model import PlayerId
 from rules.core.ruleset import MatchFormat, Ruleset, StageKind
 from rules.stages.order import candidates_round_count
+from rules.stages.play_in import PlayInFormat
 from rules.stages.qualification import number_of_rounds
 
 __all__ = [
@@ -199,6 +200,7 @@ class FinalFormat(_Format):
 
 STAGES: tuple[StageFormat, ...] = (
     QualificationFormat(),
+    PlayInFormat(),
     CandidatesFormat(),
     SemifinalFormat(),
     FinalFormat(),
