@@ -24,7 +24,10 @@ from typing import Any
 from rules.core.ruleset import MatchFormat, Ruleset, StageKind, Tiebreak
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$|^[A-Za-z0-9]$")
+# A Lichess username as lila accepts an existing account's (its ``historicalUsernameRegex`` and
+# the 2-30 characters of ``historicalUsernameConstraints``, modules/user UserForm.scala): new
+# accounts get 2-20 characters, older ones kept up to 30; never one character.
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$")
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///acwc.db"
 SANDBOX = "sandbox"
 LICHESS_KEEPALIVE_SECONDS = 70.0

@@ -140,7 +140,7 @@ def test_secrets_come_from_the_environment() -> None:
         ("[rules.stages]\npool_size = 1", "rules.stages.pool_size", "at least 2"),
         ("[rules.stages]\nqualifiers = 20", "rules.stages.qualifiers", "do not fit"),
         (
-            "[rules.seeding]\ntitle_holder = 'A'\nrunner_up = 'a'",
+            "[rules.seeding]\ntitle_holder = 'Ab'\nrunner_up = 'ab'",
             "rules.seeding.runner_up",
             "same player",
         ),
@@ -161,7 +161,7 @@ def test_secrets_come_from_the_environment() -> None:
             "before",
         ),
         ("[tournament]\ntds = 'ODMWND'", "tournament.tds", "list"),
-        ("[tournament]\ntds = ['a', 'A']", "tournament.tds", "twice"),
+        ("[tournament]\ntds = ['ab', 'AB']", "tournament.tds", "twice"),
         ("[service]\ndatabase_url = 'mysql://x'", "service.database_url", "sqlite+aiosqlite"),
         ("[service]\nweb_port = 70000", "service.web_port", "port"),
         ("[service]\nlichess_url = 'ftp://x'", "service.lichess_url", "http"),
