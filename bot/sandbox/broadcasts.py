@@ -232,82 +232,103 @@ def broadcast_routes(state_of: StateOf, error: Error, authed: Authed) -> list[we
         state.broadcasts[tour.id] = tour
         return web.json_response({"tour": tour_json(tour), "rounds": []})
 
+    return [
+        web.post("/broadcast/new", broadcast_tour_create),
+        *_round_routes(state_of, error, authed),
+    ]
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _owned_round_form(
+    request: web.Request, state: Any, tour: BroadcastTour | None, token: Any
+) -> RoundFields:
+    """The round form of a request on ``tour``, as lila takes it; raises :class:`_Refused`."""
+    if tour is None:
+        raise _Refused(404, "Not found")
+    if tour.owner != token.user:
+        raise _Refused(403, "Not your broadcast")
+    try:
+        return _round_fields(await request.post(), known=lambda u: u in state.users)
+    except ValueError as e:
+        raise _Refused(400, str(e)) from None
+
+
+def _new_round(state: Any, tour: BroadcastTour, fields: RoundFields) -> BroadcastRound:
+    """``RelayRoundForm.Data.make``: without ``status=new`` the round is started at once."""
+    taken = {x.id for t in state.broadcasts.values() for x in t.rounds}
+    rid = _new_id("br", taken.__contains__)
+    slug = _slug(fields.name)
+    now = state.now()
+    return BroadcastRound(
+        id=rid,
+        name=fields.name,
+        slug=slug,
+        created_at=now,
+        sync_users=fields.users,
+        url=f"https://lichess.org/broadcast/{tour.slug}/{slug}/{rid}",
+        starts_at=fields.starts_at,
+        started_at=None if fields.status == "new" else now,
+        finished_at=now if fields.status == "finished" else None,
+    )
+
+
+def _update_round(rnd: BroadcastRound, fields: RoundFields, now: dt.datetime) -> None:
+    """``RelayRoundForm.Data.update``: every field anew; ``status=new`` un-starts and
+    un-finishes the round (a new ``startsAt`` then asks lila's auto-start again)."""
+    rnd.name, rnd.sync_users, rnd.starts_at = fields.name, fields.users, fields.starts_at
+    if fields.status == "new":
+        rnd.started_at = None
+    elif fields.status is not None and rnd.started_at is None:
+        rnd.started_at = now
+    rnd.finished_at = (rnd.finished_at or now) if fields.status == "finished" else None
+    if rnd.finished_at is not None:
+        rnd.sync_until = None
+
+
+def _round_routes(state_of: StateOf, error: Error, authed: Authed) -> list[web.RouteDef]:
+    """Making and editing rounds."""
+
     @authed(required=True, scope="study:write")
     async def broadcast_round_create(request: web.Request, token: Any) -> web.StreamResponse:
         """POST /broadcast/{broadcastTournamentId}/new"""
-        assert token is not None
         state = state_of(request)
         tour = state.broadcasts.get(request.match_info["broadcastTournamentId"])
-        if tour is None:
-            return error(404, "Not found")
-        if tour.owner != token.user:
-            state.refused(request.path, 403)
-            return error(403, "Not your broadcast")
-        if len(tour.rounds) >= MAX_ROUNDS:
-            state.refused(request.path, 400)
-            return error(400, f"Maximum rounds per tournament: {MAX_ROUNDS}")
         try:
-            fields = _round_fields(await request.post(), known=lambda u: u in state.users)
-        except ValueError as e:
-            state.refused(request.path, 400)
-            return error(400, str(e))
-        taken = {x.id for t in state.broadcasts.values() for x in t.rounds}
-        rid = _new_id("br", taken.__contains__)
-        slug = _slug(fields.name)
-        now = state.now()
-        rnd = BroadcastRound(
-            id=rid,
-            name=fields.name,
-            slug=slug,
-            created_at=now,
-            sync_users=fields.users,
-            url=f"https://lichess.org/broadcast/{tour.slug}/{slug}/{rid}",
-            starts_at=fields.starts_at,
-            started_at=None if fields.status == "new" else now,
-            finished_at=now if fields.status == "finished" else None,
-        )
+            fields = await _owned_round_form(request, state, tour, token)
+            if len(tour.rounds) >= MAX_ROUNDS:
+                raise _Refused(400, f"Maximum rounds per tournament: {MAX_ROUNDS}")
+        except _Refused as e:
+            state.refused(request.path, e.status)
+            return error(e.status, str(e))
+        rnd = _new_round(state, tour, fields)
         tour.rounds.append(rnd)
         state.relay_tick()
         return web.json_response({"round": round_json(rnd), "tour": tour_json(tour), "study": {}})
 
     @authed(required=True, scope="study:write")
     async def broadcast_round_update(request: web.Request, token: Any) -> web.StreamResponse:
-        """POST /broadcast/round/{broadcastRoundId}/edit: every field anew (lila's
-        ``RelayRoundForm.Data.update``): ``status=new`` un-starts and un-finishes the round,
-        and a new ``startsAt`` asks lila's auto-start again."""
-        assert token is not None
+        """POST /broadcast/round/{broadcastRoundId}/edit"""
         state = state_of(request)
-        found = [
-            (t, r)
-            for t in state.broadcasts.values()
-            for r in t.rounds
-            if r.id == request.match_info["broadcastRoundId"]
-        ]
-        if not found:
-            return error(404, "Not found")
-        tour, rnd = found[0]
-        if tour.owner != token.user:
-            state.refused(request.path, 403)
-            return error(403, "Not your broadcast")
+        rid = request.match_info["broadcastRoundId"]
+        found = [(t, r) for t in state.broadcasts.values() for r in t.rounds if r.id == rid]
+        tour, rnd = found[0] if found else (None, None)
         try:
-            fields = _round_fields(await request.post(), known=lambda u: u in state.users)
-        except ValueError as e:
-            state.refused(request.path, 400)
-            return error(400, str(e))
-        now = state.now()
-        rnd.name, rnd.sync_users, rnd.starts_at = fields.name, fields.users, fields.starts_at
-        if fields.status == "new":
-            rnd.started_at = None
-        elif fields.status is not None and rnd.started_at is None:
-            rnd.started_at = now
-        rnd.finished_at = (rnd.finished_at or now) if fields.status == "finished" else None
-        if rnd.finished_at is not None:
-            rnd.sync_until = None
+            fields = await _owned_round_form(request, state, tour, token)
+        except _Refused as e:
+            state.refused(request.path, e.status)
+            return error(e.status, str(e))
+        assert tour is not None
+        assert rnd is not None
+        _update_round(rnd, fields, state.now())
         state.relay_tick()
         return web.json_response({"round": round_json(rnd), "tour": tour_json(tour), "study": {}})
 
     return [
-        web.post("/broadcast/new", broadcast_tour_create),
         web.post("/broadcast/{broadcastTournamentId}/new", broadcast_round_create),
         web.post("/broadcast/round/{broadcastRoundId}/edit", broadcast_round_update),
     ]

@@ -28,6 +28,7 @@ from bot.runtime.clock import Clock
 from bot.service.forum import Forum
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
+from rules.stages.formats import stage_title
 from rules.talk.games import time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
@@ -40,14 +41,6 @@ log = logging.getLogger(__name__)
 WAKE_AFTER = dt.timedelta(minutes=45)
 """Start a round's sync again when a game of its players starts this long after the bot last
 started it (lila stops a sync after an hour without a move)."""
-
-_STAGE_NAMES = {
-    StageKind.QUALIFICATION: "Qualification",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.SEMIFINAL: "Semifinals",
-    StageKind.FINAL: "Final",
-    StageKind.THIRD_PLACE: "Third place match",
-}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -196,14 +189,8 @@ class Broadcasts:
     async def _rounds(self) -> list[BroadcastRoundRow]:
         """Every broadcast round made (read once; :meth:`sync` adds what it makes)."""
         if self._known is None:
-            known: list[BroadcastRoundRow] = []
             async with self.db.reads() as uow:
-                repo = GamesRepository(uow.session)
-                for stage in self.config.games.broadcast_stages:
-                    tour = await repo.broadcast(stage)
-                    if tour is not None:
-                        known += await repo.broadcast_rounds(tour.id)
-            self._known = known
+                self._known = list(await GamesRepository(uow.session).all_broadcast_rounds())
         return self._known
 
     async def _tour(self, stage: StageKind) -> BroadcastRow:
@@ -211,7 +198,7 @@ class Broadcasts:
             found = await GamesRepository(uow.session).broadcast(stage)
         if found is not None:
             return found
-        stage_name = _STAGE_NAMES.get(stage, str(stage))
+        stage_name = stage_title(stage)
         name = f"{self.config.games.event} {stage_name}"
         control = time_control_text(self.config.rules.time_control)
         markdown = (
