@@ -303,6 +303,13 @@ class LichessClient:
         self.scopes = info.scopes
         return info
 
+    def stream_headers(self) -> dict[str, str]:
+        """The token's header for a call made outside the queue (the games stream), once
+        :meth:`test_token` found the token valid; none before, or without a token."""
+        if self._token and self.scopes is not None:
+            return {"Authorization": f"Bearer {self._token}"}
+        return {}
+
     def has_scope(self, scope: str) -> bool | None:
         """Whether the bot's token has ``scope``: ``None`` while :meth:`test_token` has not
         answered, ``False`` without a token."""

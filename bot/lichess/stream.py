@@ -5,6 +5,10 @@ limit; a chunk always holds both players of a pairing, since the stream only rep
 where both players are listed). Each game is handed to ``on_game`` when it starts and when it
 ends, straight from the socket, with no polling.
 
+The stream is read with the bot's token once the token is known valid (lila's
+``gamesByUsersStream`` is ``AnonOrScopedBody(...)()``: any valid token, no scope, and 500 names
+instead of 300), and without it if Lichess ever refuses it.
+
 After any gap (start-up, a dropped or refused stream, a change of players) the watcher asks the
 game export for what it may have missed: per pairing ``GET /api/games/user/{a}?vs={b}&since=``
 (or per player without pairings), plus ``POST /api/games/export/_ids`` for games it saw start
@@ -174,6 +178,8 @@ class GameWatcher:
         """Games ``on_game`` failed on (a lookup failed, the database was away): tried again
         until it takes them, and the last-seen mark stays before them meanwhile."""
         self._retrying: asyncio.Task[None] | None = None
+        self._anonymous = False
+        """Lichess refused the token on the stream once: it is read without one since."""
         self._streams: list[_Stream] = []
         self._last_seen: dt.datetime | None = None
         self._saved: dt.datetime | None = None
@@ -307,14 +313,17 @@ class GameWatcher:
         url = f"{self._base_url}/api/stream/games-by-users"
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=self._stall_timeout)
         body = ",".join(sorted(stream.players))
+        token = {} if self._anonymous else self._client.stream_headers()
         async with session.post(
             url,
             data=body,
             params={"withCurrentGames": "true"},
-            headers={"Content-Type": "text/plain", "Accept": "application/x-ndjson"},
+            headers={"Content-Type": "text/plain", "Accept": "application/x-ndjson", **token},
             timeout=timeout,
         ) as resp:
             if resp.status != 200:
+                if token and resp.status in (401, 403):
+                    self._anonymous = True  # the token went bad: read it without one
                 raise http_error(resp.status, await resp.text())
             self.connections += 1
             self._start_backfill(stream)

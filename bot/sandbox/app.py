@@ -58,6 +58,12 @@ log = logging.getLogger(__name__)
 STATE_KEY = web.AppKey("sandbox_state", SandboxState)
 NDJSON = "application/x-ndjson"
 STREAM_USERS_LIMIT = 300
+STREAM_USERS_LIMIT_WITH_TOKEN = 500
+EXPORTS_PER_IP = 2
+"""Game exports one IP may run at once (lila's ``GlobalConcurrencyLimitPerIP``): a 429 beyond."""
+EXPORT_PER_SECOND = {False: 20, True: 30}
+"""Games a second a user's export streams, without and with a token (lila's
+``Game.apiExportByUser``: ``MaxPerSecond``)."""
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 TOKEN_LIFETIME = 31536000
@@ -380,7 +386,15 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         else json.dumps(offboard_game_json(g)).encode() + b"\n"
         for g in games
     ]
-    return await _ndjson(request, lines, slow=True)
+    if state.exports_running >= EXPORTS_PER_IP:  # lila: GlobalConcurrencyLimitPerIP.download
+        state.refused(request.path, 429)
+        return _error(429, "Please only run 2 request(s) at a time")
+    state.exports_running += 1
+    try:
+        per_second = EXPORT_PER_SECOND[token is not None] if knobs_throttle(state) else None
+        return await _ndjson(request, lines, slow=True, per_second=per_second)
+    finally:
+        state.exports_running -= 1
 
 
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
@@ -397,8 +411,16 @@ async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
     return await _ndjson(request, [_export_line(g) for g in games])
 
 
+def knobs_throttle(state: SandboxState) -> bool:
+    return state.knobs.export_throttle
+
+
 async def _ndjson(
-    request: web.Request, lines: list[bytes], *, slow: bool = False
+    request: web.Request,
+    lines: list[bytes],
+    *,
+    slow: bool = False,
+    per_second: int | None = None,
 ) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": NDJSON})
     await resp.prepare(request)
@@ -411,21 +433,27 @@ async def _ndjson(
             silent -= step
             if silent > 0:
                 await resp.write(b"{}\n")
-    for line in lines:
+    for i, line in enumerate(lines):
+        if per_second is not None and i and i % per_second == 0:
+            await asyncio.sleep(1.0)  # lila's export throttle (``MaxPerSecond``), real time
         await resp.write(line)
     await resp.write_eof()
     return resp
 
 
-async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
-    """POST /api/stream/games-by-users"""
+@_authed(required=False)
+async def stream_games_by_users(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """POST /api/stream/games-by-users: lila's ``Api.gamesByUsersStream``
+    (``app/controllers/Api.scala``), ``AnonOrScopedBody(...)()``: any valid token (an unknown
+    one is a 401), which raises the list's limit from 300 names to 500."""
     state = _state(request)
     knobs = state.knobs
     if knobs.stream_unavailable:
         return _error(503, "Streams are unavailable")
     users = frozenset(user_id(u) for u in _ids_body(await request.text()))
-    if len(users) > STREAM_USERS_LIMIT:
-        return _error(400, f"Too many users: {len(users)}, expected up to {STREAM_USERS_LIMIT}")
+    limit = STREAM_USERS_LIMIT_WITH_TOKEN if token is not None else STREAM_USERS_LIMIT
+    if len(users) > limit:
+        return _error(400, f"Too many users: {len(users)}, expected up to {limit}")
     try:
         with_current = _bool_param(request, "withCurrentGames", False)
     except _BadParam as e:

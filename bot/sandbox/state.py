@@ -129,6 +129,9 @@ class Knobs:
     """New conversations a day for an account over 30 days old (lila: 20)."""
     replies_per_minute: int = 20
     """Replies a minute for an account over 30 days old (lila: 20)."""
+    export_throttle: bool = False
+    """Stream a user's game export at lila's pace (20 games a second, 30 with a token), in
+    real time. Off by default: the demo's 5,000 history games would take minutes."""
     refuse_challenges: str | None = None
     """While set, ``POST /api/challenge/open`` answers 400 with this text (a form lila would
     refuse for a reason the sandbox does not model)."""
@@ -192,6 +195,8 @@ class SandboxState:
         self.offboard: list[OffBoardGame] = []
         """History games against the AI or anonymous players (:mod:`bot.sandbox.history`)."""
         self._streams_cut = False
+        self.exports_running = 0
+        """Game exports being answered now (lila allows 2 at once per IP)."""
         self._live: dict[str, GameJson] = {}
         """The games going on, by id."""
         self.refusals: Counter[str] = Counter()

@@ -69,8 +69,9 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = sandbox
-    # study:write: the default config follows the later stages with a Lichess broadcast
-    _token(monkeypatch, state, ["team:lead", "team:read", "study:write"])
+    # study:write: the default config follows the later stages with a Lichess broadcast;
+    # challenge:write: its open challenges (lila refuses a token without it there)
+    _token(monkeypatch, state, ["team:lead", "team:read", "study:write", "challenge:write"])
     assert acwc("db", "upgrade")[0] == 0
     assert acwc("tournament", "create")[0] == 0
     for name in ("Alice", "Bob"):
@@ -86,7 +87,7 @@ def test_doctor_names_a_missing_msg_write_and_exits_non_zero(  # type: ignore[no
     assert report["problems"] == ["the token lacks the scope msg:write"]
 
     # every missing scope is named, not the first (study:write: the default broadcasts)
-    _token(monkeypatch, state, ["team:lead", "study:write"])
+    _token(monkeypatch, state, ["team:lead", "study:write", "challenge:write"])
     code, out, _ = acwc("doctor", "--lichess-url", url)
     assert code == 1
     assert "missing:       msg:write, team:read" in out
@@ -96,7 +97,11 @@ def test_doctor_passes_with_every_scope_and_prints_the_team(  # type: ignore[no-
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = sandbox
-    _token(monkeypatch, state, ["msg:write", "team:lead", "team:read", "study:write"])
+    _token(
+        monkeypatch,
+        state,
+        ["msg:write", "team:lead", "team:read", "study:write", "challenge:write"],
+    )
     assert acwc("db", "upgrade")[0] == 0
     code, out, _ = acwc("doctor", "--lichess-url", url)
     assert code == 0, out

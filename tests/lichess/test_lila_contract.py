@@ -298,3 +298,38 @@ async def test_last_move_at_is_in_the_export_not_in_the_stream_GameApiV2_scala(
     game = state.add_finished_game("Alice", "Bob")
     assert "lastMoveAt" in game_json(game)
     assert "lastMoveAt" not in game_stream_json(game)
+
+
+async def test_the_games_stream_takes_any_valid_token_and_500_names_Api_scala(
+    sandbox_url: str, state: SandboxState, bot_token: str
+) -> None:
+    """``gamesByUsersStream = AnonOrScopedBody(...)()``: no scope needed, an unknown token is a
+    401, and a token raises the list's limit from 300 names to 500."""
+    names = ",".join(f"player{i}" for i in range(400))
+    path = "/api/stream/games-by-users"
+    async with aiohttp.ClientSession() as session:
+        async with session.post(sandbox_url + path, data=names) as resp:
+            assert resp.status == 400
+        bad = {"Authorization": "Bearer lip_unknown"}
+        async with session.post(sandbox_url + path, data="alice,bob", headers=bad) as resp:
+            assert resp.status == 401
+        good = {"Authorization": f"Bearer {bot_token}"}
+        async with session.post(sandbox_url + path, data=names, headers=good) as resp:
+            assert resp.status == 200
+            state.drop_streams()
+
+
+async def test_two_game_exports_at_once_per_ip_GlobalConcurrencyLimitPerIP(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    """``Game.apiExportByUser`` runs under ``GlobalConcurrencyLimitPerIP.download``: a third
+    export while two run is a 429."""
+    state.exports_running = 2
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(
+            sandbox_url + "/api/games/user/alice", headers={"Accept": "application/x-ndjson"}
+        ) as resp,
+    ):
+        assert resp.status == 429
+    state.exports_running = 0
