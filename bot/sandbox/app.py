@@ -386,12 +386,20 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         else json.dumps(offboard_game_json(g)).encode() + b"\n"
         for g in games
     ]
-    if state.exports_running >= EXPORTS_PER_IP:  # lila: GlobalConcurrencyLimitPerIP.download
+    return await _export(request, state, lines, with_token=token is not None)
+
+
+async def _export(
+    request: web.Request, state: SandboxState, lines: list[bytes], *, with_token: bool
+) -> web.StreamResponse:
+    """A user's export as lila streams it: two at once per IP (``GlobalConcurrencyLimitPerIP``,
+    a 429 beyond), at its pace when the knob says so."""
+    if state.exports_running >= EXPORTS_PER_IP:
         state.refused(request.path, 429)
         return _error(429, "Please only run 2 request(s) at a time")
     state.exports_running += 1
     try:
-        per_second = EXPORT_PER_SECOND[token is not None] if knobs_throttle(state) else None
+        per_second = EXPORT_PER_SECOND[with_token] if state.knobs.export_throttle else None
         return await _ndjson(request, lines, slow=True, per_second=per_second)
     finally:
         state.exports_running -= 1
@@ -409,10 +417,6 @@ async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
     games = [g for g in games if g.status != "created"]
     games.sort(key=lambda g: (g.createdAt, g.id), reverse=True)
     return await _ndjson(request, [_export_line(g) for g in games])
-
-
-def knobs_throttle(state: SandboxState) -> bool:
-    return state.knobs.export_throttle
 
 
 async def _ndjson(
