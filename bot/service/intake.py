@@ -210,7 +210,8 @@ class GameIntake:
                 f"{row.id}: {decision.reason.label} "
                 f"({game.variant}, {'rated' if game.rated else 'casual'}, "
                 f"{game.clock_limit}+{game.clock_increment}, source {game.source or 'unknown'}). "
-                f"If it should count: acwc result record {row.id} --game N --result R --reason ..."
+                "If it should count: its card on the TD desk counts it (Count it: 1-0, 0-1 "
+                "or draw)."
             )
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_refused(game.id, row.id)
@@ -219,8 +220,8 @@ class GameIntake:
             facts = ", ".join(a.value.replace("_", " ") for a in decision.alerts)
             text = (
                 f"Game {link} of match {row.id} ({game.white} - {game.black}) counted, but needs a "
-                f"look: {facts}. To change it: acwc result record {row.id} --game N --result R "
-                "--reason ..."
+                f"look: {facts}. To change it: Record or correct a result on the TD desk "
+                f"(match {row.id})."
             )
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_flagged(game.id, row.id)

@@ -80,7 +80,7 @@ class Players:
         if await uow.matches.count_for_player(player.id):
             raise OperationError(
                 f"{player.username} has been paired already; withdraw them instead "
-                "(`acwc player withdraw`), so their results stay on record"
+                "(a withdrawal, rules 8), so their results stay on record"
             )
         await uow.audit.record(
             at=now,

@@ -227,8 +227,8 @@ class Armageddons:
                 now=now,
                 text=(
                     f"Armageddon of match {match.id} ({players[0]} v {players[1]}): neither"
-                    " player chose in rock-paper-scissors. Decide who plays White:"
-                    f" acwc stage armageddon decide {match.id} --white USER"
+                    " player chose in rock-paper-scissors. Decide who plays White"
+                    " with the buttons of its card on the TD desk."
                 ),
                 key=notice.armageddon_needs_td(arm.id, match.id),
             )

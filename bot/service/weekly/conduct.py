@@ -13,7 +13,7 @@ from bot.service.weekly.log import Loaded, append, is_decided
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
 from rules.core.states import PlayerStatus, RoundState
-from rules.talk.notices import TDAlert, td_claim_alert
+from rules.talk.notices import TDAlert, dq_action, td_claim_alert
 from rules.week.calendar import label_time
 from rules.week.conduct import (
     ConductError,
@@ -131,9 +131,7 @@ class Conduct:
                 for r in rows
                 if not r.waived
             )
-            alert = TDAlert(
-                None, proposal.text, evidence, f"acwc dq confirm {proposal.player} --reason ..."
-            )
+            alert = TDAlert(None, proposal.text, evidence, dq_action(proposal.player))
             await self.notifier.td_alert(
                 uow,
                 now=now,

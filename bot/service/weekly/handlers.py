@@ -256,7 +256,7 @@ class WeeklyDeadlines:
         base = td_weekend_alert(loaded.negotiation, verdict)
         history = tuple(e.line for e in await timeline(uow, loaded.row.id, audit=False))
         alert = TDAlert(
-            base.match_id, base.what, (*base.evidence, "timeline:", *history), base.command
+            base.match_id, base.what, (*base.evidence, "timeline:", *history), base.action
         )
         await self._alert(
             uow,
@@ -380,8 +380,8 @@ class WeeklyDeadlines:
                 f"agreed time: {label_time(agreed.time) if agreed else 'none'}",
                 *(e.line for e in (await timeline(uow, row.id, audit=False))[-10:]),
             ),
-            f"acwc result record {row.id} --game N --result R --reason ... | "
-            f"acwc claim decide {row.id} --winner USER --reason ...",
+            "record the missing games (Record or correct a result), a forfeit win to either "
+            "player, or no forfeit",
         )
         await self._alert(
             uow,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.desk import pages, rounds
+from bot.web.desk import pages, pairing, rounds
 
 __all__ = ["add_routes"]
 
@@ -24,6 +24,9 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/forum/{draft_id}/posted", pages.mark_posted)
     app.router.add_get("/desk/rounds", rounds.rounds_page)
     app.router.add_post("/desk/rounds/pair", rounds.pair_round)
+    app.router.add_get("/desk/pairing", pairing.editor_page)
+    app.router.add_post("/desk/pairing/check", pairing.check_page)
+    app.router.add_post("/desk/pairing", pairing.keep)
     app.router.add_post("/desk/exit/preview", rounds.exit_page)
     app.router.add_post("/desk/exit", rounds.exit_confirm)
     app.router.add_get("/desk/audit", pages.audit_page)

@@ -13,6 +13,7 @@ from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.forum import AlreadyPostedError, NotADraftError
 from bot.service.preview import Preview, preview
+from bot.service.registration import run_scopes
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -93,6 +94,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "outbox_stopped": None if stopped is None else stopped.reason,
+            "scopes": run_scopes(ctx.config),
             "decisions": [d for d in decisions if not d.optional],
             "rulings": [d for d in decisions if d.optional],
             "drafts": current_drafts(
