@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -152,8 +153,15 @@ class Registration:
             return RegistrationCheck(username, None, f"cannot assess: {e}")
         return RegistrationCheck(username, verdict, None)
 
-    async def check_all(self, *, now: dt.datetime, actor: str) -> list[RegistrationCheck]:
+    async def check_all(
+        self,
+        *,
+        now: dt.datetime,
+        actor: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[RegistrationCheck]:
         """Check every registered player and store the seeding ratings found (audited).
+        ``progress(done, total)`` is told after each player (the desk's background check).
 
         Refuses first, naming it, when the token lacks a scope the check needs."""
         needed = registration_scopes(self.config)
@@ -168,7 +176,11 @@ class Registration:
                 )
         async with self.db.uow() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
-        checks = [await self.check_player(username) for _, username in players]
+        checks = []
+        for _, username in players:
+            checks.append(await self.check_player(username))
+            if progress is not None:
+                progress(len(checks), len(players))
         team = self.config.tournament.team
         members = await self.accounts.team_members(team) if team else None
         if isinstance(members, set):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.desk import pages, pairing, rounds
+from bot.web.desk import checks, pages, pairing, rounds, tools
 
 __all__ = ["add_routes"]
 
@@ -30,3 +30,14 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/exit/preview", rounds.exit_page)
     app.router.add_post("/desk/exit", rounds.exit_confirm)
     app.router.add_get("/desk/audit", pages.audit_page)
+    app.router.add_get("/desk/offers", tools.offers_page)
+    app.router.add_get("/desk/forfeits", tools.forfeits_page)
+    app.router.add_post("/desk/forfeits/{forfeit_id}/waive", tools.waive)
+    app.router.add_get("/desk/outbox", tools.outbox_page)
+    app.router.add_get("/desk/deadlines", tools.deadlines_page)
+    app.router.add_post("/desk/sync", tools.sync)
+    app.router.add_post("/desk/adjudicate/preview", tools.adjudicate_preview)
+    app.router.add_post("/desk/adjudicate", tools.adjudicate)
+    app.router.add_get("/desk/registration", checks.check_page)
+    app.router.add_post("/desk/registration/check", checks.start_check)
+    checks.install(app)
