@@ -249,8 +249,10 @@ class Service:
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
         page_cache_seconds: float | None = None,
+        browser_clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.browser_clock = browser_clock  # logins and sessions expire in it (the demo: real time)
         self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
@@ -322,7 +324,7 @@ class Service:
                 )
             self.lichess_url, token = await self.sandbox(config, self.clock, self._stack)
         else:
-            self.lichess_url, token = config.service.lichess_url, config.secrets.lichess_token
+            self.lichess_url, token = config.service.lichess_url, config.lichess_token()
         self.lichess = LichessClient(
             base_url=self.lichess_url,
             token=token,
@@ -387,6 +389,7 @@ class Service:
                 public_base=self._public_base,
                 changed=self.changed,
                 refresh_players=self.refresh_players,
+                browser_clock=self.browser_clock,
             ),
         )
         ops.add_routes(app, self)

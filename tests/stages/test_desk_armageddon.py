@@ -50,6 +50,7 @@ async def test_the_tds_name_white_and_record_the_armageddon_game_from_the_desk(
         assert view is not None
         if view["phase"] == "needs_td":
             break
+    assert view is not None
     assert view["phase"] == "needs_td"
     async with db.uow() as uow:
         (card,) = await source.pending(uow, found, now=clock.now())

@@ -73,7 +73,7 @@ async def test_a_player_schedules_and_sees_the_result_in_chromium(site: Site) ->
         # Games follow each other at once (no pause to report, rules 6.2); 8 minutes each.
         for i in range(6):  # Alice wins six in a row: 6-0 clinches the match (rules 3.v.1)
             white, black = ("alice", "bob") if i % 2 == 0 else ("bob", "alice")
-            winner = Colour.WHITE if white == "alice" else Colour.BLACK
+            winner: Colour | None = Colour.WHITE if white == "alice" else Colour.BLACK
             at = start + dt.timedelta(minutes=8 * i, seconds=20 * i)
             await site.service.intake(game(f"GameAB{i:02d}", white, black, at, winner))
         for i in range(7):  # two draws, then Dave wins five: 6-1
