@@ -208,7 +208,7 @@ async def _offers_line(
         round=round_label,
         players=v.names,
         made=(sum(o.by == a for o in v.offers), sum(o.by == b for o in v.offers)),
-        counted=(counted.get(a, 0), counted.get(b, 0)),
+        counted=(counted.get(v.names[0], 0), counted.get(v.names[1], 0)),
         required=v.required_offers,
         answered=answered,
         agreed=v.agreed_label or v.ruling or "not yet",
