@@ -122,7 +122,8 @@ def bootstrap(
     publication = Publication(config, notifier, forum)
     announcements = Announcements(config, notifier, forum, challenges=challenges)
     stage_rounds = StageRounds(config, publication)
-    conduct = Conduct(config, notifier)
+    exits = Exits(config, notifier, forum, publication)
+    conduct = Conduct(config, notifier, exits)
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
@@ -178,7 +179,7 @@ def bootstrap(
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
-        exits=Exits(config, notifier, forum),
+        exits=exits,
         forum=forum,
         registration=None
         if lichess is None

@@ -4,6 +4,7 @@ break and a claim of the match win."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -12,7 +13,7 @@ from bot.notify import keys as notice
 from bot.service.weekly.log import Loaded, append, is_decided
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
-from rules.core.states import PlayerStatus, RoundState
+from rules.core.states import PlayerStatus
 from rules.talk.notices import TDAlert, td_claim_alert
 from rules.week.calendar import label_time
 from rules.week.conduct import (
@@ -24,7 +25,6 @@ from rules.week.conduct import (
 )
 from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
-from storage.models import PlayerExitRow
 from storage.models_weekly import ForfeitRow
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
@@ -46,10 +46,29 @@ async def _exited(uow: UnitOfWork) -> set[PlayerId]:
     return {PlayerId(e.player_id) for e in await uow.stages.exits()}
 
 
+class ExitPath(Protocol):
+    """The one way a player leaves the championship (rules 8), the stages' ``Exits``: the
+    consequence of the stage they are in, applied once (the weekly package cannot import the
+    stages' package, which builds on it, so the composition root hands it over)."""
+
+    async def exit_player(
+        self,
+        uow: UnitOfWork,
+        *,
+        player: str,
+        kind: str,
+        reason: str,
+        engine_mark: bool,
+        now: dt.datetime,
+        actor: str,
+    ) -> object: ...
+
+
 class Conduct:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier, exits: ExitPath) -> None:
         self.config = config
         self.notifier = notifier
+        self.exits = exits
 
     # --- forfeits and disqualification (rules 5.6, 6.3-6.5) ------------------------------
 
@@ -131,9 +150,8 @@ class Conduct:
                 for r in rows
                 if not r.waived
             )
-            alert = TDAlert(
-                None, proposal.text, evidence, f"acwc dq confirm {proposal.player} --reason ..."
-            )
+            what = f"{proposal.text} Confirm it, or waive a forfeit, on the TD desk."
+            alert = TDAlert(None, what, evidence, None)
             await self.notifier.td_alert(
                 uow,
                 now=now,
@@ -143,9 +161,11 @@ class Conduct:
 
     async def confirm_disqualification(
         self, uow: UnitOfWork, username: str, *, reason: str, now: dt.datetime, actor: str
-    ) -> PlayerExitRow:
-        """A TD confirms the disqualification of rules 6.5: the exit is recorded and the player
-        marked disqualified.
+    ) -> object:
+        """A TD confirms the disqualification of rules 6.5; it goes through the one exit path
+        (rules 8: the unfinished match goes to the opponent, or the Candidates' games are
+        disregarded, or the knockout's next players move up; the deadlines are cancelled).
+        Returns what the exit path returns (the tables before and after).
 
         Refuses (:class:`OperationError`) when the player has not forfeited in enough different
         matches or has already left.
@@ -156,7 +176,7 @@ class Conduct:
         row = await uow.players.get(player)
         if row is None:
             raise OperationError(f"{username} is not registered")
-        if player in await _exited(uow):
+        if player in await _exited(uow) or row.status is not PlayerStatus.ACTIVE:
             raise OperationError(f"{username} has already left the tournament")
         ruleset = self.config.rules
         proposals = disqualifications_due(await _forfeit_records(uow, player), ruleset=ruleset)
@@ -168,35 +188,15 @@ class Conduct:
                 f"({', '.join(map(str, matches)) or 'none'}); rules 6.5 disqualifies after "
                 f"{ruleset.conduct.forfeit_limit} in different matches"
             )
-        proposal = proposals[0]
-        tournament = await uow.tournaments.current()
-        stage = tournament.current_stage if tournament is not None else "qualification"
-        last_round = 0
-        for m in await uow.matches.for_player(player):
-            if m.stage == stage:
-                rnd = await uow.tournaments.round(m.round_id)
-                if rnd is not None and rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE):
-                    last_round = max(last_round, rnd.number)
-        ids = ", ".join(map(str, proposal.match_ids))
-        exit_row = await uow.stages.add_exit(
-            PlayerExitRow(
-                player_id=player,
-                stage=stage,
-                kind="disqualification",
-                last_round=last_round,
-                reason=f"rules 6.5: forfeits in matches {ids}; " + reason,
-                decided_by=actor,
-                at=now,
-            )
-        )
-        row.status, row.status_reason = PlayerStatus.DISQUALIFIED, reason
-        await uow.audit.record(
-            at=now,
-            actor=actor,
-            action="player.disqualify",
+        ids = ", ".join(map(str, proposals[0].match_ids))
+        result = await self.exits.exit_player(
+            uow,
             player=player,
-            reason=reason,
-            details={"rule": "6.5", "matches": list(proposal.match_ids)},
+            kind="disqualification",
+            reason=f"rules 6.5: forfeits in matches {ids}; {reason}",
+            engine_mark=False,
+            now=now,
+            actor=actor,
         )
         await self.notifier.dm(
             uow,
@@ -207,7 +207,7 @@ class Conduct:
             f"TD note: {reason}",
             key=notice.disqualified(player),
         )
-        return exit_row
+        return result
 
     # --- a player's break and claim (rules 6.1, 6.3, 6.4) --------------------------------
 

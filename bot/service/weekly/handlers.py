@@ -22,7 +22,7 @@ from bot.views.scores import match_state
 from bot.views.timeline import timeline
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
-from rules.core.states import DecidedBy
+from rules.core.states import DecidedBy, PlayerStatus
 from rules.talk.notices import (
     TDAlert,
     deadline_missed,
@@ -154,6 +154,15 @@ class WeeklyDeadlines:
         week = firing.deadline.payload.get("week") if firing.deadline.payload else None
         if week is not None and week != loaded.row.week:
             return None  # a deadline of an earlier week of a repeated final
+        for player in loaded.negotiation.players:
+            entrant = await uow.players.get(player)
+            if entrant is not None and entrant.status is not PlayerStatus.ACTIVE:
+                # The exit path settles a leaver's match (rules 8) and cancels its deadlines;
+                # one left open is never held against the opponent (no 5.6 forfeit, no alert).
+                log.warning(
+                    "deadline %s: %s of match %s has left", firing.deadline.id, player, match_id
+                )
+                return None
         return loaded
 
     async def on_reply_reminder(self, uow: UnitOfWork, firing: Firing) -> None:
