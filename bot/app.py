@@ -48,6 +48,7 @@ from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
+from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
@@ -189,6 +190,11 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **AccountRecheck(
+                config,
+                notifier,
+                None if lichess is None else LichessAccounts(lichess, config.rules),
+            ).handlers(),
         },
         challenges=challenges,
         broadcasts=None

@@ -93,6 +93,10 @@ def disqualified(player: str) -> NoticeKey:
     return NoticeKey(K.DISQUALIFIED, f"dq-confirmed:{player}", player=player)
 
 
+def account_marked(player: str, marks: str) -> NoticeKey:
+    return NoticeKey(K.ACCOUNT_MARKED, f"marked:{player}:{marks}", player=player)
+
+
 def cheat_report(report_id: int, match_id: int | None, reporter: str) -> NoticeKey:
     return NoticeKey(K.CHEAT_REPORT, f"report:{report_id}", match_id, reporter)
 
