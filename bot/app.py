@@ -329,7 +329,7 @@ class Service:
                 )
             self.lichess_url, token = await self.sandbox(config, self.clock, self._stack)
         else:
-            self.lichess_url, token = config.service.lichess_url, config.secrets.lichess_token
+            self.lichess_url, token = config.service.lichess_url, config.lichess_token()
         self.lichess = LichessClient(
             base_url=self.lichess_url,
             token=token,

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import posixpath
+import re
+import string
 from collections.abc import AsyncIterator
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 import aiohttp
 from aiohttp import web
@@ -44,11 +47,56 @@ from storage.repo_web import WebRepository
 log = logging.getLogger(__name__)
 
 
+NEXT_LIMIT = 300
+"""The longest ``next`` kept: a path of this site is short; a longer one falls back to ``/``."""
+_NEXT_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~/?=&%+:@,;!*'()")
+"""What a path of this site is written with: no whitespace, no control character, no backslash,
+no ``#``, nothing outside ASCII (so no look-alike of ``/`` or ``.``)."""
+_ENCODED_SEPARATORS = ("%2f", "%5c")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
 def safe_next(value: str | None) -> str:
-    """Only a path on this site: never another host (no open redirect)."""
-    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+    """A path of this site to go to after a login, else ``/`` (never another host: no open
+    redirect).
+
+    The value is decoded as often as it is encoded (a browser or a proxy may decode again), and
+    every layer must be a plain path: it starts with one ``/``, has no ``//`` (a host to a
+    browser), no backslash, no control character, tab or newline (a browser drops them, and
+    ``/\t/evil.example`` becomes ``//evil.example``), no encoded slash, nothing outside ASCII.
+    The answer is the path with its dot segments resolved, and its query.
+    """
+    if not value or len(value) > NEXT_LIMIT or not set(value) <= _NEXT_CHARACTERS:
         return "/"
-    return value[:300]
+    layer = value
+    for _ in range(4):
+        if not _plain_path(layer):
+            return "/"
+        try:
+            decoded = unquote(layer, errors="strict")
+        except UnicodeDecodeError:
+            return "/"
+        if decoded == layer:
+            break
+        layer = decoded
+    else:
+        return "/"  # encoded over and over: no path of this site is
+    parts = urlsplit(value)
+    path = posixpath.normpath(parts.path) + ("/" if parts.path.endswith("/") else "")
+    path = path.replace("//", "/")
+    return f"{path}?{parts.query}" if parts.query else path
+
+
+def _plain_path(text: str) -> bool:
+    """One layer of a ``next`` value: a path of this site, nothing a browser reads as a host."""
+    if not text.startswith("/") or "//" in text or "\\" in text:
+        return False
+    if not text.isascii() or any(ord(ch) < 0x21 or ord(ch) == 0x7F for ch in text):
+        return False
+    if any(sep in text.lower() for sep in _ENCODED_SEPARATORS) or _BAD_ESCAPE.search(text):
+        return False
+    parts = urlsplit(text)
+    return not parts.scheme and not parts.netloc
 
 
 def client_id(base_url: str) -> str:

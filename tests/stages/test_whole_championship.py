@@ -23,6 +23,7 @@ from bot.runtime.clock import FakeClock
 from rules.core.ruleset import StageKind
 from storage.db import Database
 from storage.models import MatchRow
+from tests.acwc_words import as_td
 from tests.stages.helpers import (
     ENTRANTS,
     SEEDED,
@@ -60,7 +61,7 @@ def test_a_whole_championship_runs_to_a_champion(
     clock = FakeClock(tuesday(0))
 
     def acwc(*args: str, code: int = 0) -> str:
-        got = main(list(args), clock=clock)
+        got = main(as_td(args, "ODMWND"), clock=clock)
         out, err = capsys.readouterr()
         assert got == code, f"acwc {' '.join(args)} -> {got}: {out}{err}"
         return out + err
