@@ -149,6 +149,10 @@ def armageddon_result(armageddon_id: int, match_id: int) -> NoticeKey:
     return NoticeKey(K.ARMAGEDDON_RESULT, f"armageddon-result:{armageddon_id}", match_id)
 
 
+def game_forfeit(match_id: int, game: int) -> NoticeKey:
+    return NoticeKey(K.GAME_FORFEIT, f"game-forfeit:{match_id}:{game}", match_id)
+
+
 def exit_award(match_id: int) -> NoticeKey:
     return NoticeKey(K.EXIT_AWARD, f"exit-award:{match_id}", match_id)
 

@@ -57,6 +57,7 @@ class NoticeKind(enum.Enum):
     ARMAGEDDON_GAME = "armageddon_game"  # TD alert: a game around the armageddon needs a look
     ARMAGEDDON_RESULT = "armageddon_result"
     EXIT_AWARD = "exit_award"
+    GAME_FORFEIT = "game_forfeit"  # the TDs charged a game forfeit (rules 6.2)
     KNOCKOUT_REPAIRED = "knockout_repaired"
     # delivery (bot/runtime/outbox.py): not a decision, so it waits for the TDs' digest
     UNDELIVERED = "undelivered"  # a player's notice could not go out by DM

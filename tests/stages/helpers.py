@@ -175,3 +175,15 @@ async def semifinals_running(db: Database, config: Config) -> list[MatchRow]:
     publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
     await approve(db, config, StageKind.SEMIFINAL, publish)
     return await matches_of(db, StageKind.SEMIFINAL)
+
+
+async def semifinals_played(db: Database, config: Config) -> dt.datetime:
+    """The semifinals won by the first player of each; the start of their week."""
+    sfs = await semifinals_running(db, config)
+    for row in sfs:
+        await play(db, row.id, first_wins(6))
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sfs[0].round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        return rnd.week_start

@@ -50,6 +50,9 @@ from tests.stages.helpers import (
     qualification_done as _qualification_done,
 )
 from tests.stages.helpers import (
+    semifinals_played as _semifinals_played,
+)
+from tests.stages.helpers import (
     semifinals_running as _semifinals_running,
 )
 
@@ -127,18 +130,6 @@ async def test_semifinals_pair_each_pool_winner_with_the_other_pools_second(
     sf1, sf2 = bracket.semifinals
     assert (sf1.white_first, sf1.black_first) == (upper[0], lower[1])
     assert (sf2.white_first, sf2.black_first) == (lower[0], upper[1])
-
-
-async def _semifinals_played(db: Database, config: Config) -> dt.datetime:
-    """The semifinals won by the first player of each; the start of their week."""
-    sfs = await _semifinals_running(db, config)
-    for row in sfs:
-        await play(db, row.id, first_wins(6))
-    async with db.uow() as uow:
-        rnd = await uow.tournaments.round(sfs[0].round_id)
-        assert rnd is not None
-        assert rnd.week_start is not None
-        return rnd.week_start
 
 
 def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:

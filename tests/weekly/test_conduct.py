@@ -32,7 +32,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     week.state.users[PlayerId("alice")].online = False  # seen at +10 still counts at +20
     assert await week.until(at(14, 18, 20)) == ["no_show_second"]
     second = (await week.alerts())[-1]
-    assert f"acwc claim decide {match_id} --winner alice|--dismiss" in second
+    assert "Settle it with the buttons on the TD desk." in second
+    assert "acwc claim" not in second
     assert "You may `claim win`" in (await week.dms_to("alice"))[-1]
     assert "claim win" in (await week.view(match_id, "alice")).actions
     assert "claim win" not in (await week.view(match_id, "bob")).actions

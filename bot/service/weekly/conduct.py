@@ -11,9 +11,10 @@ from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
 from bot.service.weekly.log import Loaded, append, is_decided
+from bot.service.weekly.planning import plan_pause_check
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
-from rules.core.states import PlayerStatus
+from rules.core.states import MatchState, PlayerStatus
 from rules.talk.notices import TDAlert, td_claim_alert
 from rules.week.calendar import label_time
 from rules.week.conduct import (
@@ -24,6 +25,7 @@ from rules.week.conduct import (
     review_pauses,
 )
 from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
+from storage.convert import to_match
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.models_weekly import ForfeitRow
 from storage.repo_weekly import WeeklyRepository
@@ -59,6 +61,22 @@ class ExitPath(Protocol):
         kind: str,
         reason: str,
         engine_mark: bool,
+        now: dt.datetime,
+        actor: str,
+    ) -> object: ...
+
+
+class GameResults(Protocol):
+    """The TDs' record of a game by hand (``Results.record``): the match listeners run."""
+
+    async def record(
+        self,
+        uow: UnitOfWork,
+        match_id: int,
+        *,
+        game_number: int,
+        result: str,
+        reason: str,
         now: dt.datetime,
         actor: str,
     ) -> object: ...
@@ -109,6 +127,66 @@ class Conduct:
         )
         await self._check_disqualification(uow, PlayerId(player), now=now)
         return row
+
+    async def charge_game_forfeit(
+        self,
+        uow: UnitOfWork,
+        results: GameResults,
+        *,
+        match_id: int,
+        player: str,
+        reason: str,
+        now: dt.datetime,
+        actor: str,
+    ) -> int:
+        """Rules 6.2: the TDs charge ``player`` a game forfeit (a rematch not offered or not
+        accepted at once, again): the match's next game is recorded as the opponent's win and
+        the forfeit goes on the player's record (two matches with one: rules 6.5). Returns the
+        game's number. Refuses a decided match, a player not in it, and an empty reason."""
+        if not reason.strip():
+            raise OperationError("a reason is required: it goes into the audit log")
+        row = await uow.matches.get(match_id)
+        if row is None or row.black_first is None:
+            raise OperationError(f"there is no match {match_id} with two players")
+        pid = normalise_username(player)
+        if pid not in (row.white_first, row.black_first):
+            raise OperationError(f"{player} does not play match {match_id}")
+        if is_decided(row) or row.state != MatchState.SCHEDULED:
+            raise OperationError(f"match {match_id} is not being played ({row.state})")
+        number = len(await uow.games.for_match(row.id)) + 1
+        if number > row.games:
+            raise OperationError(f"match {match_id} has all its {row.games} games")
+        white = to_match(row).white_in_game(number)
+        await results.record(
+            uow,
+            match_id,
+            game_number=number,
+            result="0-1" if white == pid else "1-0",
+            reason=f"rules 6.2: game forfeited by {pid}; {reason}",
+            now=now,
+            actor=actor,
+        )
+        await self.record_forfeit(
+            uow,
+            player=pid,
+            match_id=match_id,
+            kind=ForfeitKind.GAME,
+            reason="rematch",
+            now=now,
+            actor=actor,
+            note=f"rules 6.2: {reason}",
+        )
+        opponent = row.black_first if pid == row.white_first else row.white_first
+        for to in (pid, opponent):
+            await self.notifier.dm(
+                uow,
+                now=now,
+                to=to,
+                text=f"The TDs recorded game {number} of match {match_id} as forfeited by {pid} "
+                f"(rules 6.2: the rematch must be offered and accepted at once): {reason}",
+                key=notice.game_forfeit(match_id, number),
+            )
+        return number
 
     async def waive_forfeit(
         self, uow: UnitOfWork, forfeit_id: int, *, reason: str, now: dt.datetime, actor: str
@@ -238,6 +316,7 @@ class Conduct:
             raise ConductError(ConductErrorReason.NOT_STARTED, f"Match {row.id} is over.")
         event = await append(uow, row, at=now, actor=player, kind=LogKind.BREAK, via=via)
         until = now + self.config.rules.conduct.break_length
+        await plan_pause_check(uow, self.config.rules, row, [*loaded.events, event], now=now)
         opponent = loaded.negotiation.opponent_of(player)
         mine = (
             f"Your one break of this match (rules 6.1) has started: the next game must start by "
