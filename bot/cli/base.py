@@ -181,13 +181,9 @@ def check_actor(config: Config, actor: str) -> str:
 def missing_sqlite_file(url: str) -> Path | None:
     """The file of a SQLite ``url`` when it does not exist yet (``None`` for PostgreSQL, an
     in-memory database or a file that exists)."""
-    from sqlalchemy.engine import make_url
+    from storage.urls import missing_sqlite_file as missing
 
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    path = Path(parsed.database)
-    return None if path.exists() else path
+    return missing(url)
 
 
 @asynccontextmanager

@@ -6,8 +6,6 @@ import argparse
 import logging
 from typing import Any
 
-from sqlalchemy.engine import make_url
-
 from bot.cli import backup_cmd
 from bot.cli.base import (
     Cli,
@@ -30,6 +28,7 @@ from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.scoring import format_points
 from storage import migrate
+from storage.urls import shown
 
 
 def register(sub: Any) -> None:
@@ -98,7 +97,7 @@ async def db_downgrade(args: argparse.Namespace, cli: Cli) -> int:
         if args.revision != "base" and not migrate.known_revision(args.revision):
             raise CliError(f"cannot downgrade to {args.revision!r}: no such revision")
         what = "drops every table and row" if args.revision == "base" else "can drop data"
-        where = make_url(config.service.database_url).render_as_string(hide_password=True)
+        where = shown(config.service.database_url)
         print(f"reverting {where} from {current} to {args.revision} {what}")
         if not args.yes and not confirm("revert the schema?"):
             print("cancelled: nothing changed")

@@ -248,9 +248,9 @@ def _report(error: Exception) -> int:
 def _is_database_error(error: Exception) -> bool:
     if "sqlalchemy" not in sys.modules:
         return False
-    from sqlalchemy.exc import SQLAlchemyError
+    from storage.errors import DatabaseError
 
-    return isinstance(error, SQLAlchemyError)
+    return isinstance(error, DatabaseError)
 
 
 def _silence_stdout() -> None:

@@ -129,7 +129,7 @@ def _read_login_cookie(value: str, now: dt.datetime) -> tuple[str, str, str] | N
 async def login(request: web.Request) -> web.StreamResponse:
     """``GET /login``: off to Lichess to say who you are."""
     ctx = context(request)
-    now = ctx.now()
+    now = ctx.browser_now()
     base = ctx.base_url(request)
     pending = start_login(
         base_url=ctx.runtime.lichess_url,
@@ -160,7 +160,8 @@ async def callback(request: web.Request) -> web.StreamResponse:
         raise bad_request(
             "This login was not started from this browser, or took too long. Please log in again."
         )
-    attempt = _read_login_cookie(bound, now)
+    browser_now = ctx.browser_now()
+    attempt = _read_login_cookie(bound, browser_now)
     if attempt is None:
         raise bad_request("This login has expired. Please log in again.")
     bound_state, verifier, next_path = attempt
@@ -196,15 +197,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     session_token = new_token()
     async with ctx.db.uow() as uow:
         repo = WebRepository(uow.session)
-        await repo.delete_expired(now)
+        await repo.delete_expired(browser_now)
         await repo.add_session(
             WebSessionRow(
                 id=token_id(session_token),
                 user_id=user.id,
                 username=user.username,
                 csrf=new_token(),
-                created_at=now,
-                expires_at=now + SESSION_LIFETIME,
+                created_at=browser_now,
+                expires_at=browser_now + SESSION_LIFETIME,
             )
         )
         await uow.audit.record(at=now, actor=user.username, action="web.login", player=user.id)

@@ -25,6 +25,7 @@ class Tiebreak(enum.Enum):
 
 class StageKind(enum.StrEnum):
     QUALIFICATION = "qualification"
+    PLAY_IN = "play_in"
     CANDIDATES = "candidates"
     SEMIFINAL = "semifinal"
     FINAL = "final"
@@ -69,6 +70,7 @@ class Formats:
     """Match formats per stage (rules 3.v.1, 3.vi.3-4, 3.vii.2, 3.viii.1-5)."""
 
     qualification: MatchFormat = field(default_factory=_qualification_format)
+    play_in: MatchFormat = field(default_factory=_qualification_format)
     candidates: MatchFormat = field(default_factory=_candidates_format)
     semifinal: MatchFormat = field(default_factory=_semifinal_format)
     final: MatchFormat = field(default_factory=_final_format)
@@ -143,6 +145,7 @@ class Stages:
     pool_size: int = 6
     candidates_meetings: int = 1  # matches per pair in a pool (rules 3.vi.3)
     bye_is_match_win: bool = True
+    play_in_matches: int = 0  # a play-in round for the last places (0: none; rules/stages/play_in)
 
 
 @dataclass(frozen=True, slots=True)

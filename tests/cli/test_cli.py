@@ -309,3 +309,10 @@ def test_a_restore_from_an_unknown_revision_is_refused_and_leaves_nothing(  # ty
     assert main(["db", "restore", str(backup)]) == 1
     assert "which this version does not know" in capsys.readouterr().err
     assert not (in_tmp / "acwc.db").exists()
+
+
+@pytest.mark.parametrize("players", ["2", "10", "5000"])
+def test_the_demo_names_the_field_it_can_take(acwc, players: str) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = acwc("demo", "--players", players)
+    assert code == 1
+    assert "give between 11 and 4096" in err

@@ -41,13 +41,19 @@ def tuesday(week: int) -> dt.datetime:
     return FIRST_TUESDAY + dt.timedelta(weeks=week)
 
 
-async def register(db: Database, config: Config, *, seeded: Sequence[str] = SEEDED) -> None:
+async def register(
+    db: Database,
+    config: Config,
+    *,
+    seeded: Sequence[str] = SEEDED,
+    entrants: Sequence[str] = ENTRANTS,
+) -> None:
     found = services(db, config)
     async with db.uow() as uow:
         await found.tournament.create(uow, now=FIRST_TUESDAY, actor="test")
         for name in seeded:
             await found.players.add(uow, name, seed_rating=2600, now=FIRST_TUESDAY, actor="t")
-        for i, name in enumerate(ENTRANTS):
+        for i, name in enumerate(entrants):
             await found.players.add(
                 uow, name, seed_rating=2500 - 50 * i, now=FIRST_TUESDAY, actor="t"
             )

@@ -160,9 +160,9 @@ async def test_candidates_dq_disregards_every_game_and_voids_the_open_matches(
     assert leaver in [r[1] for t in preview.before for r in t.rows]
     assert leaver not in [r[1] for t in preview.after for r in t.rows]
     async with db.uow() as uow:
-        row = await uow.matches.get(open_rows[0].id)
-        assert row is not None
-        assert row.state == "void"
+        void = await uow.matches.get(open_rows[0].id)
+        assert void is not None
+        assert void.state == "void"
         tables = await pool_tables(uow, config)
     assert leaver not in [r.player for t in tables.values() for r in t[1]]
     assert await _open_deadlines(db, open_rows[0].id) == []

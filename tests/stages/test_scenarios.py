@@ -228,11 +228,11 @@ async def test_a_candidate_withdraws_mid_stage_and_nobody_is_charged(
     await scene.until(second + dt.timedelta(days=6))  # Friday's offers check, the weekend
     await scene.dispatcher.deliver_due()
     async with db.uow() as uow:
-        row = await uow.matches.get(open_row.id)
+        void = await uow.matches.get(open_row.id)
         charged = await WeeklyRepository(uow.session).forfeits(player=opponent)
         tables = await pool_tables(uow, config)
-    assert row is not None
-    assert row.state == "void"
+    assert void is not None
+    assert void.state == "void"
     assert charged == []
     assert leaver not in [r.player for t in tables.values() for r in t[1]]
     assert any("will not be played" in n for n in scene.inbox(opponent))

@@ -70,7 +70,8 @@ def test_a_whole_championship_runs_to_a_champion(
         return json.loads(acwc(*args, "--json"))
 
     def matches(stage: StageKind) -> list[MatchRow]:
-        return run(url, lambda db: matches_of(db, stage))
+        rows: list[MatchRow] = run(url, lambda db: matches_of(db, stage))
+        return rows
 
     def games(match_id: int, results: list[str]) -> None:
         run(url, lambda db: play(db, match_id, results))

@@ -36,6 +36,7 @@ from rules.stages.knockout import (
 )
 from rules.stages.qualification import Adjudication, Exit, ExitKind, RoundKind, exit_report
 from rules.swiss.tiebreaks import Standings
+from rules.talk import conduct as talk
 from storage.convert import to_match
 from storage.models import MatchRow, PlayerExitRow
 from storage.uow import UnitOfWork
@@ -220,7 +221,13 @@ class Exits:
                 else "rules 8.1.2: adjudicated after an engine mark"
             )
             changes.append(await _award(uow, row, new.player, now=now, why=why, actor=actor))
-            await self._tell_award(uow, row, new.player, pid, why, now=now)
+            await self.notifier.dm_player(
+                uow,
+                now=now,
+                player=new.player,
+                text=talk.awarded_after_exit(row.id, new.round, left=pid, why=why),
+                key=notice.exit_award(row.id),
+            )
         before = (_qual_table(report.before, "qualification standings"),)
         after = (_qual_table(report.after, "qualification standings"),)
         return last_round, before, after, changes
@@ -336,9 +343,13 @@ class Exits:
                         uow,
                         now=now,
                         player=player,
-                        text=f"The {slot.value.replace('_', ' ')} was paired again after {pid}"
-                        f" left the championship (rules 8.3-8.4): match {added.id},"
-                        f" {added.white_first} v {added.black_first}.",
+                        text=talk.paired_again_after_exit(
+                            slot.value,
+                            left=pid,
+                            match_id=added.id,
+                            white=added.white_first,
+                            black=added.black_first,
+                        ),
                         key=notice.knockout_repaired(added.id),
                     )
         await save_bracket(uow, new, now=now)

@@ -15,8 +15,9 @@ from bot.service.weekly.planning import plan_pause_check
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
 from rules.core.states import MatchState, PlayerStatus
+from rules.talk import conduct as talk
+from rules.talk.alerts import forfeit_line
 from rules.talk.notices import TDAlert, td_claim_alert
-from rules.week.calendar import label_time
 from rules.week.conduct import (
     ConductError,
     ConductErrorReason,
@@ -224,9 +225,7 @@ class Conduct:
         for proposal in proposals:
             rows = await WeeklyRepository(uow.session).forfeits(player=proposal.player)
             evidence = tuple(
-                f"forfeit in match {r.match_id} ({r.kind}, {r.reason}) on {label_time(r.at)}"
-                for r in rows
-                if not r.waived
+                forfeit_line(r.match_id, r.kind, r.reason, r.at) for r in rows if not r.waived
             )
             what = f"{proposal.text} Confirm it, or waive a forfeit, on the TD desk."
             alert = TDAlert(None, what, evidence, None)
@@ -266,7 +265,8 @@ class Conduct:
                 f"({', '.join(map(str, matches)) or 'none'}); rules 6.5 disqualifies after "
                 f"{ruleset.conduct.forfeit_limit} in different matches"
             )
-        ids = ", ".join(map(str, proposals[0].match_ids))
+        proposal = proposals[0]
+        ids = ", ".join(map(str, proposal.match_ids))
         result = await self.exits.exit_player(
             uow,
             player=player,
@@ -280,9 +280,7 @@ class Conduct:
             uow,
             now=now,
             to=player,
-            text=f"You are disqualified from the ACWC: you were forfeited in "
-            f"{ruleset.conduct.forfeit_limit} different matches (rules 6.5; matches {ids}). "
-            f"TD note: {reason}",
+            text=talk.disqualified(ruleset.conduct.forfeit_limit, proposal.match_ids, reason),
             key=notice.disqualified(player),
         )
         return result
@@ -318,20 +316,10 @@ class Conduct:
         until = now + self.config.rules.conduct.break_length
         await plan_pause_check(uow, self.config.rules, row, [*loaded.events, event], now=now)
         opponent = loaded.negotiation.opponent_of(player)
-        mine = (
-            f"Your one break of this match (rules 6.1) has started: the next game must start by "
-            f"{label_time(until)}."
-        )
+        mine, theirs = talk.break_started(player, until=until)
         key = notice.step(NoticeKind.BREAK_CALLED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
-        await self.notifier.dm(
-            uow,
-            now=now,
-            to=opponent,
-            text=f"{player} called their one break (rules 6.1): the next game starts by "
-            f"{label_time(until)} at the latest.",
-            key=key,
-        )
+        await self.notifier.dm(uow, now=now, to=opponent, text=theirs, key=key)
         return mine
 
     async def claim_win(
@@ -346,7 +334,7 @@ class Conduct:
             rights, player, match_id=MatchId(row.id), conduct=self.config.rules.conduct
         )  # raises NO_CLAIM
         if player in claimed:
-            return "You have already claimed the win; the TDs decide and will tell you.", None
+            return talk.CLAIM_MADE_BEFORE, None
         event = await append(
             uow,
             row,
@@ -363,10 +351,7 @@ class Conduct:
             text=td_claim_alert(right, evidence=evidence, ruleset=self.config.rules).text,
             key=notice.claim(row.id, event.seq),
         )
-        mine = (
-            f"Your claim of the match win against {right.against} went to the TDs; they decide "
-            "(rules 6.3, 6.4) and you will be told."
-        )
+        mine = talk.claim_sent(right.against)
         key = notice.step(NoticeKind.CLAIM_RECEIVED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
         return mine, {"reason": right.reason.value, "against": right.against}
