@@ -118,7 +118,7 @@ async def test_qualification_dq_gives_the_unfinished_match_away_and_charges_nobo
         assert (row.state, row.decided_by) == ("complete", "forfeit")
         assert row.outcome == ("second_wins" if row.white_first == leaver else "first_wins")
         dms = [r.body for r in await uow.outbox.list(kind="dm") if r.player == opponent]
-    assert any(f"match {current} is awarded to you" in d for d in dms)
+    assert any(f"match {current} (round 3) is awarded to you" in d for d in dms)
     assert await _open_deadlines(db, current) == []
     # Saturday: the offers check of round 3 has passed; the opponent owes nothing.
     await _run_deadlines(db, config, tuesday(2) + dt.timedelta(days=4))

@@ -256,9 +256,7 @@ class Exits:
                             uow,
                             now=now,
                             player=other,
-                            text=f"Your Candidates match {row.id} (round {rnd.number}) will not"
-                            f" be played: {pid} left the championship, and all their Candidates"
-                            " games are disregarded (rules 8.2).",
+                            text=talk.disregarded_after_exit(row.id, rnd.number, left=pid),
                             key=notice.exit_award(row.id),
                         )
         return last_round, before, (), changes
@@ -294,8 +292,7 @@ class Exits:
             uow,
             now=now,
             player=winner,
-            text=f"Your {row.stage} match {row.id} is awarded to you: {leaver} left the"
-            f" championship ({why}).",
+            text=talk.open_match_awarded(row.stage, row.id, left=leaver, why=why),
             key=notice.exit_award(row.id),
         )
 

@@ -183,8 +183,7 @@ class Conduct:
                 uow,
                 now=now,
                 to=to,
-                text=f"The TDs recorded game {number} of match {match_id} as forfeited by {pid} "
-                f"(rules 6.2: the rematch must be offered and accepted at once): {reason}",
+                text=talk.game_forfeited(match_id, number, player=pid, reason=reason),
                 key=notice.game_forfeit(match_id, number),
             )
         return number
