@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.desk import pages, rounds
+from bot.web.desk import conduct_actions, pages, rounds
 
 __all__ = ["add_routes"]
 
@@ -27,3 +27,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/exit/preview", rounds.exit_page)
     app.router.add_post("/desk/exit", rounds.exit_confirm)
     app.router.add_get("/desk/audit", pages.audit_page)
+    app.router.add_post("/desk/match/{match_id}/game-forfeit", conduct_actions.game_forfeit)

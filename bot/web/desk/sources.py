@@ -11,6 +11,7 @@ from bot.service.services import Services
 from bot.web.core import not_found
 from bot.web.desk.alerts import TdAlerts
 from bot.web.desk.decisions import Decision, DecisionSource, settled_keys
+from bot.web.desk.marks import MarkedAccounts
 from bot.web.desk.rulings import (
     ClaimDecisions,
     Disqualifications,
@@ -29,6 +30,7 @@ SOURCES: list[DecisionSource] = [
     FaultDecisions(),
     ClaimDecisions(),
     Disqualifications(),
+    MarkedAccounts(),
     FlaggedGames(),
     TdAlerts(),
 ]
