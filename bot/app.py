@@ -48,6 +48,7 @@ from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
+from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
@@ -67,6 +68,7 @@ from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
 from bot.web import ops
+from bot.web.live import QUIET_TABLES
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
@@ -122,7 +124,8 @@ def bootstrap(
     publication = Publication(config, notifier, forum)
     announcements = Announcements(config, notifier, forum, challenges=challenges)
     stage_rounds = StageRounds(config, publication)
-    conduct = Conduct(config, notifier)
+    exits = Exits(config, notifier, forum, publication)
+    conduct = Conduct(config, notifier, exits)
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
@@ -136,7 +139,7 @@ def bootstrap(
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(),
+        StageKind.QUALIFICATION: QualificationStage(config),
         StageKind.CANDIDATES: CandidatesStage(config),
         StageKind.SEMIFINAL: SemifinalStage(config),
         StageKind.FINAL: FinalStage(config),
@@ -178,7 +181,7 @@ def bootstrap(
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
-        exits=Exits(config, notifier, forum),
+        exits=exits,
         forum=forum,
         registration=None
         if lichess is None
@@ -188,6 +191,11 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **AccountRecheck(
+                config,
+                notifier,
+                None if lichess is None else LichessAccounts(lichess, config.rules),
+            ).handlers(),
         },
         challenges=challenges,
         broadcasts=None
@@ -395,6 +403,11 @@ class Service:
         ops.add_routes(app, self)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
+            if self.db.changes is not None:  # a commit of any runner shows on the next visit
+                cache = self.page_cache
+                self.db.changes.subscribe(
+                    lambda tables: None if tables <= QUIET_TABLES else cache.clear()
+                )
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)

@@ -515,6 +515,15 @@ def _check(config: Config) -> None:
     _positive("rules.stages.candidates_meetings", s.candidates_meetings)
     if s.qualifiers < 1:
         raise ConfigError("rules.stages.qualifiers", f"must be at least 1, not {s.qualifiers}")
+    if r.formats.play_in.tiebreak is not Tiebreak.NONE:
+        raise ConfigError(
+            "rules.formats.play_in.tiebreak", 'a tied play-in match stands: use "none"'
+        )
+    if not 0 <= s.play_in_matches <= s.qualifiers:
+        raise ConfigError(
+            "rules.stages.play_in_matches",
+            f"must be between 0 and the {s.qualifiers} qualifiers, not {s.play_in_matches}",
+        )
     seeded = [n for n in (r.seeding.title_holder, r.seeding.runner_up) if n]
     if len(seeded) == 2 and seeded[0].lower() == seeded[1].lower():
         raise ConfigError("rules.seeding.runner_up", "is the same player as the title holder")

@@ -2,8 +2,8 @@
 
 Every time is stated in UTC with its weekday and how far away it is (:func:`describe_time`), e.g.
 ``Thu 14 Oct 18:00 UTC, in 2 days 3 hours``. A TD alert says what happened, the evidence, and the
-buttons of the TD desk that settle it, in the desk's words (who is at fault, a claim granted or
-dismissed, a disqualification confirmed or a forfeit waived): never a command of the terminal.
+one command that settles it (``acwc fault decide <match_id> --at-fault USER|--nobody``,
+``acwc claim decide <match_id> --winner USER|--dismiss``, ``acwc dq confirm <user>``).
 
 Lichess private messages (``POST /inbox/{username}``): the API spec gives no length limit, but
 Lichess keeps only the first 8000 characters of a message (lila ``Msg.make``). Texts here are far
@@ -42,7 +42,6 @@ __all__ = [
     "change_refused",
     "deadline_missed",
     "describe_time",
-    "dq_action",
     "fit",
     "match_result",
     "no_show_notice",
@@ -83,13 +82,14 @@ class Notice:
 
 @dataclass(frozen=True, slots=True)
 class TDAlert:
-    """One alert per event: what happened, the evidence, and the buttons of the TD desk that
-    settle it (``action``, in the desk's words)."""
+    """One alert per event: what happened, the evidence, and where it is settled: the desk's
+    buttons. ``command`` is the operation's command line, for the command line's own listing;
+    the text a TD reads names no command."""
 
     match_id: MatchId | None
     what: str
     evidence: tuple[str, ...]
-    action: str | None
+    command: str | None
 
     @property
     def text(self) -> str:
@@ -98,8 +98,8 @@ class TDAlert:
         if self.evidence:
             lines.append("Evidence:")
             lines.extend(f"- {line}" for line in self.evidence)
-        if self.action is not None:
-            lines.append(f"Settle it with the buttons on the TD desk: {self.action}.")
+        if self.command is not None:  # the desk's buttons; the command line is the TDs' own
+            lines.append("Settle it with the buttons on the TD desk.")
         return fit("\n".join(lines))
 
     def notice(self) -> Notice:
@@ -489,21 +489,8 @@ def status_text(
 # --- TD alerts -----------------------------------------------------------------------------------
 
 
-def _fault_action(a: str, b: str) -> str:
-    return f"{a} at fault, {b} at fault, or nobody at fault (a tied match)"
-
-
-def _grant_action(claimant: str) -> str:
-    return f"grant the win to {claimant} (a forfeit), or dismiss the claim"
-
-
-def _either_action() -> str:
-    return "a forfeit win to either player, or no forfeit"
-
-
-def dq_action(player: str) -> str:
-    """The desk's words for a disqualification that waits for the TDs (rules 6.5)."""
-    return f"confirm the disqualification of {player}, or waive one of the forfeits"
+def _fault_command(match_id: MatchId) -> str:
+    return f"acwc fault decide {match_id} --at-fault USER|--nobody"
 
 
 def td_offers_verdict_alert(negotiation: Negotiation, verdict: Verdict) -> TDAlert:
@@ -523,8 +510,7 @@ def td_offers_verdict_alert(negotiation: Negotiation, verdict: Verdict) -> TDAle
         negotiation.match_id,
         what,
         (f"offers counted: {counts}", *_offer_evidence(negotiation)),
-        "keep the bot's ruling, or overrule it (rules 5.10): "
-        + _fault_action(*negotiation.players),
+        f"{_fault_command(negotiation.match_id)}  (only to overrule, rules 5.10)",
     )
 
 
@@ -538,7 +524,7 @@ def td_weekend_alert(negotiation: Negotiation, verdict: WeekendVerdict) -> TDAle
         "(rules 5.8). Decide who is at fault; the other player then chooses the time. "
         "Nobody at fault makes it a tied match (rules 5.9).",
         (f"offers counted: {counts}", *_offer_evidence(negotiation)),
-        _fault_action(a, b),
+        f"acwc fault decide {negotiation.match_id} --at-fault {a}|{b}|--nobody",
     )
 
 
@@ -556,13 +542,13 @@ def td_no_show_alert(alert: NoShowAlert, *, ruleset: Ruleset) -> TDAlert:
     )
     claim = alert.claim
     appearing = alert.appearing_player
-    action: str | None = None
+    command: str | None = None
     if claim is not None:
         what = (
             f"{claim.against} has not shown up {after} after the agreed time; "
             f"{claim.claimant} may claim the win or reschedule (rules 6.3)."
         )
-        action = _grant_action(claim.claimant)
+        command = f"acwc claim decide {alert.match_id} --winner {claim.claimant}|--dismiss"
     elif appearing is not None:
         what = (
             f"{alert.absent[0]} has not shown up {after} after the agreed time; "
@@ -571,8 +557,8 @@ def td_no_show_alert(alert: NoShowAlert, *, ruleset: Ruleset) -> TDAlert:
     else:
         what = f"no game has started {after} after the agreed time (rules 6.3)."
         if alert.stage is NoShowStage.SECOND:
-            action = _either_action()
-    return TDAlert(alert.match_id, what, evidence, action)
+            command = f"acwc claim decide {alert.match_id} --winner USER|--dismiss"
+    return TDAlert(alert.match_id, what, evidence, command)
 
 
 def td_pause_alert(violation: PauseViolation) -> TDAlert:
@@ -589,12 +575,12 @@ def td_pause_alert(violation: PauseViolation) -> TDAlert:
         f"pause taken by: {violation.offender or 'unknown (no break was called)'}",
     )
     if violation.claim is not None:
-        action = _grant_action(violation.claim.claimant)
+        command = f"acwc claim decide {match_id} --winner {violation.claim.claimant}|--dismiss"
         what = f"{violation.explanation} {violation.claim.claimant} may claim the win."
     else:
-        action = _either_action()
+        command = f"acwc claim decide {match_id} --winner USER|--dismiss"
         what = violation.explanation
-    return TDAlert(match_id, what, evidence, action)
+    return TDAlert(match_id, what, evidence, command)
 
 
 def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = (), ruleset: Ruleset) -> TDAlert:
@@ -609,7 +595,7 @@ def td_claim_alert(claim: ClaimRight, *, evidence: Sequence[str] = (), ruleset: 
         claim.match_id,
         f"{claim.claimant} claims the match win: {claim.against} {reasons[claim.reason.value]}.",
         tuple(evidence),
-        _grant_action(claim.claimant),
+        f"acwc claim decide {claim.match_id} --winner {claim.claimant}|--dismiss",
     )
 
 
@@ -624,5 +610,5 @@ def td_disqualification_alert(case: DisqualificationCase) -> TDAlert:
         f"{case.player} has forfeited in {len(case.matches)} different matches; rules 6.5 "
         "disqualifies them once you confirm.",
         evidence,
-        dq_action(case.player),
+        f"acwc dq confirm {case.player}",
     )

@@ -150,7 +150,8 @@ def test_deadline_missed_tells_chooser_and_player_at_fault() -> None:
     assert "choose sat 18:00" in to_alice.text
     assert "You are at fault" in to_bob.text
     alert = td_offers_verdict_alert(n, verdict)
-    assert "TD desk: keep the bot's ruling, or overrule it (rules 5.10)" in alert.text
+    assert "acwc fault decide 7 --at-fault USER|--nobody" in (alert.command or "")
+    assert "acwc" not in alert.text.replace("[ACWC]", "")
     assert "offers counted: alice: 3, bob: 0" in alert.text
 
 
@@ -172,7 +173,7 @@ def test_weekend_alert_offers_the_fault_decision_command() -> None:
     n = offer(fresh(), ALICE, at(13, 9), at(14, 9), at(15, 9), now=at(12, 10))
     n = offer(n, BOB, at(13, 18), at(14, 18), at(15, 18), now=at(12, 11))
     alert = td_weekend_alert(n, assess_weekend(n, now=WEEK.offers_close, ruleset=RS))
-    assert alert.action == "alice at fault, bob at fault, or nobody at fault (a tied match)"
+    assert alert.command == "acwc fault decide 7 --at-fault alice|bob|--nobody"
     assert "offer 6 by bob: Fri 15 Oct 18:00 UTC" in alert.text
     assert "rules 5.8" in alert.text
 
@@ -194,9 +195,9 @@ def test_no_show_alerts_name_the_appearing_player() -> None:
     assert second is not None
     alert1 = td_no_show_alert(first, ruleset=DEFAULT_RULESET)
     assert "bob is there" in alert1.text
-    assert alert1.action is None
+    assert alert1.command is None
     alert2 = td_no_show_alert(second, ruleset=DEFAULT_RULESET)
-    assert alert2.action == "grant the win to bob (a forfeit), or dismiss the claim"
+    assert alert2.command == "acwc claim decide 7 --winner bob|--dismiss"
     to_bob, to_alice = no_show_notice(second, now=at(14, 18, 20), ruleset=DEFAULT_RULESET)
     assert to_bob.recipient == BOB
     assert "claim win" in to_bob.text
@@ -220,7 +221,7 @@ def test_pause_alerts_carry_the_claim_command() -> None:
     )
     (violation,) = review.violations
     alert = td_pause_alert(violation)
-    assert alert.action == "grant the win to bob (a forfeit), or dismiss the claim"
+    assert alert.command == "acwc claim decide 7 --winner bob|--dismiss"
     assert "12 min 00 s" in alert.text
 
 
@@ -232,7 +233,7 @@ def test_disqualification_alert_awaits_confirmation() -> None:
     case = disqualification_due(forfeits, BOB, conduct=RS.conduct)
     assert case is not None
     alert = td_disqualification_alert(case)
-    assert alert.action == "confirm the disqualification of bob, or waive one of the forfeits"
+    assert alert.command == "acwc dq confirm bob"
     assert "rules 6.5" in alert.text
 
 

@@ -177,7 +177,7 @@ def test_silent_opponent_is_reminded_then_at_fault_then_does_not_show() -> None:
     fired = s.advance_to(at(16, 0))
     assert [d.kind for d in fired] == [DeadlineKind.REPLY_REMINDER, DeadlineKind.OFFERS_CHECK]
     assert s.negotiation.phase is Phase.AWAITING_CHOICE
-    assert "alice at fault, bob at fault, or nobody" in s.alerts[-1].text
+    assert "acwc fault decide 11" in (s.alerts[-1].command or "")
     s.say(ALICE, "choose sun 15:00")
     assert s.negotiation.agreement is not None
     assert s.negotiation.agreement.time == at(17, 15)
@@ -185,7 +185,7 @@ def test_silent_opponent_is_reminded_then_at_fault_then_does_not_show() -> None:
     s.advance_to(at(17, 15, 20))
     first, second = s.alerts[-2:]
     assert "alice is there" in first.text
-    assert "grant the win to alice (a forfeit)" in second.text
+    assert "acwc claim decide 11 --winner alice|--dismiss" in (second.command or "")
     s.say(ALICE, "claim win")
     assert "alice claims the match win" in s.alerts[-1].text
 
@@ -208,4 +208,4 @@ def test_both_offered_but_disagreed_week_goes_to_the_tds() -> None:
     assert [d.kind for d in fired][-2:] == [DeadlineKind.OFFERS_CHECK, DeadlineKind.WEEKEND_CHECK]
     verdict = assess_offer_deadline(s.negotiation, now=at(16, 0), ruleset=RS)
     assert verdict.kind is VerdictKind.NOBODY_AT_FAULT
-    assert s.alerts[-1].action == "alice at fault, bob at fault, or nobody at fault (a tied match)"
+    assert s.alerts[-1].command == "acwc fault decide 11 --at-fault alice|bob|--nobody"

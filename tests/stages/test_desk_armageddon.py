@@ -16,7 +16,8 @@ from bot.web.desk.decisions import Ruling
 from storage.db import Database
 from tests.factories import services_for
 from tests.stages.helpers import config_for
-from tests.stages.test_stage_flow import _game, _semifinals_running
+from tests.stages.helpers import semifinals_running as _semifinals_running
+from tests.stages.test_stage_flow import _game
 
 
 @pytest.fixture

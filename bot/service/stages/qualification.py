@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from bot.config import Config
 from bot.errors import OperationError
-from bot.service.stages.registry import AdvanceReport
+from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.weekly.publication import Publication
 from bot.views.qualification import (
     RoundView,
@@ -19,6 +19,7 @@ from bot.views.qualification import (
     qualification_stage,
     round_view,
     rounds,
+    standings,
 )
 from rules.core.model import Player, PlayerId, normalise_username
 from rules.core.ruleset import Ruleset, StageKind
@@ -26,7 +27,7 @@ from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from rules.stages.formats import QualificationFormat, StageFormat
 from rules.stages.manual_pairing import colours_as_preferences
-from rules.stages.qualification import number_of_rounds, rank_entrants
+from rules.stages.qualification import number_of_rounds, qualifiers, rank_entrants
 from rules.swiss.dutch import NoLegalPairingError, RoundPairing, SwissPlayer, pair_round
 from rules.swiss.results import Entrant
 from storage.convert import fraction_to_text
@@ -294,12 +295,29 @@ class QualificationStage:
     """The first stage in the registry: nothing opens it (pairing it starts it) and it never
     ends the championship."""
 
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
     @property
     def format(self) -> StageFormat:
         return QualificationFormat()
 
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        """Each entrant's place in the final standings; those still in it, in that order."""
+        table = await standings(uow, self.config.rules)
+        qual = await qualification_stage(uow)
+        for entrant in await uow.stages.entrants(qual.id):
+            entrant.placement = table.row(PlayerId(entrant.player_id)).rank
+        return qualifiers(table, count=len(table.rows))
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         raise OperationError("the qualification starts with its first pairing")
 

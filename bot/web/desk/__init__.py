@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.desk import checks, pages, pairing, rounds, tools
+from bot.web.desk import checks, conduct_actions, pages, pairing, rounds, tools
 
 __all__ = ["add_routes"]
 
@@ -41,3 +41,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/desk/registration", checks.check_page)
     app.router.add_post("/desk/registration/check", checks.start_check)
     checks.install(app)
+    app.router.add_post("/desk/match/{match_id}/game-forfeit", conduct_actions.game_forfeit)

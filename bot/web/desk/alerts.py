@@ -37,6 +37,7 @@ COVERED = frozenset(
         NoticeKind.GAME_REFUSED.value,  # FlaggedGames
         NoticeKind.DISQUALIFICATION_DUE.value,  # Disqualifications
         NoticeKind.ARMAGEDDON_NEEDS_TD.value,  # ArmageddonDecisions
+        NoticeKind.ACCOUNT_MARKED.value,  # MarkedAccounts (rules 7.3)
     }
 )
 """Alert kinds a ruling source above lists as its own decision: never a second, raw item."""

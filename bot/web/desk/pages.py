@@ -253,7 +253,7 @@ async def confirm_page(
         {
             "title": "Confirm",
             "heading": heading,
-            "action": action,
+            "action": action.removeprefix("Confirm: "),  # the page's heading says "Confirm:"
             "reason": reason,
             "outcome": tried.outcome,
             "changes": tried.changes,

@@ -12,6 +12,7 @@ from bot.web.core import not_found
 from bot.web.desk.alerts import TdAlerts
 from bot.web.desk.armageddon_cards import ArmageddonDecisions
 from bot.web.desk.decisions import Decision, DecisionSource, settled_keys
+from bot.web.desk.marks import MarkedAccounts
 from bot.web.desk.rulings import (
     ClaimDecisions,
     Disqualifications,
@@ -30,6 +31,7 @@ SOURCES: list[DecisionSource] = [
     FaultDecisions(),
     ClaimDecisions(),
     Disqualifications(),
+    MarkedAccounts(),
     FlaggedGames(),
     ArmageddonDecisions(),
     TdAlerts(),
