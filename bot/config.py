@@ -151,9 +151,16 @@ class OutboxConfig:
     """A DM to a player waits this long after it is written, and every other DM to them written
     meanwhile goes out with it as one message (0: each goes at once)."""
 
+    late_after_minutes: int = 60
+    """``/healthz`` says ``degraded`` while a notice due this long ago has not gone out."""
+
     @property
     def merge_window(self) -> dt.timedelta:
         return dt.timedelta(seconds=self.merge_window_seconds)
+
+    @property
+    def late_after(self) -> dt.timedelta:
+        return dt.timedelta(minutes=self.late_after_minutes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,6 +536,7 @@ def _check(config: Config) -> None:
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)
+    _positive("outbox.late_after_minutes", config.outbox.late_after_minutes)
     window = config.outbox.merge_window_seconds
     if not 0 <= window <= MAX_MERGE_WINDOW_SECONDS:
         raise ConfigError(
@@ -594,6 +602,12 @@ def parse_config(
         raise ConfigError(
             "service.lichess_url",
             f"a real Lichess needs the bot's token in {SECRET_ENV['lichess_token']}",
+        )
+    if not config.service.uses_local_lichess and not config.tournament.team:
+        raise ConfigError(
+            "tournament.team",
+            "a real Lichess needs the team the bot leads (with the Updates permission): "
+            "without it most DMs to new conversations go over Lichess's daily budget and are lost",
         )
     return config
 

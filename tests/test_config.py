@@ -80,6 +80,18 @@ def test_every_rules_key_is_documented_in_the_example() -> None:
     assert keys(DEFAULT_RULESET, "rules") <= present(data["rules"], "rules")
 
 
+def test_a_real_lichess_without_a_team_is_refused_with_the_reason() -> None:
+    env = {"ACWC_LICHESS_TOKEN": "lip_x"}
+    with pytest.raises(ConfigError) as e:
+        parse_config({"service": {"lichess_url": "https://lichess.org"}}, env)
+    assert e.value.key == "tournament.team"
+    assert "daily budget" in str(e.value)
+    with_team = {"service": {"lichess_url": "https://lichess.org"}, "tournament": {"team": "t"}}
+    assert parse_config(with_team, env).tournament.team == "t"
+    # a sandbox on this machine needs none
+    assert parse_config({"service": {"lichess_url": "http://127.0.0.1:9"}}, env)
+
+
 def test_secrets_come_from_the_environment() -> None:
     config = load_config(None, {"ACWC_LICHESS_TOKEN": "lip_x", "ACWC_SESSION_SECRET": "s3"})
     assert config.secrets.lichess_token == "lip_x"

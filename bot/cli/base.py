@@ -29,9 +29,16 @@ class Launcher(Protocol):
     """What the command line gets from the process entry."""
 
     def services(
-        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+        self,
+        config: Config,
+        db: Database,
+        *,
+        clock: Clock,
+        lichess_url: str | None = None,
+        quick: bool = False,
     ) -> AbstractAsyncContextManager[Services]:
-        """The application services on ``db`` (with a Lichess client at ``lichess_url``)."""
+        """The application services on ``db`` (with a Lichess client at ``lichess_url``;
+        ``quick``: one short try per request)."""
         ...
 
     async def run(self, config: Config) -> None:
@@ -174,10 +181,15 @@ async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
 
 
 @asynccontextmanager
-async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
+async def services(
+    cli: Cli, *, lichess_url: str | None = None, quick: bool = False
+) -> AsyncIterator[Services]:
     """The application services on the config's database (and Lichess at ``lichess_url``)."""
+    launcher = cli.launcher
     async with (
         database(cli.config) as db,
-        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
+        launcher.services(
+            cli.config, db, clock=cli.clock, lichess_url=lichess_url, quick=quick
+        ) as found,
     ):
         yield found

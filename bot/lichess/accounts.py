@@ -8,8 +8,9 @@ the 100-game count and the rating held when the window opened need.
 
 from __future__ import annotations
 
+from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
-from bot.lichess.errors import LichessError, NotFoundError
+from bot.lichess.errors import LichessError, LichessHTTPError, LichessTransportError, NotFoundError
 from bot.service.registration import REASONS, AccountRecord
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import Ruleset
@@ -72,6 +73,10 @@ class LichessAccounts:
             games = await self.games(username)
         except NotFoundError:
             return "no such Lichess account"
+        except (LichessTransportError, LichessHTTPError) as e:
+            if isinstance(e, LichessTransportError) or e.is_server_error:
+                raise LichessUnreachable(str(e)) from None
+            return f"Lichess error: {e}"
         except LichessError as e:
             return f"Lichess error: {e}"
         facts = AccountFacts(

@@ -499,8 +499,9 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     leaders = state.team_leaders.get(team_id)
     if leaders is None:
         return _error(404, "Not found")
-    if token.user not in leaders:
-        return _error(400, "You are not a leader of this team with the Updates permission")
+    if token.user not in leaders or (team_id, token.user) in state.without_updates:
+        # lila's WithOwnedTeam: a redirect to the team page, before the text is read
+        raise web.HTTPSeeOther(f"/team/{team_id}")
     form = await request.post()
     message = form.get("message")
     if not isinstance(message, str) or not message.strip():

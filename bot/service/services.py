@@ -11,6 +11,7 @@ from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Handler
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import GameChallenges
+from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
@@ -68,3 +69,5 @@ class Services:
     """The match games' open challenges (they need Lichess to be made)."""
     broadcasts: Broadcasts | None = None
     """The stages' live broadcasts (``None`` without Lichess or without a stage to follow)."""
+    doctor: DoctorService | None = None
+    """``acwc doctor``'s checks of the bot's account, token and team (they need Lichess)."""
