@@ -25,6 +25,7 @@ from aiohttp import web
 
 from bot.sandbox.admin import admin_routes
 from bot.sandbox.broadcasts import broadcast_routes
+from bot.sandbox.bulk import bulk_routes
 from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
     access_token_json,
@@ -90,6 +91,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             *token_routes(_state),
             *challenge_routes(_state, _error),
             *broadcast_routes(_state, _error, _authed),
+            *bulk_routes(_state, _authed),
         ]
     )
     app.on_shutdown.append(_close_streams)

@@ -52,7 +52,15 @@ __all__ = [
 ]
 
 ALL_SCOPES = frozenset(
-    {"msg:write", "team:lead", "team:read", "study:write", "challenge:read", "challenge:write"}
+    {
+        "msg:write",
+        "team:lead",
+        "team:read",
+        "study:write",
+        "challenge:read",
+        "challenge:write",
+        "challenge:bulk",
+    }
 )
 RATING_STEP = 6
 """What a rated win takes from the loser and gives the winner (the sandbox has no Glicko)."""
