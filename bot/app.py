@@ -27,6 +27,7 @@ from bot.config import Config
 from bot.errors import StartupError
 from bot.lichess.accounts import LichessAccounts
 from bot.lichess.broadcasts import LichessBroadcasts
+from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
@@ -43,11 +44,13 @@ from bot.runtime.leader import Leadership
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
 from bot.runtime.outbox import ORIGIN as OUTBOX_ORIGIN
 from bot.service.broadcasts import Broadcasts
+from bot.service.bulk_games import BulkOrOpen
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.digest import Digest
 from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
+from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
@@ -116,8 +119,20 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
+    player_tokens = PlayerTokens(config, TokenVault.for_config(config))
     challenges = GameChallenges(
-        config, notifier, None if lichess is None else LichessChallenges(lichess)
+        config,
+        notifier,
+        None
+        if lichess is None
+        else BulkOrOpen(
+            config,
+            db,
+            clock,
+            player_tokens,
+            LichessBulkPairing(lichess),
+            LichessChallenges(lichess),
+        ),
     )
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
@@ -195,6 +210,7 @@ def bootstrap(
         if lichess is None or not config.games.broadcast_stages
         else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
+        player_tokens=player_tokens,
     )
 
 

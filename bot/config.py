@@ -7,6 +7,7 @@ an unknown key, a wrong type, or an impossible value. Every key is documented in
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as dt
 import enum
@@ -32,7 +33,11 @@ LICHESS_KEEPALIVE_SECONDS = 70.0
 keep-alive every 70 s (Play's idle timeout is 75 s)."""
 MAX_MERGE_WINDOW_SECONDS = 600
 """The longest a DM may wait for others to the same player (``[outbox] merge_window_seconds``)."""
-SECRET_ENV = {"lichess_token": "ACWC_LICHESS_TOKEN", "session_secret": "ACWC_SESSION_SECRET"}
+SECRET_ENV = {
+    "lichess_token": "ACWC_LICHESS_TOKEN",
+    "session_secret": "ACWC_SESSION_SECRET",
+    "token_key": "ACWC_TOKEN_KEY",
+}
 
 
 class ConfigError(ValueError):
@@ -50,6 +55,8 @@ class Secrets:
 
     lichess_token: str | None = field(default=None, repr=False)
     session_secret: str | None = field(default=None, repr=False)
+    token_key: str | None = field(default=None, repr=False)
+    """The Fernet key that encrypts the players' stored Lichess tokens (bulk pairing)."""
 
 
 DEFAULT_TDS = ("ODMWND", "Shiaxou")
@@ -135,6 +142,11 @@ class GamesConfig:
     """The stages followed by a live Lichess broadcast, a round per week (empty: none)."""
     armageddon_challenge_lifetime: dt.timedelta = dt.timedelta(days=7)
     """How long the armageddon game's challenge stays open once the colours are decided."""
+    bulk_pairing: bool = True
+    """A player may let the bot start their games (on their account page; their token is kept
+    encrypted with ``ACWC_TOKEN_KEY``); when both players of a match did, Lichess creates each
+    game at its time by bulk pairing (the bot's token needs ``challenge:bulk``), else the open
+    challenge stays."""
 
     @property
     def lichess_scopes(self) -> frozenset[str]:
@@ -557,10 +569,28 @@ def _check(config: Config) -> None:
         )
 
 
+def _token_key(value: str | None) -> str | None:
+    """A Fernet key: 32 bytes in URL-safe base64 (checked here without loading the library)."""
+    if value is None:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(value.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        raw = b""
+    if len(raw) != 32:
+        raise ConfigError(
+            SECRET_ENV["token_key"],
+            "must be a Fernet key: 32 random bytes in URL-safe base64 (44 characters), as "
+            "cryptography's Fernet.generate_key() makes",
+        )
+    return value
+
+
 def _secrets(environ: Mapping[str, str]) -> Secrets:
     return Secrets(
         lichess_token=environ.get(SECRET_ENV["lichess_token"]) or None,
         session_secret=environ.get(SECRET_ENV["session_secret"]) or None,
+        token_key=_token_key(environ.get(SECRET_ENV["token_key"]) or None),
     )
 
 

@@ -293,4 +293,11 @@ class SettingRow(Base):
 
 # The other tables register on Base.metadata when their modules load: whoever has this module
 # has every table (alembic's autogenerate, the tests that compare the schema).
-from storage import models_games, models_notices, models_stages, models_web, models_weekly  # noqa: E402, F401
+from storage import (  # noqa: E402, F401
+    models_games,
+    models_notices,
+    models_stages,
+    models_tokens,
+    models_web,
+    models_weekly,
+)

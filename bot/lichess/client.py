@@ -341,6 +341,28 @@ class LichessClient:
 
         return await self._call(name, post)
 
+    async def request_json(
+        self, name: str, method: str, path: str, data: Mapping[str, str] | None = None
+    ) -> Any:
+        """``method path`` with a form body, on the queue, through no logger (berserk's logs
+        a request's form at DEBUG: a body with players' tokens goes this way); the JSON
+        answer."""
+        url = f"{self.base_url}{path}"
+
+        def send() -> Any:
+            try:
+                resp = self._session.request(method, url, data=None if data is None else dict(data))
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 400:
+                raise http_error(resp.status_code, resp.text)
+            try:
+                return resp.json()
+            except ValueError as e:
+                raise LichessPayloadError(f"{path} answered unreadable JSON") from e
+
+        return await self._call(name, send)
+
     async def post_form(self, name: str, path: str, data: Mapping[str, str]) -> Any:
         """``POST path`` with a form body, on the queue; the JSON answer. For the endpoints and
         fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`)."""

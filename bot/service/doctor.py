@@ -45,6 +45,8 @@ def feature_scopes(config: Config) -> dict[str, str]:
         needed["team:read"] = "the team's member list (registration check)"
     if config.games.challenges:
         needed["challenge:write"] = "the games' open challenges (lila checks it on any token)"
+    if config.games.bulk_pairing:
+        needed["challenge:bulk"] = "the games the bot starts for players who allowed it"
     if config.games.broadcast_stages:
         needed["study:write"] = "the broadcasts of the games"
     return needed
@@ -166,6 +168,16 @@ async def _ask(
     elif team_refusal(config) is None:
         findings.append(Finding("team", True, "none (a sandbox: DMs are not budgeted by team)"))
     findings.extend(await _holds(db))
+    if config.games.bulk_pairing and not config.secrets.token_key:
+        if config.service.uses_local_lichess:
+            text = "a key of each process's own (a sandbox): stored tokens last until it stops"
+            findings.append(Finding("token key", True, text))
+        else:
+            text = (
+                "ACWC_TOKEN_KEY is not set: players cannot let the bot start their games; set "
+                "it, or [games] bulk_pairing = false"
+            )
+            findings.append(Finding("token key", False, text))
     return DoctorReport(tuple(findings), bot=bot, scopes=scopes, missing=missing)
 
 

@@ -65,9 +65,10 @@ def _token(monkeypatch: pytest.MonkeyPatch, state: SandboxState, scopes: list[st
     monkeypatch.setenv("ACWC_LICHESS_TOKEN", state.add_token(BOT, scopes=scopes))
 
 
-FULL = ["msg:write", "team:lead", "team:read", "study:write", "challenge:write"]
+FULL = ["msg:write", "team:lead", "team:read", "study:write", "challenge:write", "challenge:bulk"]
 """Every scope the default config's features need with a team (study:write: the broadcasts of
-the later stages; challenge:write: the open challenges)."""
+the later stages; challenge:write: the open challenges; challenge:bulk: the games the bot
+starts)."""
 
 
 def _lines(out: str) -> dict[str, str]:
@@ -79,7 +80,7 @@ def test_doctor_names_every_missing_scope_with_what_needs_it(  # type: ignore[no
     acwc, with_team: None, sandbox: tuple[SandboxState, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = sandbox
-    _token(monkeypatch, state, ["team:lead", "team:read", "study:write", "challenge:write"])
+    _token(monkeypatch, state, [s for s in FULL if s != "msg:write"])
     assert acwc("db", "upgrade")[0] == 0
     assert acwc("tournament", "create")[0] == 0
     for name in ("Alice", "Bob"):
@@ -98,7 +99,7 @@ def test_doctor_names_every_missing_scope_with_what_needs_it(  # type: ignore[no
     assert topics["members"]["text"] == f"not members of {TEAM}: Bob"
 
     # a token without challenge:write: its own line, naming the open challenges
-    _token(monkeypatch, state, ["msg:write", "team:lead", "team:read", "study:write"])
+    _token(monkeypatch, state, [s for s in FULL if s != "challenge:write"])
     code, out, _ = acwc("doctor", "--lichess-url", url)
     assert code == 1
     line = _lines(out)["scopes"]
