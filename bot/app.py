@@ -71,6 +71,7 @@ from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
 from bot.web import ops
+from bot.web.live import QUIET_TABLES
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
@@ -279,8 +280,10 @@ class Service:
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
         page_cache_seconds: float | None = None,
+        browser_clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.browser_clock = browser_clock  # logins and sessions expire in it (the demo: real time)
         self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
@@ -352,7 +355,7 @@ class Service:
                 )
             self.lichess_url, token = await self.sandbox(config, self.clock, self._stack)
         else:
-            self.lichess_url, token = config.service.lichess_url, config.secrets.lichess_token
+            self.lichess_url, token = config.service.lichess_url, config.lichess_token()
         self.lichess = LichessClient(
             base_url=self.lichess_url,
             token=token,
@@ -417,11 +420,17 @@ class Service:
                 public_base=self._public_base,
                 changed=self.changed,
                 refresh_players=self.refresh_players,
+                browser_clock=self.browser_clock,
             ),
         )
         ops.add_routes(app, self)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
+            if self.db.changes is not None:  # a commit of any runner shows on the next visit
+                cache = self.page_cache
+                self.db.changes.subscribe(
+                    lambda tables: None if tables <= QUIET_TABLES else cache.clear()
+                )
         runner = web.AppRunner(app, shutdown_timeout=1.0)
         await runner.setup()
         site = web.TCPSite(runner, self.config.service.web_host, self.web_port)

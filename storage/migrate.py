@@ -45,6 +45,18 @@ async def downgrade(db: Database, revision: str) -> None:
     await _with_connection(db, "downgrade", revision)
 
 
+def known_revision(revision: str) -> bool:
+    """Whether ``revision`` is one of this version's migrations (a backup from a newer
+    version, or no acwc backup at all, names one it does not know)."""
+    try:
+        return (
+            ScriptDirectory.from_config(alembic_config("sqlite://")).get_revision(revision)
+            is not None
+        )
+    except Exception:  # alembic's CommandError / ResolutionError for a name it cannot resolve
+        return False
+
+
 def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 

@@ -82,11 +82,12 @@ def test_every_rules_key_is_documented_in_the_example() -> None:
 
 def test_a_real_lichess_without_a_team_is_refused_with_the_reason() -> None:
     env = {"ACWC_LICHESS_TOKEN": "lip_x"}
+    real = {"lichess_url": "https://lichess.org"}
     with pytest.raises(ConfigError) as e:
-        parse_config({"service": {"lichess_url": "https://lichess.org"}}, env)
+        parse_config({"service": real, "tournament": {"tds": ["ODMWND"]}}, env)
     assert e.value.key == "tournament.team"
     assert "daily budget" in str(e.value)
-    with_team = {"service": {"lichess_url": "https://lichess.org"}, "tournament": {"team": "t"}}
+    with_team = {"service": real, "tournament": {"tds": ["ODMWND"], "team": "t"}}
     assert parse_config(with_team, env).tournament.team == "t"
     # a sandbox on this machine needs none
     assert parse_config({"service": {"lichess_url": "http://127.0.0.1:9"}}, env)
@@ -152,7 +153,7 @@ def test_secrets_come_from_the_environment() -> None:
         ("[rules.stages]\npool_size = 1", "rules.stages.pool_size", "at least 2"),
         ("[rules.stages]\nqualifiers = 20", "rules.stages.qualifiers", "do not fit"),
         (
-            "[rules.seeding]\ntitle_holder = 'A'\nrunner_up = 'a'",
+            "[rules.seeding]\ntitle_holder = 'Ab'\nrunner_up = 'ab'",
             "rules.seeding.runner_up",
             "same player",
         ),
@@ -173,14 +174,14 @@ def test_secrets_come_from_the_environment() -> None:
             "before",
         ),
         ("[tournament]\ntds = 'ODMWND'", "tournament.tds", "list"),
-        ("[tournament]\ntds = ['a', 'A']", "tournament.tds", "twice"),
+        ("[tournament]\ntds = ['ab', 'AB']", "tournament.tds", "twice"),
         ("[service]\ndatabase_url = 'mysql://x'", "service.database_url", "sqlite+aiosqlite"),
         ("[service]\nweb_port = 70000", "service.web_port", "port"),
         ("[service]\nlichess_url = 'ftp://x'", "service.lichess_url", "http"),
         (
-            "[service]\nlichess_url = 'https://lichess.org'",
-            "service.lichess_url",
-            "ACWC_LICHESS_TOKEN",
+            "[tournament]\ntds = []\n[service]\nlichess_url = 'https://lichess.org'",
+            "tournament.tds",
+            "TDs' Lichess usernames",
         ),
         ("[service]\nlichess_token = 'lip_x'", "service.lichess_token", "environment"),
         ("[service]\nlog_level = 'LOUD'", "service.log_level", "DEBUG"),
@@ -263,3 +264,17 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(binary, {})
+
+
+def test_only_a_command_that_talks_to_lichess_asks_for_the_token() -> None:
+    text = (
+        "[tournament]\ntds = ['ODMWND']\nteam = 't'\n[service]\nlichess_url = 'https://lichess.org'"
+    )
+    config = parse_config(tomllib.loads(text), {})  # loads: a backup needs no token
+    with pytest.raises(ConfigError) as info:
+        config.lichess_token()
+    assert info.value.key == "service.lichess_url"
+    assert "ACWC_LICHESS_TOKEN" in info.value.problem
+    with_token = parse_config(tomllib.loads(text), {"ACWC_LICHESS_TOKEN": "lip_x"})
+    assert with_token.lichess_token() == "lip_x"
+    assert parse_config({}, {}).lichess_token() is None  # the sandbox makes its own

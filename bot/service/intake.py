@@ -30,6 +30,7 @@ from bot.service.challenges import GameChallenges
 from bot.service.results import MatchChanged, refresh_match
 from rules.core.model import Game, GameId
 from rules.core.states import MatchState
+from rules.talk import alerts
 from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
@@ -203,25 +204,14 @@ class GameIntake:
         self, uow: UnitOfWork, row: MatchRow, decision: Accepted | Refused, now: dt.datetime
     ) -> None:
         game = decision.game
-        link = f"https://lichess.org/{game.id}"
         if isinstance(decision, Refused) and decision.alert_td:
-            text = (
-                f"Game {link} between {game.white} and {game.black} does not count for match "
-                f"{row.id}: {decision.reason.label} "
-                f"({game.variant}, {'rated' if game.rated else 'casual'}, "
-                f"{game.clock_limit}+{game.clock_increment}, source {game.source or 'unknown'}). "
-                f"If it should count: acwc result record {row.id} --game N --result R --reason ..."
-            )
+            text = alerts.game_refused(game, match_id=row.id, reason=decision.reason.label)
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_refused(game.id, row.id)
             )
         elif isinstance(decision, Accepted) and decision.alert_td and decision.is_final:
-            facts = ", ".join(a.value.replace("_", " ") for a in decision.alerts)
-            text = (
-                f"Game {link} of match {row.id} ({game.white} - {game.black}) counted, but needs a "
-                f"look: {facts}. To change it: acwc result record {row.id} --game N --result R "
-                "--reason ..."
-            )
+            facts = [a.value.replace("_", " ") for a in decision.alerts]
+            text = alerts.game_flagged(game, match_id=row.id, facts=facts)
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_flagged(game.id, row.id)
             )

@@ -41,7 +41,8 @@ class Players:
     ) -> PlayerRow:
         if not USERNAME.match(username):
             raise OperationError(
-                f"{username!r} is not a Lichess username (letters, digits, _ and -)"
+                f"{username!r} is not a Lichess username (2 to 30 letters, digits, _ and -, "
+                "starting and ending with a letter or digit)"
             )
         if seed_rating is not None and not 0 < seed_rating < 5000:
             raise OperationError(f"seed rating {seed_rating} is not a Lichess rating")

@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from aiohttp import web
-from sqlalchemy.exc import IntegrityError
 
 from bot.errors import OperationError
 from bot.service.weekly.texts import PlayerTexts
@@ -44,6 +43,7 @@ from rules.core.states import RoundState
 from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
 from rules.talk.help import offer_duty
 from rules.week.calendar import UTC, label_duration, match_week
+from storage.errors import WriteConflict
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
@@ -222,7 +222,7 @@ async def say_and_commit(
                 if after is not None:
                     await after(uow, message, ok)
                 await uow.commit()
-            except IntegrityError:  # at the insert (flush) or at the commit
+            except WriteConflict:  # at the insert (flush) or at the commit
                 if attempt == ATTEMPTS:
                     raise
                 log.info("match %s: a simultaneous text won; trying again", match_id)

@@ -72,7 +72,7 @@ def _from(source: str | None, *, fen: str | None = None) -> Callable[[SandboxSta
 
 def _played(**create: object) -> Callable[[SandboxState], str]:
     def play(state: SandboxState) -> str:
-        game = state.start_game(**{"white": "Alice", "black": "Bob", **create})  # type: ignore[arg-type]
+        game = state.start_game(**{"white": "Alice", "black": "Bob", **create})
         state.finish_game(game.id, status="variantEnd", winner="white")
         return game.id
 

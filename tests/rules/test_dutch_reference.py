@@ -23,6 +23,10 @@ from rules.swiss.trf import run_pair
 DATA = Path(__file__).parent.parent / "data"
 
 
+def _board(white: int, black: int) -> Board:
+    return Board(PlayerNumber(white), PlayerNumber(black))
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -177,25 +181,25 @@ def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPla
 
 def test_round_one_pairs_top_half_against_bottom_half_with_alternating_colours() -> None:
     pairing = pair_round(_fresh(8), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 5), Board(6, 2), Board(3, 7), Board(8, 4))
+    assert pairing.boards == (_board(1, 5), _board(6, 2), _board(3, 7), _board(8, 4))
     assert pairing.bye is None
 
 
 def test_round_one_gives_the_bye_to_the_lowest_ranked_player() -> None:
     pairing = pair_round(_fresh(7), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 4), Board(5, 2), Board(3, 6))
+    assert pairing.boards == (_board(1, 4), _board(5, 2), _board(3, 6))
     assert pairing.bye == 7
 
 
 def test_round_one_initial_colour_black_gives_player_one_black() -> None:
     pairing = pair_round(_fresh(4), round_number=1, total_rounds=3, initial_colour=Colour.BLACK)
-    assert pairing.boards == (Board(3, 1), Board(2, 4))
+    assert pairing.boards == (_board(3, 1), _board(2, 4))
 
 
 def test_round_one_colours_follow_rank_among_present_players() -> None:
     # Player 2 is absent: 3 becomes the second player present and takes Black.
     pairing = pair_round(_fresh(8, absent=frozenset({2})), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 5), Board(6, 3), Board(4, 7))
+    assert pairing.boards == (_board(1, 5), _board(6, 3), _board(4, 7))
     assert pairing.bye == 8
 
 
@@ -213,7 +217,7 @@ def test_round_two_pairs_winners_and_alternates_colours() -> None:
     ]
     pairing = pair_round(players, round_number=2, total_rounds=3)
     # 1 and 2 have won; 2 had Black and gets White (colour preferences, rule 5.2.1).
-    assert pairing.boards == (Board(2, 1), Board(3, 4))
+    assert pairing.boards == (_board(2, 1), _board(3, 4))
 
 
 def test_forbidden_pair_is_never_paired() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rules.core.colour import Colour
-from rules.swiss.dutch import RoundKind
+from rules.swiss.dutch import PlayerNumber, RoundKind
 from rules.swiss.trf import (
     TrfError,
     TrfProhibition,
@@ -91,10 +91,10 @@ def test_next_round_and_absence_follow_engine_convention() -> None:
     tournament = parse_trf(text)
     assert next_round_number(tournament) == 2
     players = {p.number: p for p in players_for_next_round(tournament)}
-    assert not players[2].present
-    assert players[1].present
-    assert players[3].present
-    assert players[3].history[0].kind is RoundKind.PAIRING_BYE
+    assert not players[PlayerNumber(2)].present
+    assert players[PlayerNumber(1)].present
+    assert players[PlayerNumber(3)].present
+    assert players[PlayerNumber(3)].history[0].kind is RoundKind.PAIRING_BYE
 
 
 @pytest.mark.parametrize(

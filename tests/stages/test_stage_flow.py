@@ -330,6 +330,8 @@ async def test_a_withdrawal_in_the_qualification_gives_the_unfinished_match_away
         row = await uow.matches.get(ids[0])
         assert row is not None
         leaver, opponent = row.white_first, row.black_first
+        assert leaver is not None
+        assert opponent is not None
         preview = await services(db, config).exits.exit_player(
             uow,
             player=leaver,
@@ -388,10 +390,10 @@ async def test_an_engine_mark_gives_every_finished_qualification_match_to_the_op
         await uow.commit()
     async with db.uow() as uow:
         for match_id in won:
-            row = await uow.matches.get(match_id)
-            assert row is not None
-            assert row.decided_by == "forfeit"
-            winner = row.white_first if row.outcome == "first_wins" else row.black_first
+            match = await uow.matches.get(match_id)
+            assert match is not None
+            assert match.decided_by == "forfeit"
+            winner = match.white_first if match.outcome == "first_wins" else match.black_first
             assert winner != cheater
         table = await standings(uow, config.rules)
         assert table.row(PlayerId(cheater)).match_points == 0

@@ -35,6 +35,7 @@ from rules.stages.knockout import (
 )
 from rules.stages.qualification import Adjudication, Exit, ExitKind, RoundKind, exit_report
 from rules.swiss.tiebreaks import Standings
+from rules.talk import conduct as talk
 from storage.convert import to_match
 from storage.models import MatchRow, PlayerExitRow
 from storage.uow import UnitOfWork
@@ -214,8 +215,7 @@ class Exits:
                 uow,
                 now=now,
                 player=new.player,
-                text=f"Your qualification match {row.id} (round {new.round}) is awarded to you:"
-                f" {pid} left the championship ({why}).",
+                text=talk.awarded_after_exit(row.id, new.round, left=pid, why=why),
                 key=notice.exit_award(row.id),
             )
         before = (_qual_table(report.before, "qualification standings"),)
@@ -283,9 +283,13 @@ class Exits:
                         uow,
                         now=now,
                         player=player,
-                        text=f"The {slot.value.replace('_', ' ')} was paired again after {pid}"
-                        f" left the championship (rules 8.iii-iv): match {added.id},"
-                        f" {added.white_first} v {added.black_first}.",
+                        text=talk.paired_again_after_exit(
+                            slot.value,
+                            left=pid,
+                            match_id=added.id,
+                            white=added.white_first,
+                            black=added.black_first,
+                        ),
                         key=notice.knockout_repaired(added.id),
                     )
         await save_bracket(uow, new, now=now)

@@ -25,6 +25,7 @@ from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.candidates import Pool
 from rules.stages.formats import FinalFormat, SemifinalFormat, StageFormat
 from rules.stages.knockout import Bracket, next_week_pairing, pair_finals, start_bracket
+from rules.talk.armageddon import knockout_repeat
 from storage.convert import to_match
 from storage.models import MatchRow, RoundRow
 from storage.repo_stages import StagesRepository
@@ -217,10 +218,8 @@ class Knockout:
                 else MatchState.PROPOSED,
             )
         )
-        text = (
-            f"Your {row.stage.replace('_', ' ')} match is tied after week {row.week}: it is"
-            f" played again next week (rules 3.viii.3-4), match {new.id}, {new.white_first} with"
-            " White in game 1."
+        text = knockout_repeat(
+            row.stage, week=row.week, match_id=new.id, white_first=str(new.white_first)
         )
         key = notice.knockout_repeat(new.id)
         for player in (pairing.white_first, pairing.black_first):

@@ -101,7 +101,7 @@ class Qualification:
             unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
             raise OperationError(
                 f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
-                "finish or be adjudicated (`acwc match adjudicate`) before the next pairing"
+                "finish or be adjudicated by the TDs before the next pairing"
             )
         number = proposal.row.number if proposal else len(stored) + 1
         total = number_of_rounds(len(field))

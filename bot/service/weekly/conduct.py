@@ -13,8 +13,9 @@ from bot.service.weekly.log import Loaded, append, is_decided
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
 from rules.core.states import PlayerStatus, RoundState
+from rules.talk import conduct as talk
+from rules.talk.alerts import forfeit_line
 from rules.talk.notices import TDAlert, td_claim_alert
-from rules.week.calendar import label_time
 from rules.week.conduct import (
     ConductError,
     ConductErrorReason,
@@ -127,9 +128,7 @@ class Conduct:
         for proposal in proposals:
             rows = await WeeklyRepository(uow.session).forfeits(player=proposal.player)
             evidence = tuple(
-                f"forfeit in match {r.match_id} ({r.kind}, {r.reason}) on {label_time(r.at)}"
-                for r in rows
-                if not r.waived
+                forfeit_line(r.match_id, r.kind, r.reason, r.at) for r in rows if not r.waived
             )
             alert = TDAlert(
                 None, proposal.text, evidence, f"acwc dq confirm {proposal.player} --reason ..."
@@ -202,9 +201,7 @@ class Conduct:
             uow,
             now=now,
             to=player,
-            text=f"You are disqualified from the ACWC: you were forfeited in "
-            f"{ruleset.conduct.forfeit_limit} different matches (rules 6.5; matches {ids}). "
-            f"TD note: {reason}",
+            text=talk.disqualified(ruleset.conduct.forfeit_limit, proposal.match_ids, reason),
             key=notice.disqualified(player),
         )
         return exit_row
@@ -239,20 +236,10 @@ class Conduct:
         event = await append(uow, row, at=now, actor=player, kind=LogKind.BREAK, via=via)
         until = now + self.config.rules.conduct.break_length
         opponent = loaded.negotiation.opponent_of(player)
-        mine = (
-            f"Your one break of this match (rules 6.1) has started: the next game must start by "
-            f"{label_time(until)}."
-        )
+        mine, theirs = talk.break_started(player, until=until)
         key = notice.step(NoticeKind.BREAK_CALLED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
-        await self.notifier.dm(
-            uow,
-            now=now,
-            to=opponent,
-            text=f"{player} called their one break (rules 6.1): the next game starts by "
-            f"{label_time(until)} at the latest.",
-            key=key,
-        )
+        await self.notifier.dm(uow, now=now, to=opponent, text=theirs, key=key)
         return mine
 
     async def claim_win(
@@ -267,7 +254,7 @@ class Conduct:
             rights, player, match_id=MatchId(row.id), conduct=self.config.rules.conduct
         )  # raises NO_CLAIM
         if player in claimed:
-            return "You have already claimed the win; the TDs decide and will tell you.", None
+            return talk.CLAIM_MADE_BEFORE, None
         event = await append(
             uow,
             row,
@@ -284,10 +271,7 @@ class Conduct:
             text=td_claim_alert(right, evidence=evidence, ruleset=self.config.rules).text,
             key=notice.claim(row.id, event.seq),
         )
-        mine = (
-            f"Your claim of the match win against {right.against} went to the TDs; they decide "
-            "(rules 6.3, 6.4) and you will be told."
-        )
+        mine = talk.claim_sent(right.against)
         key = notice.step(NoticeKind.CLAIM_RECEIVED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
         return mine, {"reason": right.reason.value, "against": right.against}

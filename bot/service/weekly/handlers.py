@@ -23,6 +23,7 @@ from bot.views.timeline import timeline
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy
+from rules.talk.conduct import claim_open
 from rules.talk.notices import (
     TDAlert,
     deadline_missed,
@@ -446,7 +447,6 @@ class WeeklyDeadlines:
                 uow,
                 now=now,
                 to=claim.claimant,
-                text=f"{violation.explanation} You may send `claim win` in your match room; the "
-                "TDs decide (rules 6.1, 6.4).",
+                text=claim_open(violation.explanation),
                 key=notice.pause_claim(row.id, row.week, pause.after_game),
             )
