@@ -69,7 +69,12 @@ class LichessDoctorSource:
                 raise LichessUnreachable(str(e)) from None
             if isinstance(e, AuthorizationError):
                 return None, frozenset()
-            raise LichessUnreachable(f"token test answered {e}") from None
+            if isinstance(e, LichessHTTPError):
+                raise LichessUnreachable(
+                    f"the token test was answered {e.status}, which Lichess never answers "
+                    "(is this Lichess's address?)"
+                ) from None
+            raise LichessUnreachable(f"the token test's answer could not be read: {e}") from None
         return info.user, info.scopes
 
     async def account(self, username: str) -> AccountState | None:
