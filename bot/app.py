@@ -72,6 +72,7 @@ from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
+from storage.fence import holds as fence_holds
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -295,7 +296,7 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
-        lock = run_lock_for(config.service.database_url, self.db.engine)
+        lock = run_lock_for(config.service.database_url, self.db.engine, self.db.fence)
         if isinstance(lock, FileLock):
             try:  # SQLite has no standby: a second process on the file is refused here
                 lock.try_acquire(now=self.clock.now())
@@ -343,6 +344,9 @@ class Service:
             on_wait=on_wait,
             alerts=UndeliveredAlerts(Notifier(config)),
             dm_per_minute=DM_PER_MINUTE,
+            gate=self.leadership.acting,
+            may_act=self.leadership.why_not,
+            doubt_left=self.leadership.doubt_left,
         )
         self.runner = DeadlineRunner(
             self.db,
@@ -351,6 +355,7 @@ class Service:
             watch=lambda: changes.version(("deadlines",), besides=RUNNER_ORIGIN),
             after_fire=self._after_fire,
             on_wait=on_wait,
+            gate=self.leadership.acting,
         )
         self.watcher = GameWatcher(
             client=self.lichess,
@@ -486,9 +491,9 @@ class Service:
 
     async def sync_broadcasts(self) -> None:
         """Make the live broadcasts the published rounds miss (a failure waits for the next)."""
-        if self.services.broadcasts is None:
-            return
-        async with self._broadcasting:
+        if self.services.broadcasts is None or self.leadership.why_not() is not None:
+            return  # the leader makes them (a standby's TD published: it wakes on the rounds)
+        async with self._broadcasting, self.leadership.acting():
             made = await self.services.broadcasts.sync()
         if made:
             self.changed()
@@ -514,7 +519,8 @@ class Service:
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
         if self.services.challenges is not None:  # a challenge a crash cut off: made at once
-            async with self.db.uow() as uow:
+            async with self.leadership.acting(), self.db.uow() as uow:
+                await fence_holds(uow.session, self.db.fence)
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

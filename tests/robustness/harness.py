@@ -317,6 +317,41 @@ def service_toml(config: Config, *, lichess_url: str, web_port: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+async def serve_remote(
+    stack: contextlib.AsyncExitStack, sandbox: SandboxState, clock: FakeClock, url: str
+) -> tuple[ClockFeed, str, str, Database]:
+    """Serve ``sandbox`` and ``clock``'s feed to service processes, and open (and migrate) the
+    database at ``url``, all closed by ``stack``: the feed, both URLs and the database."""
+    feed = ClockFeed(clock)
+    sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
+    stack.push_async_callback(sandbox_runner.cleanup)
+    stack.callback(sandbox.drop_streams)
+    feed_runner, feed_url = await _serve(feed.app())
+    stack.push_async_callback(feed_runner.cleanup)
+    db = Database(url)
+    stack.push_async_callback(db.dispose)
+    await migrate.upgrade(db)
+    return feed, sandbox_url, feed_url, db
+
+
+def service_process(
+    config: Config, lichess_url: str, feed_url: str, folder: Path, n: int
+) -> ServiceProcess:
+    """The ``n``-th ``acwc follow-clock`` process of a run (each its own config and web port)."""
+    path = folder / f"service-{n}.toml"
+    path.write_text(service_toml(config, lichess_url=lichess_url, web_port=_free_port()))
+    return ServiceProcess(
+        path,
+        feed_url,
+        env={
+            "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
+            "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
+            "PYTHONPATH": str(ROOT),
+        },
+        cwd=folder,
+    )
+
+
 async def _register(db: Database, services: Services, world: World, now: dt.datetime) -> None:
     async with db.uow() as uow:
         await services.tournament.create(uow, now=now, actor=world.td)
@@ -466,35 +501,14 @@ async def season(
         port: ServicePort
         if mode in ("crash", "failover"):
             prepare_sandbox(sandbox, config)
-            feed = ClockFeed(clock)
-            sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
-            stack.push_async_callback(sandbox_runner.cleanup)
-            stack.callback(sandbox.drop_streams)
-            feed_runner, feed_url = await _serve(feed.app())
-            stack.push_async_callback(feed_runner.cleanup)
-            db = Database(url)
-            stack.push_async_callback(db.dispose)
-            await migrate.upgrade(db)
+            feed, sandbox_url, feed_url, db = await serve_remote(stack, sandbox, clock, url)
             client = await stack.enter_async_context(
                 LichessClient(
                     base_url=sandbox_url, token=SANDBOX_BOT_TOKEN, clock=clock, timeout=10.0
                 )
             )
             for n in range(1 + (STANDBYS if mode == "failover" else 0)):
-                path = folder / f"service-{n}.toml"  # each its own web port
-                path.write_text(
-                    service_toml(config, lichess_url=sandbox_url, web_port=_free_port())
-                )
-                process = ServiceProcess(
-                    path,
-                    feed_url,
-                    env={
-                        "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
-                        "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
-                        "PYTHONPATH": str(ROOT),
-                    },
-                    cwd=folder,
-                )
+                process = service_process(config, sandbox_url, feed_url, folder, n)
                 process.flags = ["-v"] if os.environ.get("ROBUST_DEBUG") else []
                 stack.push_async_callback(process.kill)
                 await process.start()
