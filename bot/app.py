@@ -246,6 +246,7 @@ class Service:
         clock: Clock | None = None,
         sandbox: SandboxStarter | None = None,
         web_port: int | None = None,
+        ops_port: int | None = None,
         serve_web: bool = True,
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
@@ -256,6 +257,10 @@ class Service:
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
+        # a caller that picks the pages' port (a test: 0) gets a free one for the checks too
+        self.ops_port = (
+            ops_port if ops_port is not None else config.service.ops_port if web_port is None else 0
+        )
         self.serve_web = serve_web
         self.watch = watch
         self._handlers = deadline_handlers
@@ -273,6 +278,8 @@ class Service:
         self.watcher: GameWatcher
         self.web_app: web.Application | None = None
         self.web_url: str | None = None
+        self.ops_url: str | None = None
+        """Where ``/healthz`` and ``/metrics`` are (their own listener: ``service.ops_host``)."""
 
     @property
     def restarts(self) -> dict[str, int]:
@@ -305,14 +312,14 @@ class Service:
         self.leadership = Leadership(lock, self.clock)
         self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
-        current = await migrate.current_revision(self.db)
-        if current != migrate.head_revision():
-            if config.service.uses_sandbox:
+        why = await migrate.why_not_run(self.db)
+        if why is not None:
+            if config.service.uses_sandbox and "newer" not in why:
                 await migrate.upgrade(self.db)  # the embedded default sets itself up
             else:
                 raise StartupError(
-                    f"the database is at {current or 'base'}, not {migrate.head_revision()}: "
-                    "run `acwc db upgrade` (or `alembic upgrade head`) first"
+                    f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
+                    "version first, or run the version the database was upgraded for"
                 )
         token: str | None
         if config.service.uses_sandbox:
@@ -394,20 +401,27 @@ class Service:
                 refresh_players=self.refresh_players,
             ),
         )
-        ops.add_routes(app, self)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
-        runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
-        await site.start()
-        self._stack.push_async_callback(runner.cleanup)
+        self.web_app = app
+        self.web_url = await self._serve(app, self.config.service.web_host, self.web_port)
         if self.page_cache is not None:  # (before the pages stop: a rendering reads the database)
             self._stack.push_async_callback(self.page_cache.idle)
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.web_app = app
-        self.web_url = f"http://{self.config.service.web_host}:{port}"
         log.info("web pages on %s", self.web_url)
+        checks = web.Application(client_max_size=1024)
+        ops.add_routes(checks, self)
+        self.ops_url = await self._serve(checks, self.config.service.ops_host, self.ops_port)
+        log.info("/healthz and /metrics on %s", self.ops_url)
+
+    async def _serve(self, app: web.Application, host: str, port: int) -> str:
+        """Serve ``app`` on ``host:port`` (0: a free port) until the service closes; its URL."""
+        runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        self._stack.push_async_callback(runner.cleanup)
+        bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return f"http://{host}:{bound}"
 
     def _public_base(self) -> str:
         """Where browsers reach the web pages: the configured public URL, or (sandbox) where
@@ -518,7 +532,9 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        if self.services.challenges is not None:  # a challenge a crash cut off: made at once
+        # A challenge a crash cut off: made again at once; not while a frozen previous leader
+        # may still record it (its next attempt, planned with it, comes a few minutes later).
+        if self.services.challenges is not None and not self.leadership.doubt_left():
             async with self.leadership.acting(), self.db.uow() as uow:
                 await fence_holds(uow.session, self.db.fence)
                 if await self.services.challenges.resume(uow, now=self.clock.now()):

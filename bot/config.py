@@ -94,6 +94,11 @@ class ServiceConfig:
     bot_account: str = "acwc-bot"
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    ops_host: str = "127.0.0.1"
+    """Where ``/healthz`` and ``/metrics`` are served: a listener of their own, on this
+    machine only unless said otherwise (they tell the season's state to whoever asks)."""
+    ops_port: int = 8081
+    """0: any free port (the log says which)."""
     public_url: str = "http://127.0.0.1:8080"
     request_timeout_seconds: float = 20.0
     stream_timeout_seconds: float = 90.0
@@ -526,6 +531,14 @@ def _check(config: Config) -> None:
         )
     if not 0 < config.service.web_port < 65536:
         raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
+    if not 0 <= config.service.ops_port < 65536:
+        raise ConfigError("service.ops_port", f"must be a TCP port, not {config.service.ops_port}")
+    if config.service.ops_port == config.service.web_port:
+        raise ConfigError(
+            "service.ops_port",
+            f"must differ from service.web_port ({config.service.web_port}): the pages' port "
+            "serves the pages only",
+        )
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)
