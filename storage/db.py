@@ -69,11 +69,9 @@ POSTGRES_ENGINE: dict[str, Any] = {
             # Each process's own (process_name()): a new leader sees whether the previous
             # one's sessions are gone, and ends them when its lease ran out.
             "application_name": "acwc-bot",
-            # The same durability as SQLite's synchronous=NORMAL in WAL mode: a commit does not
-            # wait for its WAL flush; a crash of the database server's machine may lose the last
-            # fraction of a second of commits, never corrupt anything. Every commit of the
-            # season waited for an fsync before.
-            "synchronous_commit": "off",
+            # synchronous_commit stays the server's (on): a commit returns once its WAL is on
+            # disk, so what a page or a command said was saved survives a crash of the
+            # database's machine (issue 31).
             # The server notices a leader whose machine vanished within 10 + 3 x 5 s and drops
             # its advisory lock, so a standby takes over within 30 s (bot/runtime/leader.py).
             "tcp_keepalives_idle": "10",

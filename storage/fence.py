@@ -113,11 +113,13 @@ _UNCLAIM_OUTBOX = (
 )
 
 
-async def unclaim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> None:
+async def unclaim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> int:
     """Give back rows :func:`claim_outbox` took and that were not sent (no fence: giving back
-    is no action, and a deposed process must be able to)."""
-    if fence.epoch is not None:
-        await session.execute(_UNCLAIM_OUTBOX, {"ids": list(ids), "epoch": fence.epoch})
+    is no action, and a deposed process must be able to); how many."""
+    if fence.epoch is None:
+        return 0
+    result = await session.execute(_UNCLAIM_OUTBOX, {"ids": list(ids), "epoch": fence.epoch})
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 async def holds(session: AsyncSession, fence: Fence) -> None:

@@ -31,3 +31,7 @@ class LeadershipRow(Base):
     """The leader's ``application_name`` (host and process id): its sessions on the server."""
     lease_until: Mapped[dt.datetime | None]
     ended: Mapped[int] = mapped_column(BigInteger, default=0)
+    oldest_code: Mapped[str | None] = mapped_column(String(32))
+    """The oldest schema revision whose code can still run on this schema (the last
+    migration that contracted it): written by :func:`storage.migrate.upgrade`, read by a
+    version's start-up when the database is newer than it knows."""

@@ -34,7 +34,7 @@ import asyncio
 import datetime as dt
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from sqlalchemy.exc import DBAPIError
@@ -250,21 +250,21 @@ class OutboxDispatcher(WaitingLoop):
                     if r.id not in taken
                 ]
             due = self._not_in_doubt(due)
+            if due:  # one fenced claim for the whole batch (one round trip, not one a DM)
+                async with self.gate():
+                    due = await self._claim(due)
             if not due:
                 self.next_attempt, self._next_known = later, True
                 return sent
             failed = False
-            for group in merge(sorted(due, key=lambda r: r.id)):
+            groups = merge(sorted(due, key=lambda r: r.id))
+            for n, group in enumerate(groups):
                 if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
                     self.sent += sent
                     return sent
-                async with self.gate():
-                    group = await self._claim(group)
-                    if not group:
-                        continue  # sent meanwhile, or another process leads
-                    if self.may_act() is not None:  # lost since (frozen after the claim?)
-                        await self._unclaim(group)
-                        continue
+                if self.may_act() is not None:  # lost since the claim: the rest go back
+                    await self._unclaim([r for g in groups[n:] for r in g])
+                async with self.gate():  # (which stops this loop if lost)
                     error: BaseException | None = None
                     try:
                         await self._send(group)
@@ -291,8 +291,8 @@ class OutboxDispatcher(WaitingLoop):
 
     async def _claim(self, group: list[OutboxRow]) -> list[OutboxRow]:
         """The rows of ``group`` claimed to be sent under this process's leadership epoch, in
-        one fenced statement (:mod:`storage.fence`); without fencing (SQLite) all of them, and
-        no statement."""
+        one fenced statement (:mod:`storage.fence`): none when another process leads, and not
+        those sent meanwhile; without fencing (SQLite) all of them, and no statement."""
         if self.db.fence.epoch is None:
             return group
         async with self.db.one_write(origin=ORIGIN) as uow:
@@ -313,11 +313,24 @@ class OutboxDispatcher(WaitingLoop):
         asyncio.get_running_loop().call_later(min(left, DOUBT_LOOK), self.wakeup.ring)
         return [r for r in due if r.claim_epoch in (None, epoch)]
 
-    async def _unclaim(self, group: Sequence[OutboxRow]) -> None:
+    async def _unclaim(self, rows: Sequence[OutboxRow]) -> None:
         """Give back rows claimed but not sent: the next leader need not wait for them."""
-        async with self.db.one_write(origin=ORIGIN) as uow:
-            await unclaim_outbox(uow.session, self.db.fence, [r.id for r in group])
-            await uow.commit()
+        ids = [r.id for r in rows]
+        await self._record(lambda uow: unclaim_outbox(uow.session, self.db.fence, ids))
+
+    async def _record(self, write: Callable[[UnitOfWork], Awaitable[int]]) -> int:
+        """One statement that records what happened (``write``), on a new connection after a
+        broken one: a process frozen while the lead passed finds its sessions ended."""
+        for attempt in range(RECORD_ATTEMPTS):
+            try:
+                async with self.db.one_write(origin=ORIGIN) as uow:
+                    done = await write(uow)
+                    await uow.commit()
+                return done
+            except DBAPIError as e:
+                if not e.connection_invalidated or attempt + 1 == RECORD_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     async def _paced(self) -> bool:
         """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
@@ -349,16 +362,9 @@ class OutboxDispatcher(WaitingLoop):
             # the usual case, one statement: on PostgreSQL no transaction around it. Lichess took
             # it: that is recorded even after a broken connection (a process frozen while the
             # lead passed finds its sessions ended), on a new one.
-            for attempt in range(RECORD_ATTEMPTS):
-                try:
-                    async with self.db.one_write(origin=ORIGIN) as uow:
-                        marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
-                        await uow.commit()
-                    return marked
-                except DBAPIError as e:
-                    if not e.connection_invalidated or attempt + 1 == RECORD_ATTEMPTS:
-                        raise
-            raise AssertionError("unreachable")
+            return await self._record(
+                lambda uow: uow.outbox.mark_all_sent(ids, at=self.clock.now())
+            )
         async with self.db.uow(origin=ORIGIN) as uow:
             marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
             if kind is Channel.DM and recipient in await self._refused(uow):

@@ -1,8 +1,11 @@
-"""leadership (the run lock's epoch, lease and last ended epoch) and outbox.claim_epoch
+"""leadership: the run lock's epoch and lease, the oldest code served; outbox.claim_epoch
 
+The leadership row holds the run lock's epoch, its lease and the last epoch that ended, and the
+oldest code revision the schema still serves; outbox.claim_epoch the epoch that claimed a row.
 Expand only (issue 31): a new table and a new nullable column, which a running previous
-version neither reads nor minds, so this may run while it serves. The previous version does
-not fence its writes; the operator's guide says to stop its leader before this one leads.
+version neither reads nor minds, so this may run while it serves (``contract = False``). The
+previous version does not fence its writes: the operator's guide says to stop it before the new
+one leads.
 
 Revision ID: 0020
 Revises: 0014
@@ -20,6 +23,9 @@ revision: str = '0020'
 down_revision: str | None = '0014'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+contract = False
+"""Whether code written for the schema before this revision can no longer run on it
+(``storage.migrate``: ``acwc db upgrade --check``)."""
 
 
 def upgrade() -> None:
@@ -30,6 +36,7 @@ def upgrade() -> None:
         sa.Column('holder', sa.String(length=64), nullable=True),
         sa.Column('lease_until', sa.DateTime(timezone=True), nullable=True),
         sa.Column('ended', sa.BigInteger(), nullable=False),
+        sa.Column('oldest_code', sa.String(length=32), nullable=True),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_leadership')),
     )
     op.bulk_insert(leadership, [{'id': 1, 'epoch': 0, 'ended': 0}])

@@ -26,6 +26,7 @@ import re
 import socket
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -182,6 +183,8 @@ class CrashDriver(SeasonDriver):
     broadcasts: Broadcasts | None = None
     """The published rounds still owed a live broadcast: the service makes them after the
     commit that published them, which the database shows as owing nothing."""
+    between: Callable[[], Awaitable[None]] | None = None
+    """Run after each kill, before the restart (an upgrade of the database, say)."""
 
     def leader(self) -> ServiceProcess:
         if len(self.processes) == 1:
@@ -198,6 +201,8 @@ class CrashDriver(SeasonDriver):
             victim = self.leader()
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
             await victim.kill()
+            if self.between is not None:
+                await self.between()
             await victim.start()  # ready before the clock may move again
         try:
             async with asyncio.timeout(self.settle_timeout):
@@ -260,6 +265,17 @@ class Outcome:
         )
 
 
+def assert_same_season(run: Outcome, reference: Outcome) -> None:
+    """An interrupted run lost nothing and played the reference's season."""
+    assert not run.lost
+    assert not run.unsent
+    assert run.placement == reference.placement
+    assert run.standings == reference.standings
+    assert run.matches == reference.matches
+    assert run.games == reference.games
+    assert run.audit == reference.audit, run.audit_diff(reference)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -298,6 +314,7 @@ def service_toml(config: Config, *, lichess_url: str, web_port: int) -> str:
         f"bot_account = {_toml(s.bot_account)}",
         'web_host = "127.0.0.1"',
         f"web_port = {web_port}",
+        "ops_port = 0",
         'log_level = "WARNING"',
     ]
     for kind, fmt in (
@@ -480,6 +497,7 @@ async def season(
     folder: Path,
     kill_at: frozenset[int] = frozenset(),
     settle_timeout: float = 45.0,
+    between: Callable[[], Awaitable[None]] | None = None,
 ) -> Outcome:
     wall = time.perf_counter()
     config = demo_config(short_matches(), database_url=url, web_port=_free_port())
@@ -516,7 +534,7 @@ async def season(
             port = RemotePort(feed)
             driver: SeasonDriver = CrashDriver(
                 db, clock, port, [], settle_timeout=settle_timeout,
-                processes=processes, feed=feed, kill_at=kill_at, rng=rng,
+                processes=processes, feed=feed, kill_at=kill_at, rng=rng, between=between,
             )  # fmt: skip
         else:
             watch = SettleWatch()
