@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import socket
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -236,8 +235,8 @@ class AdvisoryLock:
         self.previous: Previous | None = None
         """Who led before this process took the lock (set by :meth:`acquire`)."""
         self.renewed_at: float | None = None
-        """``time.monotonic()`` when the last renewal began: the lease holds until then plus
-        ``lease_seconds``, measured without the database."""
+        """The event loop's clock (:func:`_seconds`) when the last renewal began: the lease
+        holds until then plus ``lease_seconds``, measured without the database."""
         self._conn: AsyncConnection | None = None
 
     async def acquire(self) -> None:
@@ -254,7 +253,7 @@ class AdvisoryLock:
             raw = (await conn.get_raw_connection()).driver_connection
             assert raw is not None
             raw.add_termination_listener(lambda _c: self.lost.set())
-            started = time.monotonic()
+            started = _seconds()
             self.previous = await self._raise_epoch(conn)
             self.renewed_at = started
         except BaseException as e:
@@ -314,7 +313,7 @@ class AdvisoryLock:
             )
         ):
             return "nobody was acting"
-        deadline = time.monotonic() + grace
+        deadline = _seconds() + grace
         async with self.engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
             while True:
@@ -325,7 +324,7 @@ class AdvisoryLock:
                     return "the previous leader stood down"
                 if not sessions:
                     return "the previous leader's sessions are gone"
-                if time.monotonic() >= deadline:
+                if _seconds() >= deadline:
                     return f"the previous leader said nothing for {grace:.0f} s"
                 await asyncio.sleep(SETTLE_POLL)
 
@@ -338,14 +337,14 @@ class AdvisoryLock:
         """Seconds the lease still holds by this process's own clock (0: ran out)."""
         if self.renewed_at is None or self._conn is None:
             return 0.0
-        return max(0.0, self.renewed_at + self.lease_seconds * LEASE_TRUST - time.monotonic())
+        return max(0.0, self.renewed_at + self.lease_seconds * LEASE_TRUST - _seconds())
 
     async def check(self) -> None:
         """Renew the lease; raise if the lock may have been lost (its connection is gone, or
         another process's epoch leads)."""
         if self._conn is None or self.lost.is_set():
             raise ConnectionError("the run lock's session is gone")
-        started = time.monotonic()
+        started = _seconds()
         try:
             result = await self._conn.execute(
                 _RENEW, {"epoch": self.fence.epoch, "lease": self.lease_seconds}
@@ -401,3 +400,10 @@ def run_lock_for(url: str, engine: AsyncEngine, fence: Fence | None = None) -> R
         return AdvisoryLock(engine, fence=fence)
     path = sqlite_path(url)
     return None if path is None else FileLock(path)
+
+
+def _seconds() -> float:
+    """Real seconds on the event loop's monotonic clock (what ``asyncio.sleep`` counts): a
+    lease is the network's time, not the tournament's (the service clock may be a fake one).
+    It goes on while the process is stopped, as the lease does."""
+    return asyncio.get_running_loop().time()

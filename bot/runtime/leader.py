@@ -28,7 +28,6 @@ import contextlib
 import datetime as dt
 import enum
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
@@ -108,7 +107,10 @@ class Leadership:
             await move
 
     def why_not(self) -> str | None:
-        """Why this process may not act now, or ``None`` when it may."""
+        """Why this process may not act now, or ``None`` when it may. Before :meth:`run` no
+        election runs: whoever drives the loops by hand (a test, a tool) may act."""
+        if self.role is Role.STARTING:
+            return None
         if self.role is not Role.LEADER:
             return "this process does not lead"
         if self._deposed is not None:
@@ -127,7 +129,7 @@ class Leadership:
         lease is gone by its own clock). After ``drain_seconds`` such an action is done again."""
         if self._doubt_until is None:
             return 0.0
-        left = self._doubt_until - time.monotonic()
+        left = self._doubt_until - _seconds()
         if left <= 0:
             self._doubt_until = None
         return max(left, 0.0)
@@ -167,7 +169,7 @@ class Leadership:
                     settled = await self.lock.settle_previous(grace=self.drain_seconds)
                     log.info("taking the lead: %s", settled)
                     if self.lock.ended_holder:  # frozen, it may wake and record its last call
-                        self._doubt_until = time.monotonic() + self.drain_seconds
+                        self._doubt_until = _seconds() + self.drain_seconds
             except ConnectionError as e:
                 log.warning("cannot queue for the run lock (%s); again soon", e)
                 if self.lock is not None:
@@ -248,3 +250,10 @@ async def _first(*events: asyncio.Event) -> None:
     finally:
         for w in waits:
             w.cancel()
+
+
+def _seconds() -> float:
+    """Real seconds on the event loop's monotonic clock (what ``asyncio.sleep`` counts): a
+    lease is the network's time, not the tournament's (the service clock may be a fake one).
+    It goes on while the process is stopped, as the lease does."""
+    return asyncio.get_running_loop().time()
