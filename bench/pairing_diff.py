@@ -29,6 +29,7 @@ that thousands of states of up to 300 players can be compared with bbpPairings a
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import math
 import os
@@ -41,7 +42,9 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
 
 from rules.core.colour import Colour
 from rules.swiss.dutch import RoundKind, RoundPairing, SwissPlayer, float_in_round
@@ -161,7 +164,9 @@ def bbp_trf(state: TrfTournament, round_number: int) -> str:
     """``state`` as a TRF for bbpPairings: the score column (positions 81-84), which it
     requires and checks, holds the points of every cell, this round's absence included (both
     bbpPairings and ``acwc pair`` accept that sum)."""
-    scores = {player.number: player.score for player in players_before(state, round_number + 1)}
+    scores: dict[int, Fraction] = {
+        player.number: player.score for player in players_before(state, round_number + 1)
+    }
     players = tuple(
         replace(
             player,
@@ -301,12 +306,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     arguments = _arguments(argv)
-    caissify = None
+    caissify: ModuleType | None = None
     if not arguments.no_caissify:
-        import caissify_pairings as caissify
-    reference = None
+        caissify = importlib.import_module("caissify_pairings")
+    reference: ModuleType | None = None
     if arguments.reference:
-        from tests.rules import dutch_reference as reference
+        reference = importlib.import_module("tests.rules.dutch_reference")
     fallbacks = _Fallbacks()
     logging.getLogger("caissify_pairings").addHandler(fallbacks)
     logging.getLogger("caissify_pairings").setLevel(logging.INFO)

@@ -48,6 +48,7 @@ from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
+from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
@@ -67,6 +68,7 @@ from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
 from bot.web import ops
+from bot.web.live import QUIET_TABLES
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
@@ -123,7 +125,8 @@ def bootstrap(
     publication = Publication(config, notifier, forum)
     announcements = Announcements(config, notifier, forum, challenges=challenges)
     stage_rounds = StageRounds(config, publication)
-    conduct = Conduct(config, notifier)
+    exits = Exits(config, notifier, forum, publication)
+    conduct = Conduct(config, notifier, exits)
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
@@ -137,7 +140,7 @@ def bootstrap(
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(),
+        StageKind.QUALIFICATION: QualificationStage(config),
         StageKind.CANDIDATES: CandidatesStage(config),
         StageKind.SEMIFINAL: SemifinalStage(config),
         StageKind.FINAL: FinalStage(config),
@@ -179,7 +182,7 @@ def bootstrap(
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
-        exits=Exits(config, notifier, forum),
+        exits=exits,
         forum=forum,
         registration=None
         if lichess is None
@@ -189,6 +192,11 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **AccountRecheck(
+                config,
+                notifier,
+                None if lichess is None else LichessAccounts(lichess, config.rules),
+            ).handlers(),
         },
         challenges=challenges,
         broadcasts=None
@@ -251,8 +259,10 @@ class Service:
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
         page_cache_seconds: float | None = None,
+        browser_clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.browser_clock = browser_clock  # logins and sessions expire in it (the demo: real time)
         self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
@@ -330,7 +340,7 @@ class Service:
                 )
             self.lichess_url, token = await self.sandbox(config, self.clock, self._stack)
         else:
-            self.lichess_url, token = config.service.lichess_url, config.secrets.lichess_token
+            self.lichess_url, token = config.service.lichess_url, config.lichess_token()
         self.lichess = LichessClient(
             base_url=self.lichess_url,
             token=token,
@@ -399,10 +409,16 @@ class Service:
                 public_base=self._public_base,
                 changed=self.changed,
                 refresh_players=self.refresh_players,
+                browser_clock=self.browser_clock,
             ),
         )
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
+            if self.db.changes is not None:  # a commit of any runner shows on the next visit
+                cache = self.page_cache
+                self.db.changes.subscribe(
+                    lambda tables: None if tables <= QUIET_TABLES else cache.clear()
+                )
         self.web_app = app
         self.web_url = await self._serve(app, self.config.service.web_host, self.web_port)
         if self.page_cache is not None:  # (before the pages stop: a rendering reads the database)

@@ -24,7 +24,10 @@ from typing import Any
 from rules.core.ruleset import MatchFormat, Ruleset, StageKind, Tiebreak
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$|^[A-Za-z0-9]$")
+# A Lichess username as lila accepts an existing account's (its ``historicalUsernameRegex`` and
+# the 2-30 characters of ``historicalUsernameConstraints``, modules/user UserForm.scala): new
+# accounts get 2-20 characters, older ones kept up to 30; never one character.
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$")
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///acwc.db"
 SANDBOX = "sandbox"
 LICHESS_KEEPALIVE_SECONDS = 70.0
@@ -171,6 +174,20 @@ class Config:
     registration: RegistrationConfig = field(default_factory=RegistrationConfig)
     secrets: Secrets = field(default_factory=Secrets)
     source: Path | None = None
+
+    def lichess_token(self) -> str | None:
+        """The bot's token for a command that talks to Lichess: ``None`` on the sandbox (it
+        makes its own); on a real Lichess a missing token is a :class:`ConfigError`. Commands
+        that do not talk to Lichess never ask, so backups and listings run without it."""
+        if self.service.uses_sandbox:
+            return None
+        if self.secrets.lichess_token is None:
+            raise ConfigError(
+                "service.lichess_url",
+                f"this command talks to Lichess and needs the bot's token in "
+                f"{SECRET_ENV['lichess_token']}",
+            )
+        return self.secrets.lichess_token
 
     def is_td(self, username: str) -> bool:
         return username.lower() in {td.lower() for td in self.tournament.tds}
@@ -503,6 +520,15 @@ def _check(config: Config) -> None:
     _positive("rules.stages.candidates_meetings", s.candidates_meetings)
     if s.qualifiers < 1:
         raise ConfigError("rules.stages.qualifiers", f"must be at least 1, not {s.qualifiers}")
+    if r.formats.play_in.tiebreak is not Tiebreak.NONE:
+        raise ConfigError(
+            "rules.formats.play_in.tiebreak", 'a tied play-in match stands: use "none"'
+        )
+    if not 0 <= s.play_in_matches <= s.qualifiers:
+        raise ConfigError(
+            "rules.stages.play_in_matches",
+            f"must be between 0 and the {s.qualifiers} qualifiers, not {s.play_in_matches}",
+        )
     seeded = [n for n in (r.seeding.title_holder, r.seeding.runner_up) if n]
     if len(seeded) == 2 and seeded[0].lower() == seeded[1].lower():
         raise ConfigError("rules.seeding.runner_up", "is the same player as the title holder")
@@ -603,10 +629,11 @@ def parse_config(
         source=source,
     )
     _check(config)
-    if not config.service.uses_sandbox and config.secrets.lichess_token is None:
+    if not config.service.uses_sandbox and not config.tournament.tds:
         raise ConfigError(
-            "service.lichess_url",
-            f"a real Lichess needs the bot's token in {SECRET_ENV['lichess_token']}",
+            "tournament.tds",
+            "a season on a real Lichess needs its TDs' Lichess usernames: every ruling is "
+            "recorded under the TD who made it, and only a TD may log in to the desk",
         )
     return config
 

@@ -157,14 +157,29 @@ async def restore(db: Database, path: Path) -> BackupSummary:
     has no schema yet). Everything goes in one transaction or nothing does."""
     document = await asyncio.to_thread(_read, path)
     revision = document.get("revision")
+    if not isinstance(revision, str) or not migrate.known_revision(revision):
+        raise BackupError(
+            f"the backup is at schema {revision!r}, which this version does not know (its newest "
+            f"is {migrate.head_revision()}): restore it with the version that wrote it"
+        )
     current = await migrate.current_revision(db)
     if current is None:
-        await migrate.upgrade(db, str(revision))
-    elif current != revision:
+        await migrate.upgrade(db, revision)
+        try:
+            return await _load(db, document, revision)
+        except BaseException:
+            await migrate.downgrade(db, "base")  # all or nothing: the schema it made goes too
+            raise
+    if current != revision:
         raise BackupError(
             f"the backup is at schema {revision}, the database at {current}: restore into a "
             f"database at {revision} (or an empty one), then run `acwc db upgrade`"
         )
+    return await _load(db, document, revision)
+
+
+async def _load(db: Database, document: dict[str, Any], revision: str) -> BackupSummary:
+    """Every table of ``document`` into ``db``'s empty tables, in one transaction."""
     counts: dict[str, int] = {}
     known = {t.name: t for t in _tables()}
     stray = set(document["tables"]) - set(known)
@@ -194,7 +209,7 @@ async def restore(db: Database, path: Path) -> BackupSummary:
             counts[table.name] = len(rows)
         if conn.dialect.name == "postgresql":
             await _move_sequences(conn)
-    return BackupSummary(str(revision), counts)
+    return BackupSummary(revision, counts)
 
 
 async def _move_sequences(conn: AsyncConnection) -> None:

@@ -10,11 +10,18 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from storage.changes import TableChanges
 from storage.fence import Fence
 from storage.uow import UnitOfWork
+
+
+def broken_connection(error: BaseException) -> bool:
+    """Whether ``error`` is a statement that failed because its connection broke (the server
+    ended the session): the same statement on a new connection may succeed."""
+    return isinstance(error, DBAPIError) and bool(error.connection_invalidated)
 
 
 class DatabaseURLError(ValueError):

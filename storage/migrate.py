@@ -108,11 +108,16 @@ def _script() -> ScriptDirectory:
     return ScriptDirectory.from_config(alembic_config("sqlite://"))
 
 
-def _known(revision: str) -> bool:
+def known_revision(revision: str) -> bool:
+    """Whether ``revision`` is one of this version's migrations (a backup from a newer
+    version, or no acwc backup at all, names one it does not know)."""
     try:
         return _script().get_revision(revision) is not None
-    except Exception:  # alembic: an unknown or malformed revision id
+    except Exception:  # alembic's CommandError / ResolutionError for a name it cannot resolve
         return False
+
+
+_known = known_revision
 
 
 def _step(script: Script) -> Step:

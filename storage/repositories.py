@@ -529,6 +529,13 @@ class AuditRepository(_Repository):
         )
         return {action: int(n) for action, n in result.all()}
 
+    async def since(self, since: dt.datetime, actions: Iterable[str]) -> Sequence[AuditRow]:
+        """The entries with one of ``actions`` written after ``since``."""
+        result = await self.session.execute(
+            select(AuditRow).where(AuditRow.at > since, AuditRow.action.in_(list(actions)))
+        )
+        return result.scalars().all()
+
 
 class DeadlineRepository(_Repository):
     async def add(self, row: DeadlineRow) -> DeadlineRow:
@@ -552,6 +559,13 @@ class DeadlineRepository(_Repository):
             )
         )
         return int(result.scalar_one())
+
+    async def fired_between(self, since: dt.datetime, until: dt.datetime) -> Sequence[DeadlineRow]:
+        """The deadlines claimed after ``since`` and at ``until`` or before."""
+        result = await self.session.execute(
+            select(DeadlineRow).where(DeadlineRow.fired_at > since, DeadlineRow.fired_at <= until)
+        )
+        return result.scalars().all()
 
     async def next_due(self) -> dt.datetime | None:
         result = await self.session.execute(_DEADLINES_NEXT)

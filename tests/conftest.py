@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -120,7 +120,7 @@ async def any_db(any_database_url: str) -> AsyncIterator[Database]:
 
 
 @pytest.fixture
-def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in an empty folder, so ./config.toml and ./acwc.db are the test's own."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -136,7 +136,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     has them (the ``any_database_url`` tests among them, which take both databases)."""
     if os.environ.get("ACWC_DB_TESTS_ONLY") != "1":
         return
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         uses_picked = bool(names & DATABASE_FIXTURES) and "any_database_url" not in names

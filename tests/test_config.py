@@ -140,7 +140,7 @@ def test_secrets_come_from_the_environment() -> None:
         ("[rules.stages]\npool_size = 1", "rules.stages.pool_size", "at least 2"),
         ("[rules.stages]\nqualifiers = 20", "rules.stages.qualifiers", "do not fit"),
         (
-            "[rules.seeding]\ntitle_holder = 'A'\nrunner_up = 'a'",
+            "[rules.seeding]\ntitle_holder = 'Ab'\nrunner_up = 'ab'",
             "rules.seeding.runner_up",
             "same player",
         ),
@@ -161,16 +161,16 @@ def test_secrets_come_from_the_environment() -> None:
             "before",
         ),
         ("[tournament]\ntds = 'ODMWND'", "tournament.tds", "list"),
-        ("[tournament]\ntds = ['a', 'A']", "tournament.tds", "twice"),
+        ("[tournament]\ntds = ['ab', 'AB']", "tournament.tds", "twice"),
         ("[service]\ndatabase_url = 'mysql://x'", "service.database_url", "sqlite+aiosqlite"),
         ("[service]\nweb_port = 70000", "service.web_port", "port"),
         ("[service]\nops_port = 8080", "service.ops_port", "must differ from service.web_port"),
         ("[service]\nops_port = -1", "service.ops_port", "port"),
         ("[service]\nlichess_url = 'ftp://x'", "service.lichess_url", "http"),
         (
-            "[service]\nlichess_url = 'https://lichess.org'",
-            "service.lichess_url",
-            "ACWC_LICHESS_TOKEN",
+            "[tournament]\ntds = []\n[service]\nlichess_url = 'https://lichess.org'",
+            "tournament.tds",
+            "TDs' Lichess usernames",
         ),
         ("[service]\nlichess_token = 'lip_x'", "service.lichess_token", "environment"),
         ("[service]\nlog_level = 'LOUD'", "service.log_level", "DEBUG"),
@@ -253,3 +253,15 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(binary, {})
+
+
+def test_only_a_command_that_talks_to_lichess_asks_for_the_token() -> None:
+    text = "[tournament]\ntds = ['ODMWND']\n[service]\nlichess_url = 'https://lichess.org'"
+    config = parse_config(tomllib.loads(text), {})  # loads: a backup needs no token
+    with pytest.raises(ConfigError) as info:
+        config.lichess_token()
+    assert info.value.key == "service.lichess_url"
+    assert "ACWC_LICHESS_TOKEN" in info.value.problem
+    with_token = parse_config(tomllib.loads(text), {"ACWC_LICHESS_TOKEN": "lip_x"})
+    assert with_token.lichess_token() == "lip_x"
+    assert parse_config({}, {}).lichess_token() is None  # the sandbox makes its own

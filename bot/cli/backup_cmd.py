@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bot.cli.base import Cli, CliError, command, database
+from bot.cli.base import Cli, CliError, command, database, missing_sqlite_file
 from storage.backup import BackupError, BackupSummary, backup, restore
 from storage.run_lock import FileLock, RunLockHeld, sqlite_path
 
@@ -48,12 +48,17 @@ async def db_restore(args: argparse.Namespace, cli: Cli) -> int:
             lock.try_acquire(now=cli.clock.now())
         except RunLockHeld as e:
             raise CliError(f"restore: {e}: stop it first") from None
+    made = missing_sqlite_file(url)  # a file the restore creates goes again if it fails
     try:
-        async with database(cli.config, check=False) as db:
+        async with database(cli.config, check=False, create=True) as db:
             try:
                 summary = await restore(db, args.path)
             except BackupError as e:
                 raise CliError(f"restore: {e}") from None
+    except BaseException:
+        if made is not None:
+            made.unlink(missing_ok=True)
+        raise
     finally:
         if lock is not None:
             await lock.release()

@@ -131,6 +131,30 @@ def group(subparsers: Any, name: str, help_text: str) -> Any:
     )
 
 
+ROW_ID_MAX = 2**31 - 1  # the largest id a row of either database can have
+
+
+def row_id(text: str) -> int:
+    """An argparse type for a row's number (a match, forfeit or draft; a round or game number):
+    a whole number from 1 to :data:`ROW_ID_MAX`, checked before any query is sent."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 1 <= value <= ROW_ID_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 1 to {ROW_ID_MAX}")
+    return value
+
+
+def confirm(question: str) -> bool:
+    """Ask ``question`` on the terminal; only "y" or "yes" is a yes (no terminal: no)."""
+    try:
+        answer = input(f"{question} [y/N] ")
+    except (EOFError, OSError):  # no terminal to answer on
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
 def open_database(config: Config) -> Database:
     from storage.db import Database, DatabaseURLError
 
@@ -141,16 +165,39 @@ def open_database(config: Config) -> Database:
 
 
 def check_actor(config: Config, actor: str) -> str:
-    """A TD command run as a named TD must name one from the config."""
-    if actor != "cli" and config.tournament.tds and not config.is_td(actor):
-        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(config.tournament.tds)})")
+    """The TD a TD command is run as, for the audit log. With TDs in the config, ``--by`` must
+    name one of them: an audit log that says "cli" cannot tell who ruled. Without TDs (the
+    sandbox's bare defaults) any name, or none, is taken."""
+    tds = config.tournament.tds
+    if not tds:
+        return actor
+    if actor == "cli":
+        raise CliError(f"say which TD you are: --by USERNAME, one of {', '.join(tds)}")
+    if not config.is_td(actor):
+        raise CliError(f"--by {actor}: not a TD in the config ({', '.join(tds)})")
     return actor
 
 
+def missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite ``url`` when it does not exist yet (``None`` for PostgreSQL, an
+    in-memory database or a file that exists)."""
+    from storage.urls import missing_sqlite_file as missing
+
+    return missing(url)
+
+
 @asynccontextmanager
-async def database(config: Config, *, check: bool = True) -> AsyncIterator[Database]:
+async def database(
+    config: Config, *, check: bool = True, create: bool = False
+) -> AsyncIterator[Database]:
+    """The config's database; ``check``: refused unless at the newest schema; ``create``: a
+    SQLite file that does not exist yet is made (``acwc db upgrade``, ``restore``). Any other
+    command on a missing SQLite file is refused before the driver would create an empty one."""
     from storage import migrate
 
+    missing = None if create else missing_sqlite_file(config.service.database_url)
+    if missing is not None:
+        raise CliError(f"there is no database at {missing}: run `acwc db upgrade` to create it")
     db = open_database(config)
     try:
         if check:
@@ -174,6 +221,8 @@ async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
 @asynccontextmanager
 async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
     """The application services on the config's database (and Lichess at ``lichess_url``)."""
+    if lichess_url is not None:
+        cli.config.lichess_token()  # a command that talks to Lichess: the token, or why not
     async with (
         database(cli.config) as db,
         cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,

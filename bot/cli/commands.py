@@ -12,8 +12,10 @@ from bot.cli.base import (
     CliError,
     check_actor,
     command,
+    confirm,
     database,
     group,
+    row_id,
     services,
     unit_of_work,
 )
@@ -26,6 +28,7 @@ from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.scoring import format_points
 from storage import migrate
+from storage.urls import shown
 
 
 def register(sub: Any) -> None:
@@ -39,6 +42,7 @@ def register(sub: Any) -> None:
     )
     p = command(db, "downgrade", db_downgrade, "revert migrations down to REVISION")
     p.add_argument("revision", help="target revision, or 'base' for an empty database")
+    p.add_argument("--yes", action="store_true", help="revert without asking (it drops data)")
     command(db, "current", db_current, "show the database's schema revision")
     backup_cmd.register(db)
 
@@ -62,20 +66,20 @@ def register(sub: Any) -> None:
 
     match = group(sub, "match", "matches")
     p = command(match, "show", match_show, "show a match with its games and score")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     result = group(sub, "result", "game results")
     p = command(result, "record", result_record, "record or correct a game result by hand")
-    p.add_argument("match_id", type=int, help="match number")
-    p.add_argument("--game", type=int, required=True, help="game number in the match (1-based)")
+    p.add_argument("match_id", type=row_id, help="match number")
+    p.add_argument("--game", type=row_id, required=True, help="game number in the match (1-based)")
     p.add_argument("--result", required=True, help="1-0, 0-1 or 1/2-1/2, from White's view")
     p.add_argument("--reason", required=True, help="why (audit log)")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
 
     p = command(sub, "audit", audit_list, "show the audit log")
     p.add_argument("--player", help="only entries about this player")
-    p.add_argument("--match", type=int, help="only entries about this match")
+    p.add_argument("--match", type=row_id, help="only entries about this match")
     p.add_argument("--limit", type=int, help="at most this many entries")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -84,7 +88,7 @@ def register(sub: Any) -> None:
 
 async def db_upgrade(args: argparse.Namespace, cli: Cli) -> int:
     config = cli.config
-    async with database(config, check=False) as db:
+    async with database(config, check=False, create=not args.check) as db:
         if args.check:
             try:
                 found = await migrate.check_upgrade(db)
@@ -100,6 +104,17 @@ async def db_upgrade(args: argparse.Namespace, cli: Cli) -> int:
 async def db_downgrade(args: argparse.Namespace, cli: Cli) -> int:
     config = cli.config
     async with database(config, check=False) as db:
+        current = await migrate.current_revision(db)
+        if current is None:
+            raise CliError("the database has no schema: there is nothing to revert")
+        if args.revision != "base" and not migrate.known_revision(args.revision):
+            raise CliError(f"cannot downgrade to {args.revision!r}: no such revision")
+        what = "drops every table and row" if args.revision == "base" else "can drop data"
+        where = shown(config.service.database_url)
+        print(f"reverting {where} from {current} to {args.revision} {what}")
+        if not args.yes and not confirm("revert the schema?"):
+            print("cancelled: nothing changed")
+            return 1
         try:
             await migrate.downgrade(db, args.revision)
         except Exception as e:  # alembic raises CommandError/KeyError-like errors for bad revisions

@@ -44,6 +44,9 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 # here, one per top-level name it registers (a group that several modules fill has a row per
 # module); tests/cli/test_start_up.py checks the rows against the modules.
 COMMANDS: tuple[CommandEntry, ...] = (
+    CommandEntry(
+        "init", "bot.cli.init_cmd", "write a season's config from a few answers (or flags)"
+    ),
     CommandEntry("db", "bot.cli.commands", "create or update the database schema"),
     CommandEntry("tournament", "bot.cli.commands", "the tournament itself"),
     CommandEntry("player", "bot.cli.commands", "registered players"),
@@ -245,9 +248,9 @@ def _report(error: Exception) -> int:
 def _is_database_error(error: Exception) -> bool:
     if "sqlalchemy" not in sys.modules:
         return False
-    from sqlalchemy.exc import SQLAlchemyError
+    from storage.errors import DatabaseError
 
-    return isinstance(error, SQLAlchemyError)
+    return isinstance(error, DatabaseError)
 
 
 def _silence_stdout() -> None:

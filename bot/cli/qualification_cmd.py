@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.base import Cli, CliError, check_actor, command, group, services, unit_of_work
+from bot.cli.base import Cli, CliError, check_actor, command, group, row_id, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.views.qualification import RoundView, round_view, standings
 from bot.views.qualification import trf_export as export_trf
@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p = command(rounds, "show", round_show, "show a round's boards with scores, colours, floats")
-    p.add_argument("number", nargs="?", type=int, help="round number (default: the latest)")
+    p.add_argument("number", nargs="?", type=row_id, help="round number (default: the latest)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p = command(rounds, "approve", round_approve, "approve the proposed round and publish it")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
@@ -62,7 +62,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = command(sub, "adjudicate", match_adjudicate, "a TD decides an unfinished match")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--winner", help="the player who gets the match")
     who.add_argument("--tied", action="store_true", help="a tied match (½ each)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli.base import Cli, CliError, check_actor, command, group, services, unit_of_work
+from bot.cli.base import Cli, CliError, check_actor, command, group, row_id, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.errors import OperationError
 from bot.views.bracket import armageddon_view, knockout_view
@@ -15,9 +15,11 @@ from bot.views.tournament import require_tournament
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from rules.stages.armageddon import parse_bid
+from rules.stages.formats import STAGES
 from rules.talk import commands
 
-LATER_STAGES = ("candidates", "semifinal", "final", "third_place")
+LATER_STAGES = tuple(kind.value for fmt in STAGES if fmt.fixed_rounds for kind in fmt.members)
+"""The stages whose rounds a TD approves with ``acwc stage round approve`` (the rules fix them)."""
 
 
 def _subcommands(sub: Any, name: str, help_text: str) -> Any:
@@ -61,24 +63,24 @@ def register(sub: Any) -> None:
     rounds = group(stage, "round", "rounds of the later stages")
     p = command(rounds, "approve", round_approve, "approve and publish a proposed round")
     p.add_argument("--stage", choices=LATER_STAGES, help="default: every started later stage")
-    p.add_argument("--round", type=int, help="round number (default: the first proposed)")
+    p.add_argument("--round", type=row_id, help="round number (default: the first proposed)")
     _by(p)
 
     arm = group(stage, "armageddon", "armageddon games (rules 3.ix)")
     p = command(arm, "show", armageddon_show, "show an armageddon (sealed values stay hidden)")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     _json(p)
     p = command(arm, "relay", armageddon_relay, "relay a player's bid or rock-paper-scissors")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("--player", required=True, help="the player's Lichess username")
     p.add_argument("action", choices=["bid", "rps"], help="bid m:ss, or rps rock|paper|scissors")
     p.add_argument("value", help="the time offer for White (m:ss) or the hand")
     p = command(arm, "decide", armageddon_decide, "name White when neither played RPS")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("--white", required=True, help="who plays White")
     _by(p)
     p = command(arm, "record", armageddon_record, "record the armageddon game by hand")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("--result", required=True, help="1-0, 0-1 or 1/2-1/2, from White's view")
     p.add_argument("--reason", required=True, help="why (audit log)")
     _by(p)

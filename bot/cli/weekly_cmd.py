@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from bot.cli.base import Cli, CliError, check_actor, command, group, services, unit_of_work
+from bot.cli.base import Cli, CliError, check_actor, command, group, row_id, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.errors import OperationError
 from bot.notify.kinds import Channel, OutboxStatus
@@ -27,14 +27,14 @@ def _by(parser: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     """Add this feature's subcommands."""
     p = command(sub, "say", say, "relay a player's message to the bot (as if they sent it)")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("user", help="the player who wrote it")
     p.add_argument("text", help='what they wrote, e.g. "offer thu 18:00"')
     _by(p)
 
     fault = group(sub, "fault", "negotiation faults (rules 5.8, 5.9)")
     p = command(fault, "decide", fault_decide, "rule who is at fault for a match without a time")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--at-fault", metavar="USER", help="the player at fault (the other chooses)")
     who.add_argument("--nobody", action="store_true", help="nobody at fault: a tied match")
@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
 
     claim = group(sub, "claim", "claims of the match win (rules 6.3, 6.4)")
     p = command(claim, "decide", claim_decide, "grant a claim (forfeit) or dismiss it")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--winner", metavar="USER", help="the player who wins by forfeit")
     how.add_argument("--dismiss", action="store_true", help="dismiss the open claim")
@@ -61,12 +61,12 @@ def register(sub: Any) -> None:
     p.add_argument("--player", help="only this player")
     p.add_argument("--json", action="store_true", help="print JSON")
     p = command(forfeit, "waive", forfeit_waive, "waive a forfeit (rules 5.10)")
-    p.add_argument("forfeit_id", type=int, help="forfeit number (see `acwc forfeit list`)")
+    p.add_argument("forfeit_id", type=row_id, help="forfeit number (see `acwc forfeit list`)")
     p.add_argument("--reason", required=True, help="why (audit log)")
     _by(p)
 
     p = command(sub, "deadlines", deadlines_list, "list planned and fired deadlines")
-    p.add_argument("--match", type=int, help="only this match")
+    p.add_argument("--match", type=row_id, help="only this match")
     p.add_argument("--all", action="store_true", help="include cancelled deadlines")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -77,11 +77,11 @@ def register(sub: Any) -> None:
 
     forum = group(sub, "forum", "forum drafts the TDs paste into the pairings thread")
     p = command(forum, "posted", forum_posted, "mark a forum draft as posted")
-    p.add_argument("outbox_id", type=int, help="the draft's number in `acwc outbox`")
+    p.add_argument("outbox_id", type=row_id, help="the draft's number in `acwc outbox`")
     _by(p)
 
     p = command(sub, "timeline", timeline_show, "a match's history: its events and audit entries")
-    p.add_argument("match_id", type=int, help="match number")
+    p.add_argument("match_id", type=row_id, help="match number")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 

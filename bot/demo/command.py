@@ -13,6 +13,8 @@ from rules.core.ruleset import Ruleset
 from rules.stages.candidates import fewest_qualifiers, qualifiers_needed
 from storage.db import DatabaseURLError, check_url
 
+MOST_PLAYERS = 4096  # the largest field the pairing engine is measured at
+
 
 def register(sub: Any) -> None:
     p = command(
@@ -72,14 +74,15 @@ def smallest_field(ruleset: Ruleset) -> int:
 async def demo(args: argparse.Namespace, cli: Cli) -> int:
     from bot.demo.season import DemoOptions, run_season  # the demo loads only when it runs
 
-    if not 8 <= args.players <= 4096:
-        raise CliError(f"--players {args.players}: give between 8 and 4096 players")
     smallest = smallest_field(cli.config.rules)
+    if args.players > MOST_PLAYERS:
+        raise CliError(f"--players {args.players}: give between {smallest} and {MOST_PLAYERS}")
     if args.players < smallest:
         raise CliError(
-            f"--players {args.players}: the demo's season needs at least {smallest} players: "
-            "one qualifier withdraws during the demo (rules 8.i), and with fewer the "
-            "Candidates' pools cannot be filled, not even smaller ones (rules 3.vi)"
+            f"--players {args.players}: the demo's season needs at least {smallest} players "
+            f"(give between {smallest} and {MOST_PLAYERS}): one qualifier withdraws during the "
+            "demo (rules 8.i), and with fewer the Candidates' pools cannot be filled, not even "
+            "smaller ones (rules 3.vi)"
         )
     if args.database_url is not None:
         try:

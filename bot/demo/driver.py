@@ -35,15 +35,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sqlalchemy import select
-
 from bot.app import Service
 from bot.demo.actors import Actor
 from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import SENDABLE_KINDS
 from rules.core.model import Game, GameId
 from storage.db import Database
-from storage.models import AuditRow, DeadlineRow
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -162,21 +159,10 @@ async def claimed_unfinished(uow: UnitOfWork, now: dt.datetime) -> frozenset[int
     """Ids of the deadlines claimed (``fired_at``) lately without their ``deadline.fired``
     audit entry, which the runner writes in the handler's last commit (at the claim's time)."""
     since = now - IN_FLIGHT_WINDOW
-    claimed = (
-        await uow.session.execute(
-            select(DeadlineRow).where(DeadlineRow.fired_at > since, DeadlineRow.fired_at <= now)
-        )
-    ).scalars()
+    claimed = await uow.deadlines.fired_between(since, now)
     done = {
         (a.match_id, a.details.get("kind"), a.details.get("subject"), a.details.get("due"))
-        for a in (
-            await uow.session.execute(
-                select(AuditRow).where(
-                    AuditRow.at > since,
-                    AuditRow.action.in_(("deadline.fired", "deadline.unhandled")),
-                )
-            )
-        ).scalars()
+        for a in await uow.audit.since(since, ("deadline.fired", "deadline.unhandled"))
     }
     return frozenset(
         d.id

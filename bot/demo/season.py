@@ -29,7 +29,8 @@ from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
 from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
-from bot.runtime.clock import FakeClock
+from bot.errors import OperationError
+from bot.runtime.clock import FakeClock, SystemClock
 from bot.sandbox.state import SandboxState
 from bot.service.stages.armageddon_games import ARMAGEDDON_GAME
 from bot.views.candidates import candidates_view
@@ -151,7 +152,11 @@ async def _standings(service: Service, config: Config) -> list[str]:
                 f"  {row.rank:3d}. {row.username:<22} {float(row.match_points):4.1f} "
                 f"{float(row.buchholz_median):6.2f} {float(row.progressive):6.1f}"
             )
-        for pool in await candidates_view(uow, config):
+        try:
+            pools = await candidates_view(uow, config)
+        except OperationError:  # the championship ended with the qualification (rules 1.3)
+            pools = []
+        for pool in pools:
             name = pool.get("pool", "pool")
             order = [r["player"] for r in pool.get("standings", [])]
             lines.append(f"Candidates {name} pool: " + ", ".join(order))
@@ -182,6 +187,36 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
             for g in await uow.games.all_by_id()
         ]
     return matches, games
+
+
+def _how_to_look(config: Config, roster: Roster) -> list[str]:
+    """How a person follows the demo in a browser: who to log in as, and who the two players
+    who never play the qualification are."""
+    seeding = config.rules.seeding
+    seeded = [name for name in (seeding.title_holder, seeding.runner_up) if name]
+    player = roster.players[-1].username if roster.players else "a player"
+    lines = [
+        "  log in:          'Log in with Lichess' on the pages; the sandbox asks who you are:",
+        f"                   a player (e.g. {player}) for their match room, a TD "
+        f"({', '.join(config.tournament.tds)}) for the desk",
+    ]
+    if seeded:
+        lines.append(
+            f"  seeded:          {' and '.join(seeded)}, last season's champion and runner-up, "
+            "start in the Candidates (rules 3.3, 3.4)"
+        )
+    return lines
+
+
+async def _until_interrupted() -> None:
+    """Wait for Ctrl-C (asyncio.run cancels the main task on SIGINT), then take the
+    cancellation back: the season's report is still to be printed, and the command ends 0."""
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
 
 
 async def run_season(
@@ -222,6 +257,7 @@ async def run_season(
             sandbox=bundled_sandbox(sandbox),
             serve_web=options.serve_web,
             watch=watch,
+            browser_clock=SystemClock(),  # a login takes a person real minutes, not fake weeks
         ) as service:
             reporter.say(
                 f"acwc demo: {options.players} players, seed {options.seed}, database {url}"
@@ -229,6 +265,8 @@ async def run_season(
             reporter.say(f"  sandbox Lichess: {service.lichess_url}  ({history} history games)")
             if service.web_url:
                 reporter.say(f"  web pages:       {service.web_url}/")
+                for line in _how_to_look(config, roster):
+                    reporter.say(line)
             port_ = InProcessService(service, watch)
             driver = SeasonDriver(
                 service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
@@ -260,9 +298,10 @@ async def run_season(
                     async with service.db.uow() as uow:
                         touches = await season_touches(uow, config)
                     if options.keep_open and service.web_url:
+                        champion = roster.player(td.placement[0]).username
+                        reporter.say(f"The season is over: the champion is {champion}.")
                         reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await asyncio.Event().wait()
+                        await _until_interrupted()
                 finally:
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from bot.notify import keys
 from bot.notify.kinds import NoticeKind, notice_label
 from bot.notify.notifier import Notifier
+from rules.talk import alerts
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
 
@@ -40,11 +41,7 @@ class UndeliveredAlerts:
         if not rows:
             return
         player = rows[0].player or rows[0].recipient
-        missed = "; ".join(dict.fromkeys(missed_label(r) for r in rows))
-        text = (
-            f"A notice to {rows[0].recipient} could not be delivered by DM: {why}. "
-            f'They missed: {missed}. It is in their match room under "your notices"; '
-            "please reach them another way."
-        )
+        missed = list(dict.fromkeys(missed_label(r) for r in rows))
+        text = alerts.undelivered(rows[0].recipient, why=why, missed=missed)
         key = keys.undelivered(player, now.date().isoformat())
         await self.notifier.td_alert(uow, now=now, text=text, key=key)

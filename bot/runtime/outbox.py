@@ -37,13 +37,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from sqlalchemy.exc import DBAPIError
-
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
-from storage.db import Database
+from storage.db import Database, broken_connection
 from storage.fence import claim_outbox, unclaim_outbox
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
@@ -327,8 +325,8 @@ class OutboxDispatcher(WaitingLoop):
                     done = await write(uow)
                     await uow.commit()
                 return done
-            except DBAPIError as e:
-                if not e.connection_invalidated or attempt + 1 == RECORD_ATTEMPTS:
+            except Exception as e:
+                if not broken_connection(e) or attempt + 1 == RECORD_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")
 

@@ -30,6 +30,7 @@ from bot.service.challenges import GameChallenges
 from bot.service.results import MatchChanged, refresh_match
 from rules.core.model import Game, GameId
 from rules.core.states import MatchState
+from rules.talk import alerts
 from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
@@ -94,18 +95,26 @@ class GameIntake:
             await uow.commit()
         return bool(changed)
 
-    def _may_need_source(self, game: Game) -> bool:
-        """A finished game whose source the stream did not say, with an export to ask."""
-        return game.source is None and game.status.is_finished and self.lookup is not None
+    def _needs_export(self, game: Game, bots: set[str]) -> bool:
+        """A finished game the export must complete first, with an export to ask: its source
+        (not one of the bot's challenges, whose games are known by id), or its end time (the
+        stream may not carry ``lastMoveAt``; breaks and the leaver's minutes run from it, rules
+        6.1, 6.4)."""
+        if not game.status.is_finished or self.lookup is None:
+            return False
+        return game.last_move_at is None or (game.source is None and game.id not in bots)
 
     async def _with_source(self, game: Game) -> Game:
-        """``game`` with the source the export gives. Lookup errors raise (the watcher
-        delivers the game again with its next backfill)."""
+        """``game`` with the source and the end time the export gives. Lookup errors raise (the
+        watcher delivers the game again with its next backfill)."""
         assert self.lookup is not None
         for found in await self.lookup([game.id]):
             if found.id == game.id:
-                return dataclasses.replace(
-                    game, source=found.source, initial_fen=game.initial_fen or found.initial_fen
+                game = dataclasses.replace(
+                    game,
+                    source=game.source or found.source,
+                    initial_fen=game.initial_fen or found.initial_fen,
+                    last_move_at=game.last_move_at or found.last_move_at,
                 )
         return game
 
@@ -162,8 +171,11 @@ class GameIntake:
         found = await self._context(uow, game, bots)
         if found is None:
             return False
-        if look_up and self._may_need_source(game) and game.id not in bots:
+        if look_up and self._needs_export(game, bots):
             return None
+        if game.status.is_finished and game.last_move_at is None:
+            # nor did the export say (or there is none): it ended by the time it was seen
+            game = dataclasses.replace(game, last_move_at=now)
         row, context = found
         if row.state == MatchState.ARMAGEDDON:
             return await self.armageddon.take(uow, row, game, now=now)
@@ -203,25 +215,14 @@ class GameIntake:
         self, uow: UnitOfWork, row: MatchRow, decision: Accepted | Refused, now: dt.datetime
     ) -> None:
         game = decision.game
-        link = f"https://lichess.org/{game.id}"
         if isinstance(decision, Refused) and decision.alert_td:
-            text = (
-                f"Game {link} between {game.white} and {game.black} does not count for match "
-                f"{row.id}: {decision.reason.label} "
-                f"({game.variant}, {'rated' if game.rated else 'casual'}, "
-                f"{game.clock_limit}+{game.clock_increment}, source {game.source or 'unknown'}). "
-                f"If it should count: acwc result record {row.id} --game N --result R --reason ..."
-            )
+            text = alerts.game_refused(game, match_id=row.id, reason=decision.reason.label)
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_refused(game.id, row.id)
             )
         elif isinstance(decision, Accepted) and decision.alert_td and decision.is_final:
-            facts = ", ".join(a.value.replace("_", " ") for a in decision.alerts)
-            text = (
-                f"Game {link} of match {row.id} ({game.white} - {game.black}) counted, but needs a "
-                f"look: {facts}. To change it: acwc result record {row.id} --game N --result R "
-                "--reason ..."
-            )
+            facts = [a.value.replace("_", " ") for a in decision.alerts]
+            text = alerts.game_flagged(game, match_id=row.id, facts=facts)
             await self.notifier.td_alert(
                 uow, now=now, text=text, key=notice.game_flagged(game.id, row.id)
             )

@@ -41,7 +41,8 @@ class Players:
     ) -> PlayerRow:
         if not USERNAME.match(username):
             raise OperationError(
-                f"{username!r} is not a Lichess username (letters, digits, _ and -)"
+                f"{username!r} is not a Lichess username (2 to 30 letters, digits, _ and -, "
+                "starting and ending with a letter or digit)"
             )
         if seed_rating is not None and not 0 < seed_rating < 5000:
             raise OperationError(f"seed rating {seed_rating} is not a Lichess rating")
@@ -79,8 +80,8 @@ class Players:
             raise OperationError(f"{username} is not registered")
         if await uow.matches.count_for_player(player.id):
             raise OperationError(
-                f"{player.username} has been paired already; withdraw them instead "
-                "(`acwc player withdraw`), so their results stay on record"
+                f"{player.username} has been paired already; withdraw them instead (the TD "
+                "desk's withdrawals and disqualifications), so their results stay on record"
             )
         await uow.audit.record(
             at=now,

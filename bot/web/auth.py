@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import posixpath
+import re
+import string
 from collections.abc import AsyncIterator
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 import aiohttp
 from aiohttp import web
@@ -44,11 +47,56 @@ from storage.repo_web import WebRepository
 log = logging.getLogger(__name__)
 
 
+NEXT_LIMIT = 300
+"""The longest ``next`` kept: a path of this site is short; a longer one falls back to ``/``."""
+_NEXT_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~/?=&%+:@,;!*'()")
+"""What a path of this site is written with: no whitespace, no control character, no backslash,
+no ``#``, nothing outside ASCII (so no look-alike of ``/`` or ``.``)."""
+_ENCODED_SEPARATORS = ("%2f", "%5c")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
 def safe_next(value: str | None) -> str:
-    """Only a path on this site: never another host (no open redirect)."""
-    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+    """A path of this site to go to after a login, else ``/`` (never another host: no open
+    redirect).
+
+    The value is decoded as often as it is encoded (a browser or a proxy may decode again), and
+    every layer must be a plain path: it starts with one ``/``, has no ``//`` (a host to a
+    browser), no backslash, no control character, tab or newline (a browser drops them, and
+    ``/\t/evil.example`` becomes ``//evil.example``), no encoded slash, nothing outside ASCII.
+    The answer is the path with its dot segments resolved, and its query.
+    """
+    if not value or len(value) > NEXT_LIMIT or not set(value) <= _NEXT_CHARACTERS:
         return "/"
-    return value[:300]
+    layer = value
+    for _ in range(4):
+        if not _plain_path(layer):
+            return "/"
+        try:
+            decoded = unquote(layer, errors="strict")
+        except UnicodeDecodeError:
+            return "/"
+        if decoded == layer:
+            break
+        layer = decoded
+    else:
+        return "/"  # encoded over and over: no path of this site is
+    parts = urlsplit(value)
+    path = posixpath.normpath(parts.path) + ("/" if parts.path.endswith("/") else "")
+    path = path.replace("//", "/")
+    return f"{path}?{parts.query}" if parts.query else path
+
+
+def _plain_path(text: str) -> bool:
+    """One layer of a ``next`` value: a path of this site, nothing a browser reads as a host."""
+    if not text.startswith("/") or "//" in text or "\\" in text:
+        return False
+    if not text.isascii() or any(ord(ch) < 0x21 or ord(ch) == 0x7F for ch in text):
+        return False
+    if any(sep in text.lower() for sep in _ENCODED_SEPARATORS) or _BAD_ESCAPE.search(text):
+        return False
+    parts = urlsplit(text)
+    return not parts.scheme and not parts.netloc
 
 
 def client_id(base_url: str) -> str:
@@ -81,7 +129,7 @@ def _read_login_cookie(value: str, now: dt.datetime) -> tuple[str, str, str] | N
 async def login(request: web.Request) -> web.StreamResponse:
     """``GET /login``: off to Lichess to say who you are."""
     ctx = context(request)
-    now = ctx.now()
+    now = ctx.browser_now()
     base = ctx.base_url(request)
     pending = start_login(
         base_url=ctx.runtime.lichess_url,
@@ -112,7 +160,8 @@ async def callback(request: web.Request) -> web.StreamResponse:
         raise bad_request(
             "This login was not started from this browser, or took too long. Please log in again."
         )
-    attempt = _read_login_cookie(bound, now)
+    browser_now = ctx.browser_now()
+    attempt = _read_login_cookie(bound, browser_now)
     if attempt is None:
         raise bad_request("This login has expired. Please log in again.")
     bound_state, verifier, next_path = attempt
@@ -148,15 +197,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     session_token = new_token()
     async with ctx.db.uow() as uow:
         repo = WebRepository(uow.session)
-        await repo.delete_expired(now)
+        await repo.delete_expired(browser_now)
         await repo.add_session(
             WebSessionRow(
                 id=token_id(session_token),
                 user_id=user.id,
                 username=user.username,
                 csrf=new_token(),
-                created_at=now,
-                expires_at=now + SESSION_LIFETIME,
+                created_at=browser_now,
+                expires_at=browser_now + SESSION_LIFETIME,
             )
         )
         await uow.audit.record(at=now, actor=user.username, action="web.login", player=user.id)

@@ -23,6 +23,7 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from bot.config import Config
+from bot.runtime.clock import Clock
 from bot.service.services import Services
 from bot.web.limits import ActionLimiter
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
@@ -50,6 +51,10 @@ class WebRuntime:
     """Stored state changed: the outbox and the deadline runner look again."""
     refresh_players: Callable[[], Awaitable[None]]
     """The set of players the games stream watches changed."""
+    browser_clock: Clock | None = None
+    """The time a browser's login attempt, session and flash message expire in: the service's
+    clock unless it is a fake one racing through weeks in seconds (the demo's), where a TD who
+    logs in would be told at once that the login expired."""
 
 
 @dataclass
@@ -81,6 +86,10 @@ class WebContext:
 
     def now(self) -> dt.datetime:
         return self.runtime.services.clock.now()
+
+    def browser_now(self) -> dt.datetime:
+        """The time logins, sessions and flashes expire in (:attr:`WebRuntime.browser_clock`)."""
+        return (self.runtime.browser_clock or self.runtime.services.clock).now()
 
     def changed(self) -> None:
         self.runtime.changed()
@@ -223,7 +232,9 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
     token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
     if token is not None:
         async with ctx.db.uow() as uow:
-            row = await WebRepository(uow.session).get_session(token_id(token), now=ctx.now())
+            row = await WebRepository(uow.session).get_session(
+                token_id(token), now=ctx.browser_now()
+            )
             if row is not None:
                 player = await uow.players.get(row.user_id)
                 request[VIEWER] = Viewer(
@@ -333,7 +344,9 @@ def when(value: dt.datetime | None, now: dt.datetime) -> dict[str, Any] | None:
     if value is None:
         return None
     delta = value - now
-    if delta.total_seconds() >= 0:
+    if abs(delta) < dt.timedelta(minutes=1):
+        relative = "now"
+    elif delta.total_seconds() >= 0:
         relative = f"in {label_duration(delta)}"
     else:
         relative = f"{label_duration(delta)} ago"
@@ -354,7 +367,17 @@ async def base_context(request: web.Request) -> dict[str, Any]:
         "tournament_name": config.tournament.name,
         "now": when(now, now),
         "path": request.path,
+        "live": _live_source(request),
     } | flash(request)
+
+
+LIVE_SOURCE: web.AppKey[Callable[[web.Request], str | None]] = web.AppKey("acwc.live_source")
+"""The stream a page listens to, if it is live (:mod:`bot.web.live` sets it)."""
+
+
+def _live_source(request: web.Request) -> str | None:
+    source = request.app.get(LIVE_SOURCE)
+    return source(request) if source is not None and request.method == "GET" else None
 
 
 async def render(
@@ -399,7 +422,7 @@ def redirect_with(
     a link that makes this site show words it never said to them.
     """
     ctx = context(request)
-    expires = int((ctx.now() + FLASH_LIFETIME).timestamp())
+    expires = int((ctx.browser_now() + FLASH_LIFETIME).timestamp())
     text = base64.urlsafe_b64encode(message[:600].encode("utf-8")).rstrip(b"=").decode("ascii")
     key = "ok" if ok else "error"
     signed = ctx.signer.sign(
@@ -416,7 +439,7 @@ def _unflash(request: web.Request, key: str) -> str | None:
     if data is None:
         return None
     expires, _, text = data.partition("~")
-    if not expires.isdigit() or ctx.now().timestamp() > int(expires):
+    if not expires.isdigit() or ctx.browser_now().timestamp() > int(expires):
         return None
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode("utf-8")

@@ -510,7 +510,7 @@ def next_week_pairing(match: Match) -> WeekPairing:
     return WeekPairing(match.black_first, match.white_first, match.week + 1)
 
 
-def knockout_state(
+def knockout_state(  # noqa: C901 (rules 3.vii-3.viii's weeks, repeats and armageddon, one case each)
     weeks: Sequence[tuple[Match, Iterable[Game]]],
     *,
     fmt: MatchFormat,

@@ -327,7 +327,7 @@ def _result_order(result: RoundResult) -> tuple[int, PlayerId]:
     return (result.round, result.player)
 
 
-def adjust_for_exit(
+def adjust_for_exit(  # noqa: C901 (rules 8.i's cases of a result after an exit)
     results: Iterable[RoundResult], exit: Exit, *, unfinished: Match | None = None
 ) -> tuple[RoundResult, ...]:
     """The stored results as rules 8.i makes them once ``exit.player`` leaves.

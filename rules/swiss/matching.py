@@ -386,7 +386,7 @@ class WeightedMatching(Blossoms):
             y[vertex] = need
         self._dirty.clear()
 
-    def _match_tight(self) -> None:
+    def _match_tight(self) -> None:  # noqa: C901 (Edmonds' blossom algorithm, kept flat for speed)
         """Augment along paths of tight edges between roots and free vertices before any stage.
 
         After a change of many weights (a new bracket, exchange weights) the repair leaves
@@ -541,7 +541,7 @@ class WeightedMatching(Blossoms):
             if not self._drop_done_trees():
                 return True
 
-    def _drop_done_trees(self) -> bool:
+    def _drop_done_trees(self) -> bool:  # noqa: C901 (Edmonds' blossom algorithm, kept flat for speed)
         """After an augmentation, take apart the trees whose root is no longer one (matched,
         or freed with a zero dual); False when no tree is left.
 
@@ -701,7 +701,7 @@ class WeightedMatching(Blossoms):
         self._add_blossom(base, vertex, other)
         return False
 
-    def _step(self) -> bool:
+    def _step(self) -> bool:  # noqa: C901 (Edmonds' blossom algorithm, kept flat for speed)
         """Change the duals by the largest feasible step and act on what became tight;
         True when the matching changed."""
         y = self._y

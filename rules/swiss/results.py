@@ -147,7 +147,7 @@ class RoundResult:
                 f"Round {self.round} result of {self.player} is not valid: {problem}.",
             )
 
-    def _problem(self) -> str | None:
+    def _problem(self) -> str | None:  # noqa: C901 (one check a line of a result's fields)
         if self.round < 1:
             return "rounds are numbered from 1"
         if self.match_points not in _MATCH_POINTS:

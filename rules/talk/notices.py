@@ -36,15 +36,21 @@ __all__ = [
     "Audience",
     "Notice",
     "TDAlert",
+    "TeamBoard",
+    "change_asked",
     "change_proposed",
+    "change_refused",
     "deadline_missed",
     "describe_time",
     "fit",
     "match_result",
     "no_show_notice",
     "offer_received",
+    "offer_withdrawn",
+    "offers_sent",
     "pairing_published",
     "reply_reminder",
+    "round_pairings",
     "status_text",
     "td_claim_alert",
     "td_disqualification_alert",
@@ -77,7 +83,8 @@ class Notice:
 @dataclass(frozen=True, slots=True)
 class TDAlert:
     """One alert per event: what happened, the evidence, and where it is settled: the desk's
-    buttons, or the command given for a TD at a terminal."""
+    buttons. ``command`` is the operation's command line, for the command line's own listing;
+    the text a TD reads names no command."""
 
     match_id: MatchId | None
     what: str
@@ -91,8 +98,8 @@ class TDAlert:
         if self.evidence:
             lines.append("Evidence:")
             lines.extend(f"- {line}" for line in self.evidence)
-        if self.command is not None:
-            lines.append(f"Settle it with the buttons on the TD desk (or: {self.command})")
+        if self.command is not None:  # the desk's buttons; the command line is the TDs' own
+            lines.append("Settle it with the buttons on the TD desk.")
         return fit("\n".join(lines))
 
     def notice(self) -> Notice:
@@ -252,6 +259,94 @@ def change_proposed(negotiation: Negotiation, *, now: dt.datetime) -> Notice:
         "Send `accept change` to agree or `decline change` to keep the agreed time."
     )
     return _player(recipient, text)
+
+
+def offers_sent(
+    negotiation: Negotiation,
+    offers: Sequence[StandingOffer],
+    *,
+    player: PlayerId,
+    counted: bool,
+    now: dt.datetime,
+    ruleset: Ruleset,
+) -> str:
+    """What ``player`` is told of the ``offers`` they just made (``counted``: before the offers
+    deadline, so they count towards rules 5.1)."""
+    opponent = negotiation.opponent_of(player)
+    lines = [f"Your offer{'s' if len(offers) > 1 else ''} went to {opponent}:"]
+    lines.extend(f"{o.number}. {describe_time(o.time, now=now)}" for o in offers)
+    if not counted:
+        lines.append(
+            "Made after the offers deadline: they do not count towards rules 5.1, "
+            "but your opponent can still accept them."
+        )
+    elif negotiation.phase is Phase.OPEN:
+        lines.append(
+            f"You have made {offers_counted(negotiation, player)} of "
+            f"{ruleset.offers.required_offers} offers due by "
+            f"{describe_time(negotiation.week.offer_deadline, now=now)} (rules 5.1)."
+        )
+    return "\n".join(lines)
+
+
+def offer_withdrawn(player: str, number: int, time: dt.datetime) -> tuple[str, str]:
+    """What ``player``, who withdrew their offer ``number``, and their opponent are told."""
+    return (
+        f"Offer {number} ({label_time(time)}) is withdrawn.",
+        f"{player} withdrew offer {number} ({label_time(time)}).",
+    )
+
+
+def change_asked(opponent: str, time: dt.datetime, *, now: dt.datetime) -> str:
+    """What a player who asked ``opponent`` to move the agreed time to ``time`` is told."""
+    return (
+        f"You asked {opponent} to move the match to {describe_time(time, now=now)}; the "
+        "agreed time stays until they send `accept change`."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TeamBoard:
+    """One board of a round in the team's message: ``black`` None is a bye."""
+
+    board: int
+    white: str
+    black: str | None
+    room_url: str
+
+
+def round_pairings(
+    stage: str, number: int, week: MatchWeek, boards: Sequence[TeamBoard]
+) -> tuple[str, str]:
+    """The team message of a round put into play: its subject and its body."""
+    title = f"ACWC {stage} round {number} pairings"
+    lines = [
+        title,
+        f"Play by {label_time(week.end)} (rules 4.5); all times UTC.",
+        f"Offer your start times in your match room by {label_time(week.offer_deadline)} "
+        '(rules 5.1); your pairing is there under "your notices".',
+    ]
+    for b in boards:
+        if b.black is None:
+            lines.append(f"{b.board}. {b.white}: bye")
+        else:
+            lines.append(f"{b.board}. {b.white} - {b.black}  {b.room_url}")
+    return title, "\n".join(lines)
+
+
+def change_refused(player: str, *, withdrawn: bool, kept: dt.datetime) -> tuple[str, str]:
+    """What ``player``, who withdrew their own request to move the match (``withdrawn``) or
+    declined the opponent's, and that opponent are told: the match stays at ``kept``."""
+    at = label_time(kept)
+    if withdrawn:
+        return (
+            f"You withdrew your request to move the match; it stays at {at}.",
+            f"{player} withdrew their request to move the match; it stays at {at}.",
+        )
+    return (
+        f"You declined the change; the match stays at {at}.",
+        f"{player} declined moving the match; it stays at {at}.",
+    )
 
 
 def deadline_missed(

@@ -72,7 +72,7 @@ def test_a_whole_registration_flow(acwc) -> None:  # type: ignore[no-untyped-def
         (("player", "add"), "required: username"),
         (("player", "add", "x", "--rating", "high"), "invalid int value"),
         (("result", "record", "1", "--game", "1", "--result", "1-0"), "required: --reason"),
-        (("match", "show", "seven"), "invalid int value"),
+        (("match", "show", "seven"), "is not a number"),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(acwc, args: tuple[str, ...], words: str) -> None:  # type: ignore[no-untyped-def]
@@ -86,7 +86,7 @@ def test_bad_arguments_give_one_line_and_exit_2(acwc, args: tuple[str, ...], wor
 def test_commands_before_db_upgrade_say_what_to_do(acwc) -> None:  # type: ignore[no-untyped-def]
     code, _, err = acwc("player", "list")
     assert code == 1
-    assert "run `acwc db upgrade` first" in err
+    assert "run `acwc db upgrade`" in err
 
 
 @pytest.mark.parametrize(
@@ -235,7 +235,7 @@ def test_a_reader_that_stops_early_is_no_error(  # type: ignore[no-untyped-def]
     for i, name in enumerate(("Alice", "Bob", "Carol", "Dave")):
         assert acwc("player", "add", name, "--rating", str(2000 + i))[0] == 0
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
-    code = main(["round", "pair"])
+    code = main(["round", "pair", "--by", "ODMWND"])
     assert code == 0
     assert "Broken pipe" not in capsys.readouterr().err
 
@@ -246,3 +246,73 @@ def test_the_demo_refuses_a_field_too_small_for_its_script_up_front(acwc) -> Non
     assert out == ""
     assert "needs at least 11 players" in err
     assert "unexpected" not in err
+
+
+def test_a_td_command_names_a_configured_td(acwc) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    code, _, err = acwc("player", "add", "Alice", by=None)
+    assert code == 1
+    assert "--by USERNAME, one of ODMWND" in err
+    code, _, err = acwc("player", "add", "Alice", by="Mallory")
+    assert code == 1
+    assert "not a TD" in err
+    assert json.loads(acwc("player", "list", "--json")[1]) == []
+    assert acwc("player", "add", "Alice", by="odmwnd")[0] == 0
+    audit = json.loads(acwc("audit", "--player", "Alice", "--json")[1])
+    assert [entry["actor"] for entry in audit] == ["odmwnd"]
+
+
+def test_ids_and_usernames_are_checked_before_any_query(acwc) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    code, _, err = acwc("match", "show", "99999999999999999999")
+    assert code == 2
+    assert "is not a number from 1 to 2147483647" in err
+    code, _, err = acwc("match", "show", "0")
+    assert code == 2
+    for name in ("A", "bob-", "x" * 31):
+        code, _, err = acwc("player", "add", name)
+        assert code == 1
+        assert "is not a Lichess username" in err
+    assert acwc("player", "add", "x" * 30)[0] == 0  # an old account's name (lila: 2-30)
+    assert [p["username"] for p in json.loads(acwc("player", "list", "--json")[1])] == ["x" * 30]
+
+
+def test_read_only_commands_never_create_a_database(in_tmp: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    for words in (("db", "current"), ("player", "list"), ("db", "backup", "b.json")):
+        assert main(list(words)) == 1
+        err = capsys.readouterr().err
+        assert "there is no database at acwc.db" in err
+        assert not (in_tmp / "acwc.db").exists()
+
+
+def test_downgrade_asks_first_and_names_unknown_revisions(acwc) -> None:  # type: ignore[no-untyped-def]
+    assert acwc("db", "upgrade")[0] == 0
+    assert acwc("tournament", "create")[0] == 0
+    code, out, _ = acwc("db", "downgrade", "base")  # no terminal to say yes on
+    assert code == 1
+    assert "drops every table and row" in out
+    assert "cancelled: nothing changed" in out
+    assert "Lichess Antichess" in acwc("tournament", "show")[1]
+    assert acwc("db", "downgrade", "base", "--yes")[0] == 0
+    assert "base (empty)" in acwc("db", "current")[1]
+
+
+def test_a_restore_from_an_unknown_revision_is_refused_and_leaves_nothing(  # type: ignore[no-untyped-def]
+    in_tmp: Path, capsys
+) -> None:
+    backup = in_tmp / "future.json"
+    backup.write_text(
+        json.dumps({"format": "acwc-backup/1", "revision": "ffffffffffff", "tables": {}})
+    )
+    assert main(["db", "restore", str(backup)]) == 1
+    assert "which this version does not know" in capsys.readouterr().err
+    assert not (in_tmp / "acwc.db").exists()
+
+
+@pytest.mark.parametrize("players", ["2", "10", "5000"])
+def test_the_demo_names_the_field_it_can_take(acwc, players: str) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = acwc("demo", "--players", players)
+    assert code == 1
+    assert "give between 11 and 4096" in err

@@ -22,7 +22,7 @@ import json
 import pathlib
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -839,7 +839,7 @@ async def test_challenge_and_broadcast_bodies_validate(lichess: tuple[str, Sandb
             validate(await resp.json(), response_schema("post", path, 200))
 
 
-CLIENT_READS = {
+CLIENT_READS: dict[tuple[str, str], Callable[..., Any]] = {
     ("get", "/api/user/{username}"): reads_users,
     ("get", "/api/games/user/{username}"): reads_export,
     ("post", "/api/games/export/_ids"): reads_export_by_ids,
@@ -862,8 +862,8 @@ def test_every_endpoint_the_service_uses_has_a_reading_check() -> None:
 
 @pytest.mark.parametrize(
     "endpoint",
-    sorted(set(CLIENT_READS.values()), key=lambda f: f.__name__),
-    ids=lambda f: f.__name__,
+    sorted(set(CLIENT_READS.values()), key=lambda f: str(getattr(f, "__name__", f))),
+    ids=lambda f: str(getattr(f, "__name__", f)),
 )
 async def test_the_client_reads_what_the_sandbox_sends(
     lichess: tuple[str, SandboxState], client: LichessClient, endpoint: Any

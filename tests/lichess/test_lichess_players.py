@@ -137,14 +137,14 @@ async def test_a_live_match_reaches_the_watcher_game_by_game(
         delivered.append(game)
 
     async def pairs() -> list[tuple[PlayerId, PlayerId]]:
-        return [(ALICE.id, BOB.id)]
+        return [(PlayerId(ALICE.id), PlayerId(BOB.id))]
 
     async with LichessClient(base_url=sandbox_url, token=bot_token, clock=clock) as client:
         watcher = GameWatcher(
             client=client,
             clock=clock,
             on_game=on_game,
-            players=[ALICE.id, BOB.id],
+            players=[PlayerId(ALICE.id), PlayerId(BOB.id)],
             pairs_provider=pairs,
         )
         task = asyncio.create_task(watcher.run())

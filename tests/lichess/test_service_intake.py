@@ -15,6 +15,7 @@ from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.scores import match_state
+from rules.core.states import MatchState, RoundState
 from storage.db import Database
 from storage.models import RoundRow
 from tests.factories import stored_match
@@ -27,10 +28,10 @@ async def published_match(db: Database) -> int:
         assert row is not None
         rnd = await uow.session.get(RoundRow, row.round_id)
         assert rnd is not None
-        rnd.state = "published"
+        rnd.state = RoundState.PUBLISHED
         rnd.week_start = dt.datetime(2021, 10, 12, tzinfo=dt.UTC)
         rnd.week_end = dt.datetime(2021, 10, 18, 23, 59, tzinfo=dt.UTC)
-        row.state = "scheduled"
+        row.state = MatchState.SCHEDULED
         await uow.commit()
     return match_id
 

@@ -66,6 +66,8 @@ async def test_acwc_with_log_format_json_writes_json_lines(tmp_path: Path) -> No
         str(config),
         "registration",
         "check",
+        "--by",
+        "ODMWND",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT), "ACWC_LICHESS_TOKEN": TOKEN},

@@ -165,6 +165,7 @@ async def test_a_message_lichess_refused_with_a_503_is_retried_on_the_wall_clock
                 assert stored is not None
                 assert (stored.status, stored.attempts) == (OutboxStatus.PENDING, 1)
                 assert "503" in (stored.last_error or "")
+                assert stored.next_attempt_at is not None
                 assert stored.next_attempt_at > CLOCK.now() + dt.timedelta(seconds=20)
                 # stand in for the retry delay passing: the retry is due in a second
                 retry_at = CLOCK.now() + dt.timedelta(seconds=1)

@@ -512,6 +512,7 @@ async def season(
     # lila's real message limits, with the players and TDs in the team the bot leads
     sandbox.knobs.dm_limits = True
     for member in (*(p.username for p in roster.players), *config.tournament.tds):
+        assert config.tournament.team is not None
         sandbox.join_team(config.tournament.team, member)
     rng = random.Random(f"robust-{seed}-{mode}")
     async with contextlib.AsyncExitStack() as stack:

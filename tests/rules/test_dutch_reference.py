@@ -23,6 +23,10 @@ from rules.swiss.trf import run_pair
 DATA = Path(__file__).parent.parent / "data"
 
 
+def _board(white: int, black: int) -> Board:
+    return Board(PlayerNumber(white), PlayerNumber(black))
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -52,9 +56,9 @@ def test_a_moved_down_player_keeps_his_opponent(name: str) -> None:
     opponent"): of the moved-down players of one score, fewer can be paired in the bracket
     than there are; the others kept their pairs with its residents, so a solve could pair one
     of them instead at no cost and leave a chosen one without a mate (C.04.3 Article 3.3).
-    The first expected pairing is a FIDE-endorsed engine's; the second state is the one of
-    3,007 random states (bench/pairing_diff.py's generator, 9-300 players) the old engine
-    refused, and its expected pairs and bye are caissify-pairings'."""
+    The second state is the one of 3,007 random states (bench/pairing_diff.py's generator,
+    9-300 players) the old engine refused. Both expected pairings are bbpPairings 6.0.0's
+    (tests/data/README.md)."""
     expected = (DATA / f"{name}.expected.txt").read_text()
     code, output = run_pair((DATA / f"{name}.trf").read_text())
     assert (code, output) == (0, expected)
@@ -98,8 +102,8 @@ def test_a_player_who_may_not_take_the_pab_can_float_down(name: str, pairs: set[
     player takes the higher S2 opponent. The fast engine's S1 assignment once counted such a
     player worth more paired in the bracket than floated (his share of the completion
     field, which he keeps in the pair he makes below), so the S1 player took him instead.
-    The expected pairings are the reference engine's, with caissify-pairings' pairs and
-    bye (bench/pairing_diff.py's generator)."""
+    The expected pairings are bbpPairings 6.0.0's (tests/data/README.md), on states of
+    bench/pairing_diff.py's generator."""
     expected = (DATA / f"{name}.expected.txt").read_text()
     assert pairs <= set(expected.splitlines())
     code, output = run_pair((DATA / f"{name}.trf").read_text())
@@ -177,25 +181,25 @@ def _fresh(count: int, *, absent: frozenset[int] = frozenset()) -> list[SwissPla
 
 def test_round_one_pairs_top_half_against_bottom_half_with_alternating_colours() -> None:
     pairing = pair_round(_fresh(8), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 5), Board(6, 2), Board(3, 7), Board(8, 4))
+    assert pairing.boards == (_board(1, 5), _board(6, 2), _board(3, 7), _board(8, 4))
     assert pairing.bye is None
 
 
 def test_round_one_gives_the_bye_to_the_lowest_ranked_player() -> None:
     pairing = pair_round(_fresh(7), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 4), Board(5, 2), Board(3, 6))
+    assert pairing.boards == (_board(1, 4), _board(5, 2), _board(3, 6))
     assert pairing.bye == 7
 
 
 def test_round_one_initial_colour_black_gives_player_one_black() -> None:
     pairing = pair_round(_fresh(4), round_number=1, total_rounds=3, initial_colour=Colour.BLACK)
-    assert pairing.boards == (Board(3, 1), Board(2, 4))
+    assert pairing.boards == (_board(3, 1), _board(2, 4))
 
 
 def test_round_one_colours_follow_rank_among_present_players() -> None:
     # Player 2 is absent: 3 becomes the second player present and takes Black.
     pairing = pair_round(_fresh(8, absent=frozenset({2})), round_number=1, total_rounds=5)
-    assert pairing.boards == (Board(1, 5), Board(6, 3), Board(4, 7))
+    assert pairing.boards == (_board(1, 5), _board(6, 3), _board(4, 7))
     assert pairing.bye == 8
 
 
@@ -213,7 +217,7 @@ def test_round_two_pairs_winners_and_alternates_colours() -> None:
     ]
     pairing = pair_round(players, round_number=2, total_rounds=3)
     # 1 and 2 have won; 2 had Black and gets White (colour preferences, rule 5.2.1).
-    assert pairing.boards == (Board(2, 1), Board(3, 4))
+    assert pairing.boards == (_board(2, 1), _board(3, 4))
 
 
 def test_forbidden_pair_is_never_paired() -> None:

@@ -235,8 +235,12 @@ def test_absence_scores_nothing_unless_a_half_point_bye_is_granted() -> None:
 
 def test_forfeit_gives_the_winner_the_match_and_no_colour_without_games() -> None:
     won, lost = forfeit_results(match(1, 1, 2), winner=pid(2))
-    assert (won.player, won.kind, won.match_points) == (pid(2), RoundKind.FORFEIT_WIN, 1)
-    assert (lost.player, lost.kind, lost.match_points) == (pid(1), RoundKind.FORFEIT_LOSS, 0)
+    assert (won.player, won.kind, won.match_points) == (pid(2), RoundKind.FORFEIT_WIN, Fraction(1))
+    assert (lost.player, lost.kind, lost.match_points) == (
+        pid(1),
+        RoundKind.FORFEIT_LOSS,
+        Fraction(0),
+    )
     assert won.colour is None
     assert lost.colour is None
 
@@ -290,10 +294,10 @@ def test_engine_mark_turns_every_finished_match_into_an_opponent_win() -> None:
     )
     results = {(r.player, r.round): r for r in report.results}
     three_r1, one_r2 = results[(pid(3), 1)], results[(pid(1), 2)]
-    assert (three_r1.kind, three_r1.match_points) == (RoundKind.FORFEIT_WIN, 1)
+    assert (three_r1.kind, three_r1.match_points) == (RoundKind.FORFEIT_WIN, Fraction(1))
     assert three_r1.adjudication is Adjudication.ENGINE_MARK
-    assert (three_r1.game_points, three_r1.games) == (10, 10)  # every game goes to #3
-    assert (one_r2.kind, one_r2.game_points) == (RoundKind.FORFEIT_WIN, 10)
+    assert (three_r1.game_points, three_r1.games) == (Fraction(10), 10)  # every game goes to #3
+    assert (one_r2.kind, one_r2.game_points) == (RoundKind.FORFEIT_WIN, Fraction(10))
     assert results[(pid(4), 1)].game_points == 0
     assert results[(pid(2), 3)].adjudication is Adjudication.UNFINISHED_AT_EXIT
     assert results[(pid(1), 3)].kind is RoundKind.PLAYED  # not #4's match: untouched

@@ -96,7 +96,7 @@ def test_qualification_clinch_ends_the_match_when_players_stop() -> None:
 def test_tied_qualification_match_gives_half_a_match_point_each() -> None:
     m = make(F.qualification)
     s = match_score(m, play(m, "wlwlwlwlwl"))
-    assert (s.first, s.second) == (5, 5)
+    assert (s.first, s.second) == (Fraction(5), Fraction(5))
     outcome = match_outcome(s, m.format)
     assert outcome is Outcome.TIED
     assert match_points(outcome, first=True) == match_points(outcome, first=False) == Fraction(1, 2)
@@ -155,7 +155,7 @@ def test_unplayed_games_do_not_count() -> None:
     ]
     s = match_score(m, games)
     assert s.games_played == 1
-    assert (s.first, s.second) == (1, 0)
+    assert (s.first, s.second) == (Fraction(1), Fraction(0))
 
 
 def test_a_game_between_other_players_is_refused() -> None:

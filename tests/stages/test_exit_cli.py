@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.launch import main
+from tests.acwc_words import as_td
 
 
 @pytest.fixture
@@ -18,7 +19,7 @@ def acwc(in_tmp: Path, database_url: str, capsys: pytest.CaptureFixture[str]):  
     )
 
     def run(*args: str) -> tuple[int, str]:
-        code = main(list(args))
+        code = main(as_td(args, "ODMWND"))
         out, err = capsys.readouterr()
         return code, out + err
 

@@ -23,6 +23,7 @@ from bot.runtime.clock import FakeClock
 from rules.core.ruleset import StageKind
 from storage.db import Database
 from storage.models import MatchRow
+from tests.acwc_words import as_td
 from tests.stages.helpers import (
     ENTRANTS,
     SEEDED,
@@ -60,7 +61,7 @@ def test_a_whole_championship_runs_to_a_champion(
     clock = FakeClock(tuesday(0))
 
     def acwc(*args: str, code: int = 0) -> str:
-        got = main(list(args), clock=clock)
+        got = main(as_td(args, "ODMWND"), clock=clock)
         out, err = capsys.readouterr()
         assert got == code, f"acwc {' '.join(args)} -> {got}: {out}{err}"
         return out + err
@@ -69,7 +70,8 @@ def test_a_whole_championship_runs_to_a_champion(
         return json.loads(acwc(*args, "--json"))
 
     def matches(stage: StageKind) -> list[MatchRow]:
-        return run(url, lambda db: matches_of(db, stage))
+        rows: list[MatchRow] = run(url, lambda db: matches_of(db, stage))
+        return rows
 
     def games(match_id: int, results: list[str]) -> None:
         run(url, lambda db: play(db, match_id, results))

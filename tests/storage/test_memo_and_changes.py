@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, update
 
+from rules.core.states import MatchState
 from storage.db import Database
 from storage.models import GameRow
 from tests.factories import stored_match
@@ -65,7 +66,7 @@ async def test_only_committed_real_changes_count(db: Database) -> None:
     async with db.uow() as uow:
         row = await uow.matches.get(match_id)
         assert row is not None
-        row.state = "complete"
+        row.state = MatchState.COMPLETE
         await uow.commit()
     assert changes.version(("matches",)) == (before[1] + 1,)
 

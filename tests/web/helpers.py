@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import unescape
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
@@ -17,6 +18,7 @@ from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.service.stages.qualification import fix_entrants
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.states import RoundState
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, RoundRow
@@ -26,7 +28,7 @@ TD = "Tina"
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 
 
-def make_config(database_url: str, **service: object) -> Config:
+def make_config(database_url: str, **service: Any) -> Config:
     return Config(
         tournament=TournamentConfig(name="Test Antichess Championship", tds=(TD,)),
         service=dataclasses.replace(ServiceConfig(database_url=database_url), **service),
@@ -83,7 +85,7 @@ async def seed(
             )
             ids[f"{a}-{b}"] = row.id
         if publish:
-            rnd.state = "approved"
+            rnd.state = RoundState.APPROVED
             await services.publication.publish_round(uow, rnd, now=NOW, actor=TD)
         await uow.commit()
     return ids
@@ -169,7 +171,9 @@ class Browser:
 
 def flash_text(html: str) -> str:
     found = re.search(r'<p class="flash (?:ok|error)" id="reply" role="\w+">(.*?)</p>', html, re.S)
-    return unescape(found.group(1)) if found else ""
+    if not found:
+        return ""
+    return unescape(re.sub(r"</?code>", "`", found.group(1)))  # the reply as the bot wrote it
 
 
 async def no_agreement(site: Site, b: Browser) -> int:

@@ -142,3 +142,38 @@ async def test_a_flood_of_room_actions_is_cut_off_and_stops_reaching_the_opponen
     site.clock.advance(dt.timedelta(minutes=service.room_actions_minutes))
     html = await alice.post(path, {"action": "text", "text": "status"})
     assert not flash_text(html).startswith("Too many"), flash_text(html)
+
+
+async def test_a_login_on_a_racing_fake_clock_lives_in_the_browsers_time(
+    database_url: str,
+) -> None:
+    """The demo's clock races through weeks in seconds; a TD who logs in to the desk meanwhile
+    is not told the login expired (issue 30): logins and sessions expire in the browser's
+    clock (the demo gives the real one), the season's events keep the season's."""
+    from bot.app import Service
+    from bot.demo.bundled import bundled_sandbox
+    from bot.runtime.clock import FakeClock
+    from tests.web.helpers import NOW, make_config, seed
+
+    season, browser_time = FakeClock(NOW), FakeClock(NOW)
+    async with Service(
+        make_config(database_url),
+        clock=season,
+        web_port=0,
+        sandbox=bundled_sandbox(),
+        browser_clock=browser_time,
+    ) as service:
+        assert service.web_url is not None
+        site = Site(service=service, clock=season, url=service.web_url, matches=await seed(service))
+        tina = Browser(site)
+        try:
+            async with tina.http.get(tina.url("/login"), allow_redirects=False) as resp:
+                started = resp.headers["Location"]
+            season.advance(dt.timedelta(days=3))  # weeks of the season go by in a moment
+            await finish_login(site, tina, started, "Tina")
+            season.advance(dt.timedelta(days=60))
+            assert "Log in with Lichess" not in await tina.get("/account")
+            browser_time.advance(dt.timedelta(days=31))  # a session's own lifetime still ends
+            assert "Log in with Lichess" in await tina.get("/account")
+        finally:
+            await tina.close()

@@ -8,6 +8,8 @@ import re
 from bot.views import matches as views
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
 from rules.week.forfeits import ForfeitKind
 from storage.models import MatchRow, RoundRow
 from storage.repo_weekly import WeeklyRepository
@@ -166,7 +168,7 @@ async def test_a_game_that_did_not_count_is_no_decision_once_its_match_has_its_r
     async with site.db.uow() as uow:  # the match is decided (here: ruled tied)
         row = await uow.matches.get(site.matches["alice-bob"])
         assert row is not None
-        row.outcome, row.decided_by = "tied", "td"
+        row.outcome, row.decided_by = Outcome.TIED, DecidedBy.TD
         await uow.commit()
     html = await b.get("/desk")
     assert "Game Casual02 did not count" not in html
@@ -252,7 +254,11 @@ async def test_td_pairs_forbids_and_approves_a_qualification_round_from_the_desk
         for key in ("alice-bob", "carol-dave"):
             row = await uow.matches.get(site.matches[key])
             assert row is not None
-            row.state, row.outcome, row.decided_by = "complete", "first_wins", "td"
+            row.state, row.outcome, row.decided_by = (
+                MatchState.COMPLETE,
+                Outcome.FIRST_WINS,
+                DecidedBy.TD,
+            )
         await uow.commit()
     b = await td(browsers)
     html = await b.post("/desk/rounds/pair", {"action": "pair"})

@@ -12,6 +12,7 @@ import pytest
 
 from bot.launch import main
 from rules.core.ruleset import StageKind
+from rules.core.states import RoundState, StageState
 from storage.models import RoundRow, StageEntrantRow
 from tests.factories import stored_match
 from tests.web.helpers import NOW, TD, Browser, Site
@@ -30,8 +31,8 @@ async def candidates_started(site: Site, *players: str) -> None:
                 entrant.placement = players.index(entrant.player_id) + 1
         stage = await uow.tournaments.stage(tournament.id, StageKind.CANDIDATES.value)
         assert stage is not None
-        stage.state, stage.started_at = "active", NOW
-        tournament.current_stage = StageKind.CANDIDATES.value
+        stage.state, stage.started_at = StageState.ACTIVE, NOW
+        tournament.current_stage = StageKind.CANDIDATES
         for number, player in enumerate(players, start=1):
             await uow.stages.add_entrant(
                 StageEntrantRow(stage_id=stage.id, player_id=player, number=number, pool="upper")
@@ -45,7 +46,7 @@ async def publish_round_of(site: Site, match_id: int) -> None:
         assert match is not None
         rnd = await uow.session.get(RoundRow, match.round_id)
         assert rnd is not None
-        rnd.state = "published"
+        rnd.state = RoundState.PUBLISHED
         await uow.commit()
 
 
@@ -108,7 +109,7 @@ async def test_a_forfeit_won_candidates_match_scores_the_same_on_the_page_cli_an
         assert match is not None
         rnd = await uow.tournaments.round(match.round_id)
         assert rnd is not None
-        rnd.state = "approved"
+        rnd.state = RoundState.APPROVED
         await services.publication.publish_round(uow, rnd, now=NOW, actor=TD)
         await services.decisions.decide_claim(
             uow, match_id, winner="alice", reason="carol never replied", now=NOW, actor=TD

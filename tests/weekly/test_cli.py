@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.launch import main
+from tests.acwc_words import as_td
 from tests.weekly.harness import Week, at
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
@@ -24,7 +25,7 @@ def acwc(in_tmp: Path, database_url: str, capsys: pytest.CaptureFixture[str]) ->
 
     async def run(*args: object) -> tuple[int, str, str]:
         # The CLI runs its own event loop (asyncio.run), so it gets a thread of its own.
-        code = await asyncio.to_thread(main, [str(a) for a in args])
+        code = await asyncio.to_thread(main, as_td([str(a) for a in args], "ODMWND"))
         out, err = capsys.readouterr()
         return code, out, err
 

@@ -23,7 +23,6 @@ from bot.runtime.deadlines import Firing, Handler
 from bot.service.challenges import GameChallenges
 from bot.views.bracket import KNOCKOUT_VALUES, procedure
 from rules.core.model import PlayerId, normalise_username
-from rules.core.ruleset import Ruleset
 from rules.stages.armageddon import (
     ArmageddonError,
     ArmageddonErrorReason,
@@ -32,6 +31,8 @@ from rules.stages.armageddon import (
     Phase,
     format_clock,
 )
+from rules.talk import armageddon as talk
+from rules.talk.alerts import armageddon_undecided
 from rules.talk.commands import Bid, Rps
 from storage.models import DeadlineRow, MatchRow
 from storage.models_stages import ArmageddonRow
@@ -85,47 +86,11 @@ def _event_details(event: ArmageddonEvent) -> dict[str, Any]:
     }
 
 
-def clock_statement(proc: ArmageddonProcedure, ruleset: Ruleset) -> str:
-    """How the armageddon game is set up on Lichess, which gives both sides one clock."""
-    assert proc.white is not None
-    assert proc.black is not None
-    assert proc.white_seconds is not None
-    black = format_clock(proc.black_seconds)
-    white = format_clock(proc.white_seconds)
-    inc = ruleset.armageddon.increment_seconds
-    return (
-        f"Armageddon (rules 3.ix): {proc.white} plays White with {white}, {proc.black} plays"
-        f" Black with {black} and draw odds (a draw is a win for Black), increment {inc}."
-        f" Lichess cannot give the two sides different clocks: create a rated"
-        f" {ruleset.time_control.variant} game at {black}+{inc} with {proc.white} as White;"
-        f" White has {white} of it and loses if they use more. The TDs check the time use."
-    )
-
-
 def _no_armageddon(match_id: int) -> ArmageddonError:
     return ArmageddonError(
         ArmageddonErrorReason.WRONG_PHASE,
         f"Match {match_id} has no armageddon game to bid or choose for.",
     )
-
-
-def _phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
-    view = proc.view(who)
-    if view.phase is Phase.DECIDED:
-        assert view.white is not None
-        assert view.white_seconds is not None
-        colour = "White" if view.white == who else "Black"
-        return (
-            f"Colours decided: {view.white} plays White with {format_clock(view.white_seconds)},"
-            f" {view.black} plays Black with {format_clock(view.black_seconds)} and draw odds."
-            f" You play {colour}."
-        )
-    if view.phase is Phase.RPS:
-        return (
-            f"The offers were equal: rock-paper-scissors round {view.rps_round} decides who plays"
-            " White. Send `rps rock`, `rps paper` or `rps scissors`."
-        )
-    return "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
 
 
 class Armageddons:
@@ -179,15 +144,7 @@ class Armageddons:
                     created_at=now,
                 )
             )
-            low = format_clock(proc.min_white_seconds)
-            high = format_clock(proc.black_seconds)
-            text = (
-                f"Your match {match.id} is tied: an armageddon game decides it (rules 3.ix). Black"
-                f" has {high} and draw odds, no increment. Send your sealed time offer for White,"
-                f" `bid m:ss` between {low} and {high}, by {proc.bid_deadline:%a %d %b %H:%M} UTC."
-                " The lower offer plays White with that time; equal offers go to"
-                " rock-paper-scissors. A missing offer loses the bidding."
-            )
+            text = talk.bidding_opened(match.id, proc)
             key = notice.armageddon_bidding(arm.id, match.id)
             for player in players:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
@@ -204,17 +161,14 @@ class Armageddons:
                     created_at=now,
                 )
             )
-            text = (
-                f"Armageddon of match {match.id}: {events[-1].text} Send `rps rock`, `rps paper`"
-                f" or `rps scissors` by {proc.rps_deadline:%a %d %b %H:%M} UTC."
-            )
+            text = talk.rps_round(match.id, events[-1].text, deadline=proc.rps_deadline)
             key = notice.armageddon_rps(arm.id, match.id, proc.rps_round)
             for player in players:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         if proc.phase is Phase.DECIDED and old_phase is not Phase.DECIDED:
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
             arm.white, arm.white_seconds = proc.white, proc.white_seconds
-            text = clock_statement(proc, self.config.rules)
+            text = talk.clock_statement(proc, self.config.rules)
             key = notice.armageddon_colours(arm.id, match.id)
             for player in players:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
@@ -225,11 +179,7 @@ class Armageddons:
             await self.notifier.td_alert(
                 uow,
                 now=now,
-                text=(
-                    f"Armageddon of match {match.id} ({players[0]} v {players[1]}): neither"
-                    " player chose in rock-paper-scissors. Decide who plays White:"
-                    f" acwc stage armageddon decide {match.id} --white USER"
-                ),
+                text=armageddon_undecided(match.id, (players[0], players[1])),
                 key=notice.armageddon_needs_td(arm.id, match.id),
             )
         await uow.session.flush()
@@ -320,21 +270,14 @@ class Armageddons:
                 value=format_clock(command.seconds),
             )
             if proc.phase is Phase.BIDDING:
-                return (
-                    f"Your time offer of {format_clock(command.seconds)} for White is sealed; it"
-                    " is revealed when your opponent's offer is in or the deadline passes"
-                    f" ({proc.bid_deadline:%a %d %b %H:%M} UTC)."
-                )
+                return talk.bid_sealed(command.seconds, deadline=proc.bid_deadline)
         else:
             proc = await self._act(
                 uow, arm, kind="rps", now=now, actor=who, player=who, value=command.hand.value
             )
             if proc.phase is Phase.RPS and proc.view(who).own_choice is not None:
-                return (
-                    f"Your choice for round {proc.rps_round} is sealed; it is revealed when your"
-                    " opponent's choice is in or the deadline passes."
-                )
-        return _phase_reply(proc, who)
+                return talk.rps_sealed(proc.rps_round)
+        return talk.phase_reply(proc, who)
 
     async def td_decide(
         self, uow: UnitOfWork, *, match_id: int, white: str, now: dt.datetime, actor: str
@@ -345,7 +288,7 @@ class Armageddons:
             raise _no_armageddon(match_id)
         chosen = normalise_username(white)
         proc = await self._act(uow, arm, kind="td", now=now, actor=actor, player=chosen)
-        return _phase_reply(proc, chosen)
+        return talk.phase_reply(proc, chosen)
 
     async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
         """A bid or rock-paper-scissors deadline passed: reveal what is in (rules 3.ix.1.2-3)."""

@@ -20,6 +20,7 @@ from rules.core.model import Game, GameId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
 from rules.stages.armageddon import Phase, armageddon_result
+from rules.talk import armageddon as talk
 from storage.models import MatchRow
 from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
@@ -80,8 +81,7 @@ class ArmageddonGames:
                 await alert(
                     uow,
                     now=now,
-                    text=f"Game {link} came after the armageddon game of match {row.id}; "
-                    "not counted.",
+                    text=talk.game_after_armageddon(link, row.id),
                     key=notice.armageddon_game("extra", game.id, row.id),
                 )
             return True
@@ -90,12 +90,8 @@ class ArmageddonGames:
             await alert(
                 uow,
                 now=now,
-                text=(
-                    f"Game {link} between {game.white} and {game.black} was played while match"
-                    f" {row.id} waits for its armageddon game, but with increment"
-                    f" {game.clock_increment}; armageddon has"
-                    f" {ruleset.armageddon.increment_seconds or 'none'} (rules 3.ix.1.4)."
-                    " Not counted."
+                text=talk.game_wrong_increment(
+                    link, (game.white, game.black), row.id, game.clock_increment, ruleset
                 ),
                 key=notice.armageddon_game("clock", game.id, row.id),
             )
@@ -107,10 +103,7 @@ class ArmageddonGames:
             await alert(
                 uow,
                 now=now,
-                text=(
-                    f"Game {link} of match {row.id} was played before the armageddon colours"
-                    " were decided; not counted."
-                ),
+                text=talk.game_before_colours(link, row.id),
                 key=notice.armageddon_game("early", game.id, row.id),
             )
             return True
@@ -139,7 +132,7 @@ class ArmageddonGames:
             details={"game": game.id, "winner": winner, "findings": arm.findings},
         )
         loser = row.black_first if winner == row.white_first else row.white_first
-        text = f"{winner} wins the armageddon game {link} and match {row.id} against {loser}."
+        text = talk.winner_of(winner, str(loser), link, row.id)
         key = notice.armageddon_result(arm.id, row.id)
         for player in (row.white_first, row.black_first):
             if player is not None:
@@ -149,8 +142,7 @@ class ArmageddonGames:
             await alert(
                 uow,
                 now=now,
-                text=f"Armageddon game {link} of match {row.id} ({winner} won) needs a look: "
-                f"{facts}",
+                text=talk.game_needs_a_look(link, row.id, winner, facts),
                 key=notice.armageddon_game("check", game.id, row.id),
             )
         await uow.session.flush()

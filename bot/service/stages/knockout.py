@@ -11,7 +11,7 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.stages.armageddon import Armageddons
-from bot.service.stages.registry import AdvanceReport
+from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.stages.rounds import complete_stage, new_match, start_stage
 from bot.service.weekly.publication import Publication
 from bot.views.bracket import KNOCKOUT_VALUES, VOID, load_bracket, with_results
@@ -25,6 +25,7 @@ from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.candidates import Pool
 from rules.stages.formats import FinalFormat, SemifinalFormat, StageFormat
 from rules.stages.knockout import Bracket, next_week_pairing, pair_finals, start_bracket
+from rules.talk.armageddon import knockout_repeat
 from storage.convert import to_match
 from storage.models import MatchRow, RoundRow
 from storage.repo_stages import StagesRepository
@@ -55,8 +56,17 @@ class SemifinalStage:
     def format(self) -> StageFormat:
         return SemifinalFormat()
 
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        return ()  # the next stage reads what it needs (the semifinals: the pools' tables)
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         ruleset = self.config.rules
         tables = await pool_tables(uow, self.config)
@@ -116,8 +126,17 @@ class FinalStage:
     def format(self) -> StageFormat:
         return FinalFormat()
 
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        return ()  # the next stage reads what it needs (the final matches: the bracket)
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         bracket = await _stored_bracket(uow)
         bracket = pair_finals(bracket, rng=rng or random.SystemRandom())
@@ -217,10 +236,8 @@ class Knockout:
                 else MatchState.PROPOSED,
             )
         )
-        text = (
-            f"Your {row.stage.replace('_', ' ')} match is tied after week {row.week}: it is"
-            f" played again next week (rules 3.viii.3-4), match {new.id}, {new.white_first} with"
-            " White in game 1."
+        text = knockout_repeat(
+            row.stage, week=row.week, match_id=new.id, white_first=str(new.white_first)
         )
         key = notice.knockout_repeat(new.id)
         for player in (pairing.white_first, pairing.black_first):

@@ -17,6 +17,7 @@ from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import PlayerId, normalise_username
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
+from rules.talk.conduct import claim_dismissed
 from rules.talk.notices import deadline_missed
 from rules.week.conduct import ClaimReason
 from rules.week.forfeits import ForfeitKind
@@ -131,8 +132,7 @@ class Decisions:
                     uow,
                     now=now,
                     to=p,
-                    text=f"The TDs dismissed the claim in match {row.id}: {reason}. "
-                    "The match goes on.",
+                    text=claim_dismissed(row.id, reason),
                     key=key,
                 )
             await uow.audit.record(

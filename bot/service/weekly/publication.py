@@ -10,12 +10,13 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.forum import Forum
+from bot.service.recheck import schedule_account_recheck
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.states import MatchState, RoundState
-from rules.talk.notices import pairing_published
-from rules.week.calendar import MatchWeek, label_time, match_week
+from rules.talk.notices import TeamBoard, pairing_published, round_pairings
+from rules.week.calendar import MatchWeek, match_week
 from rules.week.negotiation import Negotiation, start_negotiation
 from storage.match_log import WEEK_STARTED, replay
 from storage.models import MatchRow, RoundRow
@@ -82,25 +83,20 @@ class Publication:
         for match in matches:
             if match.black_first is not None:
                 await self.start_match_week(uow, match, now=now, actor=actor, week=week)
-        stage = matches[0].stage if matches else "?"
-        title = f"ACWC {stage} round {round_row.number} pairings"
-        lines = [
-            title,
-            f"Play by {label_time(week.end)} (rules 4.5); all times UTC.",
-            f"Offer your start times in your match room by {label_time(week.offer_deadline)} "
-            '(rules 5.1); your pairing is there under "your notices".',
-        ]
-        for m in matches:
-            if m.black_first is None:
-                lines.append(f"{m.board}. {m.white_first}: bye")
-            else:
-                lines.append(
-                    f"{m.board}. {m.white_first} - {m.black_first}  {config.room_url(m.id)}"
-                )
+        title, body = round_pairings(
+            matches[0].stage if matches else "?",
+            round_row.number,
+            week,
+            [
+                TeamBoard(m.board, m.white_first, m.black_first, config.room_url(m.id))
+                for m in matches
+            ],
+        )
         key = notice.round_pairings(round_row.id)
-        await self.notifier.team_update(uow, now=now, subject=title, body="\n".join(lines), key=key)
+        await self.notifier.team_update(uow, now=now, subject=title, body=body, key=key)
         await self.forum.pairings_post(uow, round_row, now=now)
         await self.notifier.schedule_digest(uow, now=now)
+        await schedule_account_recheck(uow, now=now)  # rules 7.3, daily during the event
         return week
 
     async def start_match_week(

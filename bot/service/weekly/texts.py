@@ -46,10 +46,16 @@ from rules.talk.commands import (
     parse,
 )
 from rules.talk.help import help_text
-from rules.talk.notices import change_proposed, describe_time, offer_received, status_text
-from rules.week.calendar import label_time
-from rules.week.faults import offers_counted
-from rules.week.negotiation import OfferMade, Phase, TimeAgreed
+from rules.talk.notices import (
+    change_asked,
+    change_proposed,
+    change_refused,
+    offer_received,
+    offer_withdrawn,
+    offers_sent,
+    status_text,
+)
+from rules.week.negotiation import OfferMade, TimeAgreed
 from storage.match_log import apply_step
 from storage.models import MatchRow
 from storage.models_weekly import CheatReportRow
@@ -290,46 +296,29 @@ class PlayerTexts:
         elif kind == "offer":
             made = [e for e in step.events if isinstance(e, OfferMade)]
             new = [o for o in after.offers if o.number in {e.number for e in made}]
-            lines = [f"Your offer{'s' if len(new) > 1 else ''} went to {opponent}:"]
-            lines.extend(f"{o.number}. {describe_time(o.time, now=now)}" for o in new)
-            if not all(e.counts for e in made):
-                lines.append(
-                    "Made after the offers deadline: they do not count towards rules 5.1, "
-                    "but your opponent can still accept them."
-                )
-            elif after.phase is Phase.OPEN:
-                lines.append(
-                    f"You have made {offers_counted(after, player)} of "
-                    f"{config.rules.offers.required_offers} offers due by "
-                    f"{describe_time(after.week.offer_deadline, now=now)} (rules 5.1)."
-                )
-            texts[player] = "\n".join(lines)
+            texts[player] = offers_sent(
+                after,
+                new,
+                player=player,
+                counted=all(e.counts for e in made),
+                now=now,
+                ruleset=config.rules,
+            )
             note = offer_received(after, new, recipient=opponent, now=now, ruleset=config.rules)
             texts[opponent] = note.text
         elif kind == "withdraw":
             offer = after.offer(int(data["number"]))
-            texts[player] = f"Offer {offer.number} ({label_time(offer.time)}) is withdrawn."
-            texts[opponent] = f"{player} withdrew offer {offer.number} ({label_time(offer.time)})."
+            texts[player], texts[opponent] = offer_withdrawn(player, offer.number, offer.time)
         elif kind == "change":
             assert after.change is not None
-            texts[player] = (
-                f"You asked {opponent} to move the match to "
-                f"{describe_time(after.change.time, now=now)}; the agreed time stays until they "
-                "send `accept change`."
-            )
+            texts[player] = change_asked(opponent, after.change.time, now=now)
             texts[opponent] = change_proposed(after, now=now).text
         elif kind == "decline_change":
             assert before.change is not None
             assert after.agreement is not None
-            kept = label_time(after.agreement.time)
-            if before.change.by == player:
-                texts[player] = f"You withdrew your request to move the match; it stays at {kept}."
-                texts[opponent] = (
-                    f"{player} withdrew their request to move the match; it stays at {kept}."
-                )
-            else:
-                texts[player] = f"You declined the change; the match stays at {kept}."
-                texts[opponent] = f"{player} declined moving the match; it stays at {kept}."
+            texts[player], texts[opponent] = change_refused(
+                player, withdrawn=before.change.by == player, kept=after.agreement.time
+            )
         if not agreed:
             key = notice.step(NoticeKind.NEGOTIATION_STEP, row.id, event.seq)
             for to, body in texts.items():

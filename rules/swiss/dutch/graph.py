@@ -272,7 +272,7 @@ class PairingGraph:
         finally:
             self.scope = scope
 
-    def full_row(self, u: int, others: Iterable[int]) -> list[int]:
+    def full_row(self, u: int, others: Iterable[int]) -> list[int]:  # noqa: C901 (an inner loop kept flat for speed)
         """:meth:`full_weight` of ``u`` with each of ``others`` (faster, for long rows)."""
         overrides = self.overrides.get(u, {})
         members = self.members
@@ -579,7 +579,7 @@ class PairingGraph:
             groups.setdefault(self._group_of(vertex), []).append(vertex)
         return groups
 
-    def _uncovered(self, matching: WeightedMatching) -> list[tuple[int, int, int]]:
+    def _uncovered(self, matching: WeightedMatching) -> list[tuple[int, int, int]]:  # noqa: C901 (the duals' cover check, one algorithm kept flat for speed)
         """Pairs the solver lacks whose weight its duals do not cover, with that weight (a few
         per player and group): none when its matching is of maximum weight for every pair of
         its players.
@@ -694,7 +694,7 @@ class PairingGraph:
                                 break
         return missing
 
-    def _build_view(self) -> SolverView:
+    def _build_view(self) -> SolverView:  # noqa: C901 (the solver's view, one algorithm kept flat for speed)
         """A solver for the current scope's players with a few of each player's pairs per
         group: those with the next later players and with the players half the field
         later (where S2 opponents are); the rest is added as the duals ask."""

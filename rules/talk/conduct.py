@@ -1,0 +1,108 @@
+"""The words of a match's conduct (rules 6): a break called, a claim of the match win sent,
+dismissed or open to a player, and a disqualification for forfeits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from rules.week.calendar import label_time
+
+__all__ = [
+    "CLAIM_MADE_BEFORE",
+    "awarded_after_exit",
+    "break_started",
+    "claim_dismissed",
+    "claim_open",
+    "claim_sent",
+    "disqualified",
+    "disregarded_after_exit",
+    "game_forfeited",
+    "open_match_awarded",
+    "paired_again_after_exit",
+]
+
+CLAIM_MADE_BEFORE = "You have already claimed the win; the TDs decide and will tell you."
+"""The reply to a second ``claim win`` of the same player."""
+
+
+def break_started(player: str, *, until: dt.datetime) -> tuple[str, str]:
+    """Rules 6.1: what the player who called their break, and their opponent, are told."""
+    mine = (
+        "Your one break of this match (rules 6.1) has started: the next game must start by "
+        f"{label_time(until)}."
+    )
+    theirs = (
+        f"{player} called their one break (rules 6.1): the next game starts by "
+        f"{label_time(until)} at the latest."
+    )
+    return mine, theirs
+
+
+def claim_sent(against: str) -> str:
+    """Rules 6.3, 6.4: what a player who claimed the match win is told."""
+    return (
+        f"Your claim of the match win against {against} went to the TDs; they decide "
+        "(rules 6.3, 6.4) and you will be told."
+    )
+
+
+def claim_open(explanation: str) -> str:
+    """A pause (rules 6.1) gave the player the right to claim the match win."""
+    return (
+        f"{explanation} You may send `claim win` in your match room; the TDs decide "
+        "(rules 6.1, 6.4)."
+    )
+
+
+def claim_dismissed(match_id: int, reason: str) -> str:
+    """The TDs dismissed the claims of match ``match_id``."""
+    return f"The TDs dismissed the claim in match {match_id}: {reason}. The match goes on."
+
+
+def disqualified(forfeit_limit: int, match_ids: Iterable[int], reason: str) -> str:
+    """Rules 6.5: what a player disqualified for their forfeits is told."""
+    ids = ", ".join(str(i) for i in match_ids)
+    return (
+        f"You are disqualified from the ACWC: you were forfeited in {forfeit_limit} different "
+        f"matches (rules 6.5; matches {ids}). TD note: {reason}"
+    )
+
+
+def awarded_after_exit(match_id: int, round_number: int, *, left: str, why: str) -> str:
+    """Rules 8.i: a qualification match awarded to the player whose opponent ``left``."""
+    return (
+        f"Your qualification match {match_id} (round {round_number}) is awarded to you:"
+        f" {left} left the championship ({why})."
+    )
+
+
+def paired_again_after_exit(
+    slot: str, *, left: str, match_id: int, white: str | None, black: str | None
+) -> str:
+    """Rules 8.iii-iv: a knockout match paired again after a player ``left``."""
+    return (
+        f"The {slot.replace('_', ' ')} was paired again after {left} left the championship"
+        f" (rules 8.iii-iv): match {match_id}, {white} v {black}."
+    )
+
+
+def disregarded_after_exit(match_id: int, round_number: int, *, left: str) -> str:
+    """Rules 8.2: a Candidates match not to be played, its opponent ``left``."""
+    return (
+        f"Your Candidates match {match_id} (round {round_number}) will not be played: {left} left"
+        " the championship, and all their Candidates games are disregarded (rules 8.2)."
+    )
+
+
+def open_match_awarded(stage: str, match_id: int, *, left: str, why: str) -> str:
+    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left``."""
+    return f"Your {stage} match {match_id} is awarded to you: {left} left the championship ({why})."
+
+
+def game_forfeited(match_id: int, game: int, *, player: str, reason: str) -> str:
+    """Rules 6.2: the TDs recorded a game as forfeited by ``player``."""
+    return (
+        f"The TDs recorded game {game} of match {match_id} as forfeited by {player} (rules 6.2:"
+        f" the rematch must be offered and accepted at once): {reason}"
+    )
