@@ -21,7 +21,7 @@ START = dt.datetime(2021, 10, 1, 9, 0, tzinfo=dt.UTC)
 
 
 async def _health(http: aiohttp.ClientSession, service: Service) -> dict[str, Any]:
-    async with http.get(f"{service.web_url}/healthz") as answer:
+    async with http.get(f"{service.ops_url}/healthz") as answer:
         assert answer.status == 200  # degraded is alive: a monitor reads the reasons
         found: dict[str, Any] = await answer.json()
         return found

@@ -4,8 +4,8 @@ A player may let the bot create their match games by Lichess's bulk pairing (iss
 token with challenge:write they give for it is kept encrypted, one row a player; each game the
 bot asked Lichess to create is a row of bulk_games. New tables: nothing else changes.
 
-Revision ID: 0015
-Revises: 0014
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-12-04 03:00:00
 """
 
@@ -16,10 +16,12 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0015'
-down_revision: str | None = '0014'
+revision: str = '0021'
+down_revision: str | None = '0020'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+contract = False
+"""New tables only: a running previous version neither reads nor minds them."""
 
 
 def upgrade() -> None:
