@@ -110,6 +110,7 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
         bot_account=base.service.bot_account,
         web_host="127.0.0.1",
         web_port=web_port,
+        ops_port=0,
         public_url=f"http://127.0.0.1:{web_port}",
         request_timeout_seconds=base.service.request_timeout_seconds,
         log_level=base.service.log_level,

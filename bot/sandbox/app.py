@@ -25,6 +25,7 @@ from aiohttp import web
 
 from bot.sandbox.admin import admin_routes
 from bot.sandbox.broadcasts import broadcast_routes
+from bot.sandbox.bulk import bulk_routes
 from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
     access_token_json,
@@ -90,6 +91,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             *token_routes(_state),
             *challenge_routes(_state, _error),
             *broadcast_routes(_state, _error, _authed),
+            *bulk_routes(_state, _authed),
         ]
     )
     app.on_shutdown.append(_close_streams)
@@ -499,8 +501,9 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     leaders = state.team_leaders.get(team_id)
     if leaders is None:
         return _error(404, "Not found")
-    if token.user not in leaders:
-        return _error(400, "You are not a leader of this team with the Updates permission")
+    if token.user not in leaders or (team_id, token.user) in state.without_updates:
+        # lila's WithOwnedTeam: a redirect to the team page, before the text is read
+        raise web.HTTPSeeOther(f"/team/{team_id}")
     form = await request.post()
     message = form.get("message")
     if not isinstance(message, str) or not message.strip():

@@ -51,7 +51,17 @@ __all__ = [
     "Token",
 ]
 
-ALL_SCOPES = frozenset({"msg:write", "team:lead", "team:read", "study:write", "challenge:read"})
+ALL_SCOPES = frozenset(
+    {
+        "msg:write",
+        "team:lead",
+        "team:read",
+        "study:write",
+        "challenge:read",
+        "challenge:write",
+        "challenge:bulk",
+    }
+)
 RATING_STEP = 6
 """What a rated win takes from the loser and gives the winner (the sandbox has no Glicko)."""
 
@@ -160,6 +170,9 @@ class SandboxState:
         self.team_leaders: dict[str, set[str]] = {}
         self.team_members: dict[str, dict[str, dt.datetime]] = {}
         """By team: each member's id and when they joined (its leaders are members too)."""
+        self.without_updates: set[tuple[str, str]] = set()
+        """(team, leader) pairs: leaders without the team permission "Updates" (lila's
+        ``PmAll``), whose team updates are refused with a redirect."""
         self.messaging = Messaging()
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
