@@ -171,6 +171,10 @@ class LichessClient:
         self.answers: Counter[tuple[str, str]] = Counter()
         """Requests by (endpoint method, answer): ``ok``, the HTTP status, or the failure
         (``transport``, ``payload``): what ``/metrics`` reports."""
+        self.unreachable_since: dt.datetime | None = None
+        """Since when every request failed to reach Lichess (no answer, or a 5xx), ``None``
+        once one is answered: what ``/healthz`` reports."""
+        self.unreachable_reason = ""
 
     def __repr__(self) -> str:  # never show the token
         return f"LichessClient(base_url={self.base_url!r})"
@@ -357,6 +361,44 @@ class LichessClient:
         if '"ok"' not in str(answer):  # a redirect (requests takes a 3xx for a success)
             raise NoUpdatesPermissionError(team_id)
 
+    async def post_status(self, name: str, path: str, data: Mapping[str, str]) -> int:
+        """``POST path`` with a form body, once, redirects not followed: the answer's status.
+        For a probe whose status is the answer (a 303 is lila's refusal of a team leader)."""
+        url = f"{self.base_url}{path}"
+
+        def post() -> int:
+            try:
+                resp = self._session.post(url, data=dict(data), allow_redirects=False)
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 500 or resp.status_code == 429:
+                raise http_error(resp.status_code, resp.text)
+            return int(resp.status_code)
+
+        return await self._call(name, post)
+
+    async def request_json(
+        self, name: str, method: str, path: str, data: Mapping[str, str] | None = None
+    ) -> Any:
+        """``method path`` with a form body, on the queue, through no logger (berserk's logs
+        a request's form at DEBUG: a body with players' tokens goes this way); the JSON
+        answer."""
+        url = f"{self.base_url}{path}"
+
+        def send() -> Any:
+            try:
+                resp = self._session.request(method, url, data=None if data is None else dict(data))
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 400:
+                raise http_error(resp.status_code, resp.text)
+            try:
+                return resp.json()
+            except ValueError as e:
+                raise LichessPayloadError(f"{path} answered unreadable JSON") from e
+
+        return await self._call(name, send)
+
     async def post_form(
         self, name: str, path: str, data: Mapping[str, str], *, anonymous: bool = False
     ) -> Any:
@@ -456,15 +498,38 @@ class LichessClient:
             result = await loop.run_in_executor(self._executor, _translated, fn)
         except LichessHTTPError as e:
             self.answers[(name, str(e.status))] += 1
+            self._reached(not e.is_server_error, f"Lichess answered {e.status}")
             raise
-        except LichessTransportError:
+        except LichessTransportError as e:
             self.answers[(name, "transport")] += 1
+            self._reached(False, str(e))
             raise
         except LichessError:
             self.answers[(name, "payload")] += 1
+            self._reached(True, "")
             raise
         self.answers[(name, "ok")] += 1
+        self._reached(True, "")
         return result
+
+    def note_stream(self, failure: BaseException | None) -> None:
+        """A games stream connected (``None``) or failed with ``failure``: kept in
+        :attr:`unreachable_since` as a request's answer is."""
+        if failure is None:
+            self._reached(True, "")
+        elif isinstance(failure, LichessHTTPError):
+            self._reached(not failure.is_server_error, f"Lichess answered {failure.status}")
+        elif isinstance(failure, LichessTransportError) or not isinstance(failure, LichessError):
+            self._reached(False, f"games stream failed: {failure.__class__.__name__}")
+
+    def _reached(self, answered: bool, failure: str) -> None:
+        """Keep :attr:`unreachable_since` after a request Lichess ``answered`` or not."""
+        if answered:
+            self.unreachable_since = None
+            self.unreachable_reason = ""
+        elif self.unreachable_since is None:
+            self.unreachable_since = self._clock.now()
+            self.unreachable_reason = failure
 
 
 def _lichess_bool(value: bool | None) -> str | None:

@@ -296,6 +296,8 @@ class GameWatcher:
                 # a stream that closes before saying anything counts as a failure, so a
                 # Lichess that keeps hanging up is not hammered (nor its export, by backfills)
                 failures = 0 if lines else failures + 1
+                if lines:
+                    self._client.note_stream(None)
                 log.info("games stream closed by Lichess after %d lines; reconnecting", lines)
             except RateLimitedError:
                 log.warning("games stream rate limited: every call waits a minute")
@@ -304,6 +306,7 @@ class GameWatcher:
                 continue
             except (LichessError, aiohttp.ClientError, TimeoutError) as e:
                 failures += 1
+                self._client.note_stream(e)
                 log.warning("games stream failed (%s); reconnecting", _describe(e))
             delay = min(self._backoff_max, self._backoff_initial * 2 ** max(0, failures - 1))
             await self._clock.sleep(delay)

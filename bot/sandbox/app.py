@@ -25,6 +25,7 @@ from aiohttp import web
 
 from bot.sandbox.admin import admin_routes
 from bot.sandbox.broadcasts import broadcast_routes
+from bot.sandbox.bulk import bulk_routes
 from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
     access_token_json,
@@ -99,6 +100,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             *token_routes(_state),
             *challenge_routes(_state, _error, _authed),
             *broadcast_routes(_state, _error, _authed),
+            *bulk_routes(_state, _authed),
         ]
     )
     app.on_shutdown.append(_close_streams)
@@ -556,7 +558,8 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     if leaders is None:
         state.refused(request.path, 404)
         return _error(404, "Not found")
-    if token.user not in leaders or token.user not in state.updates_permission.get(team_id, ()):
+    if token.user not in leaders or (team_id, token.user) in state.without_updates:
+        # lila's WithOwnedTeam: a redirect to the team page, before the text is read
         state.refused(request.path, 303)
         raise web.HTTPSeeOther(f"/team/{team_id}")
     form = await request.post()

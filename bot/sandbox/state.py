@@ -54,7 +54,15 @@ __all__ = [
 ]
 
 ALL_SCOPES = frozenset(
-    {"msg:write", "team:lead", "team:read", "study:write", "challenge:read", "challenge:write"}
+    {
+        "msg:write",
+        "team:lead",
+        "team:read",
+        "study:write",
+        "challenge:read",
+        "challenge:write",
+        "challenge:bulk",
+    }
 )
 RATING_STEP = 6
 """What a rated win takes from the loser and gives the winner (the sandbox has no Glicko)."""
@@ -179,6 +187,9 @@ class SandboxState:
         self.team_leaders: dict[str, set[str]] = {}
         self.team_members: dict[str, dict[str, dt.datetime]] = {}
         """By team: each member's id and when they joined (its leaders are members too)."""
+        self.without_updates: set[tuple[str, str]] = set()
+        """(team, leader) pairs: leaders without the team permission "Updates" (lila's
+        ``PmAll``), whose team updates are refused with a redirect."""
         self.messaging = Messaging()
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
@@ -202,9 +213,6 @@ class SandboxState:
         self.refusals: Counter[str] = Counter()
         """Calls lila's contract refused (a missing scope, an unknown token, a rejected message,
         a form lila would not take), by ``"STATUS path"``: what the demo prints (goal 0)."""
-        self.updates_permission: dict[str, set[str]] = {}
-        """By team: the leaders with the "Updates" permission (every leader of
-        :meth:`make_team` by default)."""
         self.unsubscribed: dict[str, set[str]] = {}
         """By team: members who unsubscribed from its updates (they do not see them)."""
 
@@ -315,7 +323,6 @@ class SandboxState:
 
     def make_team(self, team_id: str, *, leaders: Iterable[str]) -> None:
         self.team_leaders[team_id] = {user_id(u) for u in leaders}
-        self.updates_permission[team_id] = set(self.team_leaders[team_id])
         members = self.team_members.setdefault(team_id, {})
         for leader in self.team_leaders[team_id]:
             members.setdefault(leader, self.now())

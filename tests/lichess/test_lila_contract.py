@@ -228,7 +228,7 @@ async def test_team_update_is_a_feed_and_a_leader_without_updates_gets_303_Team_
     assert state.team_feed_of("Alice") == ["Round 1 is out"]
     assert state.team_feed_of("Bob") == []
     assert state.inbox_of("Alice") == []  # no DM
-    state.updates_permission[TEAM] = set()
+    state.without_updates.add((TEAM, BOT.lower()))
     status, _ = await post(sandbox_url, path, {"message": "Round 2 is out"}, bot_token)
     assert status == 303
 
