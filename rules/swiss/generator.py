@@ -55,7 +55,17 @@ from rules.swiss.trf import (
 )
 from rules.swiss.trf_model import PLAYED_POINTS, UNPLAYED_POINTS
 
-__all__ = ["GeneratedTournament", "GeneratorConfig", "GeneratorError", "generate", "parse_config"]
+__all__ = [
+    "FIDE_MODE",
+    "GeneratedTournament",
+    "GeneratorConfig",
+    "GeneratorError",
+    "generate",
+    "parse_config",
+]
+
+FIDE_MODE = ("092 FIDE Dutch system (FIDE mode)", "192 FIDE_DUTCH_2025")
+"""The label of a tournament paired in FIDE mode (type of tournament, and its TRF-2026 code)."""
 
 
 class GeneratorError(RulesError):
@@ -300,6 +310,7 @@ def _tournament(
         other_lines=(
             f"012 Random tournament, {config.players} players, {config.rounds} rounds, "
             f"seed {config.seed}",
+            *FIDE_MODE,
         ),
     )
 

@@ -10,6 +10,7 @@ import pytest
 
 from rules.swiss.checker import check_tournament
 from rules.swiss.generator import GeneratorError, generate, parse_config
+from rules.swiss.qualification_pairing import OUTSIDE_FIDE_MODE, to_trf
 from rules.swiss.trf import TrfResult, TrfTournament, parse_trf, write_trf
 
 EVERY_KNOB = "\n".join(
@@ -117,3 +118,13 @@ def test_a_round_with_no_legal_pairing_keeps_the_state() -> None:
 def test_bad_knobs_are_refused(config: str, problem: str) -> None:
     with pytest.raises(GeneratorError, match=problem):
         parse_config(config)
+
+
+def test_fide_mode_and_the_acwc_swiss_are_labelled_in_the_trf() -> None:
+    made = generate(parse_config("PlayersNumber=10\nRoundsNumber=3")).tournament
+    lines = write_trf(made).splitlines()
+    assert "092 FIDE Dutch system (FIDE mode)" in lines
+    assert "192 FIDE_DUTCH_2025" in lines
+    qualification = write_trf(to_trf([], [], [], rounds_played=0, total_rounds=5))
+    assert OUTSIDE_FIDE_MODE in qualification.splitlines()
+    assert "outside FIDE mode" in OUTSIDE_FIDE_MODE
