@@ -264,6 +264,14 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
             await td.submit("#forum form.inline button.primary")
         assert "No forum post waits to be pasted." in await td.text("#forum")
         assert "Nothing waits for a decision." in await td.text("#main")
+        # The first screen shows what needs the TDs; the season's past is folded (2,810 px in all
+        # when this was written, at 1280 px wide).
+        top = await td.script(
+            "return document.getElementById('h-pending').getBoundingClientRect().top"
+            " + window.scrollY;"
+        )
+        assert top < 400, top
+        assert await td.script("return document.documentElement.scrollHeight;") < 4000
         await td.full_screenshot(SHOTS / "td-week-desk-done.png", width=1280)
 
         await td.go(f"{site.url}/desk/audit?actor={TD}")
