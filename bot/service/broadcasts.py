@@ -25,7 +25,6 @@ from rules.stages.formats import stage_title
 from rules.talk.games import time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
-from storage.repo_games import GamesRepository
 
 __all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "RoundToBroadcast"]
 
@@ -82,7 +81,7 @@ class Broadcasts:
             tournament = await uow.tournaments.current()
             if tournament is None:
                 return []
-            repo = GamesRepository(uow.session)
+            repo = uow.lichess
             for stage in await uow.tournaments.stages(tournament.id):
                 if stage.kind not in stages:
                     continue
@@ -116,7 +115,7 @@ class Broadcasts:
                 return made
             now = self.clock.now()
             async with self.db.uow() as uow:
-                await GamesRepository(uow.session).add(
+                await uow.lichess.add(
                     BroadcastRoundRow(
                         id=result.id,
                         broadcast_id=tour.id,
@@ -142,7 +141,7 @@ class Broadcasts:
 
     async def _tour(self, stage: StageKind) -> BroadcastRow:
         async with self.db.uow() as uow:
-            found = await GamesRepository(uow.session).broadcast(stage)
+            found = await uow.lichess.broadcast(stage)
         if found is not None:
             return found
         stage_name = stage_title(stage)
@@ -157,7 +156,7 @@ class Broadcasts:
             id=made.id, stage=stage, name=name, url=made.url, created_at=self.clock.now()
         )
         async with self.db.uow() as uow:
-            await GamesRepository(uow.session).add(row)
+            await uow.lichess.add(row)
             await uow.commit()
         return row
 
@@ -174,4 +173,4 @@ class Broadcasts:
 
     async def for_round(self, round_id: int) -> BroadcastRoundRow | None:
         async with self.db.uow() as uow:
-            return await GamesRepository(uow.session).broadcast_round(round_id)
+            return await uow.lichess.broadcast_round(round_id)

@@ -11,7 +11,6 @@ from rules.week.calendar import label_time
 from storage.match_log import event_time
 from storage.models import AuditRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["TimelineEntry", "timeline"]
@@ -83,7 +82,7 @@ async def timeline(uow: UnitOfWork, match_id: int, *, audit: bool = True) -> lis
     """The match's history: its event log and (with ``audit``) its audit entries, by time."""
     entries = [
         (e.at, 0, e.seq, TimelineEntry(e.at, "event", e.actor, e.kind, _describe_event(e)))
-        for e in await WeeklyRepository(uow.session).events(match_id)
+        for e in await uow.weekly.events(match_id)
     ]
     if audit:
         rows: Sequence[AuditRow] = await uow.audit.list(match_id=match_id)

@@ -42,7 +42,6 @@ from bot.web.security import (
     token_id,
 )
 from storage.models_web import WebSessionRow
-from storage.repo_web import WebRepository
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +195,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
         raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
     session_token = new_token()
     async with ctx.db.uow() as uow:
-        repo = WebRepository(uow.session)
+        repo = uow.web
         await repo.delete_expired(browser_now)
         await repo.add_session(
             WebSessionRow(
@@ -272,7 +271,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     who, _ = await read_form(request, {})
     async with ctx.db.uow() as uow:
-        await WebRepository(uow.session).delete_session(who.session_id)
+        await uow.web.delete_session(who.session_id)
         await uow.commit()
     response = redirect_with(request, "/", "You are logged out.", logged_out=True)
     response.del_cookie(SESSION_COOKIE, path="/")

@@ -22,7 +22,6 @@ from rules.core.states import DecidedBy, MatchState
 from rules.stages.armageddon import Phase, armageddon_result
 from rules.talk import armageddon as talk
 from storage.models import MatchRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["ARMAGEDDON_GAME", "ArmageddonGames"]
@@ -145,7 +144,7 @@ class ArmageddonGames:
                 text=talk.game_needs_a_look(link, row.id, winner, facts),
                 key=notice.armageddon_game("check", game.id, row.id),
             )
-        await uow.session.flush()
+        await uow.flush()
         return True
 
     async def record(
@@ -169,7 +168,7 @@ class ArmageddonGames:
             raise OperationError(
                 f"match {match_id} is {row.state}: it has no armageddon game to play"
             )
-        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        arm = await uow.later_stages.armageddon_for_match(match_id)
         if arm is None:
             raise OperationError(f"match {match_id} has not started its armageddon procedure")
         ruleset = self.config.rules

@@ -13,7 +13,6 @@ from rules.week.negotiation import Negotiation
 from storage.match_log import replay
 from storage.models import MatchRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Loaded", "append", "games_started", "is_decided", "load"]
@@ -33,7 +32,7 @@ async def load(uow: UnitOfWork, ruleset: Ruleset, match_id: int) -> Loaded:
     row = await uow.matches.get(match_id)
     if row is None:
         raise OperationError(f"there is no match {match_id}")
-    events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+    events = tuple(await uow.weekly.events(row.id, week=row.week))
     try:
         negotiation = replay(events, ruleset)
     except LookupError:
@@ -52,7 +51,7 @@ async def append(
     via: str | None = None,
 ) -> MatchEventRow:
     """Append one event to the match's current week."""
-    return await WeeklyRepository(uow.session).append(
+    return await uow.weekly.append(
         row.id, week=row.week, at=at, actor=actor, kind=kind, data=data, via=via
     )
 

@@ -10,7 +10,6 @@ from rules.core.ruleset import Ruleset
 from rules.week.deadlines import DeadlineKind, MatchFacts, plan_deadlines
 from rules.week.negotiation import Negotiation
 from storage.models import DeadlineRow, MatchRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["replan_deadlines"]
@@ -31,7 +30,7 @@ async def replan_deadlines(
     )
     wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
     kinds = {k.value for k in DeadlineKind}
-    existing = [r for r in await WeeklyRepository(uow.session).deadlines(row.id) if r.kind in kinds]
+    existing = [r for r in await uow.weekly.deadlines(row.id) if r.kind in kinds]
     have = {(r.kind, r.due_at, r.subject): r for r in existing}
     added = cancelled = 0
     for key, deadline in wanted.items():
@@ -55,5 +54,5 @@ async def replan_deadlines(
         if key not in wanted and found.fired_at is None and found.cancelled_at is None:
             found.cancelled_at = now
             cancelled += 1
-    await uow.session.flush()
+    await uow.flush()
     return added, cancelled
