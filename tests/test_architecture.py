@@ -194,7 +194,6 @@ LONG_FUNCTIONS = {
     "bot/sandbox/admin.py": {"admin_routes"},
     "bot/service/challenges.py": {"on_deadline"},
     "bot/service/stages/exits.py": {"exit_player"},
-    "bot/service/stages/qualification.py": {"propose_round"},
     "bot/service/weekly/decisions.py": {"decide_claim"},
     "bot/service/weekly/texts.py": {"handle"},
     "bot/views/match_room.py": {"match_view"},

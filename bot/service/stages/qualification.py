@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -13,6 +13,7 @@ from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.weekly.publication import Publication
 from bot.views.qualification import (
     RoundView,
+    StoredRound,
     entrants,
     pairing_input,
     qualification_stage,
@@ -26,7 +27,7 @@ from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from rules.stages.formats import QualificationFormat, StageFormat
 from rules.stages.qualification import number_of_rounds, qualifiers, rank_entrants
-from rules.swiss.dutch import pair_round
+from rules.swiss.dutch import RoundPairing, pair_round
 from rules.swiss.results import Entrant
 from storage.convert import fraction_to_text
 from storage.models import ForbiddenPairRow, MatchRow, RoundRow, StageEntrantRow, StageRow
@@ -92,58 +93,18 @@ class Qualification:
         """
         config = self.config
         stage = await qualification_stage(uow)
-        ruleset = config.rules
         if stage.state == StageState.COMPLETE:
             raise OperationError("the qualification is complete")
-        field = await fix_entrants(uow, stage, ruleset, now=now, actor=actor)
-        stored = await rounds(uow, stage)
-        proposal = stored[-1] if stored and stored[-1].row.state == RoundState.PROPOSED else None
-        if proposal is None and stored and not stored[-1].is_finished:
-            unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
-            raise OperationError(
-                f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
-                "finish or be adjudicated by the TDs before the next pairing"
-            )
-        number = proposal.row.number if proposal else len(stored) + 1
-        total = number_of_rounds(len(field))
-        if number > total:
-            raise OperationError(f"all {total} qualification rounds have been paired")
+        field = await fix_entrants(uow, stage, config.rules, now=now, actor=actor)
+        proposal, number = await _round_to_pair(uow, stage, len(field))
         ids = {e.player for e in field}
         for a, b in [*forbid, *swap]:
             for name in (a, b):
                 if normalise_username(name) not in ids:
                     raise OperationError(f"{name} is not a qualification entrant")
-        for a, b in forbid:
-            await uow.stages.add_forbidden(
-                ForbiddenPairRow(
-                    stage_id=stage.id,
-                    round=None,
-                    first=normalise_username(a),
-                    second=normalise_username(b),
-                    created_by=actor,
-                    created_at=now,
-                    reason="forbid",
-                )
-            )
-        if swap:
-            if proposal is None:
-                raise OperationError("--swap works on a proposed round: pair it first")
-            for a, b in swap:
-                for name in (a, b):
-                    pid = normalise_username(name)
-                    for m in proposal.matches:
-                        if m.black_first is not None and pid in (m.white_first, m.black_first):
-                            await uow.stages.add_forbidden(
-                                ForbiddenPairRow(
-                                    stage_id=stage.id,
-                                    round=number,
-                                    first=m.white_first,
-                                    second=m.black_first,
-                                    created_by=actor,
-                                    created_at=now,
-                                    reason=f"swap {a} {b}",
-                                )
-                            )
+        if swap and proposal is None:
+            raise OperationError("--swap works on a proposed round: pair it first")
+        await _forbid(uow, stage, proposal, number, forbid, swap, now=now, actor=actor)
         field, players, total, forbidden = await pairing_input(uow, stage, config, number)
         pairing = pair_round(players, round_number=number, total_rounds=total, forbidden=forbidden)
         if proposal is not None:
@@ -156,38 +117,7 @@ class Qualification:
         if stage.state == StageState.PENDING:
             stage.state, stage.started_at = StageState.ACTIVE, now
         by_number = {e.pairing_number: e.player for e in field}
-        fmt = ruleset.formats.qualification
-        for board, pair in enumerate(pairing.boards, 1):
-            await uow.matches.add(
-                MatchRow(
-                    round_id=round_row.id,
-                    stage=StageKind.QUALIFICATION.value,
-                    board=board,
-                    white_first=by_number[pair.white],
-                    black_first=by_number[pair.black],
-                    games=fmt.games,
-                    clinch_at=fraction_to_text(fmt.clinch_at),
-                    tiebreak=fmt.tiebreak.value,
-                    max_weeks=fmt.max_weeks,
-                    state=MatchState.PROPOSED,
-                )
-            )
-        if pairing.bye is not None:
-            await uow.matches.add(
-                MatchRow(
-                    round_id=round_row.id,
-                    stage=StageKind.QUALIFICATION.value,
-                    board=len(pairing.boards) + 1,
-                    white_first=by_number[pairing.bye],
-                    black_first=None,
-                    games=0,
-                    clinch_at=None,
-                    tiebreak=fmt.tiebreak.value,
-                    state=MatchState.PROPOSED,
-                    outcome=Outcome.FIRST_WINS,
-                    decided_by=DecidedBy.BYE,
-                )
-            )
+        await _store_pairing(uow, round_row, pairing, by_number, config.rules)
         await uow.audit.record(
             at=now,
             actor=actor,
@@ -259,3 +189,111 @@ class QualificationStage:
 
     async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
         raise OperationError("the qualification is not the last stage")
+
+
+async def _round_to_pair(
+    uow: UnitOfWork, stage: StageRow, entrants: int
+) -> tuple[StoredRound | None, int]:
+    """The proposal standing (re-paired) or ``None``, and the number of the round to pair.
+
+    Refuses while the previous round has unfinished matches (rules 4.5), and after the last."""
+    stored = await rounds(uow, stage)
+    proposal = stored[-1] if stored and stored[-1].row.state == RoundState.PROPOSED else None
+    if proposal is None and stored and not stored[-1].is_finished:
+        unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
+        raise OperationError(
+            f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
+            "finish or be adjudicated by the TDs before the next pairing"
+        )
+    number = proposal.row.number if proposal else len(stored) + 1
+    total = number_of_rounds(entrants)
+    if number > total:
+        raise OperationError(f"all {total} qualification rounds have been paired")
+    return proposal, number
+
+
+async def _forbid(
+    uow: UnitOfWork,
+    stage: StageRow,
+    proposal: StoredRound | None,
+    number: int,
+    forbid: Sequence[tuple[str, str]],
+    swap: Sequence[tuple[str, str]],
+    *,
+    now: dt.datetime,
+    actor: str,
+) -> None:
+    """Store the TDs' forbidden pairs: ``forbid`` for the stage, and for round ``number`` each
+    proposed pairing of a player in ``swap``."""
+    for a, b in forbid:
+        first, second = normalise_username(a), normalise_username(b)
+        await uow.stages.add_forbidden(
+            ForbiddenPairRow(
+                stage_id=stage.id,
+                round=None,
+                first=first,
+                second=second,
+                created_by=actor,
+                created_at=now,
+                reason="forbid",
+            )
+        )
+    for a, b in swap:
+        assert proposal is not None
+        for name in (a, b):
+            pid = normalise_username(name)
+            for m in proposal.matches:
+                if m.black_first is not None and pid in (m.white_first, m.black_first):
+                    await uow.stages.add_forbidden(
+                        ForbiddenPairRow(
+                            stage_id=stage.id,
+                            round=number,
+                            first=m.white_first,
+                            second=m.black_first,
+                            created_by=actor,
+                            created_at=now,
+                            reason=f"swap {a} {b}",
+                        )
+                    )
+
+
+async def _store_pairing(
+    uow: UnitOfWork,
+    round_row: RoundRow,
+    pairing: RoundPairing,
+    by_number: Mapping[int, str],
+    ruleset: Ruleset,
+) -> None:
+    """The round's boards as proposed matches, and its bye as a match already won."""
+    fmt = ruleset.formats.qualification
+    for board, pair in enumerate(pairing.boards, 1):
+        await uow.matches.add(
+            MatchRow(
+                round_id=round_row.id,
+                stage=StageKind.QUALIFICATION.value,
+                board=board,
+                white_first=by_number[pair.white],
+                black_first=by_number[pair.black],
+                games=fmt.games,
+                clinch_at=fraction_to_text(fmt.clinch_at),
+                tiebreak=fmt.tiebreak.value,
+                max_weeks=fmt.max_weeks,
+                state=MatchState.PROPOSED,
+            )
+        )
+    if pairing.bye is not None:
+        await uow.matches.add(
+            MatchRow(
+                round_id=round_row.id,
+                stage=StageKind.QUALIFICATION.value,
+                board=len(pairing.boards) + 1,
+                white_first=by_number[pairing.bye],
+                black_first=None,
+                games=0,
+                clinch_at=None,
+                tiebreak=fmt.tiebreak.value,
+                state=MatchState.PROPOSED,
+                outcome=Outcome.FIRST_WINS,
+                decided_by=DecidedBy.BYE,
+            )
+        )
