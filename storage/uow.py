@@ -13,6 +13,7 @@ from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
 from storage.repo_stages import LaterStagesRepository
+from storage.repo_tokens import PlayerTokenRepository
 from storage.repo_web import WebRepository
 from storage.repo_weekly import WeeklyRepository
 from storage.repositories import (
@@ -72,6 +73,7 @@ class UnitOfWork:
         self.later_stages = LaterStagesRepository(self.session)
         self.lichess = LichessRepository(self.session)
         self.web = WebRepository(self.session)
+        self.tokens = PlayerTokenRepository(self.session)
         return self
 
     async def __aexit__(

@@ -160,7 +160,8 @@ async def test_the_bot_challenges_each_game_and_counts_it_by_its_id(
         await stored_soon(db, match_id, {game.id}, counted=True)
         rows = await stored_challenges(db, match_id, 2)  # the next game's, at once
         room = await room_of(db, svc.config, match_id, clock)
-    assert state.requests.count(("POST", "/api/games/export/_ids")) == exports_before
+    # known by its id: the export is asked for its end time alone (the stream has no lastMoveAt)
+    assert state.requests.count(("POST", "/api/games/export/_ids")) == exports_before + 1
     second = next(c for c in state.challenges.values() if c.id != first.id)
     assert second.users == ("bob", "alice")
     assert (room.next_game, room.next_white, room.challenge_url) == (2, "Bob", second.url)
@@ -358,9 +359,10 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
 async def test_a_challenge_lichess_refuses_is_audited_and_asked_again_later(
     db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
 ) -> None:
-    """Lichess answers 400 (Zed has no account there): nothing is stored, the failure is in the
-    audit log, and the same challenge is asked for again five minutes later."""
+    """Lichess answers 400: nothing is stored, the failure is in the audit log, and the same
+    challenge is asked for again five minutes later."""
     match_id = await stored_match(db, "alice", "zed")
+    state.knobs.refuse_challenges = "users: Zed cannot play"
     async with service(db, sandbox_url, bot_token, clock) as svc:
         await ask_challenge(svc, db, match_id)
         await until(lambda: ("POST", "/api/challenge/open") in state.requests)
