@@ -162,7 +162,7 @@ def bootstrap(
         StageKind.FINAL: FinalStage(config),
         StageKind.THIRD_PLACE: FinalStage(config),
     }
-    return Services(
+    services = Services(
         config=config,
         clock=clock,
         db=db,
@@ -221,6 +221,9 @@ def bootstrap(
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
     )
+    if services.broadcasts is not None:  # a game starting wakes its broadcast round
+        services.intake.on_start = services.broadcasts.wake_for
+    return services
 
 
 @contextlib.asynccontextmanager

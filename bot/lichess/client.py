@@ -40,8 +40,9 @@ from typing import Any, Protocol, TypeVar
 
 import berserk
 import requests
+import requests.auth
 from berserk.exceptions import ApiError, ResponseError
-from berserk.formats import JSON, NDJSON
+from berserk.formats import JSON, NDJSON, TEXT
 from berserk.session import Requestor
 
 from bot.lichess.errors import (
@@ -52,6 +53,7 @@ from bot.lichess.errors import (
     LichessTransportError,
     MessageRefusedError,
     MissingScopeError,
+    NoUpdatesPermissionError,
     RateLimitedError,
     http_error,
 )
@@ -91,6 +93,14 @@ class TokenInfo:
 
     def missing(self, needed: Iterable[str]) -> list[str]:
         return sorted(set(needed) - self.scopes) if self.user is not None else sorted(needed)
+
+
+class _WithoutToken(requests.auth.AuthBase):
+    """Takes the session's token off one request."""
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers.pop("Authorization", None)
+        return request
 
 
 class _Session(requests.Session):
@@ -147,6 +157,8 @@ class LichessClient:
         self._sharing: set[asyncio.Task[None]] = set()
         self._board_read_at: dt.datetime | None = None
         self._token = token
+        self.scopes: frozenset[str] | None = None
+        """The token's scopes once :meth:`test_token` answered."""
         self._session = _Session(token, timeout, stream_timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
         # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
@@ -291,7 +303,23 @@ class LichessClient:
         if not isinstance(entry, dict) or not isinstance(entry.get("userId"), str):
             raise LichessPayloadError("token/test answered without a userId")
         scopes = str(entry.get("scopes") or "")
-        return TokenInfo(entry["userId"], frozenset(s for s in scopes.split(",") if s))
+        info = TokenInfo(entry["userId"], frozenset(s for s in scopes.split(",") if s))
+        self.scopes = info.scopes
+        return info
+
+    def stream_headers(self) -> dict[str, str]:
+        """The token's header for a call made outside the queue (the games stream), once
+        :meth:`test_token` found the token valid; none before, or without a token."""
+        if self._token and self.scopes is not None:
+            return {"Authorization": f"Bearer {self._token}"}
+        return {}
+
+    def has_scope(self, scope: str) -> bool | None:
+        """Whether the bot's token has ``scope``: ``None`` while :meth:`test_token` has not
+        answered, ``False`` without a token."""
+        if not self._token:
+            return False
+        return None if self.scopes is None else scope in self.scopes
 
     async def require_scopes(self, needed: Iterable[str]) -> TokenInfo:
         """The token's info; raises :class:`MissingScopeError` naming what it lacks."""
@@ -319,11 +347,19 @@ class LichessClient:
         return [str(u["id"]) for u in leaders if isinstance(u, dict) and "id" in u]
 
     async def post_team_update(self, team_id: str, message: str) -> None:
-        """``POST /team/{teamId}/pm-all`` (scope ``team:lead``)."""
+        """``POST /team/{teamId}/pm-all`` (scope ``team:lead``). lila redirects a leader
+        without the team's "Updates" permission to the team page (303) rather than answer an
+        error: that raises :class:`NoUpdatesPermissionError`, not a success."""
         fn = functools.partial(
-            self._requestor.post, f"/team/{team_id}/pm-all", data={"message": message}
+            self._requestor.post,
+            f"/team/{team_id}/pm-all",
+            data={"message": message},
+            allow_redirects=False,
+            fmt=TEXT,
         )
-        await self._call("post_team_update", fn)
+        answer = await self._call("post_team_update", fn)
+        if '"ok"' not in str(answer):  # a redirect (requests takes a 3xx for a success)
+            raise NoUpdatesPermissionError(team_id)
 
     async def post_status(self, name: str, path: str, data: Mapping[str, str]) -> int:
         """``POST path`` with a form body, once, redirects not followed: the answer's status.
@@ -363,10 +399,15 @@ class LichessClient:
 
         return await self._call(name, send)
 
-    async def post_form(self, name: str, path: str, data: Mapping[str, str]) -> Any:
+    async def post_form(
+        self, name: str, path: str, data: Mapping[str, str], *, anonymous: bool = False
+    ) -> Any:
         """``POST path`` with a form body, on the queue; the JSON answer. For the endpoints and
-        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`)."""
-        fn = functools.partial(self._requestor.post, path, data=dict(data))
+        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`).
+        ``anonymous`` sends it without the token (lila checks the scope of any token sent to
+        an endpoint that takes anonymous calls)."""
+        extra: dict[str, Any] = {"auth": _WithoutToken()} if anonymous else {}
+        fn = functools.partial(self._requestor.post, path, data=dict(data), **extra)
         return await self._call(name, fn)
 
     # --- the queue ---------------------------------------------------------------------

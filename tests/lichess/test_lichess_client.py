@@ -153,7 +153,7 @@ async def test_message_without_msg_write_scope_is_refused(
         with pytest.raises(LichessHTTPError) as e:
             await client.send_message("Alice", "hi")
     assert e.value.status == 403
-    assert "msg:write" in e.value.body
+    assert "Missing scope" in e.value.body
     assert state.inbox == []
 
 
