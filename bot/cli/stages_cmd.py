@@ -15,9 +15,11 @@ from bot.views.tournament import require_tournament
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from rules.stages.armageddon import parse_bid
+from rules.stages.formats import STAGES
 from rules.talk import commands
 
-LATER_STAGES = ("candidates", "semifinal", "final", "third_place")
+LATER_STAGES = tuple(kind.value for fmt in STAGES if fmt.fixed_rounds for kind in fmt.members)
+"""The stages whose rounds a TD approves with ``acwc stage round approve`` (the rules fix them)."""
 
 
 def _subcommands(sub: Any, name: str, help_text: str) -> Any:
@@ -132,7 +134,7 @@ async def stage_advance(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def stage_status(args: argparse.Namespace, cli: Cli) -> int:
-    async with services(cli) as found, found.db.uow() as uow:
+    async with services(cli) as found, found.db.reads() as uow:
         tournament = await require_tournament(uow)
         current = StageKind(tournament.current_stage)
         prog = await found.progression.progress(uow, current)

@@ -40,7 +40,9 @@ from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.schemas import GameJson, make_game
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
+from bot.service.stages import hand_pairing
 from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS
+from bot.service.stages.small_field import SmallFieldChoice, choose
 from bot.views.bracket import armageddon_view
 from bot.views.qualification import entrants, qualification_stage, rounds
 from rules.core.errors import RulesError
@@ -55,9 +57,7 @@ from storage.models import MatchRow
 from storage.models_games import ChallengeRow
 from storage.models_stages import ArmageddonRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_games import GamesRepository
-from storage.repo_stages import StagesRepository
-from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
 
 __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
 
@@ -208,7 +208,7 @@ class TDActor:
         total = number_of_rounds(len(field)) if field else None
         if total is None or finished < total:
             async with w.db.uow() as uow:
-                await w.services.qualification.propose_round(uow, now=now, actor=w.td)
+                await self._pair(uow, now)
                 view = await w.services.qualification.approve_round(uow, now=now, actor=w.td)
                 await uow.commit()
             await w.poke(True)
@@ -220,6 +220,31 @@ class TDActor:
             )
             return True
         return await self._advance(now) or acted
+
+    async def _pair(self, uow: UnitOfWork, now: dt.datetime) -> None:
+        """The engine's pairing; when it finds none, the TDs pair the round by hand (rules
+        3.v.6) as the desk's editor starts it: the pairing with the fewest warnings."""
+        w = self.world
+        try:
+            await w.services.qualification.propose_round(uow, now=now, actor=w.td)
+            return
+        except OperationError as e:
+            note = str(e)
+        start = await hand_pairing.editor(uow, w.config, now=now, actor=w.td)
+        number, overridden = await hand_pairing.pair_by_hand(
+            uow,
+            w.config,
+            boards=start.start,
+            bye=start.bye,
+            reason="the engine finds no pairing: the TDs pair by hand (demo)",
+            now=now,
+            actor=w.td,
+        )
+        w.notes.event(
+            now,
+            f"qualification round {number}: {note.split(' (')[0]}; the TDs pair it by hand "
+            f"(rules 3.v.6), overriding: " + "; ".join(f.code for f in overridden),
+        )
 
     async def _advance(self, now: dt.datetime) -> bool:
         w = self.world
@@ -235,12 +260,22 @@ class TDActor:
                 return False
             except RulesError as e:  # too few qualifiers (rules 1.3, 5.10): the TDs decide
                 await uow.rollback()
-                if await uow.settings.get(SMALL_FIELD) == SMALLER_POOLS:
-                    raise  # even the smaller pools cannot be made: nothing the TDs can do
-                await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
-                await uow.commit()
-                w.notes.event(now, f"the TDs choose smaller pools: {e}")
-                return True
+                if await uow.settings.get(SMALL_FIELD) != SMALLER_POOLS:
+                    await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
+                    await uow.commit()
+                    w.notes.event(now, f"the TDs choose smaller pools: {e}")
+                    return True
+                # even smaller pools cannot be made: the championship ends with the
+                # qualification, its standings the final placement
+                report = await choose(
+                    uow,
+                    w.services.progression,
+                    SmallFieldChoice.END,
+                    reason=f"too few players for the Candidates: {e}",
+                    now=now,
+                    actor=w.td,
+                )
+                w.notes.event(now, f"the TDs end the championship with the qualification: {e}")
             await uow.commit()
         await w.poke(True)
         w.notes.event(now, report.text().splitlines()[0])
@@ -321,7 +356,7 @@ class MatchActor:
             rows = await uow.matches.open_versions(OPEN_STATES)
             steps: dict[int, int] = {}
             if any(r[1] is MatchState.ARMAGEDDON for r in rows):
-                steps = await StagesRepository(uow.session).step_counts()
+                steps = await uow.later_stages.step_counts()
         return {
             mid: (state, outcome, week, agreed, seq, steps.get(mid))
             for mid, state, outcome, week, agreed, seq in rows
@@ -333,7 +368,7 @@ class MatchActor:
             row = await uow.matches.get(match_id)
             assert row is not None
             assert row.black_first is not None
-            events = list(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+            events = list(await uow.weekly.events(row.id, week=row.week))
             if not any(e.kind == WEEK_STARTED for e in events):
                 return []  # not started yet (the service starts a repeated week itself)
             if row.week > 1 and (row.id, row.week) not in self._weeks_shown:
@@ -467,7 +502,7 @@ async def _armageddon_plans(uow: Any, w: World, row: MatchRow) -> list[Planned]:
     view = await armageddon_view(uow, row.id, w.config.rules)
     if view is None:
         return []
-    repo = StagesRepository(uow.session)
+    repo = uow.later_stages
     arm = await repo.armageddon_for_match(row.id)
     assert arm is not None
     steps = list(await repo.steps(arm.id))
@@ -548,14 +583,14 @@ class GameActor:
         w = self.world
         async with w.db.reads() as uow:
             rows = list(await uow.matches.open_matches(OPEN_STATES))
-            repo = StagesRepository(uow.session)
+            repo = uow.later_stages
             arms: dict[int, ArmageddonRow] = {}
             if any(r.state is MatchState.ARMAGEDDON for r in rows):
                 arms = await repo.armageddons_for([r.id for r in rows])
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
                 self._rounds.update(await uow.tournaments.round_numbers(unknown))
-            self._challenges = await GamesRepository(uow.session).challenges_of(
+            self._challenges = await uow.lichess.challenges_of(
                 r.id
                 for r in rows
                 if r.state is MatchState.ARMAGEDDON

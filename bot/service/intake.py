@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol, overload
 
 from bot.config import Config
@@ -35,7 +35,6 @@ from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
 from storage.models import MatchRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["ArmageddonIntake", "GameIntake", "GameLookup"]
@@ -82,8 +81,18 @@ class GameIntake:
         self.challenges = challenges
         self.lookup = lookup
         self.recorded = 0
+        self.on_start: Callable[[str, str], Awaitable[object]] | None = None
+        """Told of each game that starts (its White and Black), once it is recorded: the
+        broadcasts wake the players' round (:meth:`bot.service.broadcasts.Broadcasts.wake_for`),
+        so Lichess's broadcast picks the game up while it goes on."""
 
     async def __call__(self, game: Game) -> bool:
+        changed = await self._take(game)
+        if self.on_start is not None and not game.status.is_finished:
+            await self.on_start(game.white, game.black)
+        return changed
+
+    async def _take(self, game: Game) -> bool:
         async with self.db.uow() as uow:
             changed = await self.record(uow, game, look_up=True)
             if changed is not None:
@@ -95,18 +104,26 @@ class GameIntake:
             await uow.commit()
         return bool(changed)
 
-    def _may_need_source(self, game: Game) -> bool:
-        """A finished game whose source the stream did not say, with an export to ask."""
-        return game.source is None and game.status.is_finished and self.lookup is not None
+    def _needs_export(self, game: Game, bots: set[str]) -> bool:
+        """A finished game the export must complete first, with an export to ask: its source
+        (not one of the bot's challenges, whose games are known by id), or its end time (the
+        stream may not carry ``lastMoveAt``; breaks and the leaver's minutes run from it, rules
+        6.1, 6.4)."""
+        if not game.status.is_finished or self.lookup is None:
+            return False
+        return game.last_move_at is None or (game.source is None and game.id not in bots)
 
     async def _with_source(self, game: Game) -> Game:
-        """``game`` with the source the export gives. Lookup errors raise (the watcher
-        delivers the game again with its next backfill)."""
+        """``game`` with the source and the end time the export gives. Lookup errors raise (the
+        watcher delivers the game again with its next backfill)."""
         assert self.lookup is not None
         for found in await self.lookup([game.id]):
             if found.id == game.id:
-                return dataclasses.replace(
-                    game, source=found.source, initial_fen=game.initial_fen or found.initial_fen
+                game = dataclasses.replace(
+                    game,
+                    source=game.source or found.source,
+                    initial_fen=game.initial_fen or found.initial_fen,
+                    last_move_at=game.last_move_at or found.last_move_at,
                 )
         return game
 
@@ -122,7 +139,7 @@ class GameIntake:
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
             shift = dt.timedelta(weeks=row.week - 1)
             counted = [g for g in await uow.games.for_match(row.id) if g.id != game.id]
-            challenges = await GamesRepository(uow.session).challenges(row.id)
+            challenges = await uow.lichess.challenges(row.id)
             bots.update(c.id for c in challenges)
             context = MatchContext(
                 match=to_match(row, round=rnd.number),
@@ -163,8 +180,11 @@ class GameIntake:
         found = await self._context(uow, game, bots)
         if found is None:
             return False
-        if look_up and self._may_need_source(game) and game.id not in bots:
+        if look_up and self._needs_export(game, bots):
             return None
+        if game.status.is_finished and game.last_move_at is None:
+            # nor did the export say (or there is none): it ended by the time it was seen
+            game = dataclasses.replace(game, last_move_at=now)
         row, context = found
         if row.state == MatchState.ARMAGEDDON:
             return await self.armageddon.take(uow, row, game, now=now)

@@ -17,7 +17,6 @@ from rules.stages.knockout import Bracket, Slot, record_final, record_semifinal
 from storage.armageddon_log import replay_procedure
 from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -48,13 +47,13 @@ async def load_bracket(uow: UnitOfWork) -> Bracket | None:
     tournament = await uow.tournaments.current()
     if tournament is None:
         return None
-    return await StagesRepository(uow.session).bracket_value(tournament.id)
+    return await uow.later_stages.bracket_value(tournament.id)
 
 
 async def slot_rows(uow: UnitOfWork, slot: Slot) -> list[MatchRow]:
     """The slot's matches that are not void, week 1 first."""
     stage, board = SLOT_PLACE[slot]
-    rows = await StagesRepository(uow.session).matches_of_stages([stage.value])
+    rows = await uow.later_stages.matches_of_stages([stage.value])
     return sorted(
         (r for r in rows if r.board == board and r.state != VOID), key=lambda r: (r.week, r.id)
     )
@@ -89,6 +88,18 @@ async def with_results(uow: UnitOfWork, bracket: Bracket) -> Bracket:
     return bracket
 
 
+async def champion(uow: UnitOfWork) -> str | None:
+    """The winner of the final as Lichess spells them, once the final is decided."""
+    bracket = await load_bracket(uow)
+    if bracket is None:
+        return None
+    winner = (await with_results(uow, bracket)).final_winner
+    if winner is None:
+        return None
+    player = await uow.players.get(winner)
+    return winner if player is None else player.username
+
+
 async def procedure(
     uow: UnitOfWork, arm: ArmageddonRow, ruleset: Ruleset
 ) -> tuple[ArmageddonProcedure, MatchRow]:
@@ -97,7 +108,7 @@ async def procedure(
     assert match is not None
     assert match.black_first is not None
     players = (PlayerId(match.white_first), PlayerId(match.black_first))
-    steps = await StagesRepository(uow.session).steps(arm.id)
+    steps = await uow.later_stages.steps(arm.id)
     return replay_procedure(steps, players, ruleset), match
 
 
@@ -105,7 +116,7 @@ async def armageddon_view(
     uow: UnitOfWork, match_id: int, ruleset: Ruleset, *, viewer: str | None = None
 ) -> dict[str, Any] | None:
     """The armageddon of a match as ``viewer`` may see it (``None``: public, nothing sealed)."""
-    arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+    arm = await uow.later_stages.armageddon_for_match(match_id)
     if arm is None:
         return None
     proc, _ = await procedure(uow, arm, ruleset)

@@ -7,7 +7,6 @@ from bot.views.timeline import timeline
 from rules.core.model import PlayerId
 from rules.core.scoring import HALF
 from storage.match_log import replay
-from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 
 
@@ -24,7 +23,8 @@ async def test_player_without_three_offers_must_accept_the_opponents_choice(week
     assert "You are at fault" in (await week.dms_to("bob"))[-1]
     (alert,) = await week.alerts()
     assert "bob did not make the required offers" in alert
-    assert "acwc fault decide" in alert
+    assert "buttons on the TD desk" in alert
+    assert "acwc fault" not in alert
     refused = await week.say(match_id, "bob", "offer sun 12:00")
     assert refused.reason == "chooser_decides"
     reply = await week.say(match_id, "alice", "choose sun 15:00")
@@ -43,7 +43,7 @@ async def test_both_without_offers_is_a_tied_match_with_a_forfeit_each(week: Wee
     assert (row.outcome, row.decided_by, row.state) == ("tied", "forfeit", "complete")
     assert await week.open_deadlines(match_id) == []  # the completion check is cancelled
     async with week.db.uow() as uow:
-        forfeits = await WeeklyRepository(uow.session).forfeits(match_id=match_id)
+        forfeits = await uow.weekly.forfeits(match_id=match_id)
         results = await match_results(uow, row, 1, week.config.rules)
     assert sorted((f.player_id, f.kind, f.reason) for f in forfeits) == [
         ("alice", "game", "offers"),
@@ -72,7 +72,7 @@ async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fa
     assert "both made their offers but agreed no time before the weekend" in alert
     assert "timeline:" in alert
     assert "alice: offered Wed 13 Oct 09:00 UTC, Thu 14 Oct 09:00 UTC" in alert
-    assert f"acwc fault decide {match_id} --at-fault alice|bob|--nobody" in alert
+    assert "buttons on the TD desk" in alert
     async with week.db.uow() as uow:
         await week.services.decisions.decide_fault(
             uow,
@@ -116,7 +116,7 @@ async def test_tds_find_nobody_at_fault_and_the_match_is_tied_without_forfeits(
     row = await week.match(match_id)
     assert (row.outcome, row.decided_by) == ("tied", "td")
     async with week.db.uow() as uow:
-        assert await WeeklyRepository(uow.session).forfeits() == []
+        assert await uow.weekly.forfeits() == []
     assert "the TDs found neither player at fault" in (await week.dms_to("bob"))[-2]
     assert await week.open_deadlines(match_id) == []
 
@@ -131,7 +131,7 @@ async def test_replay_rebuilds_the_same_negotiation(week: Week) -> None:
     await week.say(match_id, "bob", "change fri 21:00")
     await week.say(match_id, "alice", "accept change")
     async with week.db.uow() as uow:
-        events = await WeeklyRepository(uow.session).events(match_id)
+        events = await uow.weekly.events(match_id)
         n = replay(events, week.config.rules)
     assert n.agreement is not None
     assert n.agreement.time == at(15, 21)

@@ -4,16 +4,61 @@ are rows)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.service.weekly.log import games_started, is_decided
 from rules.core.ruleset import Ruleset
+from rules.week.conduct import pause_check_due
 from rules.week.deadlines import DeadlineKind, MatchFacts, plan_deadlines
 from rules.week.negotiation import Negotiation
+from storage.match_log import break_calls, game_spans
 from storage.models import DeadlineRow, MatchRow
-from storage.repo_weekly import WeeklyRepository
+from storage.models_weekly import MatchEventRow
 from storage.uow import UnitOfWork
 
-__all__ = ["replan_deadlines"]
+__all__ = ["PAUSE_CHECK", "plan_pause_check", "replan_deadlines"]
+
+PAUSE_CHECK = "pause_check"
+"""A deadline row at the moment the pause after a match's last game overruns (rules 6.1, 6.4):
+the TDs hear of it, and a leaver's or a breaker's opponent may claim, at once rather than when
+(if ever) the next game arrives."""
+
+
+async def plan_pause_check(
+    uow: UnitOfWork,
+    ruleset: Ruleset,
+    row: MatchRow,
+    events: Sequence[MatchEventRow],
+    *,
+    now: dt.datetime,
+) -> dt.datetime | None:
+    """Plan the pause check of ``row``'s current pause, cancelling the check of a pause that
+    is over (a game came) or moved (a break was called); when it is due (``None``: none)."""
+    due = None
+    if not is_decided(row):
+        games = await uow.games.for_match(row.id)
+        due = pause_check_due(game_spans(games), break_calls(events), conduct=ruleset.conduct)
+    planned = [
+        r
+        for r in await uow.weekly.deadlines(row.id)
+        if r.kind == PAUSE_CHECK and r.fired_at is None and r.cancelled_at is None
+    ]
+    for r in planned:
+        if r.due_at != due:
+            r.cancelled_at = now
+    if due is None or any(r.due_at == due for r in planned):
+        return due
+    await uow.deadlines.add(
+        DeadlineRow(
+            kind=PAUSE_CHECK,
+            due_at=due,
+            match_id=row.id,
+            subject=due.isoformat(),
+            payload={"week": row.week},
+            created_at=now,
+        )
+    )
+    return due
 
 
 async def replan_deadlines(
@@ -31,7 +76,7 @@ async def replan_deadlines(
     )
     wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
     kinds = {k.value for k in DeadlineKind}
-    existing = [r for r in await WeeklyRepository(uow.session).deadlines(row.id) if r.kind in kinds]
+    existing = [r for r in await uow.weekly.deadlines(row.id) if r.kind in kinds]
     have = {(r.kind, r.due_at, r.subject): r for r in existing}
     added = cancelled = 0
     for key, deadline in wanted.items():
@@ -55,5 +100,5 @@ async def replan_deadlines(
         if key not in wanted and found.fired_at is None and found.cancelled_at is None:
             found.cancelled_at = now
             cancelled += 1
-    await uow.session.flush()
+    await uow.flush()
     return added, cancelled

@@ -10,6 +10,7 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.forum import Forum
+from bot.service.recheck import schedule_account_recheck
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
@@ -19,7 +20,6 @@ from rules.week.calendar import MatchWeek, match_week
 from rules.week.negotiation import Negotiation, start_negotiation
 from storage.match_log import WEEK_STARTED, replay
 from storage.models import MatchRow, RoundRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Publication", "publication_date"]
@@ -78,7 +78,7 @@ class Publication:
                 "week_end": week.end.isoformat(),
             },
         )
-        await uow.session.flush()
+        await uow.flush()
         for match in matches:
             if match.black_first is not None:
                 await self.start_match_week(uow, match, now=now, actor=actor, week=week)
@@ -95,6 +95,7 @@ class Publication:
         await self.notifier.team_update(uow, now=now, subject=title, body=body, key=key)
         await self.forum.pairings_post(uow, round_row, now=now)
         await self.notifier.schedule_digest(uow, now=now)
+        await schedule_account_recheck(uow, now=now)  # rules 7.3, daily during the event
         return week
 
     async def start_match_week(
@@ -115,7 +116,7 @@ class Publication:
         config = self.config
         if row.black_first is None:
             raise OperationError(f"match {row.id} is a bye; it has nothing to schedule")
-        repo = WeeklyRepository(uow.session)
+        repo = uow.weekly
         existing = [e for e in await repo.events(row.id, week=row.week) if e.kind == WEEK_STARTED]
         if existing:
             return replay(await repo.events(row.id, week=row.week), config.rules)

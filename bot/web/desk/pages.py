@@ -13,6 +13,7 @@ from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.forum import AlreadyPostedError, NotADraftError
 from bot.service.preview import Preview, preview
+from bot.service.registration import run_scopes
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -37,11 +38,12 @@ from rules.core.errors import RulesError
 from rules.core.model import normalise_username
 from rules.talk.commands import MAX_LENGTH
 from storage.models import OutboxRow, OutboxStatus
-from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
+    "TOOLS",
     "audit_page",
+    "confirm_page",
     "correct_result",
     "desk",
     "mark_posted",
@@ -50,6 +52,17 @@ __all__ = [
     "settle",
     "settle_preview",
 ]
+
+
+TOOLS: list[str] = [
+    "desk_tool_result.html",
+    "desk_tool_adjudicate.html",
+    "desk_tool_relay.html",
+    "desk_tool_exit.html",
+    "desk_tool_sync.html",
+]
+"""The desk's "Rulings by hand" section, in order: one template each (a form that calls the
+service operation the command line's command calls). A feature adds its own here."""
 
 
 def current_drafts(pending: Iterable[OutboxRow]) -> list[OutboxRow]:
@@ -78,13 +91,13 @@ async def desk(request: web.Request) -> web.StreamResponse:
     now = ctx.now()
     async with ctx.db.uow() as uow:
         decisions = await pending_decisions(uow, ctx.services, now=now)
-        drafts = await WebRepository(uow.session).forum_drafts()
+        drafts = await uow.web.forum_drafts()
         notes = await uow.outbox.recent_notes()
         rounds = await views.published_rounds(uow)
         pools = await candidates_pools(uow, ctx.config)
         posted_by = {
             int(r.details.get("outbox", 0)): r.actor
-            for r in await WebRepository(uow.session).audit_actions("forum.posted")
+            for r in await uow.web.audit_actions("forum.posted")
         }
         stopped = await uow.holds.get("outbox")  # Lichess refused the token (runtime/outbox)
     return await render(
@@ -93,6 +106,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "outbox_stopped": None if stopped is None else stopped.reason,
+            "scopes": run_scopes(ctx.config),
             "decisions": [d for d in decisions if not d.optional],
             "rulings": [d for d in decisions if d.optional],
             "drafts": current_drafts(
@@ -107,6 +121,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
             "when": lambda t: when(t, now),
             "results": list(RESULT_CHOICES),
             "max_text": MAX_LENGTH,
+            "tools": TOOLS,
         },
     )
 
@@ -207,7 +222,7 @@ async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
     if keep:
         ctx.changed()
         return redirect_with(request, "/desk", message)
-    return await _confirm_page(
+    return await confirm_page(
         request,
         tried,
         heading=pick.decision.title,
@@ -218,7 +233,7 @@ async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
     )
 
 
-async def _confirm_page(
+async def confirm_page(
     request: web.Request,
     tried: Preview[str],
     *,
@@ -237,7 +252,7 @@ async def _confirm_page(
         {
             "title": "Confirm",
             "heading": heading,
-            "action": action,
+            "action": action.removeprefix("Confirm: "),  # the page's heading says "Confirm:"
             "reason": reason,
             "outcome": tried.outcome,
             "changes": tried.changes,
@@ -297,7 +312,7 @@ async def result_preview(request: web.Request) -> web.StreamResponse:
             )
         except OperationError as e:
             return redirect_with(request, "/desk#results", str(e), ok=False)
-    return await _confirm_page(
+    return await confirm_page(
         request,
         tried,
         heading=f"Record a result in match {values.get('match_id', '')}",
@@ -396,7 +411,7 @@ async def audit_page(request: web.Request) -> web.StreamResponse:
     if filters["match"] and match_id is None:
         raise bad_request("The match filter must be a match number.")
     async with ctx.db.uow() as uow:
-        rows = await WebRepository(uow.session).recent_audit(
+        rows = await uow.web.recent_audit(
             limit=AUDIT_PAGE,
             before=whole_number(query.get("before")),
             match_id=match_id,
