@@ -30,7 +30,7 @@ from bot.notify import keys as notice
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NoticeKind
 from bot.runtime.deadlines import Firing
-from rules.core.model import PlayerId
+from rules.core.model import GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import MatchState
 from rules.talk.games import challenge_missing, challenge_name, game_link
@@ -237,11 +237,17 @@ class GameChallenges:
             return
         repo = uow.lichess
         expires_at = self._expiry(row, game, now)
+        spent = {
+            g.id
+            for g in await uow.games.for_match(row.id, counted_only=False)
+            if g.status is GameStatus.ABORTED
+        }
         for lasting in await repo.challenges(row.id):
             if (
                 lasting.week == week
                 and lasting.game_number == game
                 and lasting.expires_at >= expires_at
+                and lasting.id not in spent  # an aborted game spends its challenge (lila)
             ):
                 # one lasts long enough already (a time moved later needs a new one)
                 if announce is not None:

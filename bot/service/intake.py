@@ -31,7 +31,7 @@ from bot.service.results import MatchChanged, refresh_match
 from rules.core.model import Game, GameId
 from rules.core.states import MatchState
 from rules.talk import alerts
-from rules.week.intake import Accepted, MatchContext, Refused, classify_game
+from rules.week.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
 from storage.models import MatchRow
@@ -54,6 +54,11 @@ class GameLookup(Protocol):
     """The export of games by id (``POST /api/games/export/_ids``): says each game's source."""
 
     async def __call__(self, ids: Iterable[GameId]) -> list[Game]: ...
+
+
+def _spent(refusal: str | None, game_id: str, bots: set[str]) -> bool:
+    """An aborted game of one of the bot's challenges: lila spent the challenge's id."""
+    return refusal == RefusalReason.ABORTED.value and game_id in bots
 
 
 class GameIntake:
@@ -218,6 +223,8 @@ class GameIntake:
             )
             if self.challenges is not None:
                 await self.challenges.schedule_next(uow, row, now=now)
+        elif self.challenges is not None and _spent(refusal, game.id, bots):
+            await self.challenges.schedule_next(uow, row, now=now)  # a new challenge
         return True
 
     async def _alerts(

@@ -467,3 +467,24 @@ async def test_an_attempt_a_crash_cut_off_is_made_at_once_when_the_service_leads
         assert len(state.challenges) == 1
         assert stored.cancelled_at == now
         assert fired == [now.isoformat()]
+
+
+async def test_an_aborted_challenge_game_gets_a_new_challenge(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """lila spends a challenge's id when its game is aborted (``ChallengeApi.scala``): the bot
+    asks for a new challenge for the same game, with the same colours."""
+    match_id = await published_match(db)
+    agreed = clock.now() + dt.timedelta(hours=2)
+    async with service(db, sandbox_url, bot_token, clock) as svc:
+        await ask_challenge(svc, db, match_id, agreed=agreed)
+        await until(lambda: len(state.challenges) == 1)
+        first = next(iter(state.challenges.values()))
+        await stored_challenges(db, match_id, 1)
+        clock.advance(dt.timedelta(minutes=3))  # the players join, and one aborts
+        game = accept_challenge(state, first.id)
+        state.abort_game(game.id)
+        rows = await stored_challenges(db, match_id, 2)
+    again = next(c for c in state.challenges.values() if c.id != first.id)
+    assert again.users == first.users
+    assert [(r.game_number, r.white) for r in rows] == [(1, "alice"), (1, "alice")]
