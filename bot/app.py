@@ -48,6 +48,7 @@ from bot.service.digest import Digest
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.players import Players
+from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
@@ -67,11 +68,13 @@ from bot.service.weekly.handlers import WeeklyDeadlines
 from bot.service.weekly.publication import Publication
 from bot.service.weekly.texts import PlayerTexts
 from bot.web import ops
+from bot.web.live import QUIET_TABLES
 from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
+from storage.fence import holds as fence_holds
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -122,7 +125,8 @@ def bootstrap(
     publication = Publication(config, notifier, forum)
     announcements = Announcements(config, notifier, forum, challenges=challenges)
     stage_rounds = StageRounds(config, publication)
-    conduct = Conduct(config, notifier)
+    exits = Exits(config, notifier, forum, publication)
+    conduct = Conduct(config, notifier, exits)
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
@@ -136,7 +140,7 @@ def bootstrap(
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(),
+        StageKind.QUALIFICATION: QualificationStage(config),
         StageKind.CANDIDATES: CandidatesStage(config),
         StageKind.SEMIFINAL: SemifinalStage(config),
         StageKind.FINAL: FinalStage(config),
@@ -178,7 +182,7 @@ def bootstrap(
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
-        exits=Exits(config, notifier, forum),
+        exits=exits,
         forum=forum,
         registration=None
         if lichess is None
@@ -188,6 +192,11 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **AccountRecheck(
+                config,
+                notifier,
+                None if lichess is None else LichessAccounts(lichess, config.rules),
+            ).handlers(),
         },
         challenges=challenges,
         broadcasts=None
@@ -245,6 +254,7 @@ class Service:
         clock: Clock | None = None,
         sandbox: SandboxStarter | None = None,
         web_port: int | None = None,
+        ops_port: int | None = None,
         serve_web: bool = True,
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
@@ -257,6 +267,10 @@ class Service:
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
+        # a caller that picks the pages' port (a test: 0) gets a free one for the checks too
+        self.ops_port = (
+            ops_port if ops_port is not None else config.service.ops_port if web_port is None else 0
+        )
         self.serve_web = serve_web
         self.watch = watch
         self._handlers = deadline_handlers
@@ -274,6 +288,8 @@ class Service:
         self.watcher: GameWatcher
         self.web_app: web.Application | None = None
         self.web_url: str | None = None
+        self.ops_url: str | None = None
+        """Where ``/healthz`` and ``/metrics`` are (their own listener: ``service.ops_host``)."""
 
     @property
     def restarts(self) -> dict[str, int]:
@@ -297,7 +313,7 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
-        lock = run_lock_for(config.service.database_url, self.db.engine)
+        lock = run_lock_for(config.service.database_url, self.db.engine, self.db.fence)
         if isinstance(lock, FileLock):
             try:  # SQLite has no standby: a second process on the file is refused here
                 lock.try_acquire(now=self.clock.now())
@@ -306,14 +322,14 @@ class Service:
         self.leadership = Leadership(lock, self.clock)
         self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
-        current = await migrate.current_revision(self.db)
-        if current != migrate.head_revision():
-            if config.service.uses_sandbox:
+        why = await migrate.why_not_run(self.db)
+        if why is not None:
+            if config.service.uses_sandbox and "newer" not in why:
                 await migrate.upgrade(self.db)  # the embedded default sets itself up
             else:
                 raise StartupError(
-                    f"the database is at {current or 'base'}, not {migrate.head_revision()}: "
-                    "run `acwc db upgrade` (or `alembic upgrade head`) first"
+                    f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
+                    "version first, or run the version the database was upgraded for"
                 )
         token: str | None
         if config.service.uses_sandbox:
@@ -345,6 +361,9 @@ class Service:
             on_wait=on_wait,
             alerts=UndeliveredAlerts(Notifier(config)),
             dm_per_minute=DM_PER_MINUTE,
+            gate=self.leadership.acting,
+            may_act=self.leadership.why_not,
+            doubt_left=self.leadership.doubt_left,
         )
         self.runner = DeadlineRunner(
             self.db,
@@ -353,6 +372,7 @@ class Service:
             watch=lambda: changes.version(("deadlines",), besides=RUNNER_ORIGIN),
             after_fire=self._after_fire,
             on_wait=on_wait,
+            gate=self.leadership.acting,
         )
         self.watcher = GameWatcher(
             client=self.lichess,
@@ -392,20 +412,32 @@ class Service:
                 browser_clock=self.browser_clock,
             ),
         )
-        ops.add_routes(app, self)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
-        runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
-        await site.start()
-        self._stack.push_async_callback(runner.cleanup)
+            if self.db.changes is not None:  # a commit of any runner shows on the next visit
+                cache = self.page_cache
+                self.db.changes.subscribe(
+                    lambda tables: None if tables <= QUIET_TABLES else cache.clear()
+                )
+        self.web_app = app
+        self.web_url = await self._serve(app, self.config.service.web_host, self.web_port)
         if self.page_cache is not None:  # (before the pages stop: a rendering reads the database)
             self._stack.push_async_callback(self.page_cache.idle)
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.web_app = app
-        self.web_url = f"http://{self.config.service.web_host}:{port}"
         log.info("web pages on %s", self.web_url)
+        checks = web.Application(client_max_size=1024)
+        ops.add_routes(checks, self)
+        self.ops_url = await self._serve(checks, self.config.service.ops_host, self.ops_port)
+        log.info("/healthz and /metrics on %s", self.ops_url)
+
+    async def _serve(self, app: web.Application, host: str, port: int) -> str:
+        """Serve ``app`` on ``host:port`` (0: a free port) until the service closes; its URL."""
+        runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        self._stack.push_async_callback(runner.cleanup)
+        bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return f"http://{host}:{bound}"
 
     def _public_base(self) -> str:
         """Where browsers reach the web pages: the configured public URL, or (sandbox) where
@@ -489,9 +521,9 @@ class Service:
 
     async def sync_broadcasts(self) -> None:
         """Make the live broadcasts the published rounds miss (a failure waits for the next)."""
-        if self.services.broadcasts is None:
-            return
-        async with self._broadcasting:
+        if self.services.broadcasts is None or self.leadership.why_not() is not None:
+            return  # the leader makes them (a standby's TD published: it wakes on the rounds)
+        async with self._broadcasting, self.leadership.acting():
             made = await self.services.broadcasts.sync()
         if made:
             self.changed()
@@ -516,8 +548,11 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        if self.services.challenges is not None:  # a challenge a crash cut off: made at once
-            async with self.db.uow() as uow:
+        # A challenge a crash cut off: made again at once; not while a frozen previous leader
+        # may still record it (its next attempt, planned with it, comes a few minutes later).
+        if self.services.challenges is not None and not self.leadership.doubt_left():
+            async with self.leadership.acting(), self.db.uow() as uow:
+                await fence_holds(uow.session, self.db.fence)
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

@@ -97,6 +97,11 @@ class ServiceConfig:
     bot_account: str = "acwc-bot"
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    ops_host: str = "127.0.0.1"
+    """Where ``/healthz`` and ``/metrics`` are served: a listener of their own, on this
+    machine only unless said otherwise (they tell the season's state to whoever asks)."""
+    ops_port: int = 8081
+    """0: any free port (the log says which)."""
     public_url: str = "http://127.0.0.1:8080"
     request_timeout_seconds: float = 20.0
     stream_timeout_seconds: float = 90.0
@@ -515,6 +520,15 @@ def _check(config: Config) -> None:
     _positive("rules.stages.candidates_meetings", s.candidates_meetings)
     if s.qualifiers < 1:
         raise ConfigError("rules.stages.qualifiers", f"must be at least 1, not {s.qualifiers}")
+    if r.formats.play_in.tiebreak is not Tiebreak.NONE:
+        raise ConfigError(
+            "rules.formats.play_in.tiebreak", 'a tied play-in match stands: use "none"'
+        )
+    if not 0 <= s.play_in_matches <= s.qualifiers:
+        raise ConfigError(
+            "rules.stages.play_in_matches",
+            f"must be between 0 and the {s.qualifiers} qualifiers, not {s.play_in_matches}",
+        )
     seeded = [n for n in (r.seeding.title_holder, r.seeding.runner_up) if n]
     if len(seeded) == 2 and seeded[0].lower() == seeded[1].lower():
         raise ConfigError("rules.seeding.runner_up", "is the same player as the title holder")
@@ -543,6 +557,14 @@ def _check(config: Config) -> None:
         )
     if not 0 < config.service.web_port < 65536:
         raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
+    if not 0 <= config.service.ops_port < 65536:
+        raise ConfigError("service.ops_port", f"must be a TCP port, not {config.service.ops_port}")
+    if config.service.ops_port == config.service.web_port:
+        raise ConfigError(
+            "service.ops_port",
+            f"must differ from service.web_port ({config.service.web_port}): the pages' port "
+            "serves the pages only",
+        )
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)

@@ -10,14 +10,17 @@ nothing. Only this process's sessions are seen: another process's commits are no
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
 
 __all__ = ["TableChanges"]
+
+log = logging.getLogger(__name__)
 
 _KEY = "acwc.touched"
 ORIGIN = "acwc.origin"
@@ -37,6 +40,14 @@ class TableChanges:
         self.commits = 0
         self.own: Counter[tuple[str, str]] = Counter()
         """Commits per (origin, table) of sessions that named their origin."""
+        self._listeners: list[Callable[[frozenset[str]], None]] = []
+
+    def subscribe(self, listener: Callable[[frozenset[str]], None]) -> Callable[[], None]:
+        """Call ``listener`` with the tables of each commit that wrote, once the counts are up
+        (the live pages wait on it). Returns what unsubscribes it. A listener must be quick and
+        must not touch the database: it runs inside the commit."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
     def version(self, tables: Iterable[str], *, besides: str | None = None) -> tuple[int, ...]:
         """The counts of ``tables``: equal tuples mean none of them changed in between;
@@ -87,6 +98,13 @@ class TableChanges:
             self.counts[table] += 1
             if origin is not None:
                 self.own[origin, table] += 1
+        if touched:
+            tables = frozenset(touched)
+            for listener in tuple(self._listeners):
+                try:
+                    listener(tables)
+                except Exception:  # a listener's fault never fails a commit that happened
+                    log.exception("a listener of committed changes failed")
 
     def _forget(self, session: Session) -> None:
         session.info.pop(_KEY, None)

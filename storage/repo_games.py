@@ -63,11 +63,3 @@ class GamesRepository:
             select(BroadcastRoundRow).where(BroadcastRoundRow.round_id == round_id)
         )
         return result.scalar_one_or_none()
-
-    async def broadcast_rounds(self, broadcast_id: str) -> Sequence[BroadcastRoundRow]:
-        result = await self.session.execute(
-            select(BroadcastRoundRow)
-            .where(BroadcastRoundRow.broadcast_id == broadcast_id)
-            .order_by(BroadcastRoundRow.created_at)
-        )
-        return result.scalars().all()

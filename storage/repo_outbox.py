@@ -197,10 +197,6 @@ class OutboxRepository(_Repository):
         )
         return value
 
-    async def mark_sent(self, row_id: int, *, at: dt.datetime) -> int:
-        """Mark a message sent if it is still pending (one statement); 1 if it was, else 0."""
-        return await self.mark_all_sent([row_id], at=at)
-
     async def mark_all_sent(self, row_ids: Sequence[int], *, at: dt.datetime) -> int:
         """Mark the messages of ``row_ids`` that are still pending sent, in one statement; how
         many were."""

@@ -164,6 +164,8 @@ def test_secrets_come_from_the_environment() -> None:
         ("[tournament]\ntds = ['ab', 'AB']", "tournament.tds", "twice"),
         ("[service]\ndatabase_url = 'mysql://x'", "service.database_url", "sqlite+aiosqlite"),
         ("[service]\nweb_port = 70000", "service.web_port", "port"),
+        ("[service]\nops_port = 8080", "service.ops_port", "must differ from service.web_port"),
+        ("[service]\nops_port = -1", "service.ops_port", "port"),
         ("[service]\nlichess_url = 'ftp://x'", "service.lichess_url", "http"),
         (
             "[tournament]\ntds = []\n[service]\nlichess_url = 'https://lichess.org'",

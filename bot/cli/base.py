@@ -201,12 +201,10 @@ async def database(
     db = open_database(config)
     try:
         if check:
-            current = await migrate.current_revision(db)
-            if current != migrate.head_revision():
-                state = "not initialised" if current is None else f"at revision {current}"
+            why = await migrate.why_not_run(db)
+            if why is not None:
                 raise CliError(
-                    f"the database is {state}; run `acwc db upgrade` first "
-                    f"({config.service.database_url})"
+                    f"{why}; run `acwc db upgrade` first ({config.service.database_url})"
                 )
         yield db
     finally:

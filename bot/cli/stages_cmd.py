@@ -15,9 +15,11 @@ from bot.views.tournament import require_tournament
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from rules.stages.armageddon import parse_bid
+from rules.stages.formats import STAGES
 from rules.talk import commands
 
-LATER_STAGES = ("candidates", "semifinal", "final", "third_place")
+LATER_STAGES = tuple(kind.value for fmt in STAGES if fmt.fixed_rounds for kind in fmt.members)
+"""The stages whose rounds a TD approves with ``acwc stage round approve`` (the rules fix them)."""
 
 
 def _subcommands(sub: Any, name: str, help_text: str) -> Any:

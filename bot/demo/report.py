@@ -9,7 +9,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from rules.core.ruleset import StageKind
 from rules.core.states import MatchState
+from rules.stages.formats import stage_title
 from storage.db import Database
 
 __all__ = ["Progress", "Reporter", "endpoint_of", "percentile", "request_table"]
@@ -70,13 +72,7 @@ class Reporter:
         self.say(f"  {_stamp(when)}  ! {text}")
 
 
-STAGE_LABELS = {
-    "qualification": "Qualification",
-    "candidates": "Candidates",
-    "semifinal": "Semifinals",
-    "final": "Final",
-    "third_place": "Third place",
-}
+STAGE_LABELS = {kind.value: stage_title(kind) for kind in StageKind}
 
 
 @dataclass

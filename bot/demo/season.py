@@ -29,6 +29,7 @@ from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
 from bot.demo.report import Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
+from bot.errors import OperationError
 from bot.runtime.clock import FakeClock, SystemClock
 from bot.sandbox.state import SandboxState
 from bot.service.stages.armageddon_games import ARMAGEDDON_GAME
@@ -109,6 +110,7 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
         bot_account=base.service.bot_account,
         web_host="127.0.0.1",
         web_port=web_port,
+        ops_port=0,
         public_url=f"http://127.0.0.1:{web_port}",
         request_timeout_seconds=base.service.request_timeout_seconds,
         log_level=base.service.log_level,
@@ -150,7 +152,11 @@ async def _standings(service: Service, config: Config) -> list[str]:
                 f"  {row.rank:3d}. {row.username:<22} {float(row.match_points):4.1f} "
                 f"{float(row.buchholz_median):6.2f} {float(row.progressive):6.1f}"
             )
-        for pool in await candidates_view(uow, config):
+        try:
+            pools = await candidates_view(uow, config)
+        except OperationError:  # the championship ended with the qualification (rules 1.3)
+            pools = []
+        for pool in pools:
             name = pool.get("pool", "pool")
             order = [r["player"] for r in pool.get("standings", [])]
             lines.append(f"Candidates {name} pool: " + ", ".join(order))

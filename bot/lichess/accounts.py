@@ -2,20 +2,24 @@
 
 A closed (``disabled``) account answers only its names, so it gets its own reason, "account
 closed on Lichess", not a missing creation date. The rated antichess games are read from the
-export: every game in the peak window up to the games cut-off, then only as many older ones as
-the 100-game count and the rating held when the window opened need.
+export: every antichess game since the earlier of the peak window's start and the second cut-off
+of "cheat detected" games (rules 2.2.3; casual ones too, for their status), then only as many older
+rated ones as the 100-game count and the rating held when the window opened need.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, NotFoundError
 from bot.service.registration import REASONS, AccountRecord
-from rules.core.model import Game, PlayerId
+from rules.core.colour import Colour
+from rules.core.model import Game, GameStatus, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.stages.seeding import AccountFacts, RatedGame
 
-__all__ = ["LichessAccounts", "rated_game"]
+__all__ = ["LichessAccounts", "caught_cheating", "rated_game"]
 
 
 def rated_game(game: Game, player: PlayerId) -> RatedGame | None:
@@ -28,6 +32,15 @@ def rated_game(game: Game, player: PlayerId) -> RatedGame | None:
     return RatedGame(game_id=game.id, created_at=game.created_at, rating=rating, rating_diff=diff)
 
 
+def caught_cheating(game: Game, player: PlayerId) -> bool:
+    """Lichess ended ``game`` as "cheat detected" against ``player`` (the winner is the
+    other side; an opponent caught cheating does not count against the player)."""
+    if game.status is not GameStatus.CHEAT or game.winner is None:
+        return False
+    mine = Colour.WHITE if game.white == player else Colour.BLACK
+    return game.winner is not mine
+
+
 class LichessAccounts:
     """The registration service's :class:`~bot.service.registration.AccountSource`."""
 
@@ -35,18 +48,21 @@ class LichessAccounts:
         self.client = client
         self.ruleset = ruleset
 
-    async def games(self, username: str) -> list[RatedGame]:
-        """The rated antichess games the assessment needs, oldest first."""
+    async def games(self, username: str) -> tuple[list[RatedGame], list[dt.datetime]]:
+        """The rated antichess games the assessment needs, oldest first, and when each of the
+        player's antichess games that Lichess ended as "cheat detected" since the earlier of
+        the two cut-offs of rules 2.2.3 was created."""
         e = self.ruleset.eligibility
         variant = self.ruleset.time_control.variant
         player = PlayerId(username.lower())
-        recent = await self.client.export_games(
-            username, since=e.peak_window_start, until=e.games_before, perf_type=variant, rated=True
-        )
-        older_needed = max(1, e.min_rated_games - len(recent))
+        since = min(e.peak_window_start, e.cheat_two_cutoff)
+        recent = await self.client.export_games(username, since=since, perf_type=variant)
+        cheats = sorted(g.created_at for g in recent if caught_cheating(g, player))
+        counted = sum(1 for g in recent if g.rated and g.created_at < e.games_before)
+        older_needed = max(1, e.min_rated_games - counted)
         older = await self.client.export_games(
             username,
-            until=min(e.peak_window_start, e.games_before),
+            until=min(since, e.games_before),
             perf_type=variant,
             rated=True,
             max_games=older_needed,
@@ -60,7 +76,7 @@ class LichessAccounts:
             rated = rated_game(g, player)
             if rated is not None:
                 games.append(rated)
-        return sorted(games, key=lambda g: (g.created_at, g.game_id))
+        return sorted(games, key=lambda g: (g.created_at, g.game_id)), cheats
 
     async def account(self, username: str) -> AccountRecord | str:
         try:
@@ -69,7 +85,7 @@ class LichessAccounts:
                 return REASONS["account_closed"]
             if user.created_at is None:
                 return "Lichess gave no account creation date"
-            games = await self.games(username)
+            games, cheats = await self.games(username)
         except NotFoundError:
             return "no such Lichess account"
         except LichessError as e:
@@ -80,7 +96,23 @@ class LichessAccounts:
             disabled=user.disabled,
             title=user.title,
         )
-        return AccountRecord(facts, tuple(games))
+        return AccountRecord(facts, tuple(games), tuple(cheats))
+
+    async def marks(self, username: str) -> AccountFacts | str:
+        """The account's facts alone (one request; the daily look of rules 7.3)."""
+        try:
+            user = await self.client.get_user(username)
+        except NotFoundError:
+            return "no such Lichess account"
+        except LichessError as e:
+            return f"Lichess error: {e}"
+        created = user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC)
+        return AccountFacts(
+            created_at=created,
+            tos_violation=user.tos_violation,
+            disabled=user.disabled,
+            title=user.title,
+        )
 
     async def team_members(self, team: str) -> set[str] | str:
         try:

@@ -93,6 +93,10 @@ def disqualified(player: str) -> NoticeKey:
     return NoticeKey(K.DISQUALIFIED, f"dq-confirmed:{player}", player=player)
 
 
+def account_marked(player: str, marks: str) -> NoticeKey:
+    return NoticeKey(K.ACCOUNT_MARKED, f"marked:{player}:{marks}", player=player)
+
+
 def cheat_report(report_id: int, match_id: int | None, reporter: str) -> NoticeKey:
     return NoticeKey(K.CHEAT_REPORT, f"report:{report_id}", match_id, reporter)
 
@@ -143,6 +147,10 @@ def armageddon_game(what: str, game_id: str, match_id: int) -> NoticeKey:
 
 def armageddon_result(armageddon_id: int, match_id: int) -> NoticeKey:
     return NoticeKey(K.ARMAGEDDON_RESULT, f"armageddon-result:{armageddon_id}", match_id)
+
+
+def game_forfeit(match_id: int, game: int) -> NoticeKey:
+    return NoticeKey(K.GAME_FORFEIT, f"game-forfeit:{match_id}:{game}", match_id)
 
 
 def exit_award(match_id: int) -> NoticeKey:

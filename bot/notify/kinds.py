@@ -43,6 +43,7 @@ class NoticeKind(enum.Enum):
     DISQUALIFICATION_DUE = "disqualification_due"  # TD alert (rules 6.5)
     DISQUALIFIED = "disqualified"
     CHEAT_REPORT = "cheat_report"  # TD alert (rules 7.1)
+    ACCOUNT_MARKED = "account_marked"  # TD alert: the daily look found a mark (rules 7.3)
     REPORT_RECEIPT = "report_receipt"
     # games
     GAME_REFUSED = "game_refused"  # TD alert: a game of paired players does not count
@@ -56,6 +57,7 @@ class NoticeKind(enum.Enum):
     ARMAGEDDON_GAME = "armageddon_game"  # TD alert: a game around the armageddon needs a look
     ARMAGEDDON_RESULT = "armageddon_result"
     EXIT_AWARD = "exit_award"
+    GAME_FORFEIT = "game_forfeit"  # the TDs charged a game forfeit (rules 6.2)
     KNOCKOUT_REPAIRED = "knockout_repaired"
     # delivery (bot/runtime/outbox.py): not a decision, so it waits for the TDs' digest
     UNDELIVERED = "undelivered"  # a player's notice could not go out by DM
@@ -71,6 +73,7 @@ NEEDS_DECISION = frozenset(
         NoticeKind.NO_SHOW,  # the second check: a claim or the TDs' ruling (rules 6.3)
         NoticeKind.DISQUALIFICATION_DUE,
         NoticeKind.CHEAT_REPORT,
+        NoticeKind.ACCOUNT_MARKED,
         NoticeKind.GAME_FLAGGED,
         NoticeKind.ARMAGEDDON_NEEDS_TD,
     }

@@ -34,13 +34,15 @@ import asyncio
 import datetime as dt
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
-from storage.db import Database
+from storage.db import Database, broken_connection
+from storage.fence import claim_outbox, unclaim_outbox
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
 
@@ -73,6 +75,10 @@ MERGE_SEPARATOR = "\n\n---\n\n"
 ORIGIN = "outbox-dispatcher"
 """The dispatcher's writes (``Database.uow(origin=...)``): it looks at the outbox again after
 them, so they need not wake it (``TableChanges.version(besides=...)``)."""
+DOUBT_LOOK = 0.25
+"""While a previous leader's claims stay its own, look again this often (real seconds)."""
+RECORD_ATTEMPTS = 3
+"""Tries to record a message Lichess took, each on a new connection after a broken one."""
 OUTBOX_HOLD = "outbox"
 REFUSED_HOLD = "dm-refused:"
 
@@ -159,14 +165,24 @@ class OutboxDispatcher(WaitingLoop):
         on_wait: Callable[[], None] | None = None,
         alerts: UndeliveredReporter | None = None,
         dm_per_minute: int | None = None,
+        gate: Gate = no_gate,
+        may_act: Callable[[], str | None] = lambda: None,
+        doubt_left: Callable[[], float] = lambda: 0.0,
     ) -> None:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
         called each time the dispatcher has done what was due and goes to wait; ``alerts``
         tells the TDs of a player's notice that could not be delivered; ``dm_per_minute``
-        paces the DMs (``None``: no pacing)."""
+        paces the DMs (``None``: no pacing); ``gate`` is entered around each message's claim,
+        sending and record (:class:`~bot.runtime.deadlines.DeadlineRunner`'s); ``may_act``
+        says why this process may not act now (``None``: it may), asked again between a claim
+        and its call to Lichess; ``doubt_left`` how long rows a previous leader claimed stay
+        its own (:meth:`bot.runtime.leader.Leadership.doubt_left`)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
+        self.gate = gate
+        self.may_act = may_act
+        self.doubt_left = doubt_left
         self.messenger = messenger
         self.alerts = alerts
         self.sent = 0
@@ -231,30 +247,38 @@ class OutboxDispatcher(WaitingLoop):
                     )
                     if r.id not in taken
                 ]
+            due = self._not_in_doubt(due)
+            if due:  # one fenced claim for the whole batch (one round trip, not one a DM)
+                async with self.gate():
+                    due = await self._claim(due)
             if not due:
                 self.next_attempt, self._next_known = later, True
                 return sent
             failed = False
-            for group in merge(sorted(due, key=lambda r: r.id)):
+            groups = merge(sorted(due, key=lambda r: r.id))
+            for n, group in enumerate(groups):
                 if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
                     self.sent += sent
                     return sent
-                error: BaseException | None = None
-                try:
-                    await self._send(group)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:  # delivery failures are recorded, never fatal
-                    error = e
-                if error is None:
-                    sent += await self._sent(group)
-                elif is_unauthorised(error):
-                    await self._stop(error)
-                    self.sent += sent
-                    return sent
-                else:
-                    await self._failed(group, error)
-                    failed = True
+                if self.may_act() is not None:  # lost since the claim: the rest go back
+                    await self._unclaim([r for g in groups[n:] for r in g])
+                async with self.gate():  # (which stops this loop if lost)
+                    error: BaseException | None = None
+                    try:
+                        await self._send(group)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as e:  # delivery failures are recorded, never fatal
+                        error = e
+                    if error is None:
+                        sent += await self._sent(group)
+                    elif is_unauthorised(error):
+                        await self._stop(error)
+                        self.sent += sent
+                        return sent
+                    else:
+                        await self._failed(group, error)
+                        failed = True
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
@@ -262,6 +286,49 @@ class OutboxDispatcher(WaitingLoop):
                 # attempt: read again), so the next is the first that was not due.
                 self.next_attempt, self._next_known = later, not failed
                 return sent
+
+    async def _claim(self, group: list[OutboxRow]) -> list[OutboxRow]:
+        """The rows of ``group`` claimed to be sent under this process's leadership epoch, in
+        one fenced statement (:mod:`storage.fence`): none when another process leads, and not
+        those sent meanwhile; without fencing (SQLite) all of them, and no statement."""
+        if self.db.fence.epoch is None:
+            return group
+        async with self.db.one_write(origin=ORIGIN) as uow:
+            claimed = await claim_outbox(uow.session, self.db.fence, [r.id for r in group])
+            await uow.commit()
+        return [r for r in group if r.id in claimed]
+
+    def _not_in_doubt(self, due: list[OutboxRow]) -> list[OutboxRow]:
+        """``due`` without the rows a previous leader claimed while they are still its own
+        (:attr:`doubt_left`): it may have sent them, and records so when it wakes. A look
+        again is rung for when that may have happened."""
+        epoch = self.db.fence.epoch
+        if epoch is None or not any(r.claim_epoch not in (None, epoch) for r in due):
+            return due
+        left = self.doubt_left()
+        if left <= 0:
+            return due
+        asyncio.get_running_loop().call_later(min(left, DOUBT_LOOK), self.wakeup.ring)
+        return [r for r in due if r.claim_epoch in (None, epoch)]
+
+    async def _unclaim(self, rows: Sequence[OutboxRow]) -> None:
+        """Give back rows claimed but not sent: the next leader need not wait for them."""
+        ids = [r.id for r in rows]
+        await self._record(lambda uow: unclaim_outbox(uow.session, self.db.fence, ids))
+
+    async def _record(self, write: Callable[[UnitOfWork], Awaitable[int]]) -> int:
+        """One statement that records what happened (``write``), on a new connection after a
+        broken one: a process frozen while the lead passed finds its sessions ended."""
+        for attempt in range(RECORD_ATTEMPTS):
+            try:
+                async with self.db.one_write(origin=ORIGIN) as uow:
+                    done = await write(uow)
+                    await uow.commit()
+                return done
+            except Exception as e:
+                if not broken_connection(e) or attempt + 1 == RECORD_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     async def _paced(self) -> bool:
         """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
@@ -290,11 +357,12 @@ class OutboxDispatcher(WaitingLoop):
         if kind is not Channel.TEAM_UPDATE and (
             kind is not Channel.DM or recipient not in self._refusing
         ):
-            # the usual case, one statement: on PostgreSQL no transaction around it
-            async with self.db.one_write(origin=ORIGIN) as uow:
-                marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
-                await uow.commit()
-            return marked
+            # the usual case, one statement: on PostgreSQL no transaction around it. Lichess took
+            # it: that is recorded even after a broken connection (a process frozen while the
+            # lead passed finds its sessions ended), on a new one.
+            return await self._record(
+                lambda uow: uow.outbox.mark_all_sent(ids, at=self.clock.now())
+            )
         async with self.db.uow(origin=ORIGIN) as uow:
             marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
             if kind is Channel.DM and recipient in await self._refused(uow):

@@ -21,6 +21,7 @@ from bot.runtime.clock import Clock
 from bot.service.forum import Forum
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
+from rules.stages.formats import stage_title
 from rules.talk.games import time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
@@ -29,14 +30,6 @@ from storage.repo_games import GamesRepository
 __all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "RoundToBroadcast"]
 
 log = logging.getLogger(__name__)
-
-_STAGE_NAMES = {
-    StageKind.QUALIFICATION: "Qualification",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.SEMIFINAL: "Semifinals",
-    StageKind.FINAL: "Final",
-    StageKind.THIRD_PLACE: "Third place match",
-}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -152,7 +145,7 @@ class Broadcasts:
             found = await GamesRepository(uow.session).broadcast(stage)
         if found is not None:
             return found
-        stage_name = _STAGE_NAMES.get(stage, str(stage))
+        stage_name = stage_title(stage)
         name = f"{self.config.games.event} {stage_name}"
         control = time_control_text(self.config.rules.time_control)
         markdown = (

@@ -30,15 +30,13 @@ from bot.notify.notifier import DIGEST_DEADLINE
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.forum import Forum
 from bot.service.stages.rounds import StageRounds
-from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
+from rules.stages.formats import fixed_stages
 from storage.models import OutboxStatus
 from storage.uow import UnitOfWork
 
 __all__ = ["Digest", "digest_text"]  # digest_text: bot.notify.notes
 
-FIXED_STAGES = (StageKind.CANDIDATES, StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE)
-"""The stages whose rounds the rules fix (a round robin, a bracket)."""
 ACTOR = "bot"
 
 
@@ -78,7 +76,7 @@ class Digest:
         ):
             return 0
         published = 0
-        for stage in FIXED_STAGES:
+        for stage in fixed_stages(self.config.rules):
             try:
                 await self.stage_rounds.approve_round(uow, stage=stage, now=now, actor=ACTOR)
             except OperationError:

@@ -31,7 +31,7 @@ from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, RoundState
-from rules.stages.formats import STAGE_FORMATS
+from rules.stages.formats import STAGE_FORMATS, stage_name
 from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.repo_games import GamesRepository
@@ -60,7 +60,7 @@ _HOW = {
 
 
 def _stage_name(stage: str) -> str:
-    return stage.replace("_", " ")
+    return stage_name(stage).lower()
 
 
 async def _result_text(uow: UnitOfWork, row: MatchRow) -> str:

@@ -95,18 +95,26 @@ class GameIntake:
             await uow.commit()
         return bool(changed)
 
-    def _may_need_source(self, game: Game) -> bool:
-        """A finished game whose source the stream did not say, with an export to ask."""
-        return game.source is None and game.status.is_finished and self.lookup is not None
+    def _needs_export(self, game: Game, bots: set[str]) -> bool:
+        """A finished game the export must complete first, with an export to ask: its source
+        (not one of the bot's challenges, whose games are known by id), or its end time (the
+        stream may not carry ``lastMoveAt``; breaks and the leaver's minutes run from it, rules
+        6.1, 6.4)."""
+        if not game.status.is_finished or self.lookup is None:
+            return False
+        return game.last_move_at is None or (game.source is None and game.id not in bots)
 
     async def _with_source(self, game: Game) -> Game:
-        """``game`` with the source the export gives. Lookup errors raise (the watcher
-        delivers the game again with its next backfill)."""
+        """``game`` with the source and the end time the export gives. Lookup errors raise (the
+        watcher delivers the game again with its next backfill)."""
         assert self.lookup is not None
         for found in await self.lookup([game.id]):
             if found.id == game.id:
-                return dataclasses.replace(
-                    game, source=found.source, initial_fen=game.initial_fen or found.initial_fen
+                game = dataclasses.replace(
+                    game,
+                    source=game.source or found.source,
+                    initial_fen=game.initial_fen or found.initial_fen,
+                    last_move_at=game.last_move_at or found.last_move_at,
                 )
         return game
 
@@ -163,8 +171,11 @@ class GameIntake:
         found = await self._context(uow, game, bots)
         if found is None:
             return False
-        if look_up and self._may_need_source(game) and game.id not in bots:
+        if look_up and self._needs_export(game, bots):
             return None
+        if game.status.is_finished and game.last_move_at is None:
+            # nor did the export say (or there is none): it ended by the time it was seen
+            game = dataclasses.replace(game, last_move_at=now)
         row, context = found
         if row.state == MatchState.ARMAGEDDON:
             return await self.armageddon.take(uow, row, game, now=now)

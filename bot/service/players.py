@@ -80,8 +80,8 @@ class Players:
             raise OperationError(f"{username} is not registered")
         if await uow.matches.count_for_player(player.id):
             raise OperationError(
-                f"{player.username} has been paired already; withdraw them instead "
-                "(`acwc player withdraw`), so their results stay on record"
+                f"{player.username} has been paired already; withdraw them instead (the TD "
+                "desk's withdrawals and disqualifications), so their results stay on record"
             )
         await uow.audit.record(
             at=now,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,8 +18,10 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.service.players import Players
 from rules.core.model import normalise_username
+from rules.core.states import PlayerStatus
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from storage.db import Database
+from storage.uow import UnitOfWork
 
 __all__ = [
     "REASONS",
@@ -51,6 +54,8 @@ class AccountRecord:
 
     facts: AccountFacts
     games: tuple[RatedGame, ...]
+    cheat_detected: tuple[dt.datetime, ...] = ()
+    """When each game Lichess ended as "cheat detected" was created (rules 2.2.3)."""
 
 
 class AccountSource(Protocol):
@@ -94,10 +99,39 @@ REASONS = {
     "created_too_late": "the account was created too late (rules 2.i)",
     "too_few_rated_games": "too few rated games before the cut-off (rules 2.i)",
     "bot_account": "a BOT account cannot play (rules 2.ii.5)",
+    "cheat_detected": "Lichess ended games of the account as cheat detected: one since the"
+    " first cut-off or two since the second bar the entry (rules 2.2.3)",
     "tos_violation": "the account is marked for breaking the Lichess terms (rules 2.ii)",
     "account_closed": "the account is closed (rules 2.ii)",
 }
 """Each refusal and review flag in words a player reads."""
+
+
+TD_REFUSAL, TD_ADDITION = "registration.refuse", "registration.add"
+"""The audit log's record of the TDs' hand on ``/register/list``: a refusal stands until a TD
+adds the player by hand (rules 2.2.4)."""
+
+
+async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
+    """Why ``player`` may not register on their own: the TDs refused them (and did not add
+    them since), or they left the championship; ``None``: nothing stands in the way."""
+    row = await uow.players.get(player)
+    if row is not None and row.status is not PlayerStatus.ACTIVE:
+        why = f" ({row.status_reason})" if row.status_reason else ""
+        return (
+            f"You are {row.status} from this championship{why}; you cannot register again. "
+            "Write to the TDs if you think this is wrong."
+        )
+    hands = [
+        a for a in await uow.audit.list(player=player) if a.action in (TD_REFUSAL, TD_ADDITION)
+    ]
+    if row is None and hands and max(hands, key=lambda a: a.id).action == TD_REFUSAL:
+        last = max(hands, key=lambda a: a.id)
+        return (
+            f"The TDs refused your registration ({last.reason}); only they can change that. "
+            "Write to them if you think this is wrong."
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +180,24 @@ class Registration:
             return RegistrationCheck(username, None, record)
         try:
             verdict = assess(
-                record.facts, list(record.games), eligibility=self.config.rules.eligibility
+                record.facts,
+                list(record.games),
+                eligibility=self.config.rules.eligibility,
+                cheat_detected=record.cheat_detected,
             )
         except SeedingError as e:
             return RegistrationCheck(username, None, f"cannot assess: {e}")
         return RegistrationCheck(username, verdict, None)
 
-    async def check_all(self, *, now: dt.datetime, actor: str) -> list[RegistrationCheck]:
+    async def check_all(
+        self,
+        *,
+        now: dt.datetime,
+        actor: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[RegistrationCheck]:
         """Check every registered player and store the seeding ratings found (audited).
+        ``progress(done, total)`` is told after each player (the desk's background check).
 
         Refuses first, naming it, when the token lacks a scope the check needs."""
         needed = registration_scopes(self.config)
@@ -168,7 +212,11 @@ class Registration:
                 )
         async with self.db.uow() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
-        checks = [await self.check_player(username) for _, username in players]
+        checks = []
+        for _, username in players:
+            checks.append(await self.check_player(username))
+            if progress is not None:
+                progress(len(checks), len(players))
         team = self.config.tournament.team
         members = await self.accounts.team_members(team) if team else None
         if isinstance(members, set):
@@ -242,6 +290,17 @@ class Registration:
 
     # --- players on their own (issue 17) ----------------------------------------------------
 
+    def reason(self, code: str) -> str:
+        """A refusal or review flag in words a player reads, with the settings' dates."""
+        if code == "cheat_detected":
+            e = self.config.rules.eligibility
+            return (
+                "Lichess ended games of the account as cheat detected: one since "
+                f"{e.cheat_one_cutoff:%d %b %Y} or two since {e.cheat_two_cutoff:%d %b %Y} bar "
+                "the entry (rules 2.2.3)"
+            )
+        return REASONS.get(code, code)
+
     def _window(self, now: dt.datetime) -> None:
         reg = self.config.registration
         if not reg.is_open(now):
@@ -258,14 +317,17 @@ class Registration:
         (audited ``registration.self``). Ineligible: nothing is stored, every reason is said."""
         self._window(now)
         async with self.db.uow() as uow:  # no Lichess call for a repeated click
+            barred = await refused_or_gone(uow, normalise_username(username))
+            if barred is not None:
+                return SelfRegistration(username, False, (barred,))
             if await uow.players.get(normalise_username(username)) is not None:
                 return SelfRegistration(username, True)
         check = await self.check_player(username)
         if check.problem is not None:
             return SelfRegistration(username, False, (check.problem,))
         assert check.verdict is not None
-        reasons = [REASONS.get(r.value, r.value) for r in check.verdict.refusals]
-        reasons += [REASONS.get(f.value, f.value) for f in check.verdict.flags]
+        reasons = [self.reason(r.value) for r in check.verdict.refusals]
+        reasons += [self.reason(f.value) for f in check.verdict.flags]
         if reasons:
             return SelfRegistration(username, False, tuple(reasons))
         team = self.config.tournament.team

@@ -8,18 +8,11 @@ from bot.config import Config
 from bot.errors import OperationError
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
+from rules.stages.formats import stage_kinds
 from storage.models import StageRow, TournamentRow
 from storage.uow import UnitOfWork
 
-__all__ = ["STAGE_ORDER", "Tournament"]
-
-STAGE_ORDER = (
-    StageKind.QUALIFICATION,
-    StageKind.CANDIDATES,
-    StageKind.SEMIFINAL,
-    StageKind.FINAL,
-    StageKind.THIRD_PLACE,
-)
+__all__ = ["Tournament"]
 
 
 class Tournament:
@@ -38,7 +31,7 @@ class Tournament:
                 current_stage=StageKind.QUALIFICATION,
             )
         )
-        for kind in STAGE_ORDER:
+        for kind in stage_kinds(self.config.rules):
             await uow.tournaments.add_stage(
                 StageRow(tournament_id=tournament.id, kind=kind, state=StageState.PENDING)
             )

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from bot.config import Config
 from bot.errors import OperationError
 from bot.views.scores import match_state
-from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
+from rules.core.model import GameStatus, PlayerId, normalise_username
 from rules.talk.games import time_control_text
 from rules.talk.notices import describe_time
 from rules.week.calendar import label_time
-from rules.week.conduct import claim_opens, no_show_rule, review_pauses
+from rules.week.conduct import claim_opens, no_show_rule
 from rules.week.faults import offers_counted
 from rules.week.negotiation import Negotiation, Phase, RulingKind
+from rules.week.next_step import MatchMoment, NextStep, player_options
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
 from storage.models_weekly import MatchEventRow
 from storage.repo_games import GamesRepository
@@ -135,6 +136,8 @@ class MatchView:
     next_white: str | None = None  # who has White in it (the match's colour order)
     challenge_url: str | None = None  # the bot's open challenge for it, while it lasts
     broadcast_url: str | None = None  # the Lichess broadcast round of this week
+    step: NextStep | None = None
+    """The viewer's next step (rules.week.next_step), for the two players only."""
 
 
 _RESULTS = {"w": "1-0", "b": "0-1", None: "½-½"}
@@ -224,7 +227,6 @@ async def match_view(
     )
     decided = row.outcome is not None
     offers: tuple[OfferView, ...] = ()
-    actions: list[str] = []
     phase = "unpublished"
     ruling_text = chooser = change_text = None
     counted: tuple[tuple[str, int], ...] = ()
@@ -267,43 +269,27 @@ async def match_view(
                 f"{name(n.change.by)} asks to move the match to "
                 f"{describe_time(n.change.time, now=now)}"
             )
-        if is_player and viewer_id is not None:
-            me = PlayerId(viewer_id)
-            actions = ["status", "help", "report"]
-            theirs_open = any(o.by != me and o.is_open(now=now) for o in n.offers)
-            mine_open = any(o.by == me and not o.is_withdrawn for o in n.offers)
-            if not decided:
-                if n.phase is Phase.OPEN:
-                    actions.append("offer")
-                    if theirs_open:
-                        actions.append("accept")
-                    if mine_open:
-                        actions.append("withdraw")
-                elif n.phase is Phase.AWAITING_CHOICE and chooser == me:
-                    actions.append("choose")
-                    if theirs_open:
-                        actions.append("accept")
-                elif n.phase is Phase.AGREED:
-                    if n.change is not None and n.change.by != me:
-                        actions.extend(["accept change", "decline change"])
-                    else:
-                        actions.append("change")
-                        if n.change is not None:
-                            actions.append("decline change")
-                spans = game_spans(all_games)
-                review = review_pauses(
-                    spans,
-                    break_calls(events),
-                    match_id=MatchId(row.id),
-                    players=n.players,
-                    conduct=config.rules.conduct,
-                    now=now,
-                )
-                in_progress = any(g.status is GameStatus.STARTED for g in all_games)
-                if spans and not in_progress and not review.has_used_break(me):
-                    actions.append("break")
-                if any(r.claimant == me for r in rights) and me not in claimed:
-                    actions.append("claim win")
+    options = None
+    if is_player and viewer_id is not None:
+        options = player_options(
+            MatchMoment(
+                me=PlayerId(viewer_id),
+                negotiation=n,
+                now=now,
+                decided=decided,
+                required_offers=config.rules.offers.required_offers,
+                conduct=config.rules.conduct,
+                games_total=row.games,
+                games_played=sum(1 for g in all_games if g.counted),
+                game_in_progress=any(g.status is GameStatus.STARTED for g in all_games),
+                spans=tuple(game_spans(all_games)),
+                breaks=tuple(break_calls(events)),
+                rights=tuple(rights),
+                claimed=frozenset(claimed),
+                armageddon=row.state == "armageddon",
+                agreed_time=row.agreed_time,
+            )
+        )
     week_start = n.week.start if n is not None else None
     deadline = n.week.offer_deadline if n is not None else None
     week_end = n.week.end if n is not None else None
@@ -365,7 +351,8 @@ async def match_view(
         claims=claims,
         breaks=breaks,
         deadlines=deadlines,
-        actions=tuple(actions),
+        actions=options.actions if options is not None else (),
+        step=None if options is None else options.step,
         no_show=no_show,
         time_control=time_control_text(config.rules.time_control),
         next_game=next_game,

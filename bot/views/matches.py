@@ -19,17 +19,13 @@ from bot.views.scores import ScoredMatch, scored
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
+from rules.stages.formats import stage_name
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
 from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
-STAGE_LABELS = {
-    "qualification": "Qualification",
-    "candidates": "Candidates",
-    "semifinal": "Semifinal",
-    "final": "Final",
-    "third_place": "Match for third place",
-}
+STAGE_LABELS = {kind.value: stage_name(kind) for kind in StageKind}
+"""Each stage kind's name as the pages show it (from the stage formats)."""
 
 OUTCOME_LABELS = {
     "first_wins": "won by {first}",

@@ -52,6 +52,7 @@ __all__ = [
     "qualification_stage",
     "qualifying_places",
     "results",
+    "round_in_play",
     "round_results",
     "round_view",
     "rounds",
@@ -198,6 +199,20 @@ async def results(
     return field, out, gone, counted
 
 
+async def round_in_play(uow: UnitOfWork) -> int | None:
+    """The number of the qualification round in play that has decided matches already (the
+    live standings count them, marked provisional), else None."""
+    try:
+        stage = await qualification_stage(uow)
+    except OperationError:
+        return None
+    for stored in await rounds(uow, stage):
+        if stored.row.state in COUNTED_ROUND_STATES and not stored.is_finished:
+            decided = any(m.state == MatchState.COMPLETE for m in stored.matches)
+            return stored.row.number if decided else None
+    return None
+
+
 async def round_results(uow: UnitOfWork, ruleset: Ruleset) -> list[RoundResult]:
     """Every entrant's result in every finished round (the standings' round-by-round cells)."""
     stage = await qualification_stage(uow)
@@ -230,11 +245,12 @@ async def standings(uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = 
 
 
 async def standings_and_results(
-    uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = None
+    uow: UnitOfWork, ruleset: Ruleset, *, through: int | None = None, provisional: bool = False
 ) -> tuple[Standings, list[RoundResult]]:
-    """:func:`standings` and the results they come from (:func:`round_results`), computed once."""
+    """:func:`standings` and the results they come from (:func:`round_results`), computed once
+    (``provisional``: with the decided matches of the round in play, as :func:`results`)."""
     stage = await qualification_stage(uow)
-    field, res, gone, _ = await results(uow, stage, ruleset)
+    field, res, gone, _ = await results(uow, stage, ruleset, provisional=provisional)
     if not field:
         raise OperationError("the qualification has no entrants yet: pair round 1 first")
     if through is not None:
@@ -299,7 +315,7 @@ async def round_view(uow: UnitOfWork, config: Config, number: int | None = None)
     stage = await qualification_stage(uow)
     stored = await rounds(uow, stage)
     if not stored:
-        raise OperationError("no qualification round has been paired yet: `acwc round pair`")
+        raise OperationError("no qualification round has been paired yet")
     chosen = (
         stored[-1] if number is None else next((r for r in stored if r.row.number == number), None)
     )

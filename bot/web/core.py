@@ -344,7 +344,9 @@ def when(value: dt.datetime | None, now: dt.datetime) -> dict[str, Any] | None:
     if value is None:
         return None
     delta = value - now
-    if delta.total_seconds() >= 0:
+    if abs(delta) < dt.timedelta(minutes=1):
+        relative = "now"
+    elif delta.total_seconds() >= 0:
         relative = f"in {label_duration(delta)}"
     else:
         relative = f"{label_duration(delta)} ago"
@@ -365,7 +367,17 @@ async def base_context(request: web.Request) -> dict[str, Any]:
         "tournament_name": config.tournament.name,
         "now": when(now, now),
         "path": request.path,
+        "live": _live_source(request),
     } | flash(request)
+
+
+LIVE_SOURCE: web.AppKey[Callable[[web.Request], str | None]] = web.AppKey("acwc.live_source")
+"""The stream a page listens to, if it is live (:mod:`bot.web.live` sets it)."""
+
+
+def _live_source(request: web.Request) -> str | None:
+    source = request.app.get(LIVE_SOURCE)
+    return source(request) if source is not None and request.method == "GET" else None
 
 
 async def render(

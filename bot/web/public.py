@@ -17,8 +17,9 @@ from aiohttp import web
 from bot.config import Config, describe_rules
 from bot.errors import OperationError
 from bot.views import matches as views
+from bot.views.bracket import champion
 from bot.views.candidates import points_text, pools
-from bot.views.qualification import qualifying_places, standings_and_results
+from bot.views.qualification import qualifying_places, round_in_play, standings_and_results
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
@@ -49,11 +50,23 @@ async def home(request: web.Request) -> web.StreamResponse:
         if who is not None and who.is_player:
             row = await views.current_match(uow, who.user_id)
             mine = None if row is None else row.id
+        winner = await champion(uow)
     current = [r for r in rounds if r.state == RoundState.PUBLISHED] or rounds[:1]
+    registration = ctx.config.registration
     return await render(
         request,
         "home.html",
-        {"title": "Home", "rounds": current, "my_match": mine, "when": lambda t: when(t, now)},
+        {
+            "title": "Home",
+            "rounds": current,
+            "my_match": mine,
+            "when": lambda t: when(t, now),
+            "champion": winner,
+            "registration_open": winner is None and registration.is_open(now),
+            "registration_opens": None
+            if winner is not None or registration.opens is None or registration.opens <= now
+            else when(registration.opens, now),
+        },
     )
 
 
@@ -151,9 +164,13 @@ async def standings(request: web.Request) -> web.StreamResponse:
     problem = None
     played: list[RoundResult] = []
     qualifying = 0
+    in_play = None
     async with ctx.db.uow() as uow:
         try:
-            table, played = await standings_and_results(uow, ctx.config.rules)
+            in_play = await round_in_play(uow)
+            table, played = await standings_and_results(
+                uow, ctx.config.rules, provisional=in_play is not None
+            )
             qualifying = await qualifying_places(uow, ctx.config.rules)
         except (OperationError, RulesError) as e:
             problem = str(e)
@@ -165,6 +182,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
             "rows": [] if table is None else _standings_rows(table, played, qualifying),
             "rounds": 0 if table is None else table.rounds,
             "qualifying": qualifying,
+            "in_play": in_play,
             "edition": None if table is None else table.edition.value,
             "problem": problem,
         },

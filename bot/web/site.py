@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from pathlib import Path
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from markupsafe import Markup, escape
 
-from bot.web import auth, desk, public, register, room
+from bot.web import auth, desk, live, public, register, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -30,7 +32,7 @@ HERE = Path(__file__).parent
 
 
 def environment(app: web.Application) -> jinja2.Environment:
-    return aiohttp_jinja2.setup(
+    env = aiohttp_jinja2.setup(
         app,
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
@@ -38,6 +40,26 @@ def environment(app: web.Application) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["capitalize_first"] = capitalize_first
+    env.filters["code_spans"] = code_spans
+    return env
+
+
+_CODE = re.compile(r"`([^`\n]{1,80})`")
+
+
+def code_spans(text: object) -> Markup:
+    """Plain text whose `backticked` commands show as code, not as backticks (the bot's
+    replies are written for Lichess messages, where a backtick is how a command stands out)."""
+    escaped = str(escape(str(text)))
+    return Markup(_CODE.sub(r"<code>\1</code>", escaped))
+
+
+def capitalize_first(text: object) -> str:
+    """The first letter in upper case, the rest as written (``capitalize`` would lower a
+    player's name or a quoted word)."""
+    words = str(text)
+    return words[:1].upper() + words[1:]
 
 
 def setup_web(app: web.Application, runtime: WebRuntime) -> None:
@@ -63,6 +85,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     room.add_routes(app)
     desk.add_routes(app)
     register.add_routes(app)
+    live.add_routes(app)
     add_static_files(app, HERE / "static")
 
 
@@ -80,4 +103,10 @@ def add_static_files(app: web.Application, folder: Path) -> None:
             raise web.HTTPNotFound()
         return web.FileResponse(path)
 
+    async def favicon(_request: web.Request) -> web.StreamResponse:
+        """Browsers ask for ``/favicon.ico`` whatever the page says: the SVG icon."""
+        return web.FileResponse(files["favicon.svg"], headers={"Content-Type": "image/svg+xml"})
+
     app.router.add_get("/static/{name}", static_file, name="static")
+    if "favicon.svg" in files:
+        app.router.add_get("/favicon.ico", favicon)

@@ -25,6 +25,7 @@ class Tiebreak(enum.Enum):
 
 class StageKind(enum.StrEnum):
     QUALIFICATION = "qualification"
+    PLAY_IN = "play_in"
     CANDIDATES = "candidates"
     SEMIFINAL = "semifinal"
     FINAL = "final"
@@ -69,6 +70,7 @@ class Formats:
     """Match formats per stage (rules 3.v.1, 3.vi.3-4, 3.vii.2, 3.viii.1-5)."""
 
     qualification: MatchFormat = field(default_factory=_qualification_format)
+    play_in: MatchFormat = field(default_factory=_qualification_format)
     candidates: MatchFormat = field(default_factory=_candidates_format)
     semifinal: MatchFormat = field(default_factory=_semifinal_format)
     final: MatchFormat = field(default_factory=_final_format)
@@ -143,6 +145,11 @@ class Stages:
     pool_size: int = 6
     candidates_meetings: int = 1  # matches per pair in a pool (rules 3.vi.3)
     bye_is_match_win: bool = True
+    absolute_colours: bool = False
+    """The qualification's pairing reads the colour of a match's game 1 as a FIDE colour, its
+    absolute preferences included (C.04.3 1.6.2, C3), instead of a preference only (the
+    default: a 10-game match's colours alternate; :mod:`rules.stages.manual_pairing`)."""
+    play_in_matches: int = 0  # a play-in round for the last places (0: none; rules/stages/play_in)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +170,32 @@ class Eligibility:
     games_before: dt.datetime = dt.datetime(2021, 9, 1, tzinfo=UTC)
     peak_window_start: dt.datetime = dt.datetime(2021, 3, 1, tzinfo=UTC)
     peak_window_end: dt.datetime = dt.datetime(2021, 9, 1, tzinfo=UTC)
+    cheat_one_since: dt.datetime | None = None
+    """Rules 2.2.3.1: one "cheat detected" game since then refuses the entry; ``None``: one
+    year before ``games_before`` (2020-09-01 for the 2021 season)."""
+    cheat_two_since: dt.datetime | None = None
+    """Rules 2.2.3.2: two since then; ``None``: three years before ``games_before``
+    (2018-09-01)."""
+
+    @property
+    def cheat_one_cutoff(self) -> dt.datetime:
+        if self.cheat_one_since is not None:
+            return self.cheat_one_since
+        return _years_before(self.games_before, 1)
+
+    @property
+    def cheat_two_cutoff(self) -> dt.datetime:
+        if self.cheat_two_since is not None:
+            return self.cheat_two_since
+        return _years_before(self.games_before, 3)
+
+
+def _years_before(when: dt.datetime, years: int) -> dt.datetime:
+    """The same moment ``years`` earlier (29 February: the 28th)."""
+    try:
+        return when.replace(year=when.year - years)
+    except ValueError:
+        return when.replace(year=when.year - years, day=28)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""Stage order, what a stage still lacks, and the season calendar (rules 3.ii, 4).
+"""What a stage still lacks, and the season calendar (rules 3.ii, 4); the stages and their order
+are in :mod:`rules.stages.formats`.
 
 The calendar is date arithmetic only: publication on Tuesdays from the first publication date,
 one match a week, completion by the following Monday 23:59 UTC, a break of one week between
@@ -18,7 +19,6 @@ from rules.core.ruleset import Calendar, Ruleset, StageKind
 from rules.core.scoring import Outcome
 
 __all__ = [
-    "STAGE_ORDER",
     "MatchStatus",
     "Missing",
     "MissingItem",
@@ -28,19 +28,10 @@ __all__ = [
     "StageProgress",
     "candidates_round_count",
     "completion_deadline",
-    "next_stage",
     "season_calendar",
     "stage_complete",
     "stage_progress",
 ]
-
-STAGE_ORDER: tuple[StageKind, ...] = (
-    StageKind.QUALIFICATION,
-    StageKind.CANDIDATES,
-    StageKind.SEMIFINAL,
-    StageKind.FINAL,
-)
-"""Rules 3.ii. The Third Place Playoff is played alongside the Grand Final."""
 
 
 class StageErrorReason(enum.Enum):
@@ -53,14 +44,6 @@ class StageError(RulesError):
     def __init__(self, reason: StageErrorReason, message: str) -> None:
         super().__init__(reason, message)
         self.reason: StageErrorReason = reason
-
-
-def next_stage(kind: StageKind) -> StageKind | None:
-    """The stage after ``kind``; ``None`` after the final matches (final and third place)."""
-    if kind is StageKind.THIRD_PLACE:
-        return None
-    index = STAGE_ORDER.index(kind)
-    return STAGE_ORDER[index + 1] if index + 1 < len(STAGE_ORDER) else None
 
 
 def _members(kind: StageKind) -> frozenset[StageKind]:

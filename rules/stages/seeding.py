@@ -10,6 +10,10 @@ Decisions, each one a reading of the regulations that a TD may want to know:
 * **Game count** (rules 2.i.2): rated antichess games whose ``createdAt`` is strictly before
   ``Eligibility.games_before``. The count is reported capped at ``min_rated_games`` (the adapter
   stops fetching there, so "100" means "100 or more").
+* **"Cheat detected" games** (rules 2.2.3): the finished games Lichess ended with the status
+  ``cheat``, by the time each was created: one since ``Eligibility.cheat_one_cutoff``
+  (2020-09-01), or two since ``cheat_two_cutoff`` (2018-09-01), refuse the entry; fewer, or older
+  ones, do not (the regulations name no other case), and the verdict still lists them.
 * **BOT accounts** (rules 2.ii.5) are refused. A ``tosViolation`` mark or a closed (``disabled``)
   account is *not* an automatic refusal: rules 2.ii leaves qualification to a Lichess admin, so
   these become flags for a TD to review.
@@ -46,6 +50,7 @@ __all__ = [
     "SeedingError",
     "SeedingErrorReason",
     "assess",
+    "cheat_grounds",
     "seeding_rating",
 ]
 
@@ -99,6 +104,7 @@ class Refusal(enum.Enum):
     CREATED_TOO_LATE = "created_too_late"
     TOO_FEW_RATED_GAMES = "too_few_rated_games"
     BOT_ACCOUNT = "bot_account"
+    CHEAT_DETECTED = "cheat_detected"
 
 
 class ReviewFlag(enum.Enum):
@@ -122,6 +128,8 @@ class EligibilityVerdict:
     rating_at_cutoff: int | None
     peak_rating: int | None
     seed_rating: int | None
+    cheat_detected: tuple[dt.datetime, ...] = ()
+    """When each "cheat detected" game read was created, oldest first (rules 2.2.3)."""
 
     @property
     def eligible(self) -> bool:
@@ -189,8 +197,23 @@ def seeding_rating(
     return at_cutoff, peak, seed
 
 
+def cheat_grounds(cheat_detected: Iterable[dt.datetime], *, eligibility: Eligibility) -> bool:
+    """Rules 2.2.3: one "cheat detected" game since the first cut-off or two since the second
+    are grounds for refusing (or, during the event, disqualifying) the player."""
+    dates = list(cheat_detected)
+    for when in dates:
+        _require_aware(when, "creation time of a cheat-detected game")
+    recent = sum(1 for d in dates if d >= eligibility.cheat_one_cutoff)
+    older = sum(1 for d in dates if d >= eligibility.cheat_two_cutoff)
+    return recent >= 1 or older >= 2
+
+
 def assess(
-    account: AccountFacts, games: Iterable[RatedGame], *, eligibility: Eligibility
+    account: AccountFacts,
+    games: Iterable[RatedGame],
+    *,
+    eligibility: Eligibility,
+    cheat_detected: Iterable[dt.datetime] = (),
 ) -> EligibilityVerdict:
     """Check rules 2.i and 2.ii.5 and compute the seeding rating (rules 3.v.3).
 
@@ -213,6 +236,9 @@ def assess(
         refusals.append(Refusal.TOO_FEW_RATED_GAMES)
     if account.title is not None and account.title.upper() == BOT_TITLE:
         refusals.append(Refusal.BOT_ACCOUNT)
+    cheats = tuple(sorted(cheat_detected))
+    if cheat_grounds(cheats, eligibility=eligibility):
+        refusals.append(Refusal.CHEAT_DETECTED)
 
     flags: list[ReviewFlag] = []
     if account.tos_violation:
@@ -228,4 +254,5 @@ def assess(
         rating_at_cutoff=at_cutoff,
         peak_rating=peak,
         seed_rating=seed,
+        cheat_detected=cheats,
     )

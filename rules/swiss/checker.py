@@ -6,8 +6,7 @@ players paired in that round, and the player given the pairing-allocated bye (``
 with an unpaired cell in that round (absent, a requested bye, withdrawn) was not to be paired,
 so is absent for the engine too. Colours are compared where the file gives them (a forfeit
 may carry none); the board order is not compared. A file without the initial colour (``XXC``,
-``152``) is checked with the one its round 1 shows: the colour of the highest-ranked player
-who played in it (by rule 5.2.5 he receives it).
+``152``) is checked with the one its first round shows (``infer_initial_colour``).
 """
 
 from __future__ import annotations
@@ -19,8 +18,9 @@ from rules.swiss.dutch import NoLegalPairingError, RoundPairing
 from rules.swiss.trf import (
     TrfResult,
     TrfTournament,
-    next_round_number,
+    infer_initial_colour,
     pair_trf_round,
+    rounds_played,
 )
 
 __all__ = ["RoundDifference", "TournamentCheck", "check_tournament"]
@@ -110,23 +110,19 @@ def check_round(tournament: TrfTournament, round_number: int) -> RoundDifference
     )
 
 
-def _initial_colour(tournament: TrfTournament) -> Colour:
-    for player in sorted(tournament.players, key=lambda player: player.number):
-        cell = player.rounds[0] if player.rounds else None
-        if cell is not None and cell.opponent is not None and cell.colour is not None:
-            return cell.colour
-    return Colour.WHITE
-
-
 def check_tournament(tournament: TrfTournament) -> TournamentCheck:
     """Pair every round of the file again, in order, up to the first that differs.
 
     Raises:
         TrfError: the file is invalid (as for pairing its next round).
     """
-    rounds = next_round_number(tournament) - 1
+    rounds = rounds_played(tournament)
+    if tournament.total_rounds is None:
+        # A finished tournament need not say how many rounds it had: the ones it shows.
+        tournament = replace(tournament, total_rounds=rounds)
     if tournament.initial_colour is None:
-        tournament = replace(tournament, initial_colour=_initial_colour(tournament))
+        inferred = infer_initial_colour(tournament) or Colour.WHITE
+        tournament = replace(tournament, initial_colour=inferred)
     for round_number in range(1, rounds + 1):
         difference = check_round(tournament, round_number)
         if difference is not None:

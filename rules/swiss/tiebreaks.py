@@ -63,6 +63,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from rules.core.model import PlayerId
+from rules.core.states import PlayerStatus
 from rules.swiss.results import (
     Entrant,
     Exit,
@@ -259,12 +260,6 @@ def cut_contributions(
         remaining.remove(victim)
         cut.append(victim)
     return tuple(remaining), tuple(cut)
-
-
-class PlayerStatus(enum.Enum):
-    ACTIVE = "active"
-    WITHDRAWN = "withdrawn"
-    DISQUALIFIED = "disqualified"
 
 
 @dataclass(frozen=True, slots=True)

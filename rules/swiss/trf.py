@@ -6,22 +6,28 @@ number of rounds (``XXR`` in TRF16 / JaVaFo usage, ``142`` in TRF-2026), the ini
 players, ``260`` records with a round range). Every other line is kept verbatim and written
 back in its place, so ``parse_trf(write_trf(t)) == t``.
 
-Conventions (shared by the FIDE-endorsed engines):
+Conventions (the standard's where it speaks, bbpPairings' where it is silent; docs/pairing.md):
 
-* The rounds already played are those in which some player has a *paired* cell (an opponent, or
-  the pairing-allocated bye ``U``); the next round is the one after the last of them.
-* A player's cell for the next round, if present, says he will not be paired: ``Z``, ``H``,
-  ``F``, ``-`` or blank with opponent ``0000`` mark him absent. A player with no cell for the
-  next round is present.
+* Lines end in CR (as the standard asks), LF or CR LF.
+* The rounds already played: up to the last round in which some player has a *paired* cell
+  (an opponent, or the pairing-allocated bye ``U``), and every round before a recorded cell
+  (any cell that is not all blanks). If every player has a cell for the round after those,
+  that round was played too. The next round is the one after them.
+* A player's cell for the next round (``0000 - H``, ``F``, ``Z``, ``-`` or a blank result)
+  says he will not be paired, and so does a TRF-2026 ``240`` bye record for that round. A
+  player with no cell for the next round (or only blanks) is present.
 * Scores are recomputed from the cells of the rounds played (win 1, draw 1/2, ``U``/``F``/``+``
-  1, ``H`` 1/2), not read from columns 81-84.
+  1, ``H`` 1/2). The score column (81-84), when filled in, must be the sum over the rounds
+  played, with or without the cell of the round being paired.
+* Without an initial-colour line (``XXC``, ``152``) the first colour is the one the
+  highest-ranked player paired in the first round with colours received there (the second
+  one's reversed, and so on, when he has none).
 * A forfeit (``+``/``-`` against an opponent) is a pairing whose game was not played.
 """
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
+import re
 from fractions import Fraction
 
 from rules.core.colour import Colour
@@ -37,6 +43,7 @@ from rules.swiss.dutch import (
 )
 
 __all__ = [
+    "TrfBye",
     "TrfCell",
     "TrfError",
     "TrfPlayer",
@@ -46,129 +53,31 @@ __all__ = [
     "TrfTournament",
     "decode_trf",
     "format_pairing",
+    "infer_initial_colour",
     "next_round_number",
     "pair_trf_round",
     "parse_trf",
     "players_before",
     "players_for_next_round",
+    "rounds_played",
     "run_pair",
     "write_trf",
 ]
 
-_FIRST_CELL = 91  # 0-based column of round 1's opponent field (position 92)
-_CELL_WIDTH = 10
-
-
-class TrfReason(enum.Enum):
-    """Why a TRF file was rejected."""
-
-    MALFORMED = "malformed"
-
-
-class TrfError(RulesError):
-    """The TRF text is invalid; ``line`` and ``column`` (1-based) locate the fault."""
-
-    def __init__(self, line: int, column: int, problem: str) -> None:
-        super().__init__(TrfReason.MALFORMED, f"line {line}, column {column}: {problem}")
-        self.line = line
-        self.column = column
-
-
-class TrfResult(enum.Enum):
-    """The result code of a round cell (TRF16 / TRF-2026 position 99)."""
-
-    WIN = "1"
-    LOSS = "0"
-    DRAW = "="
-    FORFEIT_WIN = "+"
-    FORFEIT_LOSS = "-"
-    UNRATED_WIN = "W"
-    UNRATED_DRAW = "D"
-    UNRATED_LOSS = "L"
-    PAIRING_BYE = "U"
-    HALF_BYE = "H"
-    FULL_BYE = "F"
-    ZERO_BYE = "Z"
-    BLANK = " "
-
-
-_PLAYED = {
-    TrfResult.WIN: Fraction(1),
-    TrfResult.LOSS: Fraction(0),
-    TrfResult.DRAW: Fraction(1, 2),
-    TrfResult.UNRATED_WIN: Fraction(1),
-    TrfResult.UNRATED_DRAW: Fraction(1, 2),
-    TrfResult.UNRATED_LOSS: Fraction(0),
-}
-_UNPLAYED = {
-    TrfResult.FORFEIT_WIN: Fraction(1),
-    TrfResult.FORFEIT_LOSS: Fraction(0),
-    TrfResult.PAIRING_BYE: Fraction(1),
-    TrfResult.HALF_BYE: Fraction(1, 2),
-    TrfResult.FULL_BYE: Fraction(1),
-    TrfResult.ZERO_BYE: Fraction(0),
-    TrfResult.BLANK: Fraction(0),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class TrfCell:
-    """One round of a player: scheduled opponent (None for 0000), colour, result."""
-
-    opponent: int | None
-    colour: Colour | None
-    result: TrfResult
-
-    @property
-    def is_paired(self) -> bool:
-        """The player took part in the pairing of this round (opponent or PAB)."""
-        return self.opponent is not None or self.result is TrfResult.PAIRING_BYE
-
-
-@dataclass(frozen=True, slots=True)
-class TrfPlayer:
-    """A ``001`` record. ``static`` keeps columns 9-89 verbatim (sex, title, name, ...)."""
-
-    number: int
-    static: str
-    rounds: tuple[TrfCell, ...]
-    line: int = field(default=0, compare=False)
-    """The line of the file the record was read from (1-based; 0: not read from a file)."""
-
-    @property
-    def name(self) -> str:
-        """The name field, positions 15-47."""
-        return self.static[5:38].strip()
-
-
-@dataclass(frozen=True, slots=True)
-class TrfProhibition:
-    """Players who may not meet each other, in rounds ``first``..``last`` (None: every round)."""
-
-    players: tuple[int, ...]
-    first: int | None = None
-    last: int | None = None
-
-    def applies_to(self, round_number: int) -> bool:
-        """Whether the prohibition holds in ``round_number``."""
-        return (self.first is None or self.first <= round_number) and (
-            self.last is None or round_number <= self.last
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class TrfTournament:
-    """The content of a TRF file that pairing needs, plus every other line verbatim."""
-
-    players: tuple[TrfPlayer, ...]
-    total_rounds: int | None = None
-    initial_colour: Colour | None = None
-    prohibitions: tuple[TrfProhibition, ...] = ()
-    trf2026: bool = False
-    """Write the round count, initial colour and prohibitions as 142/152/260 records."""
-    other_lines: tuple[str, ...] = ()
-    """Unrecognised lines, written back before the player records."""
-
+from rules.swiss.trf_model import (
+    CELL_WIDTH,
+    FIRST_CELL,
+    PLAYED_POINTS,
+    UNPLAYED_POINTS,
+    TrfBye,
+    TrfCell,
+    TrfError,
+    TrfPlayer,
+    TrfProhibition,
+    TrfReason,
+    TrfResult,
+    TrfTournament,
+)
 
 # ---------------------------------------------------------------------------
 # Parsing
@@ -217,10 +126,10 @@ def _parse_cell(line_text: str, start: int, line: int) -> TrfCell:  # noqa: C901
     except ValueError:
         raise TrfError(line, start + 8, f"unknown result code {result_char!r}") from None
     if opponent == 0:
-        if result in _PLAYED:
+        if result in PLAYED_POINTS:
             raise TrfError(line, start + 8, "a played game needs an opponent")
         return TrfCell(opponent=None, colour=None, result=result)
-    if result in _PLAYED and colour is None:
+    if result in PLAYED_POINTS and colour is None:
         raise TrfError(line, start + 6, "a played game needs the colour w or b")
     if result is TrfResult.BLANK:
         raise TrfError(line, start + 8, f"no result against opponent {opponent}")
@@ -239,7 +148,7 @@ def _parse_player(text: str, line: int) -> TrfPlayer:
     number = _int_field(text[4:8], line, 5, "starting rank")
     if number < 1:
         raise TrfError(line, 5, "starting rank must be positive")
-    static = text[8 : _FIRST_CELL - 2].ljust(_FIRST_CELL - 10)
+    static = text[8 : FIRST_CELL - 2].ljust(FIRST_CELL - 10)
     points = static[72:76]
     if points.strip():
         try:
@@ -247,48 +156,60 @@ def _parse_player(text: str, line: int) -> TrfPlayer:
         except ValueError:
             raise TrfError(line, 81, f"points must be a number, found {points!r}") from None
     cells: list[TrfCell] = []
-    start = _FIRST_CELL
+    start = FIRST_CELL
     rest = text.rstrip()
+    recorded = 0  # the cells up to the last one that is not all blanks
     while start < len(rest):
         if text[start - 2 : start].strip():
             raise TrfError(line, start - 1, "round cells must be separated by blanks")
         if len(rest) > start + 8 and rest[start + 8] != " ":
             raise TrfError(line, start + 9, "round cells must be separated by blanks")
         cells.append(_parse_cell(rest, start, line))
-        start += _CELL_WIDTH
-    # Trailing blank cells carry no information.
-    while cells and cells[-1] == TrfCell(None, None, TrfResult.BLANK):
-        cells.pop()
-    if points.strip():
-        _check_points(points.strip(), cells, line)
-    return TrfPlayer(number=number, static=static, rounds=tuple(cells), line=line)
+        if rest[start : start + 8].strip():
+            recorded = len(cells)
+        start += CELL_WIDTH
+    # Trailing all-blank cells carry no information; "0000 -" with a blank result is an absence.
+    return TrfPlayer(number=number, static=static, rounds=tuple(cells[:recorded]), line=line)
 
 
-_HALF_POINTS = {result: int(points * 2) for result, points in (_PLAYED | _UNPLAYED).items()}
+_LINE_END = re.compile("\r\n|\r|\n")
+"""The standard ends each line with a CR; LF and CR LF are read too."""
+
+_HALF_POINTS = {
+    result: int(points * 2) for result, points in (PLAYED_POINTS | UNPLAYED_POINTS).items()
+}
 
 
-def _check_points(points: str, cells: list[TrfCell], line: int) -> None:
-    """The score column (positions 81-84) must be the sum of the results: of every cell, or
-    of the rounds before a pre-set absence (``H``, ``F``, ``Z``) at the end of the record."""
-    halves = [_HALF_POINTS[cell.result] for cell in cells]
-    played = len(cells)
-    while played and not cells[played - 1].is_paired:
-        played -= 1
-    total, before = Fraction(sum(halves), 2), Fraction(sum(halves[:played]), 2)
-    stated = Fraction(points)
-    if stated not in (total, before):
-        shown = float(total) if total.denominator > 1 else int(total)
-        raise TrfError(line, 81, f"points {points} contradict the results, which sum to {shown}")
+def _check_points(player: TrfPlayer, played: int) -> None:
+    """The score column (positions 81-84), when filled in, must be the sum of the results of
+    the rounds played, or of those and the cell of the round being paired (a requested bye
+    entered beforehand)."""
+    points = player.static[72:76].strip()
+    if not points:
+        return
+    halves = [_HALF_POINTS[cell.result] for cell in player.rounds]
+    before, with_next = Fraction(sum(halves[:played]), 2), Fraction(sum(halves[: played + 1]), 2)
+    if Fraction(points) not in (before, with_next):
+        shown = float(before) if before.denominator > 1 else int(before)
+        raise TrfError(
+            player.line,
+            81,
+            f"points {points} contradict the results of the {played} rounds played, "
+            f"which sum to {shown}",
+        )
 
 
-def _parse_numbers(text: str, line: int, offset: int) -> tuple[int, ...]:
+def _parse_numbers(text: str, line: int, offset: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The numbers of a list separated by blanks, and the (1-based) column of each."""
     numbers: list[int] = []
+    columns: list[int] = []
     column = offset
     for token in text.split(" "):
         if token:
             numbers.append(_int_field(token, line, column + 1, "player number"))
+            columns.append(column + 1)
         column += len(token) + 1
-    return tuple(numbers)
+    return tuple(numbers), tuple(columns)
 
 
 def decode_trf(data: bytes) -> str:
@@ -300,9 +221,8 @@ def decode_trf(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        before = data[: error.start].decode("utf-8-sig")
-        line = before.count("\n") + 1
-        column = len(before) - (before.rfind("\n") + 1) + 1
+        lines = _LINE_END.split(data[: error.start].decode("utf-8-sig"))
+        line, column = len(lines), len(lines[-1]) + 1
         raise TrfError(
             line, column, f"byte 0x{data[error.start]:02x} is not UTF-8 text: not a TRF file"
         ) from None
@@ -316,73 +236,183 @@ def _check_characters(line: str, number: int) -> None:
             )
 
 
-def parse_trf(text: str) -> TrfTournament:  # noqa: C901 (one case a TRF record kind)
-    """Parse TRF16 or TRF-2026 text.
+class _Reading:
+    """What :func:`parse_trf` has read so far."""
 
-    Raises:
-        TrfError: a line is malformed; the message names its line and column.
-    """
-    players: list[TrfPlayer] = []
-    others: list[str] = []
-    total_rounds: int | None = None
-    initial: Colour | None = None
-    prohibitions: list[TrfProhibition] = []
-    trf2026 = False
-    numbers: set[int] = set()
-    for line_number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.removesuffix("\r")
-        _check_characters(line, line_number)
+    def __init__(self) -> None:
+        self.players: list[TrfPlayer] = []
+        self.others: list[str] = []
+        self.total_rounds: int | None = None
+        self.initial: Colour | None = None
+        self.prohibitions: list[TrfProhibition] = []
+        self.byes: list[TrfBye] = []
+        self.trf2026 = False
+        self.numbers: set[int] = set()
+
+    def read(self, line: str, number: int) -> None:
         tag = line[:3]
         if tag == "001":
-            player = _parse_player(line, line_number)
-            if player.number in numbers:
-                raise TrfError(line_number, 5, f"starting rank {player.number} appears twice")
-            numbers.add(player.number)
-            players.append(player)
-        elif tag == "XXR":
-            total_rounds = _int_field(line[3:], line_number, 5, "number of rounds")
-        elif tag == "142":
-            total_rounds = _int_field(line[3:], line_number, 5, "number of rounds")
-            trf2026 = True
-        elif tag == "XXC":
-            words = line[3:].split()
-            if "white1" in words:
-                initial = Colour.WHITE
-            elif "black1" in words:
-                initial = Colour.BLACK
-            elif not all(word == "rank" for word in words):
-                raise TrfError(line_number, 5, "XXC expects white1 or black1")
-        elif tag == "152":
-            value = line[4:].strip().upper()
-            if value not in ("W", "B"):
-                raise TrfError(line_number, 5, "152 expects W or B")
-            initial = Colour.WHITE if value == "W" else Colour.BLACK
-            trf2026 = True
-        elif tag == "XXP":
-            group = _parse_numbers(line[4:], line_number, 4)
-            if len(group) < 2:
-                raise TrfError(line_number, 5, "XXP needs at least two players")
-            prohibitions.append(TrfProhibition(players=group))
-        elif tag == "260":
-            first = _int_field(line[4:7], line_number, 5, "first round")
-            last = _int_field(line[8:11], line_number, 9, "last round")
-            group = _parse_numbers(line[12:], line_number, 12)
-            if len(group) < 2:
-                raise TrfError(line_number, 13, "260 needs at least two players")
-            if last < first:
-                raise TrfError(line_number, 9, "last round before first round")
-            prohibitions.append(TrfProhibition(players=group, first=first, last=last))
-            trf2026 = True
+            player = _parse_player(line, number)
+            if player.number in self.numbers:
+                raise TrfError(number, 5, f"starting rank {player.number} appears twice")
+            self.numbers.add(player.number)
+            self.players.append(player)
+        elif tag in ("XXR", "142"):
+            self.total_rounds = _int_field(line[3:], number, 5, "number of rounds")
+            if self.total_rounds < 1:
+                raise TrfError(number, 5, "the number of rounds must be at least 1")
+            self.trf2026 |= tag == "142"
+        elif tag in ("XXC", "152"):
+            self.initial = _initial_colour_line(line, number)
+            self.trf2026 |= tag == "152"
+        elif tag in ("XXP", "260"):
+            self.prohibitions.append(_prohibition(line, number))
+            self.trf2026 |= tag == "260"
+        elif tag == "240":
+            self.byes.append(_bye_record(line, number))
+            self.trf2026 = True
+        elif tag in _UNSUPPORTED:
+            _check_supported(line, number)
+            self.others.append(line)
         elif line.strip():
-            others.append(line)
-    return TrfTournament(
-        players=tuple(players),
-        total_rounds=total_rounds,
-        initial_colour=initial,
-        prohibitions=tuple(prohibitions),
-        trf2026=trf2026,
-        other_lines=tuple(others),
+            self.others.append(line)
+
+
+def _initial_colour_line(line: str, number: int) -> Colour | None:
+    if line[:3] == "152":
+        value = line[4:].strip().upper()
+        if value not in ("W", "B"):
+            raise TrfError(number, 5, "152 expects W or B")
+        return Colour.WHITE if value == "W" else Colour.BLACK
+    words = line[3:].split()
+    if "white1" in words:
+        return Colour.WHITE
+    if "black1" in words:
+        return Colour.BLACK
+    if not all(word == "rank" for word in words):
+        raise TrfError(number, 5, "XXC expects white1 or black1")
+    return None
+
+
+def _prohibition(line: str, number: int) -> TrfProhibition:
+    if line[:3] == "XXP":
+        group, columns = _parse_numbers(line[4:], number, 4)
+        if len(group) < 2:
+            raise TrfError(number, 5, "XXP needs at least two players")
+        return TrfProhibition(players=group, line=number, columns=columns)
+    first = _int_field(line[4:7], number, 5, "first round")
+    last = _int_field(line[8:11], number, 9, "last round")
+    group, columns = _parse_numbers(line[12:], number, 12)
+    if len(group) < 2:
+        raise TrfError(number, 13, "260 needs at least two players")
+    if last < first:
+        raise TrfError(number, 9, "last round before first round")
+    return TrfProhibition(players=group, first=first, last=last, line=number, columns=columns)
+
+
+_UNSUPPORTED = {
+    "162": "point systems other than 1, 1/2, 0",
+    "BBW": "point systems other than 1, 1/2, 0",
+    "BBD": "point systems other than 1, 1/2, 0",
+    "BBL": "point systems other than 1, 1/2, 0",
+    "BBZ": "point systems other than 1, 1/2, 0",
+    "BBF": "point systems other than 1, 1/2, 0",
+    "BBU": "point systems other than 1, 1/2, 0",
+    "XXS": "point systems other than 1, 1/2, 0",
+    "250": "accelerated rounds",
+    "XXA": "accelerated rounds",
+    "192": "accelerated rounds",
+    "299": "abnormal assignment points",
+    "013": "team tournaments",
+    "310": "team tournaments",
+}
+_DEFAULT_POINTS = {"W": "1.0", "D": "0.5", "L": "0.0", "A": "0.0", "P": "1.0", "X": "0.5"}
+
+
+def _check_supported(line: str, number: int) -> None:
+    """Refuse what the engine would otherwise read wrongly: records it does not implement, unless
+    they say what it does anyway (the default points, a Dutch tournament type)."""
+    tag = line[:3]
+    if tag == "162":
+        codes = re.findall(r"([A-Z])\s*(\d+(?:\.\d+)?)", line[4:])
+        if codes and all(
+            _DEFAULT_POINTS.get(code) == f"{float(value):.1f}" for code, value in codes
+        ):
+            return
+    if tag == "192" and "BAKU" not in line.upper():
+        return
+    if tag == "BBU" and line[4:].strip() in ("1", "1.0"):
+        return
+    raise TrfError(number, 1, f"{tag}: {_UNSUPPORTED[tag]} are not supported by this engine")
+
+
+_BYE_KINDS = {"F": TrfResult.FULL_BYE, "H": TrfResult.HALF_BYE, "Z": TrfResult.ZERO_BYE}
+
+
+def _bye_record(line: str, number: int) -> TrfBye:
+    """A ``240`` record: ``240 T RRR PPPP PPPP ...`` (type F, H or Z; round; players)."""
+    kind = _BYE_KINDS.get(line[4:5].upper())
+    if kind is None or line[3:4].strip() or line[5:6].strip():
+        raise TrfError(number, 5, "240 expects the bye's type F, H or Z at position 5")
+    round_number = _int_field(line[6:9], number, 7, "round number")
+    if round_number < 1:
+        raise TrfError(number, 7, "the round number must be at least 1")
+    players, columns = _parse_numbers(line[9:], number, 9)
+    if not players:
+        raise TrfError(number, 11, "240 names no player")
+    return TrfBye(kind, round_number, players, line=number, columns=columns)
+
+
+def parse_trf(text: str) -> TrfTournament:
+    """Parse TRF16 or TRF-2026 text (lines ending in CR, LF or CR LF).
+
+    Raises:
+        TrfError: a line is malformed, or names a player who does not exist, or a round has
+            two pairing-allocated byes, or a score contradicts the results; the message names
+            its line and column.
+    """
+    reading = _Reading()
+    for line_number, line in enumerate(_LINE_END.split(text), start=1):
+        _check_characters(line, line_number)
+        reading.read(line, line_number)
+    tournament = TrfTournament(
+        players=tuple(reading.players),
+        total_rounds=reading.total_rounds,
+        initial_colour=reading.initial,
+        prohibitions=tuple(reading.prohibitions),
+        byes=tuple(reading.byes),
+        trf2026=reading.trf2026,
+        other_lines=tuple(reading.others),
     )
+    _check_file(tournament)
+    return tournament
+
+
+def _check_file(tournament: TrfTournament) -> None:
+    """What no single line shows: players named who do not exist, two pairing-allocated byes
+    in one round, scores that contradict the rounds played."""
+    numbers = {player.number for player in tournament.players}
+    records: list[TrfProhibition | TrfBye] = [*tournament.prohibitions, *tournament.byes]
+    for record in records:
+        for named, column in zip(record.players, record.columns, strict=False):
+            if named not in numbers:
+                raise TrfError(record.line, column, f"player {named} does not exist")
+    allocated: dict[int, int] = {}
+    for player in tournament.players:
+        for index, cell in enumerate(player.rounds):
+            if cell.result is not TrfResult.PAIRING_BYE:
+                continue
+            if index in allocated:
+                raise TrfError(
+                    player.line,
+                    FIRST_CELL + 8 + index * CELL_WIDTH,
+                    f"a second pairing-allocated bye in round {index + 1} "
+                    f"(player {allocated[index]} has one)",
+                )
+            allocated[index] = player.number
+    played = rounds_played(tournament)
+    for player in tournament.players:
+        _check_points(player, played)
 
 
 # ---------------------------------------------------------------------------
@@ -410,12 +440,14 @@ def write_trf(tournament: TrfTournament) -> str:
         if tournament.initial_colour is not None:
             lines.append(f"152 {'W' if tournament.initial_colour is Colour.WHITE else 'B'}")
     lines.extend(_format_player(player) for player in tournament.players)
+    for bye in tournament.byes:
+        numbers = " ".join(f"{number:4d}" for number in bye.players)
+        lines.append(f"240 {bye.kind.value} {bye.round_number:03d} {numbers}")
     for prohibition in tournament.prohibitions:
         numbers = " ".join(f"{number:4d}" for number in prohibition.players)
-        if tournament.trf2026 or prohibition.first is not None:
-            first = prohibition.first if prohibition.first is not None else 1
+        if prohibition.first is not None:
             last = prohibition.last if prohibition.last is not None else 999
-            lines.append(f"260 {first:03d} {last:03d} {numbers}")
+            lines.append(f"260 {prohibition.first:03d} {last:03d} {numbers}")
         else:
             lines.append(f"XXP {numbers}")
     if not tournament.trf2026:
@@ -432,26 +464,65 @@ def write_trf(tournament: TrfTournament) -> str:
 # ---------------------------------------------------------------------------
 
 
-def next_round_number(tournament: TrfTournament) -> int:
-    """The round to pair: one after the last round in which anybody was paired."""
+def rounds_played(tournament: TrfTournament) -> int:
+    """The rounds already played: up to the last round in which anybody was paired, and every
+    round before a recorded cell (bbpPairings' reading: a cell is either a round played or the
+    round being paired); when every player has a cell for the round after those, it was played
+    (nobody was paired in it)."""
     played = 0
     for player in tournament.players:
-        for index, cell in enumerate(player.rounds):
-            if cell.is_paired:
+        if player.rounds:
+            played = max(played, len(player.rounds) - 1)
+        for index in range(len(player.rounds) - 1, played - 1, -1):
+            if player.rounds[index].is_paired:
                 played = max(played, index + 1)
-    return played + 1
+                break
+    if tournament.players and all(len(player.rounds) > played for player in tournament.players):
+        played += 1
+    return played
+
+
+def next_round_number(tournament: TrfTournament) -> int:
+    """The round to pair: the one after :func:`rounds_played`."""
+    return rounds_played(tournament) + 1
+
+
+def infer_initial_colour(tournament: TrfTournament) -> Colour | None:
+    """The initial colour when no line gives it: in the first round in which anybody received a
+    colour, the colour of the highest-ranked player paired in that round or before (the second
+    one's reversed, and so on, when he received none). None before any colour was given."""
+    first = min(
+        (
+            index
+            for player in tournament.players
+            for index, cell in enumerate(player.rounds)
+            if cell.colour is not None
+        ),
+        default=None,
+    )
+    if first is None:
+        return None
+    position = 0
+    for player in sorted(tournament.players, key=lambda player: player.number):
+        if not any(cell.is_paired for cell in player.rounds[: first + 1]):
+            continue
+        cell = player.rounds[first] if len(player.rounds) > first else None
+        if cell is not None and cell.colour is not None:
+            return cell.colour if position % 2 == 0 else cell.colour.opposite
+        position += 1
+    return None
 
 
 def _record(cell: TrfCell) -> RoundRecord:
-    if cell.result in _PLAYED:
+    if cell.result in PLAYED_POINTS:
         assert cell.opponent is not None
         return RoundRecord(
             kind=RoundKind.PLAYED,
-            points=_PLAYED[cell.result],
+            points=PLAYED_POINTS[cell.result],
             opponent=PlayerNumber(cell.opponent),
             colour=cell.colour,
         )
-    points = _UNPLAYED[cell.result]
+    points = UNPLAYED_POINTS[cell.result]
     if cell.result is TrfResult.PAIRING_BYE:
         return RoundRecord(kind=RoundKind.PAIRING_BYE, points=points)
     if cell.opponent is not None:
@@ -498,8 +569,8 @@ def players_for_next_round(tournament: TrfTournament) -> list[SwissPlayer]:
 def players_before(
     tournament: TrfTournament, round_number: int, *, replay: bool = False
 ) -> list[SwissPlayer]:
-    """The players' states before ``round_number``. A player is present when his cell for
-    the round does not mark him absent; with ``replay`` (a round already paired, checked
+    """The players' states before ``round_number``. A player is present when he has no cell
+    for the round and no ``240`` bye record for it; with ``replay`` (a round already paired, checked
     again) only a player paired in that round is present.
 
     Raises:
@@ -508,6 +579,12 @@ def players_before(
     played = round_number - 1
     by_number = {player.number: player for player in tournament.players}
     blank = TrfCell(opponent=None, colour=None, result=TrfResult.BLANK)
+    excused = {
+        number
+        for bye in tournament.byes
+        if bye.round_number == round_number
+        for number in bye.players
+    }
     result: list[SwissPlayer] = []
     for position, player in enumerate(tournament.players):
         line = player.line or position + 1
@@ -515,7 +592,7 @@ def players_before(
         for index, cell in enumerate(cells):
             if cell.opponent is None:
                 continue
-            column = _FIRST_CELL + 1 + index * _CELL_WIDTH
+            column = FIRST_CELL + 1 + index * CELL_WIDTH
             other = by_number.get(cell.opponent)
             if other is None:
                 raise TrfError(line, column, f"unknown opponent {cell.opponent}")
@@ -532,7 +609,10 @@ def players_before(
                     line, column, f"round {index + 1} against {cell.opponent}: {problem}"
                 )
         upcoming = player.rounds[played] if len(player.rounds) > played else None
-        present = upcoming is not None and upcoming.is_paired if replay else upcoming is None
+        if replay:
+            present = upcoming is not None and upcoming.is_paired
+        else:
+            present = upcoming is None and player.number not in excused
         result.append(
             SwissPlayer(
                 number=PlayerNumber(player.number),
@@ -569,7 +649,9 @@ def pair_trf_round(
         round_number=round_number,
         total_rounds=tournament.total_rounds,
         forbidden=forbidden,
-        initial_colour=tournament.initial_colour or Colour.WHITE,
+        initial_colour=(
+            tournament.initial_colour or infer_initial_colour(tournament) or Colour.WHITE
+        ),
     )
 
 

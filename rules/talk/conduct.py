@@ -16,6 +16,9 @@ __all__ = [
     "claim_open",
     "claim_sent",
     "disqualified",
+    "disregarded_after_exit",
+    "game_forfeited",
+    "open_match_awarded",
     "paired_again_after_exit",
 ]
 
@@ -81,4 +84,25 @@ def paired_again_after_exit(
     return (
         f"The {slot.replace('_', ' ')} was paired again after {left} left the championship"
         f" (rules 8.iii-iv): match {match_id}, {white} v {black}."
+    )
+
+
+def disregarded_after_exit(match_id: int, round_number: int, *, left: str) -> str:
+    """Rules 8.2: a Candidates match not to be played, its opponent ``left``."""
+    return (
+        f"Your Candidates match {match_id} (round {round_number}) will not be played: {left} left"
+        " the championship, and all their Candidates games are disregarded (rules 8.2)."
+    )
+
+
+def open_match_awarded(stage: str, match_id: int, *, left: str, why: str) -> str:
+    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left``."""
+    return f"Your {stage} match {match_id} is awarded to you: {left} left the championship ({why})."
+
+
+def game_forfeited(match_id: int, game: int, *, player: str, reason: str) -> str:
+    """Rules 6.2: the TDs recorded a game as forfeited by ``player``."""
+    return (
+        f"The TDs recorded game {game} of match {match_id} as forfeited by {player} (rules 6.2:"
+        f" the rematch must be offered and accepted at once): {reason}"
     )

@@ -7,18 +7,11 @@ import datetime as dt
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind, TimeControl
+from rules.stages.formats import stage_name
 from rules.talk.notices import Audience, Notice, fit
 from rules.week.calendar import label_time
 
 __all__ = ["challenge_missing", "challenge_name", "game_link", "time_control_text"]
-
-_STAGE_NAMES = {
-    StageKind.QUALIFICATION: "Qualification",
-    StageKind.CANDIDATES: "Candidates",
-    StageKind.SEMIFINAL: "Semifinal",
-    StageKind.FINAL: "Final",
-    StageKind.THIRD_PLACE: "Third place",
-}
 
 
 def _minutes(seconds: int) -> str:
@@ -37,9 +30,8 @@ def challenge_name(
 ) -> str:
     """The challenge's name the players see on Lichess: ``ACWC 2021 Qualification R3: A vs B,
     game 1`` (``game`` None: the armageddon)."""
-    stage_name = _STAGE_NAMES.get(stage, str(stage))
     which = "armageddon" if game is None else f"game {game}"
-    return f"{event} {stage_name} R{round}: {white} vs {black}, {which}"
+    return f"{event} {stage_name(stage)} R{round}: {white} vs {black}, {which}"
 
 
 def game_link(

@@ -83,7 +83,8 @@ class Notice:
 @dataclass(frozen=True, slots=True)
 class TDAlert:
     """One alert per event: what happened, the evidence, and where it is settled: the desk's
-    buttons, or the command given for a TD at a terminal."""
+    buttons. ``command`` is the operation's command line, for the command line's own listing;
+    the text a TD reads names no command."""
 
     match_id: MatchId | None
     what: str
@@ -97,8 +98,8 @@ class TDAlert:
         if self.evidence:
             lines.append("Evidence:")
             lines.extend(f"- {line}" for line in self.evidence)
-        if self.command is not None:
-            lines.append(f"Settle it with the buttons on the TD desk (or: {self.command})")
+        if self.command is not None:  # the desk's buttons; the command line is the TDs' own
+            lines.append("Settle it with the buttons on the TD desk.")
         return fit("\n".join(lines))
 
     def notice(self) -> Notice:

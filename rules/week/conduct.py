@@ -54,6 +54,7 @@ __all__ = [
     "disqualification_due",
     "disqualifications_due",
     "no_show_forfeit",
+    "pause_check_due",
     "review_pauses",
 ]
 
@@ -353,6 +354,21 @@ def review_pauses(
             )
         violations.append(PauseViolation(match_id, pause, taken_by, claim, text))
     return PauseReview(tuple(pauses), tuple(violations))
+
+
+def pause_check_due(
+    games: Sequence[GameSpan], calls: Iterable[BreakCall], *, conduct: Conduct
+) -> dt.datetime | None:
+    """When the pause after the last finished game has overrun if no game has started by then
+    (rules 6.1, 6.4): the break's length after the game's end (a leaver's 10 minutes run from
+    the end of the game they left), or after a break called later in the pause (the time its
+    caller was told), and a second more (a break "lasts at most" its length). ``None``: no game
+    has finished yet."""
+    if not games:
+        return None
+    last = max(games, key=lambda g: (g.ended_at, g.game_id))
+    start = max([last.ended_at, *(c.at for c in calls if c.at >= last.ended_at)])
+    return start + conduct.break_length + dt.timedelta(seconds=1)
 
 
 def check_break_call(

@@ -1,8 +1,13 @@
 """The slow FIDE Dutch engine as it was before the fast matching work: a test-only oracle.
 
 Same method as rules/swiss/dutch/, but each solve is networkx's max_weight_matching over every
-unpaired player; kept verbatim apart from sharing the public data types with rules.dutch, so
-that tests can check the fast engine gives identical pairings.
+unpaired player; it shares only the public data types with rules.swiss.dutch, so that tests can
+check the fast engine gives identical pairings.
+
+Frozen: tests/rules/test_reference_frozen.py checks this file's SHA-256 against the recorded
+one. It was not frozen before, and changed with the engine in 4b0523f, 2e570cd and 48e7c3b
+(each a C.04.3 rule fixed in both, checked against bbpPairings). Change it only when the rules
+change, with the reason and the new hash in the commit message.
 """
 
 from __future__ import annotations

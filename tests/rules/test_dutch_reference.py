@@ -56,9 +56,9 @@ def test_a_moved_down_player_keeps_his_opponent(name: str) -> None:
     opponent"): of the moved-down players of one score, fewer can be paired in the bracket
     than there are; the others kept their pairs with its residents, so a solve could pair one
     of them instead at no cost and leave a chosen one without a mate (C.04.3 Article 3.3).
-    The first expected pairing is a FIDE-endorsed engine's; the second state is the one of
-    3,007 random states (bench/pairing_diff.py's generator, 9-300 players) the old engine
-    refused, and its expected pairs and bye are caissify-pairings'."""
+    The second state is the one of 3,007 random states (bench/pairing_diff.py's generator,
+    9-300 players) the old engine refused. Both expected pairings are bbpPairings 6.0.0's
+    (tests/data/README.md)."""
     expected = (DATA / f"{name}.expected.txt").read_text()
     code, output = run_pair((DATA / f"{name}.trf").read_text())
     assert (code, output) == (0, expected)
@@ -102,8 +102,8 @@ def test_a_player_who_may_not_take_the_pab_can_float_down(name: str, pairs: set[
     player takes the higher S2 opponent. The fast engine's S1 assignment once counted such a
     player worth more paired in the bracket than floated (his share of the completion
     field, which he keeps in the pair he makes below), so the S1 player took him instead.
-    The expected pairings are the reference engine's, with caissify-pairings' pairs and
-    bye (bench/pairing_diff.py's generator)."""
+    The expected pairings are bbpPairings 6.0.0's (tests/data/README.md), on states of
+    bench/pairing_diff.py's generator."""
     expected = (DATA / f"{name}.expected.txt").read_text()
     assert pairs <= set(expected.splitlines())
     code, output = run_pair((DATA / f"{name}.trf").read_text())

@@ -150,7 +150,8 @@ def test_deadline_missed_tells_chooser_and_player_at_fault() -> None:
     assert "choose sat 18:00" in to_alice.text
     assert "You are at fault" in to_bob.text
     alert = td_offers_verdict_alert(n, verdict)
-    assert "acwc fault decide 7 --at-fault USER|--nobody" in alert.text
+    assert "acwc fault decide 7 --at-fault USER|--nobody" in (alert.command or "")
+    assert "acwc" not in alert.text.replace("[ACWC]", "")
     assert "offers counted: alice: 3, bob: 0" in alert.text
 
 

@@ -9,15 +9,14 @@ import pytest
 
 from rules.core.ruleset import DEFAULT_RULESET, Calendar, StageKind, Stages
 from rules.core.scoring import Outcome
+from rules.stages.formats import STAGES, next_stage, stage_kinds, stage_name, stage_title
 from rules.stages.order import (
-    STAGE_ORDER,
     MatchStatus,
     Missing,
     StageError,
     StageErrorReason,
     candidates_round_count,
     completion_deadline,
-    next_stage,
     season_calendar,
     stage_complete,
     stage_progress,
@@ -39,11 +38,26 @@ UTC = dt.UTC
     ],
 )
 def test_next_stage(kind: StageKind, after: StageKind | None) -> None:
-    assert next_stage(kind) is after
+    assert next_stage(kind, R) is after
 
 
-def test_stage_order_has_four_stages() -> None:
-    assert len(STAGE_ORDER) == 4
+def test_the_2021_championship_has_four_stages_and_five_kinds() -> None:
+    assert len([fmt for fmt in STAGES if fmt.played(R)]) == 4
+    assert stage_kinds(R) == (
+        StageKind.QUALIFICATION,
+        StageKind.CANDIDATES,
+        StageKind.SEMIFINAL,
+        StageKind.FINAL,
+        StageKind.THIRD_PLACE,
+    )
+
+
+def test_every_kind_has_one_format_and_its_names() -> None:
+    for kind in StageKind:
+        assert stage_name(kind)
+        assert stage_title(kind)
+    assert (stage_name("semifinal"), stage_title("semifinal")) == ("Semifinal", "Semifinals")
+    assert stage_name(StageKind.THIRD_PLACE) == "Third place"
 
 
 # --- completion ------------------------------------------------------------------------------

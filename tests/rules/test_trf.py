@@ -169,11 +169,15 @@ def test_a_score_column_that_contradicts_the_results_is_refused() -> None:
         parse_trf(stated)
     assert (raised.value.line, raised.value.column) == (1, 81)
     assert "sum to 1.5" in raised.value.message
-    # The sum of every cell, or of the rounds before a pre-set absence, is accepted.
+    # The sum over the rounds played, with or without a requested bye for the round being
+    # paired, is accepted.
     assert parse_trf(record[:80] + " 1.5" + record[84:]).players[0].rounds[1].opponent == 3
     absent = _player(1, "     2 w 1  0000 - H")
-    assert parse_trf(absent[:80] + " 1.0" + absent[84:]).players
-    assert parse_trf(absent[:80] + " 1.5" + absent[84:]).players
+    other = _player(2, "     1 b 0")
+    assert parse_trf(absent[:80] + " 1.0" + absent[84:] + "\n" + other).players
+    assert parse_trf(absent[:80] + " 1.5" + absent[84:] + "\n" + other).players
+    with pytest.raises(TrfError, match=r"column 81: points 2\.0 contradict the results of the 1"):
+        parse_trf(absent[:80] + " 2.0" + absent[84:] + "\n" + other)
 
 
 @pytest.mark.parametrize(

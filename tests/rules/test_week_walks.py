@@ -177,7 +177,7 @@ def test_silent_opponent_is_reminded_then_at_fault_then_does_not_show() -> None:
     fired = s.advance_to(at(16, 0))
     assert [d.kind for d in fired] == [DeadlineKind.REPLY_REMINDER, DeadlineKind.OFFERS_CHECK]
     assert s.negotiation.phase is Phase.AWAITING_CHOICE
-    assert "acwc fault decide 11" in s.alerts[-1].text
+    assert "acwc fault decide 11" in (s.alerts[-1].command or "")
     s.say(ALICE, "choose sun 15:00")
     assert s.negotiation.agreement is not None
     assert s.negotiation.agreement.time == at(17, 15)
@@ -185,7 +185,7 @@ def test_silent_opponent_is_reminded_then_at_fault_then_does_not_show() -> None:
     s.advance_to(at(17, 15, 20))
     first, second = s.alerts[-2:]
     assert "alice is there" in first.text
-    assert "acwc claim decide 11 --winner alice|--dismiss" in second.text
+    assert "acwc claim decide 11 --winner alice|--dismiss" in (second.command or "")
     s.say(ALICE, "claim win")
     assert "alice claims the match win" in s.alerts[-1].text
 

@@ -4,12 +4,14 @@ the TDs' own operation (``Results.record``, behind ``acwc result record``)."""
 from __future__ import annotations
 
 import datetime as dt
+import random
 from collections.abc import Sequence
 
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
 from bot.service.stages.qualification import fix_entrants
+from bot.service.stages.registry import AdvanceReport
 from bot.views.qualification import qualification_stage
 from rules.core.ruleset import StageKind
 from rules.stages.candidates import berger_rounds
@@ -39,13 +41,19 @@ def tuesday(week: int) -> dt.datetime:
     return FIRST_TUESDAY + dt.timedelta(weeks=week)
 
 
-async def register(db: Database, config: Config, *, seeded: Sequence[str] = SEEDED) -> None:
+async def register(
+    db: Database,
+    config: Config,
+    *,
+    seeded: Sequence[str] = SEEDED,
+    entrants: Sequence[str] = ENTRANTS,
+) -> None:
     found = services(db, config)
     async with db.uow() as uow:
         await found.tournament.create(uow, now=FIRST_TUESDAY, actor="test")
         for name in seeded:
             await found.players.add(uow, name, seed_rating=2600, now=FIRST_TUESDAY, actor="t")
-        for i, name in enumerate(ENTRANTS):
+        for i, name in enumerate(entrants):
             await found.players.add(
                 uow, name, seed_rating=2500 - 50 * i, now=FIRST_TUESDAY, actor="t"
             )
@@ -125,3 +133,63 @@ async def matches_of(db: Database, stage: StageKind) -> list[MatchRow]:
     async with db.uow() as uow:
         rows = await uow.matches.all()
     return [r for r in rows if r.stage == stage.value and r.state != "void"]
+
+
+async def qualification_done(db: Database, config: Config, *, rounds: int = 5) -> None:
+    await register(db, config)
+    for number in range(1, rounds + 1):
+        for match_id in await pair_qualification(db, config, number):
+            await play(db, match_id, first_wins())
+
+
+async def advance(db: Database, config: Config, now: dt.datetime) -> AdvanceReport:
+    async with db.uow() as uow:
+        report = await services(db, config).progression.advance(
+            uow, now=now, actor="odmwnd", rng=random.Random(1)
+        )
+        await uow.commit()
+    return report
+
+
+async def approve(db: Database, config: Config, stage: StageKind, now: dt.datetime) -> None:
+    async with db.uow() as uow:
+        await services(db, config).stage_rounds.approve_round(
+            uow, stage=stage, now=now, actor="odmwnd"
+        )
+        await uow.commit()
+
+
+async def candidates_done(db: Database, config: Config) -> dt.date:
+    await qualification_done(db, config)
+    report = await advance(db, config, tuesday(5))
+    assert report.earliest_publication is not None
+    for number in range(5):
+        day = report.earliest_publication + dt.timedelta(weeks=number)
+        await approve(
+            db, config, StageKind.CANDIDATES, dt.datetime.combine(day, dt.time(1), tzinfo=dt.UTC)
+        )
+        for row in await matches_of(db, StageKind.CANDIDATES):
+            if row.state == "scheduled":
+                await play(db, row.id, first_wins(6) + draws(4))
+    return report.earliest_publication + dt.timedelta(weeks=4)
+
+
+async def semifinals_running(db: Database, config: Config) -> list[MatchRow]:
+    last = await candidates_done(db, config)
+    report = await advance(db, config, dt.datetime.combine(last, dt.time(23), tzinfo=dt.UTC))
+    assert report.earliest_publication is not None
+    publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
+    await approve(db, config, StageKind.SEMIFINAL, publish)
+    return await matches_of(db, StageKind.SEMIFINAL)
+
+
+async def semifinals_played(db: Database, config: Config) -> dt.datetime:
+    """The semifinals won by the first player of each; the start of their week."""
+    sfs = await semifinals_running(db, config)
+    for row in sfs:
+        await play(db, row.id, first_wins(6))
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sfs[0].round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        return rnd.week_start

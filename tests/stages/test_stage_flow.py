@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import random
 
 import pytest
 from sqlalchemy import select
@@ -13,7 +12,6 @@ from bot.errors import OperationError
 from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
 from bot.service.results import refresh_match
-from bot.service.stages.registry import AdvanceReport
 from bot.views.bracket import armageddon_view, load_bracket
 from bot.views.candidates import pool_entries, pool_tables
 from bot.views.qualification import standings
@@ -25,9 +23,18 @@ from rules.stages.armageddon import ArmageddonError
 from rules.stages.candidates import Pool
 from rules.talk import commands
 from storage.db import Database
-from storage.models import DeadlineRow, MatchRow
+from storage.models import DeadlineRow
 from storage.repo_weekly import WeeklyRepository
 from tests.factories import services_for
+from tests.stages.helpers import (
+    advance as _advance,
+)
+from tests.stages.helpers import (
+    approve as _approve,
+)
+from tests.stages.helpers import (
+    candidates_done as _candidates_done,
+)
 from tests.stages.helpers import (
     config_for,
     draws,
@@ -39,45 +46,15 @@ from tests.stages.helpers import (
     services,
     tuesday,
 )
-
-
-async def _qualification_done(db: Database, config: Config, *, rounds: int = 5) -> None:
-    await register(db, config)
-    for number in range(1, rounds + 1):
-        for match_id in await pair_qualification(db, config, number):
-            await play(db, match_id, first_wins())
-
-
-async def _advance(db: Database, config: Config, now: dt.datetime) -> AdvanceReport:
-    async with db.uow() as uow:
-        report = await services(db, config).progression.advance(
-            uow, now=now, actor="odmwnd", rng=random.Random(1)
-        )
-        await uow.commit()
-    return report
-
-
-async def _approve(db: Database, config: Config, stage: StageKind, now: dt.datetime) -> None:
-    async with db.uow() as uow:
-        await services(db, config).stage_rounds.approve_round(
-            uow, stage=stage, now=now, actor="odmwnd"
-        )
-        await uow.commit()
-
-
-async def _candidates_done(db: Database, config: Config) -> dt.date:
-    await _qualification_done(db, config)
-    report = await _advance(db, config, tuesday(5))
-    assert report.earliest_publication is not None
-    for number in range(5):
-        day = report.earliest_publication + dt.timedelta(weeks=number)
-        await _approve(
-            db, config, StageKind.CANDIDATES, dt.datetime.combine(day, dt.time(1), tzinfo=dt.UTC)
-        )
-        for row in await matches_of(db, StageKind.CANDIDATES):
-            if row.state == "scheduled":
-                await play(db, row.id, first_wins(6) + draws(4))
-    return report.earliest_publication + dt.timedelta(weeks=4)
+from tests.stages.helpers import (
+    qualification_done as _qualification_done,
+)
+from tests.stages.helpers import (
+    semifinals_played as _semifinals_played,
+)
+from tests.stages.helpers import (
+    semifinals_running as _semifinals_running,
+)
 
 
 @pytest.fixture
@@ -153,27 +130,6 @@ async def test_semifinals_pair_each_pool_winner_with_the_other_pools_second(
     sf1, sf2 = bracket.semifinals
     assert (sf1.white_first, sf1.black_first) == (upper[0], lower[1])
     assert (sf2.white_first, sf2.black_first) == (lower[0], upper[1])
-
-
-async def _semifinals_running(db: Database, config: Config) -> list[MatchRow]:
-    last = await _candidates_done(db, config)
-    report = await _advance(db, config, dt.datetime.combine(last, dt.time(23), tzinfo=dt.UTC))
-    assert report.earliest_publication is not None
-    publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
-    await _approve(db, config, StageKind.SEMIFINAL, publish)
-    return await matches_of(db, StageKind.SEMIFINAL)
-
-
-async def _semifinals_played(db: Database, config: Config) -> dt.datetime:
-    """The semifinals won by the first player of each; the start of their week."""
-    sfs = await _semifinals_running(db, config)
-    for row in sfs:
-        await play(db, row.id, first_wins(6))
-    async with db.uow() as uow:
-        rnd = await uow.tournaments.round(sfs[0].round_id)
-        assert rnd is not None
-        assert rnd.week_start is not None
-        return rnd.week_start
 
 
 def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:

@@ -114,6 +114,11 @@ class Browser:
     async def script(self, source: str, *args: Any) -> Any:
         return await self._call("POST", "/execute/sync", {"script": source, "args": list(args)})
 
+    async def wait_in_page(self, source: str, *args: Any) -> Any:
+        """Run ``source`` as an asynchronous script: it calls ``done(value)`` (its last
+        argument) when what it waits for has happened; the value comes back."""
+        return await self._call("POST", "/execute/async", {"script": source, "args": list(args)})
+
     async def submit(self, css: str) -> None:
         """Click a button that loads a new page, and wait until the new page has loaded."""
         await self.script("window.__acwcOld = true;")
@@ -153,6 +158,10 @@ class Browser:
 
     async def page_text(self) -> str:
         return await self.text("body")
+
+    async def html(self, css: str) -> str:
+        """The element's HTML as the page has it now (times keep their UTC in ``title``)."""
+        return str(await self.script("return document.querySelector(arguments[0]).outerHTML;", css))
 
     async def resize(self, width: int, height: int) -> None:
         await self._call("POST", "/window/rect", {"width": width, "height": height})

@@ -25,6 +25,7 @@ from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS, OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
+from bot.service.recheck import RECHECK_DEADLINE
 from bot.service.services import Services
 from bot.service.weekly.texts import Reply
 from bot.views.match_room import MatchView, match_view
@@ -143,7 +144,7 @@ class Week:
     async def until(self, when: dt.datetime) -> list[str]:
         """Move the clock to ``when`` firing every deadline due on the way, in order, each at
         its own due time (as the running service would); the weekly kinds fired (the daily
-        digest job fires too, unlisted)."""
+        digest job and the daily look at the accounts fire too, unlisted)."""
         fired: list[str] = []
         while True:
             async with self.db.uow() as uow:
@@ -157,7 +158,7 @@ class Week:
             fired.extend(
                 r.kind
                 for r in await self.deadlines(fired_only=True)
-                if r.id not in before and r.kind != DIGEST_DEADLINE
+                if r.id not in before and r.kind not in (DIGEST_DEADLINE, RECHECK_DEADLINE)
             )
         self.clock.set(max(when, self.clock.now()))
         return fired

@@ -32,7 +32,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     week.state.users[PlayerId("alice")].online = False  # seen at +10 still counts at +20
     assert await week.until(at(14, 18, 20)) == ["no_show_second"]
     second = (await week.alerts())[-1]
-    assert f"acwc claim decide {match_id} --winner alice|--dismiss" in second
+    assert "Settle it with the buttons on the TD desk." in second
+    assert "acwc claim" not in second
     assert "You may `claim win`" in (await week.dms_to("alice"))[-1]
     assert "claim win" in (await week.view(match_id, "alice")).actions
     assert "claim win" not in (await week.view(match_id, "bob")).actions
@@ -167,22 +168,19 @@ async def test_second_forfeit_in_another_match_leads_to_disqualification_once_co
     dq_alerts = [a for a in await week.alerts() if "rules 6.5" in a]
     assert len(dq_alerts) == 1
     assert f"alice was forfeited in 2 different matches ({first}, {second})" in dq_alerts[0]
-    assert "acwc dq confirm alice" in dq_alerts[0]
+    assert "on the TD desk" in dq_alerts[0]
+    assert "acwc dq" not in dq_alerts[0]
     async with week.db.uow() as uow:
         with pytest.raises(OperationError, match="bob has forfeits in 1 match"):
             await week.services.conduct.confirm_disqualification(
                 uow, "bob", reason="x", now=week.clock.now(), actor="odmwnd"
             )
-        exit_row = await week.services.conduct.confirm_disqualification(
+        await week.services.conduct.confirm_disqualification(
             uow, "Alice", reason="two forfeits", now=week.clock.now(), actor="odmwnd"
         )
         await uow.commit()
-    assert exit_row is not None
-    assert (exit_row.kind, exit_row.last_round, exit_row.decided_by) == (
-        "disqualification",
-        2,
-        "odmwnd",
-    )
+        (exit_row,) = [e for e in await uow.stages.exits() if e.player_id == "alice"]
+    assert (exit_row.kind, exit_row.decided_by) == ("disqualification", "odmwnd")
     async with week.db.uow() as uow:
         player = await uow.players.get("alice")
         assert player is not None

@@ -49,9 +49,10 @@ async def test_overdue_deadline_fires_once_after_a_restart_and_its_messages_go_o
         runner = DeadlineRunner(db, week.clock, week.services.deadline_handlers)
         dispatcher = OutboxDispatcher(db, LichessMessenger(week.client), week.clock)
         restarted = asyncio.create_task(runner.run())
-        await _until(lambda: runner.fired >= 2)
+        await _until(lambda: runner.fired >= 3)
         await _stop(restarted)
-        assert runner.fired == 2  # the offers check and the daily digest job, each once
+        # the offers check, the daily digest job and the daily look at the accounts, each once
+        assert runner.fired == 3
         assert await runner.fire_due() == 0  # and never again
 
         (offers_check,) = [r for r in await week.deadlines(match_id) if r.kind == "offers_check"]

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from bot.config import Config
 from bot.errors import OperationError
-from bot.service.stages.registry import AdvanceReport
+from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.stages.rounds import complete_stage, new_match, start_stage
 from bot.views.qualification import qualification_stage, standings
 from rules.core.model import PlayerId, normalise_username
@@ -72,25 +72,35 @@ class CandidatesStage:
     async def qualifiers(self, uow: UnitOfWork) -> tuple[tuple[PlayerId, ...], int]:
         """The qualifiers the standings give (rules 3.v.4), and how many the pools need: fewer
         than that and the TDs decide (rules 1.3, 5.10; the desk puts it to them)."""
-        ruleset = self.config.rules
-        table = await standings(uow, ruleset)
-        present = await self._seeded_present(uow)
-        names = [n for n in (present.title_holder, present.runner_up) if n]
-        count = qualifier_count(
-            stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=names
-        )
+        table = await standings(uow, self.config.rules)
+        count = self._qualifier_count(await self._seeded_present(uow))
         return qualifiers(table, count=count), count
 
+    def _qualifier_count(self, present: Seeding) -> int:
+        """How many places the qualification gives (rules 3.v.4): one more for each seeded
+        entrant who is absent."""
+        ruleset = self.config.rules
+        names = [n for n in (present.title_holder, present.runner_up) if n]
+        return qualifier_count(
+            stages=ruleset.stages, seeding=ruleset.seeding, seeded_participants=names
+        )
+
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        return ()  # the next stage reads what it needs (the semifinals: the pools' tables)
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         ruleset = self.config.rules
-        table = await standings(uow, ruleset)
-        qual = await qualification_stage(uow)
-        for entrant in await uow.stages.entrants(qual.id):
-            entrant.placement = table.row(PlayerId(entrant.player_id)).rank
         present = await self._seeded_present(uow)
-        chosen, count = await self.qualifiers(uow)
+        count = self._qualifier_count(present)
+        chosen = handover.placement[:count]
         choice = await uow.settings.get(SMALL_FIELD) if len(chosen) < count else None
         if choice == FILL_NEXT_PLACES:  # the TDs chose: reserves fill the empty places
             chosen = (*chosen, *(await reserves(uow))[: count - len(chosen)])
@@ -98,12 +108,12 @@ class CandidatesStage:
             pools = smaller_pools(chosen, ruleset=ruleset, seeding=present)  # the TDs chose
         else:
             pools = assign_pools(chosen, ruleset=ruleset, seeding=present)
-        await complete_stage(uow, StageKind.QUALIFICATION, now=now)
+        await complete_stage(uow, handover.previous, now=now)
         stage, earliest = await start_stage(
             uow,
             ruleset,
             StageKind.CANDIDATES,
-            after=(StageKind.QUALIFICATION,),
+            after=(handover.previous,),
             break_weeks=self.format.break_weeks_before(ruleset),
             now=now,
             actor=actor,
@@ -147,7 +157,7 @@ class CandidatesStage:
                         )
                     )
         lines.append(f"{rounds} Candidates rounds proposed (Berger tables)")
-        return AdvanceReport(StageKind.QUALIFICATION, StageKind.CANDIDATES, earliest, tuple(lines))
+        return AdvanceReport(handover.previous, StageKind.CANDIDATES, earliest, tuple(lines))
 
     async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
         raise OperationError("the Candidates are not the last stage")

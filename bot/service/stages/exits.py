@@ -15,6 +15,7 @@ from bot.notify import keys as notice
 from bot.service.forum import Forum
 from bot.service.stages.knockout import save_bracket
 from bot.service.stages.rounds import new_match
+from bot.service.weekly.publication import Publication
 from bot.views.bracket import KNOCKOUT, SLOT_PLACE, load_bracket, slot_rows, with_results
 from bot.views.candidates import pool_tables
 from bot.views.qualification import COUNTED_ROUND_STATES, standings
@@ -159,10 +160,19 @@ async def _award(
 
 
 class Exits:
-    def __init__(self, config: Config, notifier: Notifier, forum: Forum | None = None) -> None:
+    """The one exit path (rules 8): every way a player leaves comes here."""
+
+    def __init__(
+        self,
+        config: Config,
+        notifier: Notifier,
+        forum: Forum | None = None,
+        publication: Publication | None = None,
+    ) -> None:
         self.config = config
         self.notifier = notifier
         self.forum = forum
+        self.publication = publication
 
     async def _qualification_exit(
         self,
@@ -206,9 +216,9 @@ class Exits:
                 continue
             row = by_round[new.round]
             why = (
-                "rules 8.i.1: unfinished when the opponent left"
+                "rules 8.1.1: unfinished when the opponent left"
                 if new.adjudication is Adjudication.UNFINISHED_AT_EXIT
-                else "rules 8.i.2: adjudicated after an engine mark"
+                else "rules 8.1.2: adjudicated after an engine mark"
             )
             changes.append(await _award(uow, row, new.player, now=now, why=why, actor=actor))
             await self.notifier.dm_player(
@@ -230,7 +240,7 @@ class Exits:
         before = tuple(_pool_table(p, t[1]) for p, t in before_tables.items())
         stage = await stage_row(uow, StageKind.CANDIDATES)
         last_round = 0
-        changes = ["rules 8.ii: all their Candidates games are disregarded"]
+        changes = ["rules 8.2: all their Candidates games are disregarded"]
         for rnd, rows in await stage_rounds(uow, stage):
             for row in rows:
                 if pid not in (row.white_first, row.black_first):
@@ -240,10 +250,54 @@ class Exits:
                 if row.state != MatchState.COMPLETE:
                     await _void(uow, row, now=now)
                     changes.append(f"match {row.id} (round {rnd.number}) is void")
+                    other = row.black_first if row.white_first == pid else row.white_first
+                    if other is not None:
+                        await self.notifier.dm_player(
+                            uow,
+                            now=now,
+                            player=other,
+                            text=talk.disregarded_after_exit(row.id, rnd.number, left=pid),
+                            key=notice.exit_award(row.id),
+                        )
         return last_round, before, (), changes
 
+    async def _open_matches_exit(
+        self, uow: UnitOfWork, pid: PlayerId, stage: StageKind, *, now: dt.datetime, actor: str
+    ) -> list[str]:
+        """A player who left with a match in play but outside the stage's fixed field: each
+        unfinished match of the stage goes to the opponent (rules 8.1.1)."""
+        changes = []
+        for row in await uow.matches.for_player(pid):
+            if row.stage != stage.value or row.black_first is None:
+                continue
+            if row.state not in (MatchState.SCHEDULED, MatchState.REPEAT):
+                continue
+            winner = row.black_first if row.white_first == pid else row.white_first
+            why = "rules 8.1.1: unfinished when the opponent left"
+            changes.append(await _award(uow, row, winner, now=now, why=why, actor=actor))
+            await self._tell_award(uow, row, winner, pid, why, now=now)
+        return changes
+
+    async def _tell_award(
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        winner: str,
+        leaver: str,
+        why: str,
+        *,
+        now: dt.datetime,
+    ) -> None:
+        await self.notifier.dm_player(
+            uow,
+            now=now,
+            player=winner,
+            text=talk.open_match_awarded(row.stage, row.id, left=leaver, why=why),
+            key=notice.exit_award(row.id),
+        )
+
     async def _knockout_exit(
-        self, uow: UnitOfWork, pid: PlayerId, *, now: dt.datetime
+        self, uow: UnitOfWork, pid: PlayerId, *, now: dt.datetime, actor: str
     ) -> tuple[tuple[Table, ...], tuple[Table, ...], list[str]]:
         config = self.config
         bracket = await load_bracket(uow)
@@ -258,7 +312,7 @@ class Exits:
                 raise
             return before, before, [f"{pid} did not play the Candidates pools: nothing moves"]
         new = rebuild.bracket
-        changes = [f"rules 8.iii-iv: {p} moves up" for p in rebuild.moved_up]
+        changes = [f"rules 8.3-8.4: {p} moves up" for p in rebuild.moved_up]
         pairings = {p.slot: p for p in new.pairings()}
         for slot in rebuild.changed:
             stage, board = SLOT_PLACE[slot]
@@ -277,6 +331,9 @@ class Exits:
             changes.append(
                 f"{slot.value} is now match {added.id}: {added.white_first} v {added.black_first}"
             )
+            if self.publication is not None and added.state == MatchState.SCHEDULED:
+                # in play at once: its negotiation, the pairing DMs and the week's deadlines
+                await self.publication.start_match_week(uow, added, now=now, actor=actor)
             for player in (added.white_first, added.black_first):
                 if player is not None:
                     await self.notifier.dm_player(
@@ -354,11 +411,13 @@ class Exits:
                 )
             else:
                 stage_name = "registration"
-                changes = ["not in a stage yet: left out of every pairing from now on"]
+                changes = await self._open_matches_exit(
+                    uow, pid, current, now=now, actor=actor
+                ) or ["not in a stage yet: left out of every pairing from now on"]
         elif current is StageKind.CANDIDATES and StageKind.CANDIDATES in in_stage:
             last_round, before, after, changes = await self._candidates_exit(uow, pid, now=now)
         elif current in KNOCKOUT:
-            before, after, changes = await self._knockout_exit(uow, pid, now=now)
+            before, after, changes = await self._knockout_exit(uow, pid, now=now, actor=actor)
         else:
             changes = [f"not in the {current.value} stage: nothing else changes"]
         await uow.stages.add_exit(

@@ -11,7 +11,7 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.stages.armageddon import Armageddons
-from bot.service.stages.registry import AdvanceReport
+from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.stages.rounds import complete_stage, new_match, start_stage
 from bot.service.weekly.publication import Publication
 from bot.views.bracket import KNOCKOUT_VALUES, VOID, load_bracket, with_results
@@ -56,8 +56,17 @@ class SemifinalStage:
     def format(self) -> StageFormat:
         return SemifinalFormat()
 
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        return ()  # the next stage reads what it needs (the semifinals: the pools' tables)
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         ruleset = self.config.rules
         tables = await pool_tables(uow, self.config)
@@ -117,8 +126,17 @@ class FinalStage:
     def format(self) -> StageFormat:
         return FinalFormat()
 
+    async def hand_over(self, uow: UnitOfWork) -> tuple[PlayerId, ...]:
+        return ()  # the next stage reads what it needs (the final matches: the bracket)
+
     async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
+        self,
+        uow: UnitOfWork,
+        handover: Handover,
+        *,
+        now: dt.datetime,
+        actor: str,
+        rng: random.Random | None,
     ) -> AdvanceReport:
         bracket = await _stored_bracket(uow)
         bracket = pair_finals(bracket, rng=rng or random.SystemRandom())

@@ -17,60 +17,31 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
+from bot.service.stages.placement import PlacementRunner
+from bot.service.stages.runner import AdvanceReport, Handover, StageRunner
 from bot.views.qualification import entrants
 from bot.views.scores import decided_outcome
 from bot.views.tournament import require_tournament, stage_rounds, stage_row
-from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
-from rules.stages.formats import StageFormat
+from rules.stages.formats import STAGE_FORMATS, PlacementStage, StageFormat, next_stage
 from rules.stages.order import MatchStatus, StageProgress, stage_progress
 from storage.convert import to_match
 from storage.uow import UnitOfWork
 
-__all__ = ["AdvanceReport", "KnockoutSync", "Progression", "StageRunner", "record_advance"]
-
-
-@dataclass(frozen=True, slots=True)
-class AdvanceReport:
-    """What ``advance`` did: the stage left, the stage entered, and what was created."""
-
-    left: StageKind
-    entered: StageKind | None
-    earliest_publication: dt.date | None
-    lines: tuple[str, ...]
-    placement: tuple[PlayerId, ...] = ()
-
-    def text(self) -> str:
-        head = f"{self.left.value} complete"
-        if self.entered is not None:
-            head += f"; {self.entered.value} started"
-        if self.earliest_publication is not None:
-            head += f", first publication not before {self.earliest_publication:%a %Y-%m-%d}"
-        return "\n".join((head, *self.lines))
-
-
-class StageRunner(Protocol):
-    """One kind of stage in the service: its format and how it starts (or ends it all)."""
-
-    @property
-    def format(self) -> StageFormat: ...
-
-    async def open(
-        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, rng: random.Random | None
-    ) -> AdvanceReport:
-        """Close the stage before this one and start this one (the previous is complete)."""
-        ...
-
-    async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
-        """The last stage only: close it and report the final placement."""
-        ...
+__all__ = [
+    "AdvanceReport",
+    "Handover",
+    "KnockoutSync",
+    "Progression",
+    "StageRunner",
+    "record_advance",
+]
 
 
 class KnockoutSync(Protocol):
@@ -96,10 +67,13 @@ class Progression:
         self.notifier = notifier
 
     def runner(self, kind: StageKind) -> StageRunner:
-        try:
+        """``kind``'s own runner, or the generic one of a stage played from a placement."""
+        if kind in self.runners:
             return self.runners[kind]
-        except KeyError:
-            raise OperationError(f"no stage format is registered for {kind.value}") from None
+        fmt = STAGE_FORMATS.get(kind)
+        if isinstance(fmt, PlacementStage):
+            return PlacementRunner(self.config, fmt)
+        raise OperationError(f"no stage format is registered for {kind.value}")
 
     async def _round_count(self, uow: UnitOfWork, fmt: StageFormat) -> int:
         field = 0
@@ -147,11 +121,10 @@ class Progression:
         tournament = await require_tournament(uow)
         current = self.runner(StageKind(tournament.current_stage)).format.kind
         stage = await stage_row(uow, current)
-        fmt = self.runner(current).format
         if stage.state == StageState.COMPLETE:
             raise OperationError(
                 "the championship is over: there is no stage after the final"
-                if fmt.next_stage() is None
+                if next_stage(current, self.config.rules) is None
                 else f"the championship is over: the TDs ended it with the {current.value}"
                 " (rules 1.3, 5.10)"
             )
@@ -159,11 +132,12 @@ class Progression:
         prog = await self.progress(uow, current)
         if not prog.complete:
             raise _missing_error(current, prog)
-        following = fmt.next_stage()
+        following = next_stage(current, self.config.rules)
         if following is None:
             report = await self.runner(current).conclude(uow, now=now)
         else:
-            report = await self.runner(following).open(uow, now=now, actor=actor, rng=rng)
+            handover = Handover(current, await self.runner(current).hand_over(uow))
+            report = await self.runner(following).open(uow, handover, now=now, actor=actor, rng=rng)
         if report.entered is not None:
             tournament.current_stage = report.entered
         await record_advance(uow, report, now=now, actor=actor)

@@ -4,15 +4,17 @@ break and a claim of the match win."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
 from bot.service.weekly.log import Loaded, append, is_decided
+from bot.service.weekly.planning import plan_pause_check
 from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId, normalise_username
-from rules.core.states import PlayerStatus, RoundState
+from rules.core.states import MatchState, PlayerStatus
 from rules.talk import conduct as talk
 from rules.talk.alerts import forfeit_line
 from rules.talk.notices import TDAlert, td_claim_alert
@@ -24,8 +26,8 @@ from rules.week.conduct import (
     review_pauses,
 )
 from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_due
+from storage.convert import to_match
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
-from storage.models import PlayerExitRow
 from storage.models_weekly import ForfeitRow
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
@@ -47,10 +49,45 @@ async def _exited(uow: UnitOfWork) -> set[PlayerId]:
     return {PlayerId(e.player_id) for e in await uow.stages.exits()}
 
 
+class ExitPath(Protocol):
+    """The one way a player leaves the championship (rules 8), the stages' ``Exits``: the
+    consequence of the stage they are in, applied once (the weekly package cannot import the
+    stages' package, which builds on it, so the composition root hands it over)."""
+
+    async def exit_player(
+        self,
+        uow: UnitOfWork,
+        *,
+        player: str,
+        kind: str,
+        reason: str,
+        engine_mark: bool,
+        now: dt.datetime,
+        actor: str,
+    ) -> object: ...
+
+
+class GameResults(Protocol):
+    """The TDs' record of a game by hand (``Results.record``): the match listeners run."""
+
+    async def record(
+        self,
+        uow: UnitOfWork,
+        match_id: int,
+        *,
+        game_number: int,
+        result: str,
+        reason: str,
+        now: dt.datetime,
+        actor: str,
+    ) -> object: ...
+
+
 class Conduct:
-    def __init__(self, config: Config, notifier: Notifier) -> None:
+    def __init__(self, config: Config, notifier: Notifier, exits: ExitPath) -> None:
         self.config = config
         self.notifier = notifier
+        self.exits = exits
 
     # --- forfeits and disqualification (rules 5.6, 6.3-6.5) ------------------------------
 
@@ -92,6 +129,65 @@ class Conduct:
         await self._check_disqualification(uow, PlayerId(player), now=now)
         return row
 
+    async def charge_game_forfeit(
+        self,
+        uow: UnitOfWork,
+        results: GameResults,
+        *,
+        match_id: int,
+        player: str,
+        reason: str,
+        now: dt.datetime,
+        actor: str,
+    ) -> int:
+        """Rules 6.2: the TDs charge ``player`` a game forfeit (a rematch not offered or not
+        accepted at once, again): the match's next game is recorded as the opponent's win and
+        the forfeit goes on the player's record (two matches with one: rules 6.5). Returns the
+        game's number. Refuses a decided match, a player not in it, and an empty reason."""
+        if not reason.strip():
+            raise OperationError("a reason is required: it goes into the audit log")
+        row = await uow.matches.get(match_id)
+        if row is None or row.black_first is None:
+            raise OperationError(f"there is no match {match_id} with two players")
+        pid = normalise_username(player)
+        if pid not in (row.white_first, row.black_first):
+            raise OperationError(f"{player} does not play match {match_id}")
+        if is_decided(row) or row.state != MatchState.SCHEDULED:
+            raise OperationError(f"match {match_id} is not being played ({row.state})")
+        number = len(await uow.games.for_match(row.id)) + 1
+        if number > row.games:
+            raise OperationError(f"match {match_id} has all its {row.games} games")
+        white = to_match(row).white_in_game(number)
+        await results.record(
+            uow,
+            match_id,
+            game_number=number,
+            result="0-1" if white == pid else "1-0",
+            reason=f"rules 6.2: game forfeited by {pid}; {reason}",
+            now=now,
+            actor=actor,
+        )
+        await self.record_forfeit(
+            uow,
+            player=pid,
+            match_id=match_id,
+            kind=ForfeitKind.GAME,
+            reason="rematch",
+            now=now,
+            actor=actor,
+            note=f"rules 6.2: {reason}",
+        )
+        opponent = row.black_first if pid == row.white_first else row.white_first
+        for to in (pid, opponent):
+            await self.notifier.dm(
+                uow,
+                now=now,
+                to=to,
+                text=talk.game_forfeited(match_id, number, player=pid, reason=reason),
+                key=notice.game_forfeit(match_id, number),
+            )
+        return number
+
     async def waive_forfeit(
         self, uow: UnitOfWork, forfeit_id: int, *, reason: str, now: dt.datetime, actor: str
     ) -> ForfeitRow:
@@ -130,9 +226,8 @@ class Conduct:
             evidence = tuple(
                 forfeit_line(r.match_id, r.kind, r.reason, r.at) for r in rows if not r.waived
             )
-            alert = TDAlert(
-                None, proposal.text, evidence, f"acwc dq confirm {proposal.player} --reason ..."
-            )
+            what = f"{proposal.text} Confirm it, or waive a forfeit, on the TD desk."
+            alert = TDAlert(None, what, evidence, None)
             await self.notifier.td_alert(
                 uow,
                 now=now,
@@ -142,9 +237,11 @@ class Conduct:
 
     async def confirm_disqualification(
         self, uow: UnitOfWork, username: str, *, reason: str, now: dt.datetime, actor: str
-    ) -> PlayerExitRow:
-        """A TD confirms the disqualification of rules 6.5: the exit is recorded and the player
-        marked disqualified.
+    ) -> object:
+        """A TD confirms the disqualification of rules 6.5; it goes through the one exit path
+        (rules 8: the unfinished match goes to the opponent, or the Candidates' games are
+        disregarded, or the knockout's next players move up; the deadlines are cancelled).
+        Returns what the exit path returns (the tables before and after).
 
         Refuses (:class:`OperationError`) when the player has not forfeited in enough different
         matches or has already left.
@@ -155,7 +252,7 @@ class Conduct:
         row = await uow.players.get(player)
         if row is None:
             raise OperationError(f"{username} is not registered")
-        if player in await _exited(uow):
+        if player in await _exited(uow) or row.status is not PlayerStatus.ACTIVE:
             raise OperationError(f"{username} has already left the tournament")
         ruleset = self.config.rules
         proposals = disqualifications_due(await _forfeit_records(uow, player), ruleset=ruleset)
@@ -168,34 +265,15 @@ class Conduct:
                 f"{ruleset.conduct.forfeit_limit} in different matches"
             )
         proposal = proposals[0]
-        tournament = await uow.tournaments.current()
-        stage = tournament.current_stage if tournament is not None else "qualification"
-        last_round = 0
-        for m in await uow.matches.for_player(player):
-            if m.stage == stage:
-                rnd = await uow.tournaments.round(m.round_id)
-                if rnd is not None and rnd.state in (RoundState.PUBLISHED, RoundState.COMPLETE):
-                    last_round = max(last_round, rnd.number)
         ids = ", ".join(map(str, proposal.match_ids))
-        exit_row = await uow.stages.add_exit(
-            PlayerExitRow(
-                player_id=player,
-                stage=stage,
-                kind="disqualification",
-                last_round=last_round,
-                reason=f"rules 6.5: forfeits in matches {ids}; " + reason,
-                decided_by=actor,
-                at=now,
-            )
-        )
-        row.status, row.status_reason = PlayerStatus.DISQUALIFIED, reason
-        await uow.audit.record(
-            at=now,
-            actor=actor,
-            action="player.disqualify",
+        result = await self.exits.exit_player(
+            uow,
             player=player,
-            reason=reason,
-            details={"rule": "6.5", "matches": list(proposal.match_ids)},
+            kind="disqualification",
+            reason=f"rules 6.5: forfeits in matches {ids}; {reason}",
+            engine_mark=False,
+            now=now,
+            actor=actor,
         )
         await self.notifier.dm(
             uow,
@@ -204,7 +282,7 @@ class Conduct:
             text=talk.disqualified(ruleset.conduct.forfeit_limit, proposal.match_ids, reason),
             key=notice.disqualified(player),
         )
-        return exit_row
+        return result
 
     # --- a player's break and claim (rules 6.1, 6.3, 6.4) --------------------------------
 
@@ -235,6 +313,7 @@ class Conduct:
             raise ConductError(ConductErrorReason.NOT_STARTED, f"Match {row.id} is over.")
         event = await append(uow, row, at=now, actor=player, kind=LogKind.BREAK, via=via)
         until = now + self.config.rules.conduct.break_length
+        await plan_pause_check(uow, self.config.rules, row, [*loaded.events, event], now=now)
         opponent = loaded.negotiation.opponent_of(player)
         mine, theirs = talk.break_started(player, until=until)
         key = notice.step(NoticeKind.BREAK_CALLED, row.id, event.seq)

@@ -17,12 +17,12 @@ from bot.runtime.deadlines import Firing, Handler
 from bot.service.weekly.announce import DECIDED, Announcements
 from bot.service.weekly.conduct import Conduct
 from bot.service.weekly.log import Loaded, append, games_started, is_decided, load
-from bot.service.weekly.planning import replan_deadlines
+from bot.service.weekly.planning import PAUSE_CHECK, plan_pause_check, replan_deadlines
 from bot.views.scores import match_state
 from bot.views.timeline import timeline
-from rules.core.model import MatchId, PlayerId
+from rules.core.model import GameStatus, MatchId, PlayerId
 from rules.core.scoring import Outcome
-from rules.core.states import DecidedBy
+from rules.core.states import DecidedBy, PlayerStatus
 from rules.talk.conduct import claim_open
 from rules.talk.notices import (
     TDAlert,
@@ -35,7 +35,14 @@ from rules.talk.notices import (
     td_weekend_alert,
 )
 from rules.week.calendar import label_duration, label_time
-from rules.week.conduct import ClaimRight, NoShowAlert, NoShowStage, assess_no_show, review_pauses
+from rules.week.conduct import (
+    ClaimRight,
+    NoShowAlert,
+    NoShowStage,
+    assess_no_show,
+    pause_check_due,
+    review_pauses,
+)
 from rules.week.deadlines import DeadlineKind
 from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weekend, awaiting_reply
 from rules.week.forfeits import ForfeitKind
@@ -127,6 +134,7 @@ class WeeklyDeadlines:
             DeadlineKind.NO_SHOW_FIRST.value: self.on_no_show,
             DeadlineKind.NO_SHOW_SECOND.value: self.on_no_show,
             DeadlineKind.COMPLETION_CHECK.value: self.on_completion_check,
+            PAUSE_CHECK: self.on_pause_check,
         }
 
     async def _alert(
@@ -155,6 +163,15 @@ class WeeklyDeadlines:
         week = firing.deadline.payload.get("week") if firing.deadline.payload else None
         if week is not None and week != loaded.row.week:
             return None  # a deadline of an earlier week of a repeated final
+        for player in loaded.negotiation.players:
+            entrant = await uow.players.get(player)
+            if entrant is not None and entrant.status is not PlayerStatus.ACTIVE:
+                # The exit path settles a leaver's match (rules 8) and cancels its deadlines;
+                # one left open is never held against the opponent (no 5.6 forfeit, no alert).
+                log.warning(
+                    "deadline %s: %s of match %s has left", firing.deadline.id, player, match_id
+                )
+                return None
         return loaded
 
     async def on_reply_reminder(self, uow: UnitOfWork, firing: Firing) -> None:
@@ -381,8 +398,8 @@ class WeeklyDeadlines:
                 f"agreed time: {label_time(agreed.time) if agreed else 'none'}",
                 *(e.line for e in (await timeline(uow, row.id, audit=False))[-10:]),
             ),
-            f"acwc result record {row.id} --game N --result R --reason ... | "
-            f"acwc claim decide {row.id} --winner USER --reason ...",
+            "record the missing games (Record or correct a result), a forfeit win to either "
+            "player, or no forfeit",
         )
         await self._alert(
             uow,
@@ -409,10 +426,30 @@ class WeeklyDeadlines:
         if loaded is not None:
             await self._review_pauses(uow, loaded, now=now)
             await replan_deadlines(uow, self.config.rules, row, loaded.negotiation, now=now)
+            await plan_pause_check(uow, self.config.rules, row, loaded.events, now=now)
         if outcome is not None and outcome.value in DECIDED:
             await self.announcements.result(uow, row, now=now)
 
-    async def _review_pauses(self, uow: UnitOfWork, loaded: Loaded, *, now: dt.datetime) -> None:
+    async def on_pause_check(self, uow: UnitOfWork, firing: Firing) -> None:
+        """Rules 6.1, 6.4: the pause after the last game has overrun and no game has started:
+        the TDs hear of it and the opponent of whoever took it (a break, a game left) may claim,
+        at once."""
+        loaded = await self._loaded(uow, firing)
+        if loaded is None or is_decided(loaded.row):
+            return
+        games = await uow.games.for_match(loaded.row.id, counted_only=False)
+        if any(g.status is GameStatus.STARTED for g in games):
+            return  # the next game is on
+        due = pause_check_due(
+            game_spans(games), break_calls(loaded.events), conduct=self.config.rules.conduct
+        )
+        if due is None or due > firing.now:
+            return  # a later game or break moved the moment: its own check comes
+        await self._review_pauses(uow, loaded, now=firing.now, ongoing=True)
+
+    async def _review_pauses(
+        self, uow: UnitOfWork, loaded: Loaded, *, now: dt.datetime, ongoing: bool = False
+    ) -> None:
         row = loaded.row
         games = await uow.games.for_match(row.id)
         review = review_pauses(
@@ -421,6 +458,7 @@ class WeeklyDeadlines:
             match_id=MatchId(row.id),
             players=loaded.negotiation.players,
             conduct=self.config.rules.conduct,
+            now=now if ongoing else None,
         )
         rights, _ = claim_rights(loaded.events)
         for violation in review.violations:

@@ -9,6 +9,7 @@ from typing import Any
 from bot.errors import OperationError
 from rules.core.model import GameStatus
 from rules.core.ruleset import Ruleset
+from rules.core.states import MatchState
 from rules.week.negotiation import Negotiation
 from storage.match_log import replay
 from storage.models import MatchRow
@@ -58,7 +59,8 @@ async def append(
 
 
 def is_decided(row: MatchRow) -> bool:
-    return row.outcome is not None
+    """Decided, or void (replaced or disregarded after an exit, rules 8): nothing to play."""
+    return row.outcome is not None or row.state == MatchState.VOID
 
 
 async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> int:

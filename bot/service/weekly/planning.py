@@ -4,16 +4,62 @@ are rows)."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.service.weekly.log import games_started, is_decided
 from rules.core.ruleset import Ruleset
+from rules.week.conduct import pause_check_due
 from rules.week.deadlines import DeadlineKind, MatchFacts, plan_deadlines
 from rules.week.negotiation import Negotiation
+from storage.match_log import break_calls, game_spans
 from storage.models import DeadlineRow, MatchRow
+from storage.models_weekly import MatchEventRow
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
-__all__ = ["replan_deadlines"]
+__all__ = ["PAUSE_CHECK", "plan_pause_check", "replan_deadlines"]
+
+PAUSE_CHECK = "pause_check"
+"""A deadline row at the moment the pause after a match's last game overruns (rules 6.1, 6.4):
+the TDs hear of it, and a leaver's or a breaker's opponent may claim, at once rather than when
+(if ever) the next game arrives."""
+
+
+async def plan_pause_check(
+    uow: UnitOfWork,
+    ruleset: Ruleset,
+    row: MatchRow,
+    events: Sequence[MatchEventRow],
+    *,
+    now: dt.datetime,
+) -> dt.datetime | None:
+    """Plan the pause check of ``row``'s current pause, cancelling the check of a pause that
+    is over (a game came) or moved (a break was called); when it is due (``None``: none)."""
+    due = None
+    if not is_decided(row):
+        games = await uow.games.for_match(row.id)
+        due = pause_check_due(game_spans(games), break_calls(events), conduct=ruleset.conduct)
+    planned = [
+        r
+        for r in await WeeklyRepository(uow.session).deadlines(row.id)
+        if r.kind == PAUSE_CHECK and r.fired_at is None and r.cancelled_at is None
+    ]
+    for r in planned:
+        if r.due_at != due:
+            r.cancelled_at = now
+    if due is None or any(r.due_at == due for r in planned):
+        return due
+    await uow.deadlines.add(
+        DeadlineRow(
+            kind=PAUSE_CHECK,
+            due_at=due,
+            match_id=row.id,
+            subject=due.isoformat(),
+            payload={"week": row.week},
+            created_at=now,
+        )
+    )
+    return due
 
 
 async def replan_deadlines(

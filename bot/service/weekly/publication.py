@@ -10,6 +10,7 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.forum import Forum
+from bot.service.recheck import schedule_account_recheck
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
@@ -95,6 +96,7 @@ class Publication:
         await self.notifier.team_update(uow, now=now, subject=title, body=body, key=key)
         await self.forum.pairings_post(uow, round_row, now=now)
         await self.notifier.schedule_digest(uow, now=now)
+        await schedule_account_recheck(uow, now=now)  # rules 7.3, daily during the event
         return week
 
     async def start_match_week(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.errors import OperationError
-from bot.service.digest import FIXED_STAGES
 from bot.service.services import Services
 from bot.service.stages.small_field import Shortage, SmallFieldChoice, choose, shortage
 from bot.views import matches as views
@@ -16,6 +15,7 @@ from bot.web.desk.decisions import Choice, Decision, Ruling
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState, StageState
+from rules.stages.formats import fixed_stages, next_stage
 from storage.models import TournamentRow
 from storage.uow import UnitOfWork
 
@@ -53,7 +53,7 @@ class RoundApprovals(_OfTheTournament):
         by_itself = services.config.tournament.publish_fixed_rounds
         out = []
         for stage in await uow.tournaments.stages(tournament.id):
-            if by_itself and stage.kind in FIXED_STAGES:
+            if by_itself and stage.kind in fixed_stages(services.config.rules):
                 continue  # the daily job publishes it on its day: nothing for the TDs to do
             proposed = [
                 r for r in await uow.tournaments.rounds(stage.id) if r.state == RoundState.PROPOSED
@@ -125,7 +125,6 @@ class StageStarts(_OfTheTournament):
     ) -> list[Decision]:
         progression = services.progression
         current = StageKind(tournament.current_stage)
-        fmt = progression.runner(current).format
         stage = await uow.tournaments.stage(tournament.id, current.value)
         if stage is None or stage.state == StageState.COMPLETE:
             return []
@@ -134,7 +133,7 @@ class StageStarts(_OfTheTournament):
                 return []
         except (OperationError, RulesError):
             return []
-        following = fmt.next_stage()
+        following = next_stage(current, services.config.rules)
         label = views.STAGE_LABELS.get(current.value, current.value)
         key = f"{current.value}:{stage.id}"
         if following is None:

@@ -1,6 +1,7 @@
 // Progressive enhancement only: every page works without this file.
-// Adds the visitor's local time next to each UTC time, keeps countdowns current, shows the
-// local equivalent of a UTC date-time picker, and turns on the "Copy" buttons of the TD desk.
+// Shows each time in the visitor's local time (UTC when pointed at), keeps countdowns current,
+// shows the local equivalent of a UTC date-time picker, and turns on the TD desk's "Copy"
+// buttons. A live page's swapped parts (live.js) get the same treatment.
 (function () {
   "use strict";
   var localFormat;
@@ -18,7 +19,8 @@
     if (d) parts.push(d + (d === 1 ? " day" : " days"));
     if (h) parts.push(h + (h === 1 ? " hour" : " hours"));
     if (mm && parts.length < 2) parts.push(mm + (mm === 1 ? " minute" : " minutes"));
-    var text = parts.slice(0, 2).join(" ") || "0 minutes";
+    if (!parts.length) return past ? "just now" : "in under a minute";
+    var text = parts.slice(0, 2).join(" ");
     return past ? text + " ago" : "in " + text;
   }
 
@@ -29,14 +31,14 @@
       if (t.getAttribute("data-local-done")) continue;
       var when = new Date(t.getAttribute("datetime"));
       if (isNaN(when)) continue;
-      var span = document.createElement("span");
-      span.className = "localtime";
-      span.textContent = " · your time: " + localFormat.format(when);
-      t.parentNode.insertBefore(span, t.nextSibling);
+      t.title = t.textContent;  // the UTC time, once: on hover (and a long press)
+      t.textContent = localFormat.format(when);
       t.setAttribute("data-local-done", "1");
+      t.classList.add("local");
     }
-    var note = document.querySelector(".localnote");
+    var note = document.querySelector(".localnote"), utc = document.querySelector(".utcnote");
     if (note) note.hidden = false;
+    if (utc) utc.hidden = true;
   }
 
   // Countdowns run on the server's clock (a demo may run on a simulated one): the page says
@@ -98,6 +100,7 @@
     pickers();
     copyButtons();
     setInterval(tick, 30000);
+    document.addEventListener("acwc:live", function () { addLocalTimes(); tick(); pickers(); });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -1,0 +1,125 @@
+"""The "what to do now" card in Chromium, for each state of a match a week walks through
+(issue 29, item 2): its step, its button, and that it sits on a phone's first screen.
+
+Alice and Bob act over HTTP (as their browsers would); two headless Chromiums, one logged in as
+each, read their rooms at 375 x 667 px. A screenshot of the first screen at each state goes to
+$ACWC_SCREENSHOTS (default: artifacts/ in the repository; docs/screenshots/ keeps a set).
+Every state of the card is tested in tests/rules/test_next_step.py; here, the ones a real
+week reaches in a browser.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from rules.core.colour import Colour
+from tests.web.helpers import Browser, Site, flash_text
+from tests.web.test_chromium import login
+from tests.web.test_chromium_td_week import set_online
+from tests.web.test_room import game
+from tests.web.webdriver import Browser as Chromium
+from tests.web.webdriver import chromium, chromium_paths
+
+SHOTS = Path(os.environ.get("ACWC_SCREENSHOTS") or Path(__file__).parents[2] / "artifacts" / "room")
+PHONE = (375, 667)
+THURSDAY = dt.datetime(2021, 10, 14, 18, 0, tzinfo=dt.UTC)
+
+
+async def card(b: Chromium, site: Site, match_id: int, shot: str) -> tuple[str, str]:
+    """The room's card as this browser sees it: its step and its text; the first screen is
+    saved as ``shot``. The card must end within the phone's first screen."""
+    await b.go(f"{site.url}/match/{match_id}")
+    step = str(await b.script("return document.querySelector('#now').dataset.step;"))
+    bottom, screen = await b.script(
+        "return [document.querySelector('#now').getBoundingClientRect().bottom, innerHeight];"
+    )
+    assert float(bottom) <= float(screen), (shot, bottom, screen)
+    await b.screenshot(SHOTS / f"room-{shot}.png")
+    return step, await b.text("#now")
+
+
+async def phone(b: Chromium) -> None:
+    """A window whose page area is a phone's screen (the window's own bars aside)."""
+    await b.resize(*PHONE)
+    inner = int(await b.script("return innerHeight;"))
+    await b.resize(PHONE[0], 2 * PHONE[1] - inner)
+
+
+async def expect(b: Chromium, site: Site, match_id: int, shot: str, step: str, *texts: str) -> None:
+    """The card shows ``step`` and each of ``texts``."""
+    shown, text = await card(b, site, match_id, shot)
+    assert shown == step, (shot, shown, text)
+    for words in texts:
+        assert words in text, (shot, words, text)
+
+
+async def say(who: Browser, match_id: int, form: dict[str, str]) -> None:
+    await who.get(f"/match/{match_id}")
+    html = await who.post(f"/match/{match_id}/say", form)
+    assert "flash ok" in html, flash_text(html)
+
+
+async def test_the_card_shows_each_step_of_a_week(site: Site, browsers: dict[str, Browser]) -> None:
+    chromium_paths()
+    ab, cd = site.matches["alice-bob"], site.matches["carol-dave"]
+    alice, bob = browsers["alice"], browsers["bob"]
+    await alice.login("Alice")
+    await bob.login("Bob")
+    carol, dave = browsers["carol"], browsers["eve"]
+    await carol.login("Carol")
+    await dave.login("Dave")
+    await say(carol, cd, {"action": "offer", "time1": "2021-10-14T18:00"})
+    await say(dave, cd, {"action": "accept", "index": "1"})
+    await set_online(site, "Carol")
+    async with chromium() as a, chromium() as c:
+        for b, name in ((a, "Alice"), (c, "Bob")):
+            await phone(b)
+            await login(b, site, name)
+        await expect(a, site, ab, "1-make-offers", "make_offers", "Make your offers", "Offer times")
+
+        offers = {
+            "time1": "2021-10-14T18:00",
+            "time2": "2021-10-15T18:00",
+            "time3": "2021-10-16T12:00",
+        }
+        await say(alice, ab, {"action": "offer"} | offers)
+        await expect(a, site, ab, "2-wait-answer", "wait_answer", "Wait for Bob's answer")
+        await expect(c, site, ab, "3-answer-offer", "answer_offer", "Answer Alice's offer")
+        assert await c.find_all('#now button[aria-label="Accept offer 1"]')
+
+        await c.submit('#now button[aria-label="Accept offer 1"]')  # the card's own button
+        await expect(a, site, ab, "4-play-at", "play_at", "Play game 1 at the agreed time")
+
+        await say(bob, ab, {"action": "time", "verb": "change", "time": "2021-10-14T20:00"})
+        await expect(a, site, ab, "5-answer-change", "answer_change", "Accept the new time")
+        await expect(c, site, ab, "5-wait-change", "wait_change")
+        await say(alice, ab, {"action": "button", "command": "decline change"})
+
+        site.clock.set(THURSDAY + dt.timedelta(minutes=1))
+        await expect(a, site, ab, "6-play-now", "play_now", "Play game 1 now")
+
+        await site.service.intake(game("CardG01", "alice", "bob", THURSDAY, Colour.WHITE))
+        site.clock.set(THURSDAY + dt.timedelta(minutes=9))
+        await expect(a, site, ab, "7-between-games", "play_now", "Play game 2 now", "Call my break")
+
+        await a.submit("#now form.inline button:not(.primary)")  # "Call my break"
+        await expect(c, site, ab, "8-on-break", "on_break", "game 2 after it")
+
+        for i in range(1, 6):  # Alice wins five more: 6-0 clinches the match
+            white, black = ("bob", "alice") if i % 2 else ("alice", "bob")
+            winner = Colour.BLACK if white == "bob" else Colour.WHITE
+            at = THURSDAY + dt.timedelta(minutes=20 + 9 * i)
+            await site.service.intake(game(f"CardG{i + 1:02d}", white, black, at, winner))
+        await expect(a, site, ab, "9-done", "done", "The match is over")
+
+    # Carol and Dave: Dave does not come; Carol claims, then waits for the TDs.
+    site.clock.set(THURSDAY + dt.timedelta(minutes=21))
+    await site.service.runner.fire_due()  # the no-show checks (rules 6.3)
+    async with chromium() as b:
+        await phone(b)
+        await login(b, site, "Carol")
+        await expect(b, site, cd, "10-claim", "claim", "Claim the match")
+        await b.submit("#now button.danger")
+        await expect(b, site, cd, "11-wait-tds", "wait_tds", "with the tournament directors")
