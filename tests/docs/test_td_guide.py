@@ -160,9 +160,10 @@ def test_the_td_guide_runs_from_init_to_round_one_published(  # type: ignore[no-
 
 
 def _set_web_port(config: Path, port: int) -> None:
-    """``web_port`` in the config's ``[service]`` table (acwc init leaves the default 8080)."""
+    """``web_port`` in the config's ``[service]`` table (acwc init leaves the default 8080),
+    and the checks' listener on any free port (two test runs may run this test at once)."""
     text = config.read_text()
-    text = text.replace("[service]\n", f"[service]\nweb_port = {port}\n", 1)
+    text = text.replace("[service]\n", f"[service]\nweb_port = {port}\nops_port = 0\n", 1)
     config.write_text(text)
 
 
