@@ -27,11 +27,12 @@ from bot.config import Config
 from bot.errors import StartupError
 from bot.lichess.accounts import LichessAccounts
 from bot.lichess.broadcasts import LichessBroadcasts
+from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
-from bot.lichess.scopes import check_token, run_scopes
+from bot.lichess.scopes import LichessDoctorSource, check_token, run_scopes
 from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
 from bot.notify.undelivered import UndeliveredAlerts
@@ -43,10 +44,13 @@ from bot.runtime.leader import Leadership
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
 from bot.runtime.outbox import ORIGIN as OUTBOX_ORIGIN
 from bot.service.broadcasts import Broadcasts
+from bot.service.bulk_games import BulkOrOpen
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.digest import Digest
+from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
+from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
 from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
@@ -118,8 +122,20 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
+    player_tokens = PlayerTokens(config, TokenVault.for_config(config))
     challenges = GameChallenges(
-        config, notifier, None if lichess is None else LichessChallenges(lichess)
+        config,
+        notifier,
+        None
+        if lichess is None
+        else BulkOrOpen(
+            config,
+            db,
+            clock,
+            player_tokens,
+            LichessBulkPairing(lichess),
+            LichessChallenges(lichess),
+        ),
     )
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
@@ -146,7 +162,7 @@ def bootstrap(
         StageKind.FINAL: FinalStage(config),
         StageKind.THIRD_PLACE: FinalStage(config),
     }
-    return Services(
+    services = Services(
         config=config,
         clock=clock,
         db=db,
@@ -202,27 +218,44 @@ def bootstrap(
         broadcasts=None
         if lichess is None or not config.games.broadcast_stages
         else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
+        doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
+        player_tokens=player_tokens,
     )
+    if services.broadcasts is not None:  # a game starting wakes its broadcast round
+        services.intake.on_start = services.broadcasts.wake_for
+    return services
 
 
 @contextlib.asynccontextmanager
 async def offline_services(
-    config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+    config: Config,
+    db: Database,
+    *,
+    clock: Clock,
+    lichess_url: str | None = None,
+    quick: bool = False,
 ) -> AsyncIterator[Services]:
     """The services for a command line command, on ``db``; with ``lichess_url`` a Lichess client
-    too (``acwc registration check``)."""
+    too (``acwc registration check``). ``quick``: each request is tried once, with a short
+    timeout (``acwc doctor`` says at once that Lichess cannot be reached)."""
     if lichess_url is None:
         yield bootstrap(config, clock=clock, db=db)
         return
+    timeout = config.service.request_timeout_seconds
     async with LichessClient(
         base_url=lichess_url,
         token=config.secrets.lichess_token,
         clock=clock,
-        timeout=config.service.request_timeout_seconds,
+        timeout=min(timeout, QUICK_TIMEOUT_SECONDS) if quick else timeout,
+        max_attempts=1 if quick else 5,
         pause_board=DatabasePause(db, clock),
         stream_timeout=config.service.stream_timeout_seconds,
     ) as client:
         yield bootstrap(config, clock=clock, db=db, lichess=client)
+
+
+QUICK_TIMEOUT_SECONDS = 5.0
+"""The longest a quick command's request to Lichess waits (``acwc doctor``)."""
 
 
 class LichessMessenger:
@@ -455,6 +488,8 @@ class Service:
             undelivered = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
             oldest = await uow.outbox.oldest_pending(SENDABLE_KINDS)
             overdue = await uow.deadlines.count_due(now)
+            holds = await uow.holds.named(OUTBOX_HOLD)
+            stopped = next((h.reason or "" for h in holds if h.name == OUTBOX_HOLD), None)
         return ops.Health(
             now=now,
             role=self.leadership.role.value,
@@ -464,6 +499,10 @@ class Service:
             oldest_undelivered=oldest,
             overdue_deadlines=overdue,
             lichess_answers=dict(self.lichess.answers),
+            lichess_unreachable_since=self.lichess.unreachable_since,
+            lichess_unreachable_reason=self.lichess.unreachable_reason,
+            outbox_stopped=(stopped or "a refused token") if stopped is not None else None,
+            late_after=self.config.outbox.late_after,
         )
 
     # --- what the watcher needs ---------------------------------------------------------

@@ -296,11 +296,12 @@ class SettingRow(Base):
 
 # The other tables register on Base.metadata when their modules load: whoever has this module
 # has every table (alembic's autogenerate, the tests that compare the schema).
-from storage import (  # noqa: E402, F401  # noqa: E402, F401
+from storage import (  # noqa: E402, F401
     models_games,
     models_notices,
     models_ops,
     models_stages,
+    models_tokens,
     models_web,
     models_weekly,
 )

@@ -29,9 +29,16 @@ class Launcher(Protocol):
     """What the command line gets from the process entry."""
 
     def services(
-        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+        self,
+        config: Config,
+        db: Database,
+        *,
+        clock: Clock,
+        lichess_url: str | None = None,
+        quick: bool = False,
     ) -> AbstractAsyncContextManager[Services]:
-        """The application services on ``db`` (with a Lichess client at ``lichess_url``)."""
+        """The application services on ``db`` (with a Lichess client at ``lichess_url``;
+        ``quick``: one short try per request)."""
         ...
 
     async def run(self, config: Config) -> None:
@@ -213,18 +220,24 @@ async def database(
 
 @asynccontextmanager
 async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
-    """A unit of work on the config's database, for a command that only reads or writes rows."""
-    async with database(cli.config) as db, db.uow() as uow:
+    """A unit of work that only reads, on the config's database (``Database.reads``): a command
+    that changes something goes through the services and commits its own ``db.uow()``."""
+    async with database(cli.config) as db, db.reads() as uow:
         yield uow
 
 
 @asynccontextmanager
-async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
+async def services(
+    cli: Cli, *, lichess_url: str | None = None, quick: bool = False
+) -> AsyncIterator[Services]:
     """The application services on the config's database (and Lichess at ``lichess_url``)."""
     if lichess_url is not None:
         cli.config.lichess_token()  # a command that talks to Lichess: the token, or why not
+    launcher = cli.launcher
     async with (
         database(cli.config) as db,
-        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
+        launcher.services(
+            cli.config, db, clock=cli.clock, lichess_url=lichess_url, quick=quick
+        ) as found,
     ):
         yield found

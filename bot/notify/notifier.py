@@ -204,8 +204,9 @@ class Notifier:
     ) -> None:
         """A message to every member of ``tournament.team``; nothing when no team is set.
 
-        The round's pairings message carries each member's pairing: their pairing DMs written
-        with it become room notices (no DM), sent when it is, and DMs again if it fails."""
+        Lichess shows it in the team's feed to the members who did not unsubscribe, not as a
+        DM (``TeamMsgApi``): an announcement only. Every notice a player must read or act on
+        (their pairing among them) goes by DM as well, never by the team update alone."""
         if self._team:
             await self._enqueue(
                 uow,
@@ -216,5 +217,3 @@ class Notifier:
                 key=key,
                 subject=subject,
             )
-            if key.kind is NoticeKind.ROUND_PAIRINGS:
-                await uow.notices.cover_by_team(NoticeKind.PAIRING.value, now)

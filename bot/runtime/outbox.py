@@ -9,8 +9,9 @@ for a TD to paste them and mark them posted.
 Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say;
 :class:`bot.notify.Notifier` makes a player's DMs written within ``[outbox]
 merge_window_seconds`` due together), each notice keeping its row; with ``dm_per_minute`` (the
-service's: lila's 20 replies a minute) no more DMs than that go out in a minute: the rest wait
-for the minute to pass, rather than meet a 429.
+service's: lila's 20 replies a minute) no more DMs than that go out in a minute, a DM with a
+link counting twice (lila halves the budget for them): the rest wait for the minute to pass,
+rather than meet a 429.
 A failure is classed by what Lichess said, per recipient, never for the whole queue:
 
 * ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
@@ -24,6 +25,10 @@ A failure is classed by what Lichess said, per recipient, never for the whole qu
 * ``AuthorizationError`` (401/403: the token is bad or lacks ``msg:write``/``team:lead``) stops
   the outbox: the ``outbox`` hold names the error for the TDs (desk, ``acwc doctor``), nothing is
   marked, and the next start-up whose token check passes lifts it.
+* Lichess unreachable or failing (a transport error, a 5xx) is an outage, not a refusal: the
+  messages wait, tried again at least every :data:`OUTAGE_RETRY_CAP`, however long it lasts,
+  and go out when Lichess is back; once it has lasted :data:`LATE_AFTER`, the TDs get a note
+  (once an outage) that they are late, not lost.
 * Anything else is retried with backoff (a global 429 already waited in the client) and fails
   after :data:`MAX_ATTEMPTS`.
 """
@@ -33,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
@@ -57,6 +63,10 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
+OUTAGE_RETRY_CAP = dt.timedelta(minutes=5)
+"""While Lichess is unreachable, each waiting message is tried again at least this often."""
+LATE_AFTER = dt.timedelta(minutes=15)
+"""An outage this long gets the TDs' note that messages are late (not lost)."""
 LIMIT_DELAYS = tuple(dt.timedelta(hours=h) for h in (1, 2, 4, 8, 16, 24))
 """After the n-th 429 from ``/inbox``, hold that recipient's messages this long (lila's message
 budget is a window of a day that opened at an unknown time)."""
@@ -94,6 +104,10 @@ class UndeliveredReporter(Protocol):
         self, uow: UnitOfWork, *, now: dt.datetime, rows: Sequence[OutboxRow], why: str
     ) -> None: ...
 
+    async def late(
+        self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime, waiting: int
+    ) -> None: ...
+
 
 def _status(error: BaseException) -> int | None:
     status = getattr(error, "status", None)
@@ -108,9 +122,10 @@ def _recipient_failure(error: BaseException) -> str | None:
 
 
 def is_permanent(error: BaseException) -> bool:
-    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text)."""
+    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text),
+    nor a team update lila redirected (303: the bot lacks the team's "Updates" permission)."""
     status = _status(error)
-    return status is not None and 400 <= status < 500 and status != 429
+    return status is not None and (400 <= status < 500 or status == 303) and status != 429
 
 
 def is_refused(error: BaseException) -> bool:
@@ -125,8 +140,28 @@ def is_unauthorised(error: BaseException) -> bool:
     return _status(error) in (401, 403)
 
 
+_LINK = re.compile(r"(https?://|www\.)\S|\b[a-z0-9-]+\.(org|com|net|io|tv)/", re.IGNORECASE)
+
+
+def has_link(text: str) -> bool:
+    """Whether lila would see a link in ``text`` (an address with a scheme, ``www.``, or a
+    domain followed by a path): such a DM costs twice as much of the bot's budget."""
+    return _LINK.search(text) is not None
+
+
+def message_cost(group: Sequence[OutboxRow]) -> int:
+    """What one message made of ``group`` costs of the per-minute budget: 2 with a link."""
+    return 2 if any(has_link(r.body) for r in group) else 1
+
+
+def is_outage(error: BaseException) -> bool:
+    """Lichess unreachable or failing (no HTTP status, or a 5xx): retrying will help."""
+    status = _status(error)
+    return status is None or status >= 500
+
+
 def retry_delay(attempts: int) -> dt.timedelta:
-    delay: dt.timedelta = min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_CAP)
+    delay: dt.timedelta = min(RETRY_BASE * 2 ** min(max(attempts - 1, 0), 16), RETRY_CAP)
     return delay
 
 
@@ -190,9 +225,14 @@ class OutboxDispatcher(WaitingLoop):
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
         self.dm_per_minute = dm_per_minute
-        self._recent: deque[dt.datetime] = deque()
+        self._recent: deque[tuple[dt.datetime, int]] = deque()
+        """The DMs of the last minute: when, and what each cost of the budget."""
         self._refusing: set[str] = set()
         self._refusing_read = False
+        self.outage_since: dt.datetime | None = None
+        """When Lichess stopped answering (``None``: it answers)."""
+        self._late_told = False
+        self._outage_tries = 0
         self.next_attempt: dt.datetime | None = None
         """When the first message not yet due is, as the last :meth:`deliver_due` found it
         (valid while ``_next_known``)."""
@@ -257,7 +297,7 @@ class OutboxDispatcher(WaitingLoop):
             failed = False
             groups = merge(sorted(due, key=lambda r: r.id))
             for n, group in enumerate(groups):
-                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
+                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced(group):
                     self.sent += sent
                     return sent
                 if self.may_act() is not None:  # lost since the claim: the rest go back
@@ -279,6 +319,10 @@ class OutboxDispatcher(WaitingLoop):
                     else:
                         await self._failed(group, error)
                         failed = True
+                        if is_outage(error):  # Lichess is down: the rest wait with this one
+                            await self._hold_during_outage()
+                            self.sent += sent
+                            return sent
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
@@ -330,24 +374,31 @@ class OutboxDispatcher(WaitingLoop):
                     raise
         raise AssertionError("unreachable")
 
-    async def _paced(self) -> bool:
-        """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
+    async def _paced(self, group: Sequence[OutboxRow]) -> bool:
+        """Whether this minute's DM budget cannot pay for ``group``'s message (one with a link
+        costs two: lila's ``MsgSecurity`` doubles it); if so, every due DM waits for the
+        minute to pass."""
         if self.dm_per_minute is None:
             return False
         now = self.clock.now()
-        while self._recent and self._recent[0] <= now - PACE:
+        while self._recent and self._recent[0][0] <= now - PACE:
             self._recent.popleft()
-        if len(self._recent) < self.dm_per_minute:
+        spent = sum(cost for _, cost in self._recent)
+        if not self._recent or spent + message_cost(group) <= self.dm_per_minute:
             return False
         async with self.db.uow(origin=ORIGIN) as uow:
-            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
+            until = self._recent[0][0] + PACE
+            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, until)
             await uow.commit()
         return True
 
     async def _sent(self, group: Sequence[OutboxRow]) -> int:
         self.messages += 1
+        if self.outage_since is not None:
+            log.info("Lichess is back: the waiting messages go out")
+        self.outage_since, self._late_told, self._outage_tries = None, False, 0
         if group[0].kind is not Channel.TEAM_UPDATE:
-            self._recent.append(self.clock.now())
+            self._recent.append((self.clock.now(), message_cost(group)))
         ids = [row.id for row in group]
         recipient = group[0].recipient.lower()
         kind = group[0].kind
@@ -417,6 +468,10 @@ class OutboxDispatcher(WaitingLoop):
                         stored.next_attempt_at = now + REPLY_DELAY
                     else:
                         stored.next_attempt_at = now + limit_delay(stored.attempts)
+                elif is_outage(error):  # late, never lost: tried again when Lichess is back
+                    stored.next_attempt_at = now + min(
+                        retry_delay(stored.attempts), OUTAGE_RETRY_CAP
+                    )
                 elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
                     stored.status = OutboxStatus.FAILED
                     given_up.append(stored)
@@ -432,11 +487,36 @@ class OutboxDispatcher(WaitingLoop):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
             if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
                 await uow.notices.uncover(row.created_at, now=now)
+            if is_outage(error):
+                await self._outage(uow, now)
             if given_up:
                 log.warning("outbox to %s failed: %s", row.recipient, error)
                 if self.alerts is not None and row.kind is not Channel.TD_ALERT:
                     await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
             await uow.commit()
+
+    async def _hold_during_outage(self) -> None:
+        """Hold every due message until the next try (backing off to
+        :data:`OUTAGE_RETRY_CAP`): while Lichess is down one message at a time asks it."""
+        self._outage_tries += 1
+        now = self.clock.now()
+        until = now + min(retry_delay(self._outage_tries), OUTAGE_RETRY_CAP)
+        async with self.db.uow(origin=ORIGIN) as uow:
+            await uow.notices.defer_due(SENDABLE, now, until)
+            await uow.commit()
+        self._next_known = False
+
+    async def _outage(self, uow: UnitOfWork, now: dt.datetime) -> None:
+        """Note the outage; once it has lasted :data:`LATE_AFTER`, tell the TDs (once) that
+        the waiting messages are late, not lost."""
+        if self.outage_since is None:
+            self.outage_since = now
+            log.warning("Lichess unreachable: messages wait until it is back")
+        if self._late_told or now - self.outage_since < LATE_AFTER or self.alerts is None:
+            return
+        self._late_told = True
+        waiting = await uow.outbox.count_due(now + OUTAGE_RETRY_CAP, kinds=SENDABLE_KINDS)
+        await self.alerts.late(uow, now=now, since=self.outage_since, waiting=waiting)
 
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD

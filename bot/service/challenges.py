@@ -37,7 +37,6 @@ from rules.talk.games import challenge_missing, challenge_name, game_link
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -54,7 +53,9 @@ log = logging.getLogger(__name__)
 
 CHALLENGE_DEADLINE = "game_challenge"
 RETRY_AFTER = dt.timedelta(minutes=5)
-MAX_ATTEMPTS = 12
+MAX_ATTEMPTS = 288
+"""A day of attempts five minutes apart: a Lichess outage shorter than that delays the
+challenge, never loses it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -70,6 +71,9 @@ class ChallengeSpec:
     variant: str
     name: str
     expires_at: dt.datetime
+    starts_at: dt.datetime | None = None
+    """The agreed time, for a match's first game still to come: a game Lichess creates itself
+    (bulk pairing, :mod:`bot.service.bulk_games`) is created then."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -194,7 +198,7 @@ class GameChallenges:
         return False
 
     async def challenges(self, uow: UnitOfWork, match_id: int) -> Sequence[ChallengeRow]:
-        return await GamesRepository(uow.session).challenges(match_id)
+        return await uow.lichess.challenges(match_id)
 
     def _expiry(self, row: MatchRow, game: int, now: dt.datetime) -> dt.datetime:
         """After the no-show window of the agreed time (game 1), or of a break from now; an
@@ -231,7 +235,7 @@ class GameChallenges:
             if announce is not None:  # the time was agreed all the same
                 await self._announce(uow, announce, row, now=now, line={})
             return
-        repo = GamesRepository(uow.session)
+        repo = uow.lichess
         expires_at = self._expiry(row, game, now)
         for lasting in await repo.challenges(row.id):
             if (
@@ -280,6 +284,7 @@ class GameChallenges:
                 game=None if game == ARMAGEDDON else game,
             ),
             expires_at=expires_at,
+            starts_at=row.agreed_time if game == 1 else None,
         )
         # Lichess is asked outside the database's write lock, which the claim of this row holds
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every

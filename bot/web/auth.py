@@ -4,8 +4,9 @@
 the attempt to this browser (nothing is kept on the server, so no flood of ``/login`` requests can
 push a real login out), and sends the browser to Lichess with no scope: identifying the player
 through ``GET /api/account`` needs none. ``GET /login/callback`` checks the state, trades the
-code and verifier for a token, asks Lichess who it belongs to, and opens a session. The
-player's token is not kept: the app only needed the name.
+code and verifier for a token, asks Lichess who it belongs to, revokes it (``DELETE
+/api/token``: the app only needed the name, once) and opens a session. The player's token is
+never kept.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from aiohttp import web
 
 from bot.errors import OperationError
 from bot.lichess.errors import LichessError, OAuthError
-from bot.lichess.oauth import PendingLogin, exchange_code, fetch_account, start_login
+from bot.lichess.oauth import (
+    PendingLogin,
+    exchange_code,
+    fetch_account,
+    revoke_token,
+    start_login,
+)
 from bot.web.core import (
     bad_request,
     context,
@@ -33,6 +40,7 @@ from bot.web.core import (
     render,
     viewer,
 )
+from bot.web.games_view import permission_view
 from bot.web.security import (
     LOGIN_COOKIE,
     LOGIN_LIFETIME,
@@ -42,7 +50,6 @@ from bot.web.security import (
     token_id,
 )
 from storage.models_web import WebSessionRow
-from storage.repo_web import WebRepository
 
 log = logging.getLogger(__name__)
 
@@ -194,9 +201,10 @@ async def callback(request: web.Request) -> web.StreamResponse:
     except LichessError as e:
         log.warning("web login: Lichess could not be reached: %s", e.__class__.__name__)
         raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
+    await _forget_login_token(http, ctx.runtime.lichess_url, token)
     session_token = new_token()
     async with ctx.db.uow() as uow:
-        repo = WebRepository(uow.session)
+        repo = uow.web
         await repo.delete_expired(browser_now)
         await repo.add_session(
             WebSessionRow(
@@ -225,6 +233,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     return response
 
 
+async def _forget_login_token(http: aiohttp.ClientSession, lichess_url: str, token: str) -> None:
+    """The login's token named the player and is needed no more: revoked on Lichess at once
+    (a failure leaves it to lapse there; the site never kept it)."""
+    try:
+        await revoke_token(http, lichess_url, token)
+    except LichessError as e:
+        log.info("web login: the login token could not be revoked: %s", e.__class__.__name__)
+
+
 async def login_page(request: web.Request) -> web.StreamResponse:
     """``GET /account``: who you are logged in as, a player's choices, and the logout
     button."""
@@ -234,8 +251,11 @@ async def login_page(request: web.Request) -> web.StreamResponse:
         async with context(request).db.uow() as uow:
             player = await uow.players.get(who.user_id)
         links_by_dm = None if player is None else player.game_links_by_dm
+    games = await permission_view(request)
     return await render(
-        request, "account.html", {"title": "Your account", "game_links_by_dm": links_by_dm}
+        request,
+        "account.html",
+        {"title": "Your account", "game_links_by_dm": links_by_dm, "games_permission": games},
     )
 
 
@@ -272,7 +292,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     who, _ = await read_form(request, {})
     async with ctx.db.uow() as uow:
-        await WebRepository(uow.session).delete_session(who.session_id)
+        await uow.web.delete_session(who.session_id)
         await uow.commit()
     response = redirect_with(request, "/", "You are logged out.", logged_out=True)
     response.del_cookie(SESSION_COOKIE, path="/")

@@ -12,7 +12,7 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
 
-from bot.web import auth, desk, live, public, register, room
+from bot.web import auth, desk, games_permission, live, public, register, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -82,6 +82,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
     public.add_routes(app)
     auth.add_routes(app)
+    games_permission.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
     register.add_routes(app)

@@ -301,9 +301,12 @@ class WeeklyDeadlines:
                 seen.update(PlayerId(p) for p in e.data.get("appeared", []))
         unavailable = ""
         if self.presence is not None and not started:
+            # a game Lichess made by bulk pairing has its players "playing" whether they came
+            # or not: only being online counts then
+            bulk = await uow.tokens.bulk_game_ids(*n.players)
             try:
                 for status in await self.presence(list(n.players)):
-                    if status.online or status.playing:
+                    if status.online or (status.playing and not bulk):
                         seen.add(PlayerId(status.id))
             except Exception as e:  # Lichess down: the alert says so rather than guessing
                 unavailable = (
