@@ -23,6 +23,7 @@ from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
 from rules.core.states import PlayerStatus, StageState
 from rules.stages.seeding import AccountFacts
+from rules.talk.conduct import account_marked
 from rules.talk.notices import TDAlert
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
@@ -32,7 +33,6 @@ __all__ = [
     "RECHECK_DEADLINE",
     "AccountMarks",
     "AccountRecheck",
-    "mark_words",
     "schedule_account_recheck",
 ]
 
@@ -48,14 +48,6 @@ class AccountMarks(Protocol):
         """The account's facts (``GET /api/user/{u}``), or a sentence saying why they could not
         be read."""
         ...
-
-
-def mark_words(marks: list[str]) -> str:
-    words = {
-        "tos_violation": "marked on Lichess for breaking its terms (an engine or booster mark)",
-        "account_closed": "closed on Lichess",
-    }
-    return " and ".join(words.get(m, m) for m in marks)
 
 
 def _marks_of(facts: AccountFacts) -> list[str]:
@@ -131,12 +123,7 @@ class AccountRecheck:
             at=now, actor="bot", action=MARK_ACTION, player=player, details={"marks": marks}
         )
         alert = TDAlert(
-            None,
-            f"{username}'s account is {mark_words(marks)} (the daily look, rules 7.3). A player "
-            "marked during the championship is disqualified (rules 7.3); the TD desk has the "
-            "one-click disqualification, or dismiss it.",
-            (f"https://lichess.org/@/{username}",),
-            None,
+            None, account_marked(username, marks), (f"https://lichess.org/@/{username}",), None
         )
         await self.notifier.td_alert(
             uow, now=now, text=alert.text, key=notice.account_marked(player, ",".join(marks))
