@@ -7,8 +7,9 @@ disqualification through the one exit path (rules 8). The bot never disqualifies
 TDs decide (rules 1.3), and they say whether the mark is an engine mark (rules 8.1.2).
 
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
-planned again a day later each time it runs while the championship lasts. It commits its claim
-and its next run before it asks Lichess, one account at a time, so no write waits on Lichess.
+planned again a day later each time it runs while the championship lasts. It asks Lichess one
+account at a time inside its firing's transaction (on SQLite the other writers wait for it: one
+short request a player, once a day).
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ class AccountRecheck:
             if entry.action == MARK_ACTION and entry.player is not None:
                 flagged[entry.player] = list(entry.details.get("marks", []))
         await schedule_account_recheck(uow, now=now)
-        await uow.commit()  # Lichess is asked outside the write lock
+        # Lichess is asked inside the firing's transaction, one short request a player once a
+        # day: a commit here would leave a claim without its end if the process died meanwhile.
         for player, username in players:
             facts = await self.accounts.marks(username)
             if isinstance(facts, str):
