@@ -2,6 +2,7 @@
 
     python -m bench.season [--players 64,128,256] [--seed 1] [--database-url URL]
     python -m bench.season --side-by-side [--players 48] [--pg postgresql://postgres@127.0.0.1:5432]
+    python -m bench.season --players 48,128,256,512 --demo 200
 
 For each field size, runs the demo season (bot/demo: every qualification round, the Candidates,
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
@@ -209,6 +210,27 @@ def side_by_side(players: int, seed: int, pg: str) -> None:
     )
 
 
+def demo_row(players: int, seed: int) -> None:
+    """``acwc demo --players N`` in this process as the command runs it: the web pages served,
+    no message limits, every line of its report written (to a file, as a terminal would take
+    it), timed like the sizes above."""
+    with tempfile.TemporaryDirectory(prefix="acwc-bench-demo-") as folder:
+        path = Path(folder)
+        with (path / "demo.txt").open("w") as out:
+            options = DemoOptions(players=players, seed=seed, folder=path)
+            reporter = Reporter(write=lambda line: print(line, file=out))
+            result = asyncio.run(run_season(Config(), options, reporter=reporter))
+    matches = sum(1 for m in result.matches if m[6] is not None and m[7] != "void")
+    p50 = percentile(result.game_delays, 0.5) or 0.0
+    p99 = percentile(result.game_delays, 0.99) or 0.0
+    print(
+        f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
+        f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
+        f"{p50 * 1000:>15.1f} {p99 * 1000:>7.1f} {result.peak_mb:>8.1f}  (acwc demo)",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="64,128,256", help="comma-separated field sizes")
@@ -222,6 +244,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--pg", default="postgresql://postgres@127.0.0.1:5432", help="server for --side-by-side"
+    )
+    parser.add_argument(
+        "--demo",
+        type=int,
+        metavar="N",
+        help="also run `acwc demo --players N` as the command runs it (web pages served, every "
+        "event printed, to a file here) and print it as one more row",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
@@ -254,6 +283,8 @@ def main(argv: list[str] | None = None) -> None:
             flush=True,
         )
         endpoints.append((players, result, matches))
+    if args.demo:
+        demo_row(args.demo, args.seed)
     print("\nLichess requests per match, by endpoint")
     names = sorted({name for _, r, _ in endpoints for name in r.requests})
     print(f"{'endpoint':<40} " + " ".join(f"{p:>8}" for p, _, _ in endpoints))

@@ -234,10 +234,11 @@ def main(argv: list[str] | None = None) -> None:
             if args.dir is not None:
                 args.dir.mkdir(parents=True, exist_ok=True)
             url = asyncio.run(_season(args.players, args.dir or folder, args.database_url))
-        port = _free_port()
+        port, ops_port = _free_port(), _free_port()
         config = folder / "config.toml"
         config.write_text(
-            f'[service]\ndatabase_url = "{url}"\nweb_port = {port}\nlog_level = "ERROR"\n'
+            f'[service]\ndatabase_url = "{url}"\nweb_port = {port}\nops_port = {ops_port}\n'
+            'log_level = "ERROR"\n'
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT), "ACWC_SESSION_SECRET": "b" * 40}
         if args.renders:
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
         renders = None
         try:
             host = f"http://127.0.0.1:{port}"
-            _wait_up(host)
+            _wait_up(f"http://127.0.0.1:{ops_port}")
             if args.renders:
                 renders = _renders(host, args.renders)
                 return

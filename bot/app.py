@@ -27,11 +27,12 @@ from bot.config import Config
 from bot.errors import StartupError
 from bot.lichess.accounts import LichessAccounts
 from bot.lichess.broadcasts import LichessBroadcasts
+from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
-from bot.lichess.scopes import check_token, run_scopes
+from bot.lichess.scopes import LichessDoctorSource, check_token, run_scopes
 from bot.lichess.stream import GameWatcher
 from bot.notify import Notifier
 from bot.notify.undelivered import UndeliveredAlerts
@@ -43,10 +44,13 @@ from bot.runtime.leader import Leadership
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
 from bot.runtime.outbox import ORIGIN as OUTBOX_ORIGIN
 from bot.service.broadcasts import Broadcasts
+from bot.service.bulk_games import BulkOrOpen
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
 from bot.service.digest import Digest
+from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
+from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
 from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
@@ -74,6 +78,7 @@ from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database
+from storage.fence import holds as fence_holds
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -117,8 +122,20 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
+    player_tokens = PlayerTokens(config, TokenVault.for_config(config))
     challenges = GameChallenges(
-        config, notifier, None if lichess is None else LichessChallenges(lichess)
+        config,
+        notifier,
+        None
+        if lichess is None
+        else BulkOrOpen(
+            config,
+            db,
+            clock,
+            player_tokens,
+            LichessBulkPairing(lichess),
+            LichessChallenges(lichess),
+        ),
     )
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
@@ -145,7 +162,7 @@ def bootstrap(
         StageKind.FINAL: FinalStage(config),
         StageKind.THIRD_PLACE: FinalStage(config),
     }
-    return Services(
+    services = Services(
         config=config,
         clock=clock,
         db=db,
@@ -201,27 +218,44 @@ def bootstrap(
         broadcasts=None
         if lichess is None or not config.games.broadcast_stages
         else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
+        doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
+        player_tokens=player_tokens,
     )
+    if services.broadcasts is not None:  # a game starting wakes its broadcast round
+        services.intake.on_start = services.broadcasts.wake_for
+    return services
 
 
 @contextlib.asynccontextmanager
 async def offline_services(
-    config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+    config: Config,
+    db: Database,
+    *,
+    clock: Clock,
+    lichess_url: str | None = None,
+    quick: bool = False,
 ) -> AsyncIterator[Services]:
     """The services for a command line command, on ``db``; with ``lichess_url`` a Lichess client
-    too (``acwc registration check``)."""
+    too (``acwc registration check``). ``quick``: each request is tried once, with a short
+    timeout (``acwc doctor`` says at once that Lichess cannot be reached)."""
     if lichess_url is None:
         yield bootstrap(config, clock=clock, db=db)
         return
+    timeout = config.service.request_timeout_seconds
     async with LichessClient(
         base_url=lichess_url,
         token=config.secrets.lichess_token,
         clock=clock,
-        timeout=config.service.request_timeout_seconds,
+        timeout=min(timeout, QUICK_TIMEOUT_SECONDS) if quick else timeout,
+        max_attempts=1 if quick else 5,
         pause_board=DatabasePause(db, clock),
         stream_timeout=config.service.stream_timeout_seconds,
     ) as client:
         yield bootstrap(config, clock=clock, db=db, lichess=client)
+
+
+QUICK_TIMEOUT_SECONDS = 5.0
+"""The longest a quick command's request to Lichess waits (``acwc doctor``)."""
 
 
 class LichessMessenger:
@@ -253,6 +287,7 @@ class Service:
         clock: Clock | None = None,
         sandbox: SandboxStarter | None = None,
         web_port: int | None = None,
+        ops_port: int | None = None,
         serve_web: bool = True,
         watch: ServiceWatch | None = None,
         deadline_handlers: Mapping[str, Handler] | None = None,
@@ -265,6 +300,10 @@ class Service:
         self.clock: Clock = clock or SystemClock()
         self.sandbox = sandbox
         self.web_port = config.service.web_port if web_port is None else web_port
+        # a caller that picks the pages' port (a test: 0) gets a free one for the checks too
+        self.ops_port = (
+            ops_port if ops_port is not None else config.service.ops_port if web_port is None else 0
+        )
         self.serve_web = serve_web
         self.watch = watch
         self._handlers = deadline_handlers
@@ -282,6 +321,8 @@ class Service:
         self.watcher: GameWatcher
         self.web_app: web.Application | None = None
         self.web_url: str | None = None
+        self.ops_url: str | None = None
+        """Where ``/healthz`` and ``/metrics`` are (their own listener: ``service.ops_host``)."""
 
     @property
     def restarts(self) -> dict[str, int]:
@@ -305,7 +346,7 @@ class Service:
         config = self.config
         self.db = Database(config.service.database_url)
         self._stack.push_async_callback(self.db.dispose)
-        lock = run_lock_for(config.service.database_url, self.db.engine)
+        lock = run_lock_for(config.service.database_url, self.db.engine, self.db.fence)
         if isinstance(lock, FileLock):
             try:  # SQLite has no standby: a second process on the file is refused here
                 lock.try_acquire(now=self.clock.now())
@@ -314,14 +355,14 @@ class Service:
         self.leadership = Leadership(lock, self.clock)
         self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
-        current = await migrate.current_revision(self.db)
-        if current != migrate.head_revision():
-            if config.service.uses_sandbox:
+        why = await migrate.why_not_run(self.db)
+        if why is not None:
+            if config.service.uses_sandbox and "newer" not in why:
                 await migrate.upgrade(self.db)  # the embedded default sets itself up
             else:
                 raise StartupError(
-                    f"the database is at {current or 'base'}, not {migrate.head_revision()}: "
-                    "run `acwc db upgrade` (or `alembic upgrade head`) first"
+                    f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
+                    "version first, or run the version the database was upgraded for"
                 )
         token: str | None
         if config.service.uses_sandbox:
@@ -353,6 +394,9 @@ class Service:
             on_wait=on_wait,
             alerts=UndeliveredAlerts(Notifier(config)),
             dm_per_minute=DM_PER_MINUTE,
+            gate=self.leadership.acting,
+            may_act=self.leadership.why_not,
+            doubt_left=self.leadership.doubt_left,
         )
         self.runner = DeadlineRunner(
             self.db,
@@ -361,6 +405,7 @@ class Service:
             watch=lambda: changes.version(("deadlines",), besides=RUNNER_ORIGIN),
             after_fire=self._after_fire,
             on_wait=on_wait,
+            gate=self.leadership.acting,
         )
         self.watcher = GameWatcher(
             client=self.lichess,
@@ -400,7 +445,6 @@ class Service:
                 browser_clock=self.browser_clock,
             ),
         )
-        ops.add_routes(app, self)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
             if self.db.changes is not None:  # a commit of any runner shows on the next visit
@@ -408,17 +452,25 @@ class Service:
                 self.db.changes.subscribe(
                     lambda tables: None if tables <= QUIET_TABLES else cache.clear()
                 )
-        runner = web.AppRunner(app, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.service.web_host, self.web_port)
-        await site.start()
-        self._stack.push_async_callback(runner.cleanup)
+        self.web_app = app
+        self.web_url = await self._serve(app, self.config.service.web_host, self.web_port)
         if self.page_cache is not None:  # (before the pages stop: a rendering reads the database)
             self._stack.push_async_callback(self.page_cache.idle)
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.web_app = app
-        self.web_url = f"http://{self.config.service.web_host}:{port}"
         log.info("web pages on %s", self.web_url)
+        checks = web.Application(client_max_size=1024)
+        ops.add_routes(checks, self)
+        self.ops_url = await self._serve(checks, self.config.service.ops_host, self.ops_port)
+        log.info("/healthz and /metrics on %s", self.ops_url)
+
+    async def _serve(self, app: web.Application, host: str, port: int) -> str:
+        """Serve ``app`` on ``host:port`` (0: a free port) until the service closes; its URL."""
+        runner = web.AppRunner(app, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        self._stack.push_async_callback(runner.cleanup)
+        bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return f"http://{host}:{bound}"
 
     def _public_base(self) -> str:
         """Where browsers reach the web pages: the configured public URL, or (sandbox) where
@@ -436,6 +488,8 @@ class Service:
             undelivered = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
             oldest = await uow.outbox.oldest_pending(SENDABLE_KINDS)
             overdue = await uow.deadlines.count_due(now)
+            holds = await uow.holds.named(OUTBOX_HOLD)
+            stopped = next((h.reason or "" for h in holds if h.name == OUTBOX_HOLD), None)
         return ops.Health(
             now=now,
             role=self.leadership.role.value,
@@ -445,6 +499,10 @@ class Service:
             oldest_undelivered=oldest,
             overdue_deadlines=overdue,
             lichess_answers=dict(self.lichess.answers),
+            lichess_unreachable_since=self.lichess.unreachable_since,
+            lichess_unreachable_reason=self.lichess.unreachable_reason,
+            outbox_stopped=(stopped or "a refused token") if stopped is not None else None,
+            late_after=self.config.outbox.late_after,
         )
 
     # --- what the watcher needs ---------------------------------------------------------
@@ -502,9 +560,9 @@ class Service:
 
     async def sync_broadcasts(self) -> None:
         """Make the live broadcasts the published rounds miss (a failure waits for the next)."""
-        if self.services.broadcasts is None:
-            return
-        async with self._broadcasting:
+        if self.services.broadcasts is None or self.leadership.why_not() is not None:
+            return  # the leader makes them (a standby's TD published: it wakes on the rounds)
+        async with self._broadcasting, self.leadership.acting():
             made = await self.services.broadcasts.sync()
         if made:
             self.changed()
@@ -529,8 +587,11 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        if self.services.challenges is not None:  # a challenge a crash cut off: made at once
-            async with self.db.uow() as uow:
+        # A challenge a crash cut off: made again at once; not while a frozen previous leader
+        # may still record it (its next attempt, planned with it, comes a few minutes later).
+        if self.services.challenges is not None and not self.leadership.doubt_left():
+            async with self.leadership.acting(), self.db.uow() as uow:
+                await fence_holds(uow.session, self.db.fence)
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

@@ -7,6 +7,7 @@ an unknown key, a wrong type, or an impossible value. Every key is documented in
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as dt
 import enum
@@ -35,7 +36,11 @@ LICHESS_KEEPALIVE_SECONDS = 70.0
 keep-alive every 70 s (Play's idle timeout is 75 s)."""
 MAX_MERGE_WINDOW_SECONDS = 600
 """The longest a DM may wait for others to the same player (``[outbox] merge_window_seconds``)."""
-SECRET_ENV = {"lichess_token": "ACWC_LICHESS_TOKEN", "session_secret": "ACWC_SESSION_SECRET"}
+SECRET_ENV = {
+    "lichess_token": "ACWC_LICHESS_TOKEN",
+    "session_secret": "ACWC_SESSION_SECRET",
+    "token_key": "ACWC_TOKEN_KEY",
+}
 
 
 class ConfigError(ValueError):
@@ -53,6 +58,8 @@ class Secrets:
 
     lichess_token: str | None = field(default=None, repr=False)
     session_secret: str | None = field(default=None, repr=False)
+    token_key: str | None = field(default=None, repr=False)
+    """The Fernet key that encrypts the players' stored Lichess tokens (bulk pairing)."""
 
 
 DEFAULT_TDS = ("ODMWND", "Shiaxou")
@@ -97,6 +104,11 @@ class ServiceConfig:
     bot_account: str = "acwc-bot"
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    ops_host: str = "127.0.0.1"
+    """Where ``/healthz`` and ``/metrics`` are served: a listener of their own, on this
+    machine only unless said otherwise (they tell the season's state to whoever asks)."""
+    ops_port: int = 8081
+    """0: any free port (the log says which)."""
     public_url: str = "http://127.0.0.1:8080"
     request_timeout_seconds: float = 20.0
     stream_timeout_seconds: float = 90.0
@@ -138,6 +150,11 @@ class GamesConfig:
     """The stages followed by a live Lichess broadcast, a round per week (empty: none)."""
     armageddon_challenge_lifetime: dt.timedelta = dt.timedelta(days=7)
     """How long the armageddon game's challenge stays open once the colours are decided."""
+    bulk_pairing: bool = True
+    """A player may let the bot start their games (on their account page; their token is kept
+    encrypted with ``ACWC_TOKEN_KEY``); when both players of a match did, Lichess creates each
+    game at its time by bulk pairing (the bot's token needs ``challenge:bulk``), else the open
+    challenge stays."""
 
     @property
     def lichess_scopes(self) -> frozenset[str]:
@@ -154,9 +171,16 @@ class OutboxConfig:
     """A DM to a player waits this long after it is written, and every other DM to them written
     meanwhile goes out with it as one message (0: each goes at once)."""
 
+    late_after_minutes: int = 60
+    """``/healthz`` says ``degraded`` while a notice due this long ago has not gone out."""
+
     @property
     def merge_window(self) -> dt.timedelta:
         return dt.timedelta(seconds=self.merge_window_seconds)
+
+    @property
+    def late_after(self) -> dt.timedelta:
+        return dt.timedelta(minutes=self.late_after_minutes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,9 +576,18 @@ def _check(config: Config) -> None:
         )
     if not 0 < config.service.web_port < 65536:
         raise ConfigError("service.web_port", f"must be a TCP port, not {config.service.web_port}")
+    if not 0 <= config.service.ops_port < 65536:
+        raise ConfigError("service.ops_port", f"must be a TCP port, not {config.service.ops_port}")
+    if config.service.ops_port == config.service.web_port:
+        raise ConfigError(
+            "service.ops_port",
+            f"must differ from service.web_port ({config.service.web_port}): the pages' port "
+            "serves the pages only",
+        )
     _positive("service.request_timeout_seconds", config.service.request_timeout_seconds)
     _positive("service.room_actions_limit", config.service.room_actions_limit)
     _positive("service.room_actions_minutes", config.service.room_actions_minutes)
+    _positive("outbox.late_after_minutes", config.outbox.late_after_minutes)
     window = config.outbox.merge_window_seconds
     if not 0 <= window <= MAX_MERGE_WINDOW_SECONDS:
         raise ConfigError(
@@ -575,10 +608,28 @@ def _check(config: Config) -> None:
         )
 
 
+def _token_key(value: str | None) -> str | None:
+    """A Fernet key: 32 bytes in URL-safe base64 (checked here without loading the library)."""
+    if value is None:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(value.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        raw = b""
+    if len(raw) != 32:
+        raise ConfigError(
+            SECRET_ENV["token_key"],
+            "must be a Fernet key: 32 random bytes in URL-safe base64 (44 characters), as "
+            "cryptography's Fernet.generate_key() makes",
+        )
+    return value
+
+
 def _secrets(environ: Mapping[str, str]) -> Secrets:
     return Secrets(
         lichess_token=environ.get(SECRET_ENV["lichess_token"]) or None,
         session_secret=environ.get(SECRET_ENV["session_secret"]) or None,
+        token_key=_token_key(environ.get(SECRET_ENV["token_key"]) or None),
     )
 
 
@@ -621,6 +672,12 @@ def parse_config(
             "tournament.tds",
             "a season on a real Lichess needs its TDs' Lichess usernames: every ruling is "
             "recorded under the TD who made it, and only a TD may log in to the desk",
+        )
+    if not config.service.uses_local_lichess and not config.tournament.team:
+        raise ConfigError(
+            "tournament.team",
+            "a real Lichess needs the team the bot leads (with the Updates permission): "
+            "without it most DMs to new conversations go over Lichess's daily budget and are lost",
         )
     return config
 

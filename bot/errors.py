@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["OperationError", "StartupError"]
+__all__ = ["LichessUnreachable", "OperationError", "StartupError"]
 
 
 class OperationError(Exception):
@@ -11,3 +11,8 @@ class OperationError(Exception):
 
 class StartupError(Exception):
     """The service cannot start: the message says why and what to do."""
+
+
+class LichessUnreachable(Exception):
+    """Lichess could not be asked (no answer, or a server error): nothing it would have said is
+    known. The message says what failed."""

@@ -50,11 +50,19 @@ class _Launcher:
 
     @contextlib.asynccontextmanager
     async def services(
-        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+        self,
+        config: Config,
+        db: Database,
+        *,
+        clock: Clock,
+        lichess_url: str | None = None,
+        quick: bool = False,
     ) -> AsyncIterator[Services]:
         from bot.app import offline_services
 
-        async with offline_services(config, db, clock=clock, lichess_url=lichess_url) as found:
+        async with offline_services(
+            config, db, clock=clock, lichess_url=lichess_url, quick=quick
+        ) as found:
             yield found
 
     async def run(self, config: Config) -> None:

@@ -46,8 +46,14 @@ class BackupSummary:
         return sum(self.rows.values())
 
 
+RUNTIME_TABLES = frozenset({"leadership"})
+"""Tables of the running processes, not of the season: never backed up, never restored."""
+SECRET_TABLES = frozenset({"web_sessions"})
+"""Tables whose rows let a reader act as someone (a login session): backed up only when asked."""
+
+
 def _tables() -> list[Table]:
-    return list(Base.metadata.sorted_tables)
+    return [t for t in Base.metadata.sorted_tables if t.name not in RUNTIME_TABLES]
 
 
 def _encode(value: Any) -> Any:
@@ -70,15 +76,24 @@ async def _stored_tables(conn: AsyncConnection) -> set[str]:
 
 
 async def _check_known(conn: AsyncConnection) -> None:
-    unknown = await _stored_tables(conn) - {t.name for t in _tables()} - {"alembic_version"}
+    unknown = (
+        await _stored_tables(conn)
+        - {t.name for t in _tables()}
+        - RUNTIME_TABLES
+        - {"alembic_version"}
+    )
     if unknown:
         raise BackupError(
             f"the database has tables this version does not know: {', '.join(sorted(unknown))}"
         )
 
 
-async def backup(db: Database, path: Path, *, now: dt.datetime) -> BackupSummary:
-    """Write every row of ``db`` to ``path`` (a new file; an existing one is refused)."""
+async def backup(
+    db: Database, path: Path, *, now: dt.datetime, sessions: bool = False
+) -> BackupSummary:
+    """Write every row of ``db`` to ``path`` (a new file, readable by its owner only; an
+    existing one is refused). The web's login sessions only with ``sessions``: without them
+    a copy of the file lets nobody act as a TD or a player, and a restore logs everyone out."""
     if await asyncio.to_thread(path.exists):
         raise BackupError(f"{path} exists: give a new file (a backup never overwrites)")
     revision = await migrate.current_revision(db)
@@ -91,6 +106,8 @@ async def backup(db: Database, path: Path, *, now: dt.datetime) -> BackupSummary
         async with conn.begin():
             await _check_known(conn)
             for table in _tables():
+                if table.name in SECRET_TABLES and not sessions:
+                    continue
                 columns = [c.name for c in table.columns]
                 order = [table.c[c.name] for c in table.primary_key.columns]
                 result = await conn.execute(select(table).order_by(*order))
@@ -108,7 +125,11 @@ async def backup(db: Database, path: Path, *, now: dt.datetime) -> BackupSummary
 
 def _write(path: Path, document: dict[str, Any]) -> None:
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
+    # 0600 from its creation: the season's players, their notices and the TDs' notes are not
+    # for every account on the machine (a umask could only make it tighter).
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
     try:
         os.link(partial, path)  # whole or absent, and never over a file that appeared since
     except FileExistsError:

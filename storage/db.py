@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import socket
+import weakref
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from storage.changes import TableChanges
+from storage.fence import Fence
 from storage.uow import UnitOfWork
+
+
+def broken_connection(error: BaseException) -> bool:
+    """Whether ``error`` is a statement that failed because its connection broke (the server
+    ended the session): the same statement on a new connection may succeed."""
+    return isinstance(error, DBAPIError) and bool(error.connection_invalidated)
 
 
 class DatabaseURLError(ValueError):
@@ -61,12 +73,12 @@ POSTGRES_ENGINE: dict[str, Any] = {
         # out of asyncpg's cache is prepared again, one more round trip.
         "prepared_statement_cache_size": 500,
         "server_settings": {
+            # Each process's own (process_name()): a new leader sees whether the previous
+            # one's sessions are gone, and ends them when its lease ran out.
             "application_name": "acwc-bot",
-            # The same durability as SQLite's synchronous=NORMAL in WAL mode: a commit does not
-            # wait for its WAL flush; a crash of the database server's machine may lose the last
-            # fraction of a second of commits, never corrupt anything. Every commit of the
-            # season waited for an fsync before.
-            "synchronous_commit": "off",
+            # synchronous_commit stays the server's (on): a commit returns once its WAL is on
+            # disk, so what a page or a command said was saved survives a crash of the
+            # database's machine (issue 31).
             # The server notices a leader whose machine vanished within 10 + 3 x 5 s and drops
             # its advisory lock, so a standby takes over within 30 s (bot/runtime/leader.py).
             "tcp_keepalives_idle": "10",
@@ -76,6 +88,22 @@ POSTGRES_ENGINE: dict[str, Any] = {
     },
 }
 """The PostgreSQL engine's settings (pool and session)."""
+
+
+_engines = itertools.count(1)
+_names: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+
+
+def engine_name(engine: AsyncEngine) -> str | None:
+    """The ``application_name`` of a PostgreSQL engine's sessions (``None``: another kind)."""
+    return _names.get(engine.sync_engine)
+
+
+def process_name() -> str:
+    """A new engine of this process on the database server (its sessions'
+    ``application_name``): process id, the engine's number in it and host, within PostgreSQL's
+    63 characters."""
+    return f"acwc-bot {os.getpid()}.{next(_engines)}@{socket.gethostname()}"[:63]
 
 
 def create_engine(url: str) -> AsyncEngine:
@@ -96,7 +124,12 @@ def create_engine(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _inline_pragmas)
         return engine
     if parsed.get_backend_name() == "postgresql":
-        return create_async_engine(url, **POSTGRES_ENGINE)
+        name = process_name()
+        settings = {**POSTGRES_ENGINE["connect_args"]["server_settings"], "application_name": name}
+        connect_args = {**POSTGRES_ENGINE["connect_args"], "server_settings": settings}
+        engine = create_async_engine(url, **{**POSTGRES_ENGINE, "connect_args": connect_args})
+        _names[engine.sync_engine] = name
+        return engine
     engine = create_async_engine(url)
     event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     return engine
@@ -110,6 +143,8 @@ class Database:
         self.engine = create_engine(url)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self.changes: TableChanges | None = None
+        self.fence = Fence()
+        """This process's leadership epoch, which its acting writes check (:mod:`storage.fence`)."""
         # PostgreSQL: reads that need no transaction run in autocommit, each statement on its
         # own snapshot, without the BEGIN and ROLLBACK round trips around them. (SQLite begins
         # no transaction for a read anyway.)

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     ForeignKey,
     Index,
@@ -212,6 +213,8 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     next_attempt_at: Mapped[dt.datetime | None]
     sent_at: Mapped[dt.datetime | None]
+    claim_epoch: Mapped[int | None] = mapped_column(BigInteger)
+    """The leadership epoch that claimed it last, to send it (``storage.fence``)."""
     seen_at: Mapped[dt.datetime | None]  # the player opened it in their match room
     revised_body: Mapped[str | None] = mapped_column(Text)
     """A posted forum draft's newer text, for a TD to paste over the post (None: unchanged)."""
@@ -293,4 +296,12 @@ class SettingRow(Base):
 
 # The other tables register on Base.metadata when their modules load: whoever has this module
 # has every table (alembic's autogenerate, the tests that compare the schema).
-from storage import models_games, models_notices, models_stages, models_web, models_weekly  # noqa: E402, F401
+from storage import (  # noqa: E402, F401
+    models_games,
+    models_notices,
+    models_ops,
+    models_stages,
+    models_tokens,
+    models_web,
+    models_weekly,
+)

@@ -63,3 +63,11 @@ class GamesRepository:
             select(BroadcastRoundRow).where(BroadcastRoundRow.round_id == round_id)
         )
         return result.scalar_one_or_none()
+
+    async def all_broadcast_rounds(self) -> Sequence[BroadcastRoundRow]:
+        """Every broadcast round made, oldest first (the broadcasts wake a round's sync when
+        a game of its players starts)."""
+        result = await self.session.execute(
+            select(BroadcastRoundRow).order_by(BroadcastRoundRow.created_at)
+        )
+        return result.scalars().all()

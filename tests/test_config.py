@@ -80,6 +80,19 @@ def test_every_rules_key_is_documented_in_the_example() -> None:
     assert keys(DEFAULT_RULESET, "rules") <= present(data["rules"], "rules")
 
 
+def test_a_real_lichess_without_a_team_is_refused_with_the_reason() -> None:
+    env = {"ACWC_LICHESS_TOKEN": "lip_x"}
+    real = {"lichess_url": "https://lichess.org"}
+    with pytest.raises(ConfigError) as e:
+        parse_config({"service": real, "tournament": {"tds": ["ODMWND"]}}, env)
+    assert e.value.key == "tournament.team"
+    assert "daily budget" in str(e.value)
+    with_team = {"service": real, "tournament": {"tds": ["ODMWND"], "team": "t"}}
+    assert parse_config(with_team, env).tournament.team == "t"
+    # a sandbox on this machine needs none
+    assert parse_config({"service": {"lichess_url": "http://127.0.0.1:9"}}, env)
+
+
 def test_secrets_come_from_the_environment() -> None:
     config = load_config(None, {"ACWC_LICHESS_TOKEN": "lip_x", "ACWC_SESSION_SECRET": "s3"})
     assert config.secrets.lichess_token == "lip_x"
@@ -164,6 +177,8 @@ def test_secrets_come_from_the_environment() -> None:
         ("[tournament]\ntds = ['ab', 'AB']", "tournament.tds", "twice"),
         ("[service]\ndatabase_url = 'mysql://x'", "service.database_url", "sqlite+aiosqlite"),
         ("[service]\nweb_port = 70000", "service.web_port", "port"),
+        ("[service]\nops_port = 8080", "service.ops_port", "must differ from service.web_port"),
+        ("[service]\nops_port = -1", "service.ops_port", "port"),
         ("[service]\nlichess_url = 'ftp://x'", "service.lichess_url", "http"),
         (
             "[tournament]\ntds = []\n[service]\nlichess_url = 'https://lichess.org'",
@@ -254,7 +269,9 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
 
 
 def test_only_a_command_that_talks_to_lichess_asks_for_the_token() -> None:
-    text = "[tournament]\ntds = ['ODMWND']\n[service]\nlichess_url = 'https://lichess.org'"
+    text = (
+        "[tournament]\ntds = ['ODMWND']\nteam = 't'\n[service]\nlichess_url = 'https://lichess.org'"
+    )
     config = parse_config(tomllib.loads(text), {})  # loads: a backup needs no token
     with pytest.raises(ConfigError) as info:
         config.lichess_token()

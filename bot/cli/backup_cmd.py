@@ -15,6 +15,11 @@ def register(db: Any) -> None:
     """Add the two commands to the ``acwc db`` group."""
     p = command(db, "backup", db_backup, "write every table to a new file (while acwc run runs)")
     p.add_argument("path", type=Path, metavar="PATH", help="the backup file to write")
+    p.add_argument(
+        "--with-sessions",
+        action="store_true",
+        help="also the web's login sessions (left out by default: they let a reader log in)",
+    )
     p = command(db, "restore", db_restore, "load a backup into an empty database")
     p.add_argument("path", type=Path, metavar="PATH", help="a file `acwc db backup` wrote")
 
@@ -26,7 +31,7 @@ def _said(summary: BackupSummary, verb: str, path: Path) -> str:
 async def db_backup(args: argparse.Namespace, cli: Cli) -> int:
     async with database(cli.config, check=False) as db:
         try:
-            summary = await backup(db, args.path, now=cli.clock.now())
+            summary = await backup(db, args.path, now=cli.clock.now(), sessions=args.with_sessions)
         except (BackupError, OSError) as e:
             raise CliError(f"backup: {e}") from None
     print(_said(summary, "wrote", args.path))

@@ -29,9 +29,16 @@ class Launcher(Protocol):
     """What the command line gets from the process entry."""
 
     def services(
-        self, config: Config, db: Database, *, clock: Clock, lichess_url: str | None = None
+        self,
+        config: Config,
+        db: Database,
+        *,
+        clock: Clock,
+        lichess_url: str | None = None,
+        quick: bool = False,
     ) -> AbstractAsyncContextManager[Services]:
-        """The application services on ``db`` (with a Lichess client at ``lichess_url``)."""
+        """The application services on ``db`` (with a Lichess client at ``lichess_url``;
+        ``quick``: one short try per request)."""
         ...
 
     async def run(self, config: Config) -> None:
@@ -201,12 +208,10 @@ async def database(
     db = open_database(config)
     try:
         if check:
-            current = await migrate.current_revision(db)
-            if current != migrate.head_revision():
-                state = "not initialised" if current is None else f"at revision {current}"
+            why = await migrate.why_not_run(db)
+            if why is not None:
                 raise CliError(
-                    f"the database is {state}; run `acwc db upgrade` first "
-                    f"({config.service.database_url})"
+                    f"{why}; run `acwc db upgrade` first ({config.service.database_url})"
                 )
         yield db
     finally:
@@ -221,12 +226,17 @@ async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
 
 
 @asynccontextmanager
-async def services(cli: Cli, *, lichess_url: str | None = None) -> AsyncIterator[Services]:
+async def services(
+    cli: Cli, *, lichess_url: str | None = None, quick: bool = False
+) -> AsyncIterator[Services]:
     """The application services on the config's database (and Lichess at ``lichess_url``)."""
     if lichess_url is not None:
         cli.config.lichess_token()  # a command that talks to Lichess: the token, or why not
+    launcher = cli.launcher
     async with (
         database(cli.config) as db,
-        cli.launcher.services(cli.config, db, clock=cli.clock, lichess_url=lichess_url) as found,
+        launcher.services(
+            cli.config, db, clock=cli.clock, lichess_url=lichess_url, quick=quick
+        ) as found,
     ):
         yield found

@@ -33,7 +33,13 @@ from storage.urls import shown
 
 def register(sub: Any) -> None:
     db = group(sub, "db", "create or update the database schema")
-    command(db, "upgrade", db_upgrade, "apply all migrations (creates the database if needed)")
+    p = command(db, "upgrade", db_upgrade, "apply all migrations (creates the database if needed)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing: list the migrations and say whether the running version can "
+        "keep going through them (exit 0) or must be stopped first (exit 1)",
+    )
     p = command(db, "downgrade", db_downgrade, "revert migrations down to REVISION")
     p.add_argument("revision", help="target revision, or 'base' for an empty database")
     p.add_argument("--yes", action="store_true", help="revert without asking (it drops data)")
@@ -82,7 +88,14 @@ def register(sub: Any) -> None:
 
 async def db_upgrade(args: argparse.Namespace, cli: Cli) -> int:
     config = cli.config
-    async with database(config, check=False, create=True) as db:
+    async with database(config, check=False, create=not args.check) as db:
+        if args.check:
+            try:
+                found = await migrate.check_upgrade(db)
+            except migrate.UnknownRevision as e:
+                raise CliError(f"upgrade --check: {e}") from None
+            print("\n".join(found.lines()))
+            return 0 if found.keeps_going or found.current is None or not found.steps else 1
         await migrate.upgrade(db)
         print(f"database at revision {await migrate.current_revision(db)}")
     return 0

@@ -1,10 +1,10 @@
-"""``acwc doctor``: can the bot reach its players on Lichess?
+"""``acwc doctor``: can the bot do on Lichess what the config asks of it?
 
-Asks Lichess (``POST /api/token/test``, the team and its members) and prints the bot account,
-its token's scopes and any missing, whether it leads the configured team, which registered
-players are not members (DMs to them count against the bot's daily budget of new
-conversations), whether the outbox is stopped by a refused token, and who refuses the bot's DMs.
-Exits non-zero when a scope is missing, the bot does not lead the team, or the outbox is stopped.
+Asks Lichess (each request tried once, with a short timeout) and prints one line a finding
+(:mod:`bot.service.doctor`): that Lichess cannot be reached, and nothing else, when it cannot;
+otherwise the token, the account (an ordinary one, not BOT), the scopes the config's features
+need, the team and the bot's leadership with the Updates permission, the registered players
+not in the team, a stopped outbox and who refuses the bot's DMs. Exits non-zero on any problem.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["register"]
 
 
 def register(sub: Any) -> None:
-    p = command(sub, "doctor", doctor, "check the bot's token, scopes and team on Lichess")
+    p = command(sub, "doctor", doctor, "check the bot's account, token, scopes and team on Lichess")
     p.add_argument("--lichess-url", help="Lichess (or a running sandbox) to ask")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -29,55 +29,31 @@ async def doctor(args: argparse.Namespace, cli: Cli) -> int:
     url = args.lichess_url or (None if config.service.uses_sandbox else config.service.lichess_url)
     if url is None:
         raise CliError("pass --lichess-url of a running sandbox (python -m bot.sandbox)")
-    async with services(cli, lichess_url=url) as found:
-        assert found.registration is not None
-        report = await found.registration.doctor()
-    problems = []
-    if report.token_problem is not None:
-        problems.append(report.token_problem)
-    elif report.bot is None:
-        problems.append("the token is not valid")
-    elif report.missing:
-        problems.append(f"the token lacks the scope {', '.join(report.missing)}")
-    if report.team and report.bot is not None and not report.leads_team:
-        problems.append(f"{report.bot} does not lead the team {report.team}")
-    if report.outbox_stopped:
-        problems.append(f"the outbox is stopped: {report.outbox_stopped}")
+    async with services(cli, lichess_url=url, quick=True) as found:
+        assert found.doctor is not None
+        report = await found.doctor.run()
+    problems = report.problems
     if args.json:
         print(
             as_json(
                 {
+                    "lichess": url,
+                    "reachable": report.reachable,
                     "bot": report.bot,
                     "scopes": sorted(report.scopes),
-                    "missing_scopes": report.missing,
-                    "team": report.team,
-                    "leads_team": report.leads_team,
-                    "not_team_members": report.not_members,
-                    "team_members_problem": report.members_problem,
-                    "outbox_stopped": report.outbox_stopped,
-                    "refusing_dms": report.refusing_dms,
+                    "missing_scopes": list(report.missing),
+                    "findings": [
+                        {"topic": f.topic, "ok": f.ok, "text": f.text} for f in report.findings
+                    ],
                     "problems": problems,
                 }
             )
         )
     else:
-        print(f"bot account:   {report.bot or '(token not valid)'}")
-        print(f"token scopes:  {', '.join(sorted(report.scopes)) or '-'}")
-        print(f"missing:       {', '.join(report.missing) or 'none'}")
-        if report.team:
-            led = "led" if report.leads_team else "NOT led"
-            print(f"team:          {report.team} ({led} by the bot)")
-            if report.members_problem:
-                print(f"members:       {report.members_problem}")
-            else:
-                print(f"not members:   {', '.join(report.not_members) or 'none'}")
-        else:
-            print("team:          none configured (every DM counts against the daily limit)")
-        stopped = report.outbox_stopped
-        print(f"outbox:        {'STOPPED: ' + stopped if stopped else 'running'}")
-        print(f"refusing DMs:  {', '.join(report.refusing_dms) or 'none'}")
-        for problem in problems:
-            print(f"problem: {problem}")
+        for f in report.findings:
+            print(f"{f.topic + ':':<14} {'ok' if f.ok else 'PROBLEM'}  {f.text}")
+        if not report.reachable:
+            print("nothing else was checked: every other answer would have been a guess")
     if problems:  # the report is on stdout; the exit and one line on stderr say it failed
         raise CliError("doctor: " + "; ".join(problems), EXIT_ERROR)
     return 0

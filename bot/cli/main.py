@@ -92,7 +92,7 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "pair", "bot.cli.pair_cmd", "pair the next round of a TRF file by the FIDE Dutch system"
     ),
     CommandEntry(
-        "doctor", "bot.cli.doctor_cmd", "check the bot's token, scopes and team on Lichess"
+        "doctor", "bot.cli.doctor_cmd", "check the bot's account, token, scopes and team on Lichess"
     ),
 )
 

@@ -40,7 +40,9 @@ from bot.sandbox.players import DRAW_CHANCE, WIN_ENDINGS
 from bot.sandbox.schemas import GameJson, make_game
 from bot.sandbox.state import SandboxState
 from bot.service.services import Services
+from bot.service.stages import hand_pairing
 from bot.service.stages.candidates import SMALL_FIELD, SMALLER_POOLS
+from bot.service.stages.small_field import SmallFieldChoice, choose
 from bot.views.bracket import armageddon_view
 from bot.views.qualification import entrants, qualification_stage, rounds
 from rules.core.errors import RulesError
@@ -58,6 +60,7 @@ from storage.models_weekly import MatchEventRow
 from storage.repo_games import GamesRepository
 from storage.repo_stages import StagesRepository
 from storage.repo_weekly import WeeklyRepository
+from storage.uow import UnitOfWork
 
 __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
 
@@ -208,7 +211,7 @@ class TDActor:
         total = number_of_rounds(len(field)) if field else None
         if total is None or finished < total:
             async with w.db.uow() as uow:
-                await w.services.qualification.propose_round(uow, now=now, actor=w.td)
+                await self._pair(uow, now)
                 view = await w.services.qualification.approve_round(uow, now=now, actor=w.td)
                 await uow.commit()
             await w.poke(True)
@@ -220,6 +223,31 @@ class TDActor:
             )
             return True
         return await self._advance(now) or acted
+
+    async def _pair(self, uow: UnitOfWork, now: dt.datetime) -> None:
+        """The engine's pairing; when it finds none, the TDs pair the round by hand (rules
+        3.v.6) as the desk's editor starts it: the pairing with the fewest warnings."""
+        w = self.world
+        try:
+            await w.services.qualification.propose_round(uow, now=now, actor=w.td)
+            return
+        except OperationError as e:
+            note = str(e)
+        start = await hand_pairing.editor(uow, w.config, now=now, actor=w.td)
+        number, overridden = await hand_pairing.pair_by_hand(
+            uow,
+            w.config,
+            boards=start.start,
+            bye=start.bye,
+            reason="the engine finds no pairing: the TDs pair by hand (demo)",
+            now=now,
+            actor=w.td,
+        )
+        w.notes.event(
+            now,
+            f"qualification round {number}: {note.split(' (')[0]}; the TDs pair it by hand "
+            f"(rules 3.v.6), overriding: " + "; ".join(f.code for f in overridden),
+        )
 
     async def _advance(self, now: dt.datetime) -> bool:
         w = self.world
@@ -235,12 +263,22 @@ class TDActor:
                 return False
             except RulesError as e:  # too few qualifiers (rules 1.3, 5.10): the TDs decide
                 await uow.rollback()
-                if await uow.settings.get(SMALL_FIELD) == SMALLER_POOLS:
-                    raise  # even the smaller pools cannot be made: nothing the TDs can do
-                await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
-                await uow.commit()
-                w.notes.event(now, f"the TDs choose smaller pools: {e}")
-                return True
+                if await uow.settings.get(SMALL_FIELD) != SMALLER_POOLS:
+                    await uow.settings.set(SMALL_FIELD, SMALLER_POOLS)
+                    await uow.commit()
+                    w.notes.event(now, f"the TDs choose smaller pools: {e}")
+                    return True
+                # even smaller pools cannot be made: the championship ends with the
+                # qualification, its standings the final placement
+                report = await choose(
+                    uow,
+                    w.services.progression,
+                    SmallFieldChoice.END,
+                    reason=f"too few players for the Candidates: {e}",
+                    now=now,
+                    actor=w.td,
+                )
+                w.notes.event(now, f"the TDs end the championship with the qualification: {e}")
             await uow.commit()
         await w.poke(True)
         w.notes.event(now, report.text().splitlines()[0])

@@ -27,11 +27,10 @@ or the outbox changed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -150,6 +149,10 @@ class Facts:
         )
 
 
+STALL = 0.25
+"""Real seconds without activity after which, during an outage, the clock moves to a sleeper."""
+MAX_JUMP = dt.timedelta(minutes=5)
+"""The furthest such a move goes."""
 IN_FLIGHT_WINDOW = dt.timedelta(hours=1)
 """How far back a claim may still be firing: the clock moves while one waits on Lichess only
 when a fault season moves it to a sleeper's wake (minutes)."""
@@ -180,6 +183,10 @@ class SeasonDriver:
     actors: Sequence[Actor]
     settle_timeout: float = 60.0
     max_steps_at_one_time: int = 50
+    outage: Callable[[], bool] | None = None
+    """Whether Lichess is (or was just) down: then a service that waits on the clock to try a
+    call again (a sleeper) is moved to that sleeper's wake when it stalls, as a fault season
+    does (the calls it retries wait on the fake clock, which only the driver moves)."""
     steps: int = 0
     settles: int = 0
     game_delays: list[float] = field(default_factory=list)
@@ -282,8 +289,18 @@ class SeasonDriver:
                     f"{facts.outbox_due} message(s) due, {facts.deadlines_due} deadline(s) "
                     f"due, games not dealt with: {', '.join(missing[:10]) or 'none'}"
                 )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(port.activity.wait(), left)
+            outage = self.outage is not None and self.outage()
+            try:
+                await asyncio.wait_for(port.activity.wait(), min(left, STALL) if outage else left)
+            except TimeoutError:
+                wake = self._sleeper_wake() if outage else None
+                if wake is not None and not port.quiet:
+                    self.clock.set(wake)
+
+    def _sleeper_wake(self) -> dt.datetime | None:
+        """During an outage, the earliest wake of a task sleeping on the clock, if it is near."""
+        wake = self.clock.next_wake()
+        return wake if wake is not None and wake - self.clock.now() <= MAX_JUMP else None
 
     async def _service_next(self) -> dt.datetime | None:
         if isinstance(self.port, InProcessService) and self.port.quiet:

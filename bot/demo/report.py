@@ -116,6 +116,35 @@ class Progress:
         return False, None
 
 
+@dataclass(frozen=True)
+class Contract:
+    """What lila's contract (the sandbox plays it) made of the bot's calls in a run."""
+
+    refused: Counter[str]
+    """Calls refused, by ``"STATUS path"`` (goal: none)."""
+    dm_limited: int
+    """DMs answered 429: over lila's message budget."""
+    notices_lost: int
+    """Player and TD notices the outbox gave up on."""
+    broadcast_rounds: int = 0
+    broadcast_rounds_showing: int = 0
+    """Broadcast rounds made, and those that showed every game of their players."""
+
+    def lines(self) -> list[str]:
+        out = [
+            f"  calls lila's contract refused {sum(self.refused.values()):5d}  (goal 0)",
+            *(f"    {n:7d}  {what}" for what, n in sorted(self.refused.items())),
+            f"  DMs over lila's budget (429)  {self.dm_limited:5d}",
+            f"  notices lost               {self.notices_lost:8d}",
+        ]
+        if self.broadcast_rounds:
+            out.append(
+                f"  broadcast rounds showing their games {self.broadcast_rounds_showing}"
+                f"/{self.broadcast_rounds}"
+            )
+        return out
+
+
 def figures_table(
     *,
     wall: float,
@@ -128,9 +157,10 @@ def figures_table(
     counted: int = 0,
     from_challenges: int = 0,
     refused: Counter[str] | None = None,
+    contract: Contract | None = None,
 ) -> list[str]:
     """The run's figures; ``counted`` games, how many of them came from the bot's challenges,
-    and the games ``refused`` by reason."""
+    the games ``refused`` by reason, and what lila's contract made of the bot's calls."""
     refused = refused or Counter()
     lines = [
         "Figures of the run",
@@ -149,6 +179,8 @@ def figures_table(
             f"  game end -> row, p50/p99   {p50 * 1000:6.1f} / {p99 * 1000:.1f} ms "
             f"(mean {statistics.fmean(delays) * 1000:.1f} ms)"
         )
+    if contract is not None:
+        lines += contract.lines()
     lines.append(f"  peak memory (maxrss)       {peak_mb:8.1f} MB")
     lines.append(f"  Lichess requests           {sum(requests.values()):8d}")
     for name, count in sorted(requests.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -27,8 +27,9 @@ from bot.config import DEFAULT_TDS, Config, RegistrationConfig, ServiceConfig
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
-from bot.demo.report import Progress, Reporter, figures_table, request_table
+from bot.demo.report import Contract, Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
+from bot.errors import OperationError
 from bot.runtime.clock import FakeClock, SystemClock
 from bot.sandbox.state import SandboxState
 from bot.service.stages.armageddon_games import ARMAGEDDON_GAME
@@ -82,6 +83,8 @@ class SeasonResult:
     lines: list[str] = field(default_factory=list)
     touches: Touches = field(default_factory=Touches)
     """The TDs' touches of the season by kind, and the players' self-service actions."""
+    contract: Contract | None = None
+    """What lila's contract (the sandbox) made of the bot's calls."""
 
     def fingerprint(self) -> tuple[Any, ...]:
         """What the same seed must reproduce: placement, standings, matches and games."""
@@ -109,6 +112,7 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
         bot_account=base.service.bot_account,
         web_host="127.0.0.1",
         web_port=web_port,
+        ops_port=0,
         public_url=f"http://127.0.0.1:{web_port}",
         request_timeout_seconds=base.service.request_timeout_seconds,
         log_level=base.service.log_level,
@@ -150,7 +154,11 @@ async def _standings(service: Service, config: Config) -> list[str]:
                 f"  {row.rank:3d}. {row.username:<22} {float(row.match_points):4.1f} "
                 f"{float(row.buchholz_median):6.2f} {float(row.progressive):6.1f}"
             )
-        for pool in await candidates_view(uow, config):
+        try:
+            pools = await candidates_view(uow, config)
+        except OperationError:  # the championship ended with the qualification (rules 1.3)
+            pools = []
+        for pool in pools:
             name = pool.get("pool", "pool")
             order = [r["player"] for r in pool.get("standings", [])]
             lines.append(f"Candidates {name} pool: " + ", ".join(order))
@@ -181,6 +189,25 @@ async def _fingerprint(service: Service) -> tuple[list[tuple[Any, ...]], list[tu
             for g in await uow.games.all_by_id()
         ]
     return matches, games
+
+
+def _near_outage(sandbox: SandboxState, now: dt.datetime) -> bool:
+    """Whether the sandbox is down, or was less than two hours ago (the service catches up)."""
+    until = sandbox.knobs.down_until
+    return until is not None and now < until + dt.timedelta(hours=2)
+
+
+def contract_figures(sandbox: SandboxState, notices_lost: int) -> Contract:
+    """The calls lila's contract refused, the DMs over budget, the notices lost, and how many
+    broadcast rounds showed their players' games."""
+    rounds = [r for t in sandbox.broadcasts.values() for r in t.rounds]
+    return Contract(
+        refused=Counter(sandbox.refusals),
+        dm_limited=sandbox.messaging.limited,
+        notices_lost=notices_lost,
+        broadcast_rounds=len(rounds),
+        broadcast_rounds_showing=sum(1 for r in rounds if sandbox.round_shows_its_games(r)),
+    )
 
 
 def _how_to_look(config: Config, roster: Roster) -> list[str]:
@@ -265,6 +292,7 @@ async def run_season(
             driver = SeasonDriver(
                 service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
             )
+            driver.outage = lambda: _near_outage(sandbox, clock.now())
             world = World(
                 db=service.db,
                 config=config,
@@ -300,6 +328,7 @@ async def run_season(
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])
             challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
+            contract = contract_figures(sandbox, touches.notices.get("failed", 0))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
     played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
@@ -324,6 +353,7 @@ async def run_season(
         anomalies=reporter.anomalies,
         lines=reporter.lines,
         touches=touches,
+        contract=contract,
     )
     reporter.say("")
     for line in standings:
@@ -341,6 +371,7 @@ async def run_season(
         counted=result.counted_games,
         from_challenges=result.counted_from_challenges,
         refused=result.refused,
+        contract=contract,
     ):
         reporter.say(line)
     for line in touches.table():

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
-from bot.lichess.errors import LichessError, NotFoundError
+from bot.lichess.errors import LichessError, LichessHTTPError, LichessTransportError, NotFoundError
 from bot.service.registration import REASONS, AccountRecord
 from rules.core.colour import Colour
 from rules.core.model import Game, GameStatus, PlayerId
@@ -88,6 +89,10 @@ class LichessAccounts:
             games, cheats = await self.games(username)
         except NotFoundError:
             return "no such Lichess account"
+        except (LichessTransportError, LichessHTTPError) as e:
+            if isinstance(e, LichessTransportError) or e.is_server_error:
+                raise LichessUnreachable(str(e)) from None
+            return f"Lichess error: {e}"
         except LichessError as e:
             return f"Lichess error: {e}"
         facts = AccountFacts(

@@ -40,8 +40,9 @@ from typing import Any, Protocol, TypeVar
 
 import berserk
 import requests
+import requests.auth
 from berserk.exceptions import ApiError, ResponseError
-from berserk.formats import JSON, NDJSON
+from berserk.formats import JSON, NDJSON, TEXT
 from berserk.session import Requestor
 
 from bot.lichess.errors import (
@@ -52,6 +53,7 @@ from bot.lichess.errors import (
     LichessTransportError,
     MessageRefusedError,
     MissingScopeError,
+    NoUpdatesPermissionError,
     RateLimitedError,
     http_error,
 )
@@ -91,6 +93,14 @@ class TokenInfo:
 
     def missing(self, needed: Iterable[str]) -> list[str]:
         return sorted(set(needed) - self.scopes) if self.user is not None else sorted(needed)
+
+
+class _WithoutToken(requests.auth.AuthBase):
+    """Takes the session's token off one request."""
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers.pop("Authorization", None)
+        return request
 
 
 class _Session(requests.Session):
@@ -147,6 +157,8 @@ class LichessClient:
         self._sharing: set[asyncio.Task[None]] = set()
         self._board_read_at: dt.datetime | None = None
         self._token = token
+        self.scopes: frozenset[str] | None = None
+        """The token's scopes once :meth:`test_token` answered."""
         self._session = _Session(token, timeout, stream_timeout)
         self._berserk = berserk.Client(session=self._session, base_url=self.base_url)
         # berserk's Teams.message_all_members passes an unknown ``payload`` kwarg to
@@ -159,6 +171,10 @@ class LichessClient:
         self.answers: Counter[tuple[str, str]] = Counter()
         """Requests by (endpoint method, answer): ``ok``, the HTTP status, or the failure
         (``transport``, ``payload``): what ``/metrics`` reports."""
+        self.unreachable_since: dt.datetime | None = None
+        """Since when every request failed to reach Lichess (no answer, or a 5xx), ``None``
+        once one is answered: what ``/healthz`` reports."""
+        self.unreachable_reason = ""
 
     def __repr__(self) -> str:  # never show the token
         return f"LichessClient(base_url={self.base_url!r})"
@@ -287,7 +303,23 @@ class LichessClient:
         if not isinstance(entry, dict) or not isinstance(entry.get("userId"), str):
             raise LichessPayloadError("token/test answered without a userId")
         scopes = str(entry.get("scopes") or "")
-        return TokenInfo(entry["userId"], frozenset(s for s in scopes.split(",") if s))
+        info = TokenInfo(entry["userId"], frozenset(s for s in scopes.split(",") if s))
+        self.scopes = info.scopes
+        return info
+
+    def stream_headers(self) -> dict[str, str]:
+        """The token's header for a call made outside the queue (the games stream), once
+        :meth:`test_token` found the token valid; none before, or without a token."""
+        if self._token and self.scopes is not None:
+            return {"Authorization": f"Bearer {self._token}"}
+        return {}
+
+    def has_scope(self, scope: str) -> bool | None:
+        """Whether the bot's token has ``scope``: ``None`` while :meth:`test_token` has not
+        answered, ``False`` without a token."""
+        if not self._token:
+            return False
+        return None if self.scopes is None else scope in self.scopes
 
     async def require_scopes(self, needed: Iterable[str]) -> TokenInfo:
         """The token's info; raises :class:`MissingScopeError` naming what it lacks."""
@@ -315,16 +347,67 @@ class LichessClient:
         return [str(u["id"]) for u in leaders if isinstance(u, dict) and "id" in u]
 
     async def post_team_update(self, team_id: str, message: str) -> None:
-        """``POST /team/{teamId}/pm-all`` (scope ``team:lead``)."""
+        """``POST /team/{teamId}/pm-all`` (scope ``team:lead``). lila redirects a leader
+        without the team's "Updates" permission to the team page (303) rather than answer an
+        error: that raises :class:`NoUpdatesPermissionError`, not a success."""
         fn = functools.partial(
-            self._requestor.post, f"/team/{team_id}/pm-all", data={"message": message}
+            self._requestor.post,
+            f"/team/{team_id}/pm-all",
+            data={"message": message},
+            allow_redirects=False,
+            fmt=TEXT,
         )
-        await self._call("post_team_update", fn)
+        answer = await self._call("post_team_update", fn)
+        if '"ok"' not in str(answer):  # a redirect (requests takes a 3xx for a success)
+            raise NoUpdatesPermissionError(team_id)
 
-    async def post_form(self, name: str, path: str, data: Mapping[str, str]) -> Any:
+    async def post_status(self, name: str, path: str, data: Mapping[str, str]) -> int:
+        """``POST path`` with a form body, once, redirects not followed: the answer's status.
+        For a probe whose status is the answer (a 303 is lila's refusal of a team leader)."""
+        url = f"{self.base_url}{path}"
+
+        def post() -> int:
+            try:
+                resp = self._session.post(url, data=dict(data), allow_redirects=False)
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 500 or resp.status_code == 429:
+                raise http_error(resp.status_code, resp.text)
+            return int(resp.status_code)
+
+        return await self._call(name, post)
+
+    async def request_json(
+        self, name: str, method: str, path: str, data: Mapping[str, str] | None = None
+    ) -> Any:
+        """``method path`` with a form body, on the queue, through no logger (berserk's logs
+        a request's form at DEBUG: a body with players' tokens goes this way); the JSON
+        answer."""
+        url = f"{self.base_url}{path}"
+
+        def send() -> Any:
+            try:
+                resp = self._session.request(method, url, data=None if data is None else dict(data))
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 400:
+                raise http_error(resp.status_code, resp.text)
+            try:
+                return resp.json()
+            except ValueError as e:
+                raise LichessPayloadError(f"{path} answered unreadable JSON") from e
+
+        return await self._call(name, send)
+
+    async def post_form(
+        self, name: str, path: str, data: Mapping[str, str], *, anonymous: bool = False
+    ) -> Any:
         """``POST path`` with a form body, on the queue; the JSON answer. For the endpoints and
-        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`)."""
-        fn = functools.partial(self._requestor.post, path, data=dict(data))
+        fields berserk lacks (:mod:`bot.lichess.challenges`, :mod:`bot.lichess.broadcasts`).
+        ``anonymous`` sends it without the token (lila checks the scope of any token sent to
+        an endpoint that takes anonymous calls)."""
+        extra: dict[str, Any] = {"auth": _WithoutToken()} if anonymous else {}
+        fn = functools.partial(self._requestor.post, path, data=dict(data), **extra)
         return await self._call(name, fn)
 
     # --- the queue ---------------------------------------------------------------------
@@ -415,15 +498,38 @@ class LichessClient:
             result = await loop.run_in_executor(self._executor, _translated, fn)
         except LichessHTTPError as e:
             self.answers[(name, str(e.status))] += 1
+            self._reached(not e.is_server_error, f"Lichess answered {e.status}")
             raise
-        except LichessTransportError:
+        except LichessTransportError as e:
             self.answers[(name, "transport")] += 1
+            self._reached(False, str(e))
             raise
         except LichessError:
             self.answers[(name, "payload")] += 1
+            self._reached(True, "")
             raise
         self.answers[(name, "ok")] += 1
+        self._reached(True, "")
         return result
+
+    def note_stream(self, failure: BaseException | None) -> None:
+        """A games stream connected (``None``) or failed with ``failure``: kept in
+        :attr:`unreachable_since` as a request's answer is."""
+        if failure is None:
+            self._reached(True, "")
+        elif isinstance(failure, LichessHTTPError):
+            self._reached(not failure.is_server_error, f"Lichess answered {failure.status}")
+        elif isinstance(failure, LichessTransportError) or not isinstance(failure, LichessError):
+            self._reached(False, f"games stream failed: {failure.__class__.__name__}")
+
+    def _reached(self, answered: bool, failure: str) -> None:
+        """Keep :attr:`unreachable_since` after a request Lichess ``answered`` or not."""
+        if answered:
+            self.unreachable_since = None
+            self.unreachable_reason = ""
+        elif self.unreachable_since is None:
+            self.unreachable_since = self._clock.now()
+            self.unreachable_reason = failure
 
 
 def _lichess_bool(value: bool | None) -> str | None:

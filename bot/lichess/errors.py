@@ -48,6 +48,14 @@ class AuthorizationError(LichessHTTPError):
     """HTTP 401 or 403: the token is unknown, revoked, or lacks the endpoint's scope."""
 
 
+class NoUpdatesPermissionError(LichessHTTPError):
+    """``POST /team/{teamId}/pm-all`` redirected (303) to the team page: the bot leads the team
+    without its "Updates" permission (lila's ``Team.pmAllSubmit``). Retrying will not help."""
+
+    def __init__(self, team: str) -> None:
+        super().__init__(303, f"the bot leads team {team} without its Updates permission")
+
+
 class InboxLimitedError(LichessHTTPError):
     """HTTP 429 from ``POST /inbox/{username}``: lila's per-sender message budget (new
     conversations per day, replies per minute), which pausing every call would not help."""

@@ -8,6 +8,10 @@ rather than through the bot's serialised queue. Flow::
     ... Lichess redirects back with ?code=&state=
     token = await exchange_code(session, login, code=..., state=...)
     user = await fetch_account(session, base_url, token)
+    await revoke_token(session, base_url, token)    # the login needed the name only
+
+A player who lets the bot start their games gives a second token, with ``challenge:write``
+(:func:`token_scopes` says what Lichess granted); it is revoked when they withdraw.
 """
 
 from __future__ import annotations
@@ -30,7 +34,15 @@ from bot.lichess.errors import (
 )
 from bot.lichess.types import LichessUser, user_from_json
 
-__all__ = ["PendingLogin", "exchange_code", "fetch_account", "pkce_challenge", "start_login"]
+__all__ = [
+    "PendingLogin",
+    "exchange_code",
+    "fetch_account",
+    "pkce_challenge",
+    "revoke_token",
+    "start_login",
+    "token_scopes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +144,29 @@ async def fetch_account(session: aiohttp.ClientSession, base_url: str, token: st
         headers={"Authorization": f"Bearer {token}"},
     )
     return user_from_json(data)
+
+
+async def token_scopes(session: aiohttp.ClientSession, base_url: str, token: str) -> frozenset[str]:
+    """``POST /api/token/test``: the scopes Lichess gave ``token`` (none for an unknown one)."""
+    data = await _request(session, "POST", f"{base_url.rstrip('/')}/api/token/test", data=token)
+    entry = data.get(token) if isinstance(data, dict) else None
+    scopes = entry.get("scopes") if isinstance(entry, dict) else None
+    return frozenset(s for s in str(scopes or "").split(",") if s)
+
+
+async def revoke_token(session: aiohttp.ClientSession, base_url: str, token: str) -> None:
+    """``DELETE /api/token`` with ``token``: Lichess forgets it (lila answers 204)."""
+    url = f"{base_url.rstrip('/')}/api/token"
+    try:
+        async with session.delete(
+            url,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=aiohttp.ClientTimeout(total=30.0),
+        ) as resp:
+            if resp.status >= 400 and resp.status != 401:  # 401: already unknown to Lichess
+                raise http_error(resp.status, await resp.text())
+    except (aiohttp.ClientError, TimeoutError) as e:
+        raise LichessTransportError(f"DELETE {url} failed: {e.__class__.__name__}") from e
 
 
 async def _request(

@@ -5,6 +5,10 @@ limit; a chunk always holds both players of a pairing, since the stream only rep
 where both players are listed). Each game is handed to ``on_game`` when it starts and when it
 ends, straight from the socket, with no polling.
 
+The stream is read with the bot's token once the token is known valid (lila's
+``gamesByUsersStream`` is ``AnonOrScopedBody(...)()``: any valid token, no scope, and 500 names
+instead of 300), and without it if Lichess ever refuses it.
+
 After any gap (start-up, a dropped or refused stream, a change of players) the watcher asks the
 game export for what it may have missed: per pairing ``GET /api/games/user/{a}?vs={b}&since=``
 (or per player without pairings), plus ``POST /api/games/export/_ids`` for games it saw start
@@ -16,7 +20,9 @@ followed by its start). ``last_seen`` is loaded at start and saved through callb
 restarted service backfills from the database's notion of "up to date". It is saved at most
 every ``save_every`` (10 minutes) of service time, and after each backfill: an older mark only
 makes the next backfill start earlier (one export call per pairing whatever its length), it
-never makes one miss a game.
+never makes one miss a game. A game ``on_game`` fails on (its source lookup failed, say) is kept
+and handed to it again with backoff until it is taken, and the mark never passes it meanwhile:
+the mark moves only past games that are stored or known to be someone else's.
 """
 
 from __future__ import annotations
@@ -168,6 +174,12 @@ class GameWatcher:
         self._restart = asyncio.Event()
         self._delivered: collections.OrderedDict[GameId, bool] = collections.OrderedDict()
         self._ongoing: dict[GameId, Game] = {}
+        self._unsettled: dict[GameId, Game] = {}
+        """Games ``on_game`` failed on (a lookup failed, the database was away): tried again
+        until it takes them, and the last-seen mark stays before them meanwhile."""
+        self._retrying: asyncio.Task[None] | None = None
+        self._anonymous = False
+        """Lichess refused the token on the stream once: it is read without one since."""
         self._streams: list[_Stream] = []
         self._last_seen: dt.datetime | None = None
         self._saved: dt.datetime | None = None
@@ -284,6 +296,8 @@ class GameWatcher:
                 # a stream that closes before saying anything counts as a failure, so a
                 # Lichess that keeps hanging up is not hammered (nor its export, by backfills)
                 failures = 0 if lines else failures + 1
+                if lines:
+                    self._client.note_stream(None)
                 log.info("games stream closed by Lichess after %d lines; reconnecting", lines)
             except RateLimitedError:
                 log.warning("games stream rate limited: every call waits a minute")
@@ -292,6 +306,7 @@ class GameWatcher:
                 continue
             except (LichessError, aiohttp.ClientError, TimeoutError) as e:
                 failures += 1
+                self._client.note_stream(e)
                 log.warning("games stream failed (%s); reconnecting", _describe(e))
             delay = min(self._backoff_max, self._backoff_initial * 2 ** max(0, failures - 1))
             await self._clock.sleep(delay)
@@ -301,14 +316,17 @@ class GameWatcher:
         url = f"{self._base_url}/api/stream/games-by-users"
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=self._stall_timeout)
         body = ",".join(sorted(stream.players))
+        token = {} if self._anonymous else self._client.stream_headers()
         async with session.post(
             url,
             data=body,
             params={"withCurrentGames": "true"},
-            headers={"Content-Type": "text/plain", "Accept": "application/x-ndjson"},
+            headers={"Content-Type": "text/plain", "Accept": "application/x-ndjson", **token},
             timeout=timeout,
         ) as resp:
             if resp.status != 200:
+                if token and resp.status in (401, 403):
+                    self._anonymous = True  # the token went bad: read it without one
                 raise http_error(resp.status, await resp.text())
             self.connections += 1
             self._start_backfill(stream)
@@ -394,6 +412,7 @@ class GameWatcher:
         finished = game.status.is_finished
         previous = self._delivered.get(game.id)
         if previous is True or (previous is False and not finished):
+            self._unsettled.pop(game.id, None)  # a later state of it was taken
             return
         self._delivered[game.id] = finished
         self._delivered.move_to_end(game.id)
@@ -408,18 +427,43 @@ class GameWatcher:
         except asyncio.CancelledError:
             raise
         except Exception:
-            # Forget the delivery so a backfill or a repeated line can bring it again.
+            # Forget the delivery so a backfill or a repeated line can bring it again, and
+            # keep it to try again: the last-seen mark does not pass it meanwhile.
             if previous is None:
                 self._delivered.pop(game.id, None)
             else:
                 self._delivered[game.id] = previous
-            log.exception("on_game failed for game %s", game.id)
+            log.exception("on_game failed for game %s; it is tried again", game.id)
+            self._unsettled[game.id] = game
+            if self._retrying is None or self._retrying.done():
+                self._retrying = asyncio.create_task(self._retry_unsettled())
+        else:
+            self._unsettled.pop(game.id, None)
+
+    async def _retry_unsettled(self) -> None:
+        """Hand the games ``on_game`` failed on to it again, with backoff, until it takes them
+        all (a game lost this way would be lost for good once the mark passed it)."""
+        failures = 0
+        while self._unsettled:
+            failures += 1
+            delay = min(self._backoff_max, self._backoff_initial * 2 ** (failures - 1))
+            await self._clock.sleep(delay)
+            for game in list(self._unsettled.values()):
+                await self._deliver(game)
+        await self._maybe_save(force=True)
+
+    @property
+    def unsettled(self) -> int:
+        """How many games wait for ``on_game`` to take them."""
+        return len(self._unsettled)
 
     async def _maybe_save(self, *, force: bool = False) -> None:
         points = [s.safe_point for s in self._streams]
         if not points or any(p is None for p in points):
             return
         point = min(p for p in points if p is not None)
+        if self._unsettled:  # never past a game not yet stored nor known to be someone else's
+            point = min(point, *(g.created_at for g in self._unsettled.values()))
         self._last_seen = point
         if self._save_last_seen is None:
             return

@@ -169,6 +169,11 @@ def undelivered(player: str, day: str) -> NoticeKey:
     return NoticeKey(K.UNDELIVERED, f"undelivered:{player.lower()}:{day}", player=player.lower())
 
 
+def late(since: str) -> NoticeKey:
+    """The TDs' note that notices wait while Lichess is unreachable (one an outage)."""
+    return NoticeKey(K.LATE, f"late:{since}")
+
+
 # --- the TDs' digest -------------------------------------------------------------------------
 
 

@@ -61,6 +61,7 @@ class NoticeKind(enum.Enum):
     KNOCKOUT_REPAIRED = "knockout_repaired"
     # delivery (bot/runtime/outbox.py): not a decision, so it waits for the TDs' digest
     UNDELIVERED = "undelivered"  # a player's notice could not go out by DM
+    LATE = "late"  # Lichess unreachable: notices wait and go out when it is back
     # the TDs' daily digest of what needs no decision (issue 17)
     TD_DIGEST = "td_digest"  # a DM to each TD: the day's notes
 
@@ -100,6 +101,7 @@ _LABELS = {
     NoticeKind.ARMAGEDDON_NEEDS_TD: "Armageddon: the TDs name White (rules 3.ix)",
     NoticeKind.ARMAGEDDON_GAME: "Armageddon game needs a look (rules 3.ix)",
     NoticeKind.UNDELIVERED: "A notice could not be delivered by DM",
+    NoticeKind.LATE: "Notices late: Lichess unreachable",
     NoticeKind.GAME_LINK: "Game link",
     NoticeKind.TD_DIGEST: "Daily digest (no decision needed)",
 }

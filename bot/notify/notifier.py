@@ -32,6 +32,11 @@ DIGEST_DEADLINE = "td_digest"
 """The deadline kind of the daily digest (:mod:`bot.service.digest` handles it)."""
 URGENT = frozenset({NoticeKind.NO_SHOW_NOTICE, NoticeKind.CLAIM_RIGHT})
 """Notices a player may have to act on within minutes (rules 6.3): they wait for no others."""
+MERGED_ALERTS = frozenset({NoticeKind.CHEAT_REPORT})
+"""TD alerts that wait for others of their kind, like a player's DMs: a burst of private reports
+(rules 7.1) reaches each TD as one message, not one each. A decision's alert takes them along."""
+ALERT_WINDOW = dt.timedelta(minutes=10)
+"""The longest a private report's alert waits for others."""
 
 
 def next_digest(now: dt.datetime, at: dt.time) -> dt.datetime:
@@ -131,11 +136,15 @@ class Notifier:
             await self.td_note(uow, now=now, text=text, key=key)
             return
         rows = []
+        merged = key.kind in MERGED_ALERTS
         for td in self._tds:
-            row = await self._enqueue(uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key)
+            due_at = await self._alert_due(uow, td, now=now, merged=merged)
+            row = await self._enqueue(
+                uow, Channel.TD_ALERT, now=now, to=td, body=text, key=key, due_at=due_at
+            )
             if row is not None:
                 rows.append(row)
-        if not rows:
+        if not rows or merged:
             return
         # The TDs read this message anyway: the notes that wait for the digest go with it (the
         # digest then has fewer or none to send). They stay on the desk's "recent" list.
@@ -144,6 +153,19 @@ class Notifier:
             row.body = body
         for note in carried:
             note.status, note.sent_at = OutboxStatus.SENT, now
+
+    async def _alert_due(
+        self, uow: UnitOfWork, td: str, *, now: dt.datetime, merged: bool
+    ) -> dt.datetime:
+        """When an alert to ``td`` goes: a merged one with the first one waiting (within
+        :data:`ALERT_WINDOW`), else after the window; any other at once, taking the waiting
+        ones with it."""
+        latest = now + ALERT_WINDOW
+        if not merged:
+            await uow.outbox.hurry(Channel.TD_ALERT.value, td, now, until=latest)
+            return now
+        waiting = await uow.outbox.waiting(Channel.TD_ALERT.value, td, now)
+        return waiting if waiting is not None and waiting <= latest else latest
 
     async def td_note(
         self, uow: UnitOfWork, *, now: dt.datetime, text: str, key: NoticeKey
@@ -182,8 +204,9 @@ class Notifier:
     ) -> None:
         """A message to every member of ``tournament.team``; nothing when no team is set.
 
-        The round's pairings message carries each member's pairing: their pairing DMs written
-        with it become room notices (no DM), sent when it is, and DMs again if it fails."""
+        Lichess shows it in the team's feed to the members who did not unsubscribe, not as a
+        DM (``TeamMsgApi``): an announcement only. Every notice a player must read or act on
+        (their pairing among them) goes by DM as well, never by the team update alone."""
         if self._team:
             await self._enqueue(
                 uow,
@@ -194,5 +217,3 @@ class Notifier:
                 key=key,
                 subject=subject,
             )
-            if key.kind is NoticeKind.ROUND_PAIRINGS:
-                await uow.notices.cover_by_team(NoticeKind.PAIRING.value, now)

@@ -1,6 +1,8 @@
 """The TDs' alert for a notice that could not be delivered by DM.
 
-The outbox dispatcher calls :meth:`UndeliveredAlerts.undelivered` when Lichess refused a
+The outbox dispatcher calls :meth:`UndeliveredAlerts.late` when Lichess has been unreachable for
+a while (the notices wait; they are late, not lost), and
+:meth:`UndeliveredAlerts.undelivered` when Lichess refused a
 player's DM (their preferences refuse the bot: HTTP 400), when the bot's message budget kept it
 from going out for longer than a day (429), or when a team message was refused. The notice
 itself stays in the player's match room ("your notices"), marked as not delivered.
@@ -31,6 +33,9 @@ def missed_label(row: OutboxRow) -> str:
 
 
 class UndeliveredAlerts:
+    """The TDs' word on notices that did not go out: lost (:meth:`undelivered`) or late
+    (:meth:`late`)."""
+
     def __init__(self, notifier: Notifier) -> None:
         self.notifier = notifier
 
@@ -45,3 +50,15 @@ class UndeliveredAlerts:
         text = alerts.undelivered(rows[0].recipient, why=why, missed=missed)
         key = keys.undelivered(player, now.date().isoformat())
         await self.notifier.td_alert(uow, now=now, text=text, key=key)
+
+    async def late(
+        self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime, waiting: int
+    ) -> None:
+        """Tell the TDs (a note, once an outage) that Lichess has not been reachable since
+        ``since`` and ``waiting`` messages wait: they go out when it is back, late, not lost."""
+        text = (
+            f"Lichess has not been reachable since {since:%a %d %b %H:%M} UTC: {waiting} "
+            "message(s) to players and TDs wait and go out as soon as it is back. They will "
+            "be late, not lost; nothing needs doing."
+        )
+        await self.notifier.td_note(uow, now=now, text=text, key=keys.late(since.isoformat()))

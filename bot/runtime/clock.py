@@ -74,6 +74,10 @@ class FakeClock:
         """How many tasks are waiting on this clock (for tests that wait for a sleeper)."""
         return sum(1 for _, _, fut in self._sleepers if not fut.done())
 
+    def next_wake(self) -> dt.datetime | None:
+        """When the earliest task waiting on this clock wakes (``None``: none waits)."""
+        return min((when for when, _, fut in self._sleepers if not fut.done()), default=None)
+
     async def sleep(self, seconds: float) -> None:
         await self.sleep_until(self._now + dt.timedelta(seconds=max(0.0, seconds)))
 

@@ -10,6 +10,7 @@ once, late, and its handler is told so.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -21,6 +22,7 @@ from apscheduler.triggers.date import DateTrigger
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
+from storage.fence import claim_next_deadline
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
 
@@ -52,6 +54,13 @@ class Firing:
 
 
 Handler = Callable[[UnitOfWork, Firing], Awaitable[None]]
+Gate = Callable[[], contextlib.AbstractAsyncContextManager[None]]
+"""Around each action: refuses (raises) when this process may not act
+(:meth:`bot.runtime.leader.Leadership.acting`)."""
+
+
+def no_gate() -> contextlib.AbstractAsyncContextManager[None]:
+    return contextlib.nullcontext()
 
 
 class DeadlineRunner(WaitingLoop):
@@ -64,14 +73,18 @@ class DeadlineRunner(WaitingLoop):
         watch: Callable[[], object] | None = None,
         after_fire: Callable[[], Awaitable[None]] | None = None,
         on_wait: Callable[[], None] | None = None,
+        gate: Gate = no_gate,
     ) -> None:
         """``watch`` says cheaply what the deadlines table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``after_fire`` is
         awaited after deadlines fired (their messages are queued; a round one published is
         watched and broadcast); ``on_wait`` each time the
-        runner has fired what was due and goes to wait."""
+        runner has fired what was due and goes to wait; ``gate`` is entered around each
+        deadline's transaction, whose claim is fenced by the leadership's epoch besides
+        (:mod:`storage.fence`): a process that no longer leads claims nothing."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
+        self.gate = gate
         self.handlers = dict(handlers)
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
@@ -89,9 +102,9 @@ class DeadlineRunner(WaitingLoop):
         commit of another task meanwhile wakes the runner (it looked before this began)."""
         fired = 0
         while True:
-            async with self.db.uow(origin=ORIGIN) as uow:
+            async with self.gate(), self.db.uow(origin=ORIGIN) as uow:
                 now = self.clock.now()
-                row = await uow.deadlines.claim_next(now)
+                row = await claim_next_deadline(uow.session, self.db.fence, now)
                 if row is None:
                     self.next_due = await uow.deadlines.next_due()
                     break

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from bot.runtime.clock import Clock
+from bot.runtime.leader import LeaderLost
+from storage.fence import Deposed
 
 __all__ = ["RESTART_PAUSE", "RESTART_PAUSE_MAX", "LoopKeeper"]
 
@@ -31,12 +33,17 @@ class LoopKeeper:
         a pause on the service clock, doubling up to :data:`RESTART_PAUSE_MAX`: one part
         failing never stops the others, and what it was doing is still in the database (a
         deadline's transaction rolled back is still unfired, a message still pending).
+
+        A lost lead (:class:`LeaderLost`, :class:`Deposed`) is no failure of the loop: it goes
+        up to :class:`~bot.runtime.leader.Leadership`, which stops every acting loop.
         """
         pause = RESTART_PAUSE
         while True:
             try:
                 await loop()
                 return
+            except (LeaderLost, Deposed):
+                raise
             except Exception:
                 self.restarts[name] += 1
                 log.exception("the %s failed; starting it again in %s", name, pause)

@@ -9,8 +9,9 @@ for a TD to paste them and mark them posted.
 Messages due together to one recipient go out as one DM (a round's pairing and a reminder, say;
 :class:`bot.notify.Notifier` makes a player's DMs written within ``[outbox]
 merge_window_seconds`` due together), each notice keeping its row; with ``dm_per_minute`` (the
-service's: lila's 20 replies a minute) no more DMs than that go out in a minute: the rest wait
-for the minute to pass, rather than meet a 429.
+service's: lila's 20 replies a minute) no more DMs than that go out in a minute, a DM with a
+link counting twice (lila halves the budget for them): the rest wait for the minute to pass,
+rather than meet a 429.
 A failure is classed by what Lichess said, per recipient, never for the whole queue:
 
 * ``InboxLimitedError`` (429 from ``/inbox``: the bot's message budget) holds that recipient's
@@ -24,6 +25,10 @@ A failure is classed by what Lichess said, per recipient, never for the whole qu
 * ``AuthorizationError`` (401/403: the token is bad or lacks ``msg:write``/``team:lead``) stops
   the outbox: the ``outbox`` hold names the error for the TDs (desk, ``acwc doctor``), nothing is
   marked, and the next start-up whose token check passes lifts it.
+* Lichess unreachable or failing (a transport error, a 5xx) is an outage, not a refusal: the
+  messages wait, tried again at least every :data:`OUTAGE_RETRY_CAP`, however long it lasts,
+  and go out when Lichess is back; once it has lasted :data:`LATE_AFTER`, the TDs get a note
+  (once an outage) that they are late, not lost.
 * Anything else is retried with backoff (a global 429 already waited in the client) and fails
   after :data:`MAX_ATTEMPTS`.
 """
@@ -33,14 +38,17 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
-from storage.db import Database
+from storage.db import Database, broken_connection
+from storage.fence import claim_outbox, unclaim_outbox
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
 
@@ -55,6 +63,10 @@ RETRY_CAP = dt.timedelta(hours=1)
 POLL = dt.timedelta(seconds=30)
 """With the wall clock, look at the outbox at least this often: a TD command run in another
 process queues messages without waking this one."""
+OUTAGE_RETRY_CAP = dt.timedelta(minutes=5)
+"""While Lichess is unreachable, each waiting message is tried again at least this often."""
+LATE_AFTER = dt.timedelta(minutes=15)
+"""An outage this long gets the TDs' note that messages are late (not lost)."""
 LIMIT_DELAYS = tuple(dt.timedelta(hours=h) for h in (1, 2, 4, 8, 16, 24))
 """After the n-th 429 from ``/inbox``, hold that recipient's messages this long (lila's message
 budget is a window of a day that opened at an unknown time)."""
@@ -73,6 +85,10 @@ MERGE_SEPARATOR = "\n\n---\n\n"
 ORIGIN = "outbox-dispatcher"
 """The dispatcher's writes (``Database.uow(origin=...)``): it looks at the outbox again after
 them, so they need not wake it (``TableChanges.version(besides=...)``)."""
+DOUBT_LOOK = 0.25
+"""While a previous leader's claims stay its own, look again this often (real seconds)."""
+RECORD_ATTEMPTS = 3
+"""Tries to record a message Lichess took, each on a new connection after a broken one."""
 OUTBOX_HOLD = "outbox"
 REFUSED_HOLD = "dm-refused:"
 
@@ -86,6 +102,10 @@ class Messenger(Protocol):
 class UndeliveredReporter(Protocol):
     async def undelivered(
         self, uow: UnitOfWork, *, now: dt.datetime, rows: Sequence[OutboxRow], why: str
+    ) -> None: ...
+
+    async def late(
+        self, uow: UnitOfWork, *, now: dt.datetime, since: dt.datetime, waiting: int
     ) -> None: ...
 
 
@@ -102,9 +122,10 @@ def _recipient_failure(error: BaseException) -> str | None:
 
 
 def is_permanent(error: BaseException) -> bool:
-    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text)."""
+    """A 4xx other than 429 will not go better by retrying (unknown user, blocked, bad text),
+    nor a team update lila redirected (303: the bot lacks the team's "Updates" permission)."""
     status = _status(error)
-    return status is not None and 400 <= status < 500 and status != 429
+    return status is not None and (400 <= status < 500 or status == 303) and status != 429
 
 
 def is_refused(error: BaseException) -> bool:
@@ -119,8 +140,28 @@ def is_unauthorised(error: BaseException) -> bool:
     return _status(error) in (401, 403)
 
 
+_LINK = re.compile(r"(https?://|www\.)\S|\b[a-z0-9-]+\.(org|com|net|io|tv)/", re.IGNORECASE)
+
+
+def has_link(text: str) -> bool:
+    """Whether lila would see a link in ``text`` (an address with a scheme, ``www.``, or a
+    domain followed by a path): such a DM costs twice as much of the bot's budget."""
+    return _LINK.search(text) is not None
+
+
+def message_cost(group: Sequence[OutboxRow]) -> int:
+    """What one message made of ``group`` costs of the per-minute budget: 2 with a link."""
+    return 2 if any(has_link(r.body) for r in group) else 1
+
+
+def is_outage(error: BaseException) -> bool:
+    """Lichess unreachable or failing (no HTTP status, or a 5xx): retrying will help."""
+    status = _status(error)
+    return status is None or status >= 500
+
+
 def retry_delay(attempts: int) -> dt.timedelta:
-    delay: dt.timedelta = min(RETRY_BASE * 2 ** max(attempts - 1, 0), RETRY_CAP)
+    delay: dt.timedelta = min(RETRY_BASE * 2 ** min(max(attempts - 1, 0), 16), RETRY_CAP)
     return delay
 
 
@@ -159,14 +200,24 @@ class OutboxDispatcher(WaitingLoop):
         on_wait: Callable[[], None] | None = None,
         alerts: UndeliveredReporter | None = None,
         dm_per_minute: int | None = None,
+        gate: Gate = no_gate,
+        may_act: Callable[[], str | None] = lambda: None,
+        doubt_left: Callable[[], float] = lambda: 0.0,
     ) -> None:
         """``watch`` says cheaply what the outbox table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``on_wait`` is
         called each time the dispatcher has done what was due and goes to wait; ``alerts``
         tells the TDs of a player's notice that could not be delivered; ``dm_per_minute``
-        paces the DMs (``None``: no pacing)."""
+        paces the DMs (``None``: no pacing); ``gate`` is entered around each message's claim,
+        sending and record (:class:`~bot.runtime.deadlines.DeadlineRunner`'s); ``may_act``
+        says why this process may not act now (``None``: it may), asked again between a claim
+        and its call to Lichess; ``doubt_left`` how long rows a previous leader claimed stay
+        its own (:meth:`bot.runtime.leader.Leadership.doubt_left`)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
+        self.gate = gate
+        self.may_act = may_act
+        self.doubt_left = doubt_left
         self.messenger = messenger
         self.alerts = alerts
         self.sent = 0
@@ -174,9 +225,14 @@ class OutboxDispatcher(WaitingLoop):
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
         self.dm_per_minute = dm_per_minute
-        self._recent: deque[dt.datetime] = deque()
+        self._recent: deque[tuple[dt.datetime, int]] = deque()
+        """The DMs of the last minute: when, and what each cost of the budget."""
         self._refusing: set[str] = set()
         self._refusing_read = False
+        self.outage_since: dt.datetime | None = None
+        """When Lichess stopped answering (``None``: it answers)."""
+        self._late_told = False
+        self._outage_tries = 0
         self.next_attempt: dt.datetime | None = None
         """When the first message not yet due is, as the last :meth:`deliver_due` found it
         (valid while ``_next_known``)."""
@@ -231,30 +287,42 @@ class OutboxDispatcher(WaitingLoop):
                     )
                     if r.id not in taken
                 ]
+            due = self._not_in_doubt(due)
+            if due:  # one fenced claim for the whole batch (one round trip, not one a DM)
+                async with self.gate():
+                    due = await self._claim(due)
             if not due:
                 self.next_attempt, self._next_known = later, True
                 return sent
             failed = False
-            for group in merge(sorted(due, key=lambda r: r.id)):
-                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced():
+            groups = merge(sorted(due, key=lambda r: r.id))
+            for n, group in enumerate(groups):
+                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced(group):
                     self.sent += sent
                     return sent
-                error: BaseException | None = None
-                try:
-                    await self._send(group)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:  # delivery failures are recorded, never fatal
-                    error = e
-                if error is None:
-                    sent += await self._sent(group)
-                elif is_unauthorised(error):
-                    await self._stop(error)
-                    self.sent += sent
-                    return sent
-                else:
-                    await self._failed(group, error)
-                    failed = True
+                if self.may_act() is not None:  # lost since the claim: the rest go back
+                    await self._unclaim([r for g in groups[n:] for r in g])
+                async with self.gate():  # (which stops this loop if lost)
+                    error: BaseException | None = None
+                    try:
+                        await self._send(group)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as e:  # delivery failures are recorded, never fatal
+                        error = e
+                    if error is None:
+                        sent += await self._sent(group)
+                    elif is_unauthorised(error):
+                        await self._stop(error)
+                        self.sent += sent
+                        return sent
+                    else:
+                        await self._failed(group, error)
+                        failed = True
+                        if is_outage(error):  # Lichess is down: the rest wait with this one
+                            await self._hold_during_outage()
+                            self.sent += sent
+                            return sent
             self.sent += sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
@@ -263,24 +331,74 @@ class OutboxDispatcher(WaitingLoop):
                 self.next_attempt, self._next_known = later, not failed
                 return sent
 
-    async def _paced(self) -> bool:
-        """Whether this minute's DMs are spent; if so, every due DM waits for the next one."""
+    async def _claim(self, group: list[OutboxRow]) -> list[OutboxRow]:
+        """The rows of ``group`` claimed to be sent under this process's leadership epoch, in
+        one fenced statement (:mod:`storage.fence`): none when another process leads, and not
+        those sent meanwhile; without fencing (SQLite) all of them, and no statement."""
+        if self.db.fence.epoch is None:
+            return group
+        async with self.db.one_write(origin=ORIGIN) as uow:
+            claimed = await claim_outbox(uow.session, self.db.fence, [r.id for r in group])
+            await uow.commit()
+        return [r for r in group if r.id in claimed]
+
+    def _not_in_doubt(self, due: list[OutboxRow]) -> list[OutboxRow]:
+        """``due`` without the rows a previous leader claimed while they are still its own
+        (:attr:`doubt_left`): it may have sent them, and records so when it wakes. A look
+        again is rung for when that may have happened."""
+        epoch = self.db.fence.epoch
+        if epoch is None or not any(r.claim_epoch not in (None, epoch) for r in due):
+            return due
+        left = self.doubt_left()
+        if left <= 0:
+            return due
+        asyncio.get_running_loop().call_later(min(left, DOUBT_LOOK), self.wakeup.ring)
+        return [r for r in due if r.claim_epoch in (None, epoch)]
+
+    async def _unclaim(self, rows: Sequence[OutboxRow]) -> None:
+        """Give back rows claimed but not sent: the next leader need not wait for them."""
+        ids = [r.id for r in rows]
+        await self._record(lambda uow: unclaim_outbox(uow.session, self.db.fence, ids))
+
+    async def _record(self, write: Callable[[UnitOfWork], Awaitable[int]]) -> int:
+        """One statement that records what happened (``write``), on a new connection after a
+        broken one: a process frozen while the lead passed finds its sessions ended."""
+        for attempt in range(RECORD_ATTEMPTS):
+            try:
+                async with self.db.one_write(origin=ORIGIN) as uow:
+                    done = await write(uow)
+                    await uow.commit()
+                return done
+            except Exception as e:
+                if not broken_connection(e) or attempt + 1 == RECORD_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _paced(self, group: Sequence[OutboxRow]) -> bool:
+        """Whether this minute's DM budget cannot pay for ``group``'s message (one with a link
+        costs two: lila's ``MsgSecurity`` doubles it); if so, every due DM waits for the
+        minute to pass."""
         if self.dm_per_minute is None:
             return False
         now = self.clock.now()
-        while self._recent and self._recent[0] <= now - PACE:
+        while self._recent and self._recent[0][0] <= now - PACE:
             self._recent.popleft()
-        if len(self._recent) < self.dm_per_minute:
+        spent = sum(cost for _, cost in self._recent)
+        if not self._recent or spent + message_cost(group) <= self.dm_per_minute:
             return False
         async with self.db.uow(origin=ORIGIN) as uow:
-            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, self._recent[0] + PACE)
+            until = self._recent[0][0] + PACE
+            await uow.notices.defer_due((Channel.DM, Channel.TD_ALERT), now, until)
             await uow.commit()
         return True
 
     async def _sent(self, group: Sequence[OutboxRow]) -> int:
         self.messages += 1
+        if self.outage_since is not None:
+            log.info("Lichess is back: the waiting messages go out")
+        self.outage_since, self._late_told, self._outage_tries = None, False, 0
         if group[0].kind is not Channel.TEAM_UPDATE:
-            self._recent.append(self.clock.now())
+            self._recent.append((self.clock.now(), message_cost(group)))
         ids = [row.id for row in group]
         recipient = group[0].recipient.lower()
         kind = group[0].kind
@@ -290,11 +408,12 @@ class OutboxDispatcher(WaitingLoop):
         if kind is not Channel.TEAM_UPDATE and (
             kind is not Channel.DM or recipient not in self._refusing
         ):
-            # the usual case, one statement: on PostgreSQL no transaction around it
-            async with self.db.one_write(origin=ORIGIN) as uow:
-                marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
-                await uow.commit()
-            return marked
+            # the usual case, one statement: on PostgreSQL no transaction around it. Lichess took
+            # it: that is recorded even after a broken connection (a process frozen while the
+            # lead passed finds its sessions ended), on a new one.
+            return await self._record(
+                lambda uow: uow.outbox.mark_all_sent(ids, at=self.clock.now())
+            )
         async with self.db.uow(origin=ORIGIN) as uow:
             marked = await uow.outbox.mark_all_sent(ids, at=self.clock.now())
             if kind is Channel.DM and recipient in await self._refused(uow):
@@ -349,6 +468,10 @@ class OutboxDispatcher(WaitingLoop):
                         stored.next_attempt_at = now + REPLY_DELAY
                     else:
                         stored.next_attempt_at = now + limit_delay(stored.attempts)
+                elif is_outage(error):  # late, never lost: tried again when Lichess is back
+                    stored.next_attempt_at = now + min(
+                        retry_delay(stored.attempts), OUTAGE_RETRY_CAP
+                    )
                 elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
                     stored.status = OutboxStatus.FAILED
                     given_up.append(stored)
@@ -364,11 +487,36 @@ class OutboxDispatcher(WaitingLoop):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
             if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
                 await uow.notices.uncover(row.created_at, now=now)
+            if is_outage(error):
+                await self._outage(uow, now)
             if given_up:
                 log.warning("outbox to %s failed: %s", row.recipient, error)
                 if self.alerts is not None and row.kind is not Channel.TD_ALERT:
                     await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
             await uow.commit()
+
+    async def _hold_during_outage(self) -> None:
+        """Hold every due message until the next try (backing off to
+        :data:`OUTAGE_RETRY_CAP`): while Lichess is down one message at a time asks it."""
+        self._outage_tries += 1
+        now = self.clock.now()
+        until = now + min(retry_delay(self._outage_tries), OUTAGE_RETRY_CAP)
+        async with self.db.uow(origin=ORIGIN) as uow:
+            await uow.notices.defer_due(SENDABLE, now, until)
+            await uow.commit()
+        self._next_known = False
+
+    async def _outage(self, uow: UnitOfWork, now: dt.datetime) -> None:
+        """Note the outage; once it has lasted :data:`LATE_AFTER`, tell the TDs (once) that
+        the waiting messages are late, not lost."""
+        if self.outage_since is None:
+            self.outage_since = now
+            log.warning("Lichess unreachable: messages wait until it is back")
+        if self._late_told or now - self.outage_since < LATE_AFTER or self.alerts is None:
+            return
+        self._late_told = True
+        waiting = await uow.outbox.count_due(now + OUTAGE_RETRY_CAP, kinds=SENDABLE_KINDS)
+        await self.alerts.late(uow, now=now, since=self.outage_since, waiting=waiting)
 
     async def _next_retry(self) -> dt.datetime | None:
         # One MIN() rather than loading every pending row: forum drafts stay pending until a TD

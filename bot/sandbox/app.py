@@ -25,6 +25,7 @@ from aiohttp import web
 
 from bot.sandbox.admin import admin_routes
 from bot.sandbox.broadcasts import broadcast_routes
+from bot.sandbox.bulk import bulk_routes
 from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
     access_token_json,
@@ -58,9 +59,18 @@ log = logging.getLogger(__name__)
 STATE_KEY = web.AppKey("sandbox_state", SandboxState)
 NDJSON = "application/x-ndjson"
 STREAM_USERS_LIMIT = 300
+STREAM_USERS_LIMIT_WITH_TOKEN = 500
+EXPORTS_PER_IP = 2
+"""Game exports one IP may run at once (lila's ``GlobalConcurrencyLimitPerIP``): a 429 beyond."""
+EXPORT_PER_SECOND = {False: 20, True: 30}
+"""Games a second a user's export streams, without and with a token (lila's
+``Game.apiExportByUser``: ``MaxPerSecond``)."""
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 TOKEN_LIFETIME = 31536000
+MESSAGE_MAX = 8000
+TEAM_UPDATE_MAX = 9000
+"""lila cuts a private message at this many characters (``MsgApi``)."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -88,8 +98,9 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
             *team_routes(_state),
             *token_routes(_state),
-            *challenge_routes(_state, _error),
+            *challenge_routes(_state, _error, _authed),
             *broadcast_routes(_state, _error, _authed),
+            *bulk_routes(_state, _authed),
         ]
     )
     app.on_shutdown.append(_close_streams)
@@ -128,6 +139,10 @@ async def _knobs_middleware(request: web.Request, handler: Handler) -> web.Strea
         if knobs.server_error_next > 0:
             knobs.server_error_next -= 1
             return _error(knobs.server_error_status, "The sandbox is having a bad day.")
+        if state.is_down():
+            return _error(knobs.server_error_status, "Lichess is down for maintenance.")
+        if state.broadcasts:
+            state.relay_tick()
         return await handler(request)
     finally:
         if not streaming:
@@ -143,17 +158,25 @@ class _AuthError(Exception):
 
 
 def _token(request: web.Request, *, required: bool, scope: str | None = None) -> Token | None:
+    """The request's token, checked as lila's ``LilaController`` checks it: an ``Auth``/``Scoped``
+    action wants one; an ``AnonOrScoped`` action takes none, but a token that *is* sent must be
+    known (401) and hold the action's scope (403 ``{"error": "Missing scope: SCOPE"}``, as
+    ``OAuthServer.MissingScope`` words it)."""
+    state = _state(request)
     header = request.headers.get("Authorization", "")
     if not header:
         if required:
+            state.refused(request.path, 401)
             raise _AuthError(_error(401, "No such token"))
         return None
     kind, _, value = header.partition(" ")
-    token = _state(request).tokens.get(value.strip()) if kind.lower() == "bearer" else None
+    token = state.tokens.get(value.strip()) if kind.lower() == "bearer" else None
     if token is None:
+        state.refused(request.path, 401)
         raise _AuthError(_error(401, "No such token"))
     if scope is not None and scope not in token.scopes:
-        raise _AuthError(_error(403, f"Missing scope: {scope}"))
+        state.refused(request.path, 403)
+        raise _AuthError(_error(403, f"Missing scope: {scope}"))  # lila's OAuthServer
     return token
 
 
@@ -365,7 +388,23 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         else json.dumps(offboard_game_json(g)).encode() + b"\n"
         for g in games
     ]
-    return await _ndjson(request, lines, slow=True)
+    return await _export(request, state, lines, with_token=token is not None)
+
+
+async def _export(
+    request: web.Request, state: SandboxState, lines: list[bytes], *, with_token: bool
+) -> web.StreamResponse:
+    """A user's export as lila streams it: two at once per IP (``GlobalConcurrencyLimitPerIP``,
+    a 429 beyond), at its pace when the knob says so."""
+    if state.exports_running >= EXPORTS_PER_IP:
+        state.refused(request.path, 429)
+        return _error(429, "Please only run 2 request(s) at a time")
+    state.exports_running += 1
+    try:
+        per_second = EXPORT_PER_SECOND[with_token] if state.knobs.export_throttle else None
+        return await _ndjson(request, lines, slow=True, per_second=per_second)
+    finally:
+        state.exports_running -= 1
 
 
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
@@ -383,7 +422,11 @@ async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
 
 
 async def _ndjson(
-    request: web.Request, lines: list[bytes], *, slow: bool = False
+    request: web.Request,
+    lines: list[bytes],
+    *,
+    slow: bool = False,
+    per_second: int | None = None,
 ) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": NDJSON})
     await resp.prepare(request)
@@ -396,21 +439,27 @@ async def _ndjson(
             silent -= step
             if silent > 0:
                 await resp.write(b"{}\n")
-    for line in lines:
+    for i, line in enumerate(lines):
+        if per_second is not None and i and i % per_second == 0:
+            await asyncio.sleep(1.0)  # lila's export throttle (``MaxPerSecond``), real time
         await resp.write(line)
     await resp.write_eof()
     return resp
 
 
-async def stream_games_by_users(request: web.Request) -> web.StreamResponse:
-    """POST /api/stream/games-by-users"""
+@_authed(required=False)
+async def stream_games_by_users(request: web.Request, token: Token | None) -> web.StreamResponse:
+    """POST /api/stream/games-by-users: lila's ``Api.gamesByUsersStream``
+    (``app/controllers/Api.scala``), ``AnonOrScopedBody(...)()``: any valid token (an unknown
+    one is a 401), which raises the list's limit from 300 names to 500."""
     state = _state(request)
     knobs = state.knobs
     if knobs.stream_unavailable:
         return _error(503, "Streams are unavailable")
     users = frozenset(user_id(u) for u in _ids_body(await request.text()))
-    if len(users) > STREAM_USERS_LIMIT:
-        return _error(400, f"Too many users: {len(users)}, expected up to {STREAM_USERS_LIMIT}")
+    limit = STREAM_USERS_LIMIT_WITH_TOKEN if token is not None else STREAM_USERS_LIMIT
+    if len(users) > limit:
+        return _error(400, f"Too many users: {len(users)}, expected up to {limit}")
     try:
         with_current = _bool_param(request, "withCurrentGames", False)
     except _BadParam as e:
@@ -462,27 +511,32 @@ async def _pump(resp: web.StreamResponse, listener: StreamListener, knobs: Knobs
 
 @_authed(required=True, scope="msg:write")
 async def send_message(request: web.Request, token: Token | None) -> web.StreamResponse:
-    """POST /inbox/{username}"""
+    """POST /inbox/{username}: lila's ``Msg.apiPost`` (``app/controllers/Msg.scala``), which
+    answers 429 over the sender's budget and 400 for any other refusal."""
     assert token is not None
     state = _state(request)
     form = await request.post()
     text = form.get("text")
     if not isinstance(text, str) or not text.strip():
         return _error(400, "text: This field is required")
+    text = text[:MESSAGE_MAX]
     to = user_id(request.match_info["username"])
     user = state.users.get(to)
-    if user is None or user.disabled:
-        return _error(400, "Cannot send a message to this user")
+    if user is None or user.disabled or to == token.user:
+        state.refused(request.path, 400)
+        return _error(400, "The message was rejected")
     knobs = state.knobs
     limits = (knobs.new_conversations_per_day, knobs.replies_per_minute)
     verdict = state.messaging.verdict(
-        token.user,
-        to,
+        state.sender(token.user),
+        state.sender(to),
+        text,
         state.now(),
         limits=limits if knobs.dm_limits else None,
         leads_team_of=state.leads_team_of,
     )
     if verdict is Verdict.REJECTED:
+        state.refused(request.path, 400)
         return _error(400, "The message was rejected")
     if verdict is Verdict.LIMITED:
         return _error(429, "Too many requests. Try again later.")
@@ -492,19 +546,27 @@ async def send_message(request: web.Request, token: Token | None) -> web.StreamR
 
 @_authed(required=True, scope="team:lead")
 async def team_update(request: web.Request, token: Token | None) -> web.StreamResponse:
-    """POST /team/{teamId}/pm-all"""
+    """POST /team/{teamId}/pm-all: lila's ``Team.pmAllSubmit`` (``app/controllers/Team.scala``,
+    ``modules/team/src/main/TeamMsgApi.scala``). A leader without the team's "Updates"
+    permission is redirected to the team page (303), not given an error status. The text goes
+    into the team's feed of updates, read by the members who did not unsubscribe from them: it
+    is no DM in anyone's inbox."""
     assert token is not None
     state = _state(request)
     team_id = request.match_info["teamId"]
     leaders = state.team_leaders.get(team_id)
     if leaders is None:
+        state.refused(request.path, 404)
         return _error(404, "Not found")
-    if token.user not in leaders:
-        return _error(400, "You are not a leader of this team with the Updates permission")
+    if token.user not in leaders or (team_id, token.user) in state.without_updates:
+        # lila's WithOwnedTeam: a redirect to the team page, before the text is read
+        state.refused(request.path, 303)
+        raise web.HTTPSeeOther(f"/team/{team_id}")
     form = await request.post()
     message = form.get("message")
-    if not isinstance(message, str) or not message.strip():
-        return _error(400, "message: This field is required")
+    if not isinstance(message, str) or not 3 <= len(message.strip()) <= TEAM_UPDATE_MAX:
+        state.refused(request.path, 400)
+        return _error(400, f"message: 3 to {TEAM_UPDATE_MAX} characters")
     state.team_updates.append(
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )

@@ -1,10 +1,16 @@
-"""Open challenges on the fake Lichess: ``POST /api/challenge/open`` as the spec and lila have it.
+"""Open challenges on the fake Lichess: ``POST /api/challenge/open`` as lila has it
+(``app/controllers/Challenge.scala``, ``modules/setup/src/main/SetupForm.scala``,
+``modules/challenge/src/main/{Challenge,ChallengeApi,ChallengeJoiner}.scala``).
 
-With ``users=A,B`` only those two may join, and the first gets White (the spec). Joining is the
-admin route ``POST /_sandbox/challenges/{id}/accept`` (the players' click in a browser): the game
-it makes has the challenge's id, its settings, and ``source: friend``, as lila's
-``ChallengeJoiner`` makes every challenge game; it starts at once and goes out on the streams.
-A challenge lapses at ``expiresAt`` (24 hours by default, at most two weeks: the spec).
+The call takes no token, or one with ``challenge:write`` (lila's ``AnonOrScoped``: a token sent
+without the scope is a 403, checked by the app). ``users=A,B`` names exactly two players, whose
+existence lila does not check; only they may join, and **A is White, B is Black**. Each player
+clicks the link (``POST /_sandbox/challenges/{id}/join``): the first click makes that player the
+challenger with the fixed colour, the second creates the game, which has the challenge's id, its
+settings, and ``source: friend``, as ``ChallengeJoiner`` makes every challenge game; it starts at
+once and goes out on the streams. An aborted game spends the id: joining again is refused, a new
+challenge is needed. ``rules=noAbort`` is refused for an ordinary account, and so is a rated game
+without a clock. A challenge lapses at ``expiresAt`` (24 hours by default, at most two weeks).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ __all__ = [
     "accept_challenge",
     "challenge_open_json",
     "challenge_routes",
+    "join_challenge",
 ]
 
 DEFAULT_LIFETIME = dt.timedelta(hours=24)
@@ -65,6 +72,8 @@ class OpenChallenge:
     created_at: dt.datetime
     expires_at: dt.datetime
     game_id: str | None = None
+    clicked: str | None = None
+    """The first player who clicked the link (the challenger), until the second clicks."""
 
     @property
     def url(self) -> str:
@@ -133,10 +142,13 @@ def read_open_challenge(
         names = [n.strip() for n in raw_users.split(",") if n.strip()]
         if len(names) != 2 or user_id(names[0]) == user_id(names[1]):
             raise ChallengeError("users: give two different usernames, separated by a comma")
-        unknown = [n for n in names if not known(user_id(n))]
-        if unknown:
-            raise ChallengeError(f"users: no such user {unknown[0]}")
-        users = (user_id(names[0]), user_id(names[1]))
+        users = (user_id(names[0]), user_id(names[1]))  # lila does not check they exist
+    rules = {r.strip() for r in (form.get("rules") or "").split(",") if r.strip()}
+    if "noAbort" in rules:
+        raise ChallengeError("rules: noAbort is for bulk pairings and official events only")
+    rated = form.get("rated") == "true"
+    if rated and limit is None:
+        raise ChallengeError("Rated games need a clock (or days per turn)")
     expires = now + DEFAULT_LIFETIME
     raw_expiry = form.get("expiresAt")
     if raw_expiry:
@@ -148,7 +160,7 @@ def read_open_challenge(
             raise ChallengeError("expiresAt: must be in the next two weeks")
     return OpenChallenge(
         id=new_id,
-        rated=form.get("rated") == "true",
+        rated=rated,
         clock=GameClock(limit, increment) if limit is not None and increment is not None else None,
         variant=variant,
         name=form.get("name") or None,
@@ -176,17 +188,36 @@ Error = Callable[[int, str], web.Response]
 
 
 def accept_challenge(state: Any, challenge_id: str) -> GameJson:
-    """Both players joined the challenge: its game starts, with the challenge's id and settings
-    and ``source: friend``. Raises ``KeyError`` for an unknown challenge and
-    :class:`ChallengeError` for a lapsed or joined one."""
+    """Both players click the challenge's link, White first: its game starts. Raises as
+    :func:`join_challenge`."""
     challenge = state.challenges[challenge_id]
+    if challenge.users is None:
+        raise ChallengeError("the sandbox joins only challenges restricted to two users")
+    first = join_challenge(state, challenge_id, challenge.users[0])
+    game = first or join_challenge(state, challenge_id, challenge.users[1])
+    assert game is not None
+    return game
+
+
+def join_challenge(state: Any, challenge_id: str, user: str) -> GameJson | None:
+    """``user`` clicks the challenge's link: the first click waits for the other player (returns
+    ``None``), the second starts the game, with the challenge's id, settings and colours, and
+    ``source: friend``. Raises ``KeyError`` for an unknown challenge and
+    :class:`ChallengeError` for a lapsed, spent or foreign one."""
+    challenge = state.challenges[challenge_id]
+    uid = user_id(user)
     if challenge.game_id is not None:
         raise ChallengeError("The challenge has already been accepted")
     if state.now() >= challenge.expires_at:
         raise ChallengeError("The challenge has expired")
     if challenge.users is None:
         raise ChallengeError("the sandbox joins only challenges restricted to two users")
-    white, black = (state.users[u].username for u in challenge.users)
+    if uid not in challenge.users:
+        raise ChallengeError("This challenge is reserved for other players")
+    if challenge.clicked is None or challenge.clicked == uid:
+        challenge.clicked = uid
+        return None
+    white, black = (state._user(u).username for u in challenge.users)
     clock = challenge.clock
     game = state.create_game(
         white,
@@ -202,14 +233,16 @@ def accept_challenge(state: Any, challenge_id: str) -> GameJson:
     return started
 
 
-def challenge_routes(state_of: StateOf, error: Error) -> list[web.RouteDef]:
-    """The routes, given how the app finds its state and writes an error."""
+def challenge_routes(state_of: StateOf, error: Error, authed: Any) -> list[web.RouteDef]:
+    """The routes, given how the app finds its state, writes an error and checks tokens."""
 
-    async def challenge_open(request: web.Request) -> web.StreamResponse:
+    async def challenge_open(request: web.Request, token: Any) -> web.StreamResponse:
         """POST /api/challenge/open"""
         state = state_of(request)
         form = await request.post()
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        if state.knobs.refuse_challenges:
+            return error(400, state.knobs.refuse_challenges)
         try:
             challenge = read_open_challenge(
                 fields,
@@ -220,6 +253,7 @@ def challenge_routes(state_of: StateOf, error: Error) -> list[web.RouteDef]:
                 ),
             )
         except ChallengeError as e:
+            state.refused(request.path, 400)
             return error(400, str(e))
         state.challenges[challenge.id] = challenge
         return web.json_response(challenge_open_json(challenge))
@@ -234,7 +268,26 @@ def challenge_routes(state_of: StateOf, error: Error) -> list[web.RouteDef]:
             return error(400, str(e))
         return web.json_response({"id": game.id, "status": game.status})
 
+    async def admin_join(request: web.Request) -> web.StreamResponse:
+        """POST /_sandbox/challenges/{id}/join ``{"user": NAME}``: one player's click."""
+        data = await request.json()
+        user = data.get("user") if isinstance(data, dict) else None
+        if not isinstance(user, str) or not user:
+            return error(400, "user is required")
+        try:
+            game = join_challenge(state_of(request), request.match_info["id"], user)
+        except KeyError:
+            return error(404, "no such challenge")
+        except ChallengeError as e:
+            return error(400, str(e))
+        if game is None:
+            return web.json_response({"id": request.match_info["id"], "status": "waiting"})
+        return web.json_response({"id": game.id, "status": game.status})
+
     return [
-        web.post("/api/challenge/open", challenge_open),
+        web.post(
+            "/api/challenge/open", authed(required=False, scope="challenge:write")(challenge_open)
+        ),
         web.post("/_sandbox/challenges/{id}/accept", admin_accept),
+        web.post("/_sandbox/challenges/{id}/join", admin_join),
     ]

@@ -14,13 +14,14 @@ import datetime as dt
 import itertools
 import secrets
 import string
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from bot.sandbox.broadcasts import BroadcastTour
+from bot.sandbox.broadcasts import BroadcastRound, BroadcastTour
 from bot.sandbox.challenges import OpenChallenge
 from bot.sandbox.history import OffBoardGame
-from bot.sandbox.inbox import Messaging
+from bot.sandbox.inbox import Messaging, Sender
 from bot.sandbox.schemas import (
     GameClock,
     GameColor,
@@ -29,6 +30,7 @@ from bot.sandbox.schemas import (
     Perf,
     Title,
     User,
+    from_millis,
     game_color,
     game_status,
     is_finished,
@@ -51,7 +53,17 @@ __all__ = [
     "Token",
 ]
 
-ALL_SCOPES = frozenset({"msg:write", "team:lead", "team:read", "study:write", "challenge:read"})
+ALL_SCOPES = frozenset(
+    {
+        "msg:write",
+        "team:lead",
+        "team:read",
+        "study:write",
+        "challenge:read",
+        "challenge:write",
+        "challenge:bulk",
+    }
+)
 RATING_STEP = 6
 """What a rated win takes from the loser and gives the winner (the sandbox has no Glicko)."""
 
@@ -118,10 +130,25 @@ class Knobs:
     """lila's ``GameApiV2`` keep-alive interval."""
     auto_approve_oauth: bool = False
     """``GET /oauth`` with a ``username`` hint redirects at once, as if the user approved."""
-    dm_limits: bool = False
-    """Apply lila's private-message budgets (:mod:`bot.sandbox.inbox`) to ``POST /inbox``."""
+    dm_limits: bool = True
+    """Apply lila's private-message budgets (:mod:`bot.sandbox.inbox`) to ``POST /inbox``
+    (on, as on lichess.org; off only for a unit test that is about something else)."""
     new_conversations_per_day: int = 20
+    """New conversations a day for an account over 30 days old (lila: 20)."""
     replies_per_minute: int = 20
+    """Replies a minute for an account over 30 days old (lila: 20)."""
+    export_throttle: bool = False
+    """Stream a user's game export at lila's pace (20 games a second, 30 with a token), in
+    real time. Off by default: the demo's 5,000 history games would take minutes."""
+    refuse_challenges: str | None = None
+    """While set, ``POST /api/challenge/open`` answers 400 with this text (a form lila would
+    refuse for a reason the sandbox does not model)."""
+    down_from: dt.datetime | None = None
+    """With ``down_until``: when the outage begins (``None``: it already has)."""
+    down_until: dt.datetime | None = None
+    """While the sandbox's clock is before this, every API request (streams included) answers
+    ``server_error_status``: Lichess down for a span of the fake clock
+    (:meth:`SandboxState.outage`)."""
 
 
 @dataclass
@@ -160,6 +187,9 @@ class SandboxState:
         self.team_leaders: dict[str, set[str]] = {}
         self.team_members: dict[str, dict[str, dt.datetime]] = {}
         """By team: each member's id and when they joined (its leaders are members too)."""
+        self.without_updates: set[tuple[str, str]] = set()
+        """(team, leader) pairs: leaders without the team permission "Updates" (lila's
+        ``PmAll``), whose team updates are refused with a redirect."""
         self.messaging = Messaging()
         self.knobs = Knobs()
         self.listeners: list[StreamListener] = []
@@ -175,6 +205,83 @@ class SandboxState:
         """Broadcast tournaments by id, with their rounds (:mod:`bot.sandbox.broadcasts`)."""
         self.offboard: list[OffBoardGame] = []
         """History games against the AI or anonymous players (:mod:`bot.sandbox.history`)."""
+        self._streams_cut = False
+        self.exports_running = 0
+        """Game exports being answered now (lila allows 2 at once per IP)."""
+        self._live: dict[str, GameJson] = {}
+        """The games going on, by id."""
+        self.refusals: Counter[str] = Counter()
+        """Calls lila's contract refused (a missing scope, an unknown token, a rejected message,
+        a form lila would not take), by ``"STATUS path"``: what the demo prints (goal 0)."""
+        self.unsubscribed: dict[str, set[str]] = {}
+        """By team: members who unsubscribed from its updates (they do not see them)."""
+
+    # --- the contract ----------------------------------------------------------------------
+
+    def refused(self, path: str, status: int) -> None:
+        """Count one call lila's contract refused."""
+        self.refusals[f"{status} {path}"] += 1
+
+    def sender(self, uid: str) -> Sender:
+        """What the message budget needs of an account (an unknown one: new, not a BOT)."""
+        user = self.users.get(uid)
+        if user is None:
+            return Sender(id=uid, created_at=self.now())
+        return Sender(id=uid, created_at=from_millis(user.createdAt), bot=user.title == "BOT")
+
+    def relay_tick(self) -> None:
+        """lila's broadcast jobs at the sandbox's now (:mod:`bot.sandbox.broadcasts`): rounds
+        start, stop after an idle hour, finish; a round that starts syncing shows the games
+        of its players going on."""
+        now = self.now()
+        for tour in self.broadcasts.values():
+            for rnd in tour.rounds:
+                syncing = rnd.syncing(now)
+                rnd.tick(now)
+                if rnd.syncing(now) and not syncing:
+                    for game in self._live.values():
+                        if rnd.follows(*game.user_ids):
+                            rnd.see(game.id, now)
+
+    def round_shows_its_games(self, rnd: BroadcastRound) -> bool:
+        """Whether ``rnd`` showed every game (not aborted) between two of its players that
+        started after it was made and before the next round of its tour was."""
+        tour = next(t for t in self.broadcasts.values() if rnd in t.rounds)
+        later = [r.created_at for r in tour.rounds if r.created_at > rnd.created_at]
+        end = min(later) if later else None
+        for game in self.games.values():
+            created = from_millis(game.createdAt)
+            if (
+                game.status in ("created", "aborted")
+                or created < rnd.created_at
+                or (end is not None and created >= end)
+                or not rnd.follows(*game.user_ids)
+            ):
+                continue
+            if game.id not in rnd.shown:
+                return False
+        return True
+
+    def is_down(self) -> bool:
+        """Whether Lichess is down now (:attr:`Knobs.down_from` to :attr:`Knobs.down_until`):
+        the first look inside the span cuts the open games streams."""
+        knobs, now = self.knobs, self.now()
+        down = (
+            knobs.down_until is not None
+            and now < knobs.down_until
+            and (knobs.down_from is None or knobs.down_from <= now)
+        )
+        if down and not self._streams_cut:
+            self.drop_streams()
+        self._streams_cut = down
+        return down
+
+    def outage(self, until: dt.datetime, *, start: dt.datetime | None = None) -> None:
+        """Lichess is down from ``start`` (now by default) until ``until`` (of the sandbox's
+        clock): every API call answers 5xx, the open games streams are cut, and a game that
+        moves meanwhile goes out on no stream."""
+        self.knobs.down_from, self.knobs.down_until = start, until
+        self.is_down()
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -360,6 +467,23 @@ class SandboxState:
 
     # --- reading -------------------------------------------------------------------------
 
+    def team_feed_of(self, user: str) -> list[str]:
+        """The team updates ``user`` reads in their feed: those of their teams, unless they
+        unsubscribed from that team's updates."""
+        uid = user_id(user)
+        return [
+            u.message
+            for u in self.team_updates
+            if uid in self.team_members.get(u.team_id, {})
+            and uid not in self.unsubscribed.get(u.team_id, set())
+        ]
+
+    def abort_game(self, game_id: str) -> GameJson:
+        """A started game is aborted (no result; the challenge that made it is spent)."""
+        if self._game(game_id).status != "started":
+            raise ValueError(f"game {game_id} is not started")
+        return self.finish_game(game_id, status="aborted", winner=None)
+
     def inbox_of(self, user: str) -> list[str]:
         uid = user_id(user)
         return [m.text for m in self.inbox if m.to == uid]
@@ -407,6 +531,19 @@ class SandboxState:
             raise KeyError(f"no game {game_id}") from None
 
     def _publish(self, game: GameJson) -> None:
+        if game.status == "started":
+            self._live[game.id] = game
+        else:
+            self._live.pop(game.id, None)
+        if self.broadcasts:
+            self.relay_tick()
+            now = self.now()
+            for tour in self.broadcasts.values():
+                for rnd in tour.rounds:
+                    if rnd.follows(*game.user_ids):
+                        rnd.see(game.id, now)
+        if self.is_down():
+            return
         for listener in self.listeners:
             if listener.wants(game):
                 listener.queue.put_nowait(game)

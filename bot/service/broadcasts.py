@@ -7,11 +7,18 @@ its published rounds (a week) gets a round of it following the games of that wee
 asks Lichess outside any transaction, and stores each broadcast or round in its own; a Lichess
 failure leaves the rest for the next sync (at start-up and whenever a round is published). The
 pages and the round's forum pairings post.
+
+lila syncs a round only while it is started and moves keep coming: each round is made to start
+at once (``status=new``, ``startsAt`` now), and when a game of its players starts after the
+sync may have stopped (:data:`WAKE_AFTER` since the bot last started it: lila stops after an
+hour without a move, and finishes a round three hours after), :meth:`Broadcasts.wake_for`
+starts it again, so lila picks up the game going on.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import logging
 from collections.abc import Sequence
 from typing import Protocol
@@ -31,6 +38,10 @@ __all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "
 
 log = logging.getLogger(__name__)
 
+WAKE_AFTER = dt.timedelta(minutes=45)
+"""Start a round's sync again when a game of its players starts this long after the bot last
+started it (lila stops a sync after an hour without a move)."""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MadeBroadcast:
@@ -49,7 +60,13 @@ class BroadcastMaker(Protocol):
 
     async def tour(self, *, name: str, markdown: str) -> MadeBroadcast: ...
 
-    async def round(self, tour_id: str, *, name: str, players: Sequence[str]) -> MadeBroadcast: ...
+    async def round(
+        self, tour_id: str, *, name: str, players: Sequence[str], starts_at: dt.datetime
+    ) -> MadeBroadcast: ...
+
+    async def wake(
+        self, round_id: str, *, name: str, players: Sequence[str], starts_at: dt.datetime
+    ) -> None: ...
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,6 +88,32 @@ class Broadcasts:
         self.clock = clock
         self.forum = forum
         self.maker = maker
+        self.woken: dict[str, dt.datetime] = {}
+        """When the bot last started each round's sync (made or woken), by round id."""
+        self.wakes = 0
+        self._known: list[BroadcastRoundRow] | None = None
+
+    async def wake_for(self, white: str, black: str) -> bool:
+        """Start the sync of the latest round following both players again, unless the bot
+        started it less than :data:`WAKE_AFTER` ago; whether it asked Lichess. Never raises
+        for a Lichess failure (logged: the next game tries again)."""
+        now = self.clock.now()
+        found = [r for r in await self._rounds() if white in r.players and black in r.players]
+        if not found:
+            return False
+        row = max(found, key=lambda r: r.created_at)
+        last = self.woken.get(row.id)
+        if last is not None and now - last < WAKE_AFTER:
+            return False
+        self.woken[row.id] = now
+        try:
+            await self.maker.wake(row.id, name=row.name, players=row.players, starts_at=now)
+        except BroadcastFailed as e:
+            log.warning("waking broadcast round %s failed: %s", row.id, e)
+            self.woken.pop(row.id, None)
+            return False
+        self.wakes += 1
+        return True
 
     async def missing(self) -> list[RoundToBroadcast]:
         """The published rounds of the broadcast stages without a broadcast round, in order."""
@@ -109,24 +152,26 @@ class Broadcasts:
             try:
                 tour = await self._tour(todo.stage)
                 name = f"Round {todo.number}"
-                result = await self.maker.round(tour.id, name=name, players=todo.players)
+                result = await self.maker.round(
+                    tour.id, name=name, players=todo.players, starts_at=self.clock.now()
+                )
             except BroadcastFailed as e:
                 log.warning("broadcast of %s round %d failed: %s", todo.stage, todo.number, e)
                 await self._audit_failure(todo, str(e))
                 return made
             now = self.clock.now()
+            self.woken[result.id] = now
+            made_row = BroadcastRoundRow(
+                id=result.id,
+                broadcast_id=tour.id,
+                round_id=todo.round_id,
+                name=name,
+                url=result.url,
+                players=list(todo.players),
+                created_at=now,
+            )
             async with self.db.uow() as uow:
-                await GamesRepository(uow.session).add(
-                    BroadcastRoundRow(
-                        id=result.id,
-                        broadcast_id=tour.id,
-                        round_id=todo.round_id,
-                        name=name,
-                        url=result.url,
-                        players=list(todo.players),
-                        created_at=now,
-                    )
-                )
+                await GamesRepository(uow.session).add(made_row)
                 await uow.audit.record(
                     at=now,
                     actor="bot",
@@ -137,8 +182,16 @@ class Broadcasts:
                 if round_row is not None:  # the round's one pairings post names it (issue 17)
                     await self.forum.pairings_post(uow, round_row, now=now)
                 await uow.commit()
+            self._known = None  # read again, with the new round
             made += 1
         return made
+
+    async def _rounds(self) -> list[BroadcastRoundRow]:
+        """Every broadcast round made (read once; :meth:`sync` adds what it makes)."""
+        if self._known is None:
+            async with self.db.reads() as uow:
+                self._known = list(await GamesRepository(uow.session).all_broadcast_rounds())
+        return self._known
 
     async def _tour(self, stage: StageKind) -> BroadcastRow:
         async with self.db.uow() as uow:

@@ -54,7 +54,9 @@ log = logging.getLogger(__name__)
 
 CHALLENGE_DEADLINE = "game_challenge"
 RETRY_AFTER = dt.timedelta(minutes=5)
-MAX_ATTEMPTS = 12
+MAX_ATTEMPTS = 288
+"""A day of attempts five minutes apart: a Lichess outage shorter than that delays the
+challenge, never loses it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -70,6 +72,9 @@ class ChallengeSpec:
     variant: str
     name: str
     expires_at: dt.datetime
+    starts_at: dt.datetime | None = None
+    """The agreed time, for a match's first game still to come: a game Lichess creates itself
+    (bulk pairing, :mod:`bot.service.bulk_games`) is created then."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -280,6 +285,7 @@ class GameChallenges:
                 game=None if game == ARMAGEDDON else game,
             ),
             expires_at=expires_at,
+            starts_at=row.agreed_time if game == 1 else None,
         )
         # Lichess is asked outside the database's write lock, which the claim of this row holds
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every

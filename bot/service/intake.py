@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol, overload
 
 from bot.config import Config
@@ -82,8 +82,18 @@ class GameIntake:
         self.challenges = challenges
         self.lookup = lookup
         self.recorded = 0
+        self.on_start: Callable[[str, str], Awaitable[object]] | None = None
+        """Told of each game that starts (its White and Black), once it is recorded: the
+        broadcasts wake the players' round (:meth:`bot.service.broadcasts.Broadcasts.wake_for`),
+        so Lichess's broadcast picks the game up while it goes on."""
 
     async def __call__(self, game: Game) -> bool:
+        changed = await self._take(game)
+        if self.on_start is not None and not game.status.is_finished:
+            await self.on_start(game.white, game.black)
+        return changed
+
+    async def _take(self, game: Game) -> bool:
         async with self.db.uow() as uow:
             changed = await self.record(uow, game, look_up=True)
             if changed is not None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import Config
-from bot.errors import OperationError
+from bot.errors import LichessUnreachable, OperationError
+from bot.service.doctor import feature_scopes
 from bot.service.players import Players
 from rules.core.model import normalise_username
 from rules.core.states import PlayerStatus
@@ -26,7 +28,6 @@ __all__ = [
     "REASONS",
     "AccountRecord",
     "AccountSource",
-    "Doctor",
     "Registration",
     "RegistrationCheck",
     "SelfRegistration",
@@ -36,10 +37,10 @@ __all__ = [
 
 
 def run_scopes(config: Config) -> list[str]:
-    """What ``acwc run`` needs of the bot's token: DMs, team messages when a team is set, and
-    what the games settings need (``study:write`` for the broadcasts)."""
-    team = ["team:lead"] if config.tournament.team else []
-    return ["msg:write", *team, *sorted(config.games.lichess_scopes)]
+    """What ``acwc run`` needs of the bot's token: every scope of the config's features
+    (:func:`bot.service.doctor.feature_scopes`: DMs, team updates and the member list when a
+    team is set, the challenges, the broadcasts)."""
+    return sorted(feature_scopes(config))
 
 
 def registration_scopes(config: Config) -> list[str]:
@@ -76,22 +77,6 @@ class AccountSource(Protocol):
     async def in_team(self, username: str, team: str) -> bool | str:
         """Whether the player is a member of ``team``, or why it could not be read."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class Doctor:
-    """What ``acwc doctor`` reports: the bot's account, token and team, and who is not in it."""
-
-    bot: str | None
-    scopes: frozenset[str]
-    missing: list[str]
-    team: str | None
-    leads_team: bool
-    not_members: list[str]
-    members_problem: str | None
-    outbox_stopped: str | None
-    refusing_dms: list[str]
-    token_problem: str | None = None
 
 
 REASONS = {
@@ -150,6 +135,7 @@ class RegistrationCheck:
     verdict: EligibilityVerdict | None
     problem: str | None  # the account could not be checked (not found, API error, bad data)
     team_member: bool | None = None  # None: no team configured, or its members unread
+    unreachable: bool = False  # Lichess gave no answer: nothing is known of the account
 
     @property
     def is_eligible(self) -> bool:
@@ -174,7 +160,11 @@ class Registration:
         self.accounts = accounts
 
     async def check_player(self, username: str) -> RegistrationCheck:
-        record = await self.accounts.account(username)
+        try:
+            record = await self.accounts.account(username)
+        except LichessUnreachable as e:
+            problem = f"Lichess could not be reached: {e}"
+            return RegistrationCheck(username, None, problem, unreachable=True)
         if isinstance(record, str):
             return RegistrationCheck(username, None, record)
         try:
@@ -188,13 +178,23 @@ class Registration:
             return RegistrationCheck(username, None, f"cannot assess: {e}")
         return RegistrationCheck(username, verdict, None)
 
-    async def check_all(self, *, now: dt.datetime, actor: str) -> list[RegistrationCheck]:
+    async def check_all(
+        self,
+        *,
+        now: dt.datetime,
+        actor: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[RegistrationCheck]:
         """Check every registered player and store the seeding ratings found (audited).
+        ``progress(done, total)`` is told after each player (the desk's background check).
 
-        Refuses first, naming it, when the token lacks a scope the check needs."""
+        Refuses first, naming it, when the token lacks a scope the check needs, and changes
+        nothing when Lichess cannot be reached (before or during the checks)."""
         needed = registration_scopes(self.config)
-        token = await self.accounts.token() if needed else None
-        if isinstance(token, tuple):
+        token = await self.accounts.token()
+        if isinstance(token, str):
+            raise OperationError(f"{token}: nothing was checked or changed")
+        if needed:
             user, scopes = token
             missing = sorted(set(needed) - scopes) if user is not None else needed
             if missing:
@@ -204,7 +204,17 @@ class Registration:
                 )
         async with self.db.uow() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
-        checks = [await self.check_player(username) for _, username in players]
+        checks = []
+        for _, username in players:
+            checks.append(await self.check_player(username))
+            if progress is not None:
+                progress(len(checks), len(players))
+        lost = next((c for c in checks if c.unreachable), None)
+        if lost is not None:
+            raise OperationError(
+                f"Lichess could not be reached while checking {lost.username} ({lost.problem}): "
+                "nothing was changed"
+            )
         team = self.config.tournament.team
         members = await self.accounts.team_members(team) if team else None
         if isinstance(members, set):
@@ -243,41 +253,6 @@ class Registration:
                 )
             await uow.commit()
         return checks
-
-    async def doctor(self) -> Doctor:
-        """The bot's token, scopes and team, and the registered players not in the team."""
-        needed = sorted({*run_scopes(self.config), *registration_scopes(self.config)})
-        async with self.db.uow() as uow:
-            holds = [(h.name, h.reason) for h in await uow.holds.named("")]
-        token = await self.accounts.token()
-        problem_token = token if isinstance(token, str) else None
-        bot, scopes = (None, frozenset[str]()) if isinstance(token, str) else token
-        team = self.config.tournament.team or None
-        leads, not_members, problem = False, [], None
-        if team:
-            leaders = await self.accounts.team_leaders(team)
-            leads = bot is not None and bot in leaders
-            members = await self.accounts.team_members(team)
-            if isinstance(members, str):
-                problem = members
-            else:
-                async with self.db.uow() as uow:
-                    players = await uow.players.list()
-                not_members = [p.username for p in players if p.id not in members]
-        stopped = next((reason for name, reason in holds if name == "outbox"), None)
-        refusing = [name.split(":", 1)[1] for name, _ in holds if name.startswith("dm-refused:")]
-        return Doctor(
-            bot=bot,
-            scopes=scopes,
-            missing=sorted(set(needed) - scopes) if bot is not None else sorted(needed),
-            team=team,
-            leads_team=leads,
-            not_members=not_members,
-            members_problem=problem,
-            outbox_stopped=stopped,
-            refusing_dms=refusing,
-            token_problem=problem_token,
-        )
 
     # --- players on their own (issue 17) ----------------------------------------------------
 

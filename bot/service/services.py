@@ -11,8 +11,10 @@ from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Handler
 from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import GameChallenges
+from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
 from bot.service.intake import GameIntake
+from bot.service.player_tokens import PlayerTokens
 from bot.service.players import Players
 from bot.service.registration import Registration
 from bot.service.results import MatchListeners, Results
@@ -68,3 +70,7 @@ class Services:
     """The match games' open challenges (they need Lichess to be made)."""
     broadcasts: Broadcasts | None = None
     """The stages' live broadcasts (``None`` without Lichess or without a stage to follow)."""
+    doctor: DoctorService | None = None
+    """``acwc doctor``'s checks of the bot's account, token and team (they need Lichess)."""
+    player_tokens: PlayerTokens | None = None
+    """Players who let the bot start their games (bulk pairing), with their sealed tokens."""

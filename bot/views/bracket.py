@@ -89,6 +89,18 @@ async def with_results(uow: UnitOfWork, bracket: Bracket) -> Bracket:
     return bracket
 
 
+async def champion(uow: UnitOfWork) -> str | None:
+    """The winner of the final as Lichess spells them, once the final is decided."""
+    bracket = await load_bracket(uow)
+    if bracket is None:
+        return None
+    winner = (await with_results(uow, bracket)).final_winner
+    if winner is None:
+        return None
+    player = await uow.players.get(winner)
+    return winner if player is None else player.username
+
+
 async def procedure(
     uow: UnitOfWork, arm: ArmageddonRow, ruleset: Ruleset
 ) -> tuple[ArmageddonProcedure, MatchRow]:

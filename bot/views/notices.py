@@ -14,7 +14,7 @@ from bot.notify.kinds import NoticeKind, notice_label
 from storage.models import Channel, OutboxRow, OutboxStatus
 from storage.uow import UnitOfWork
 
-__all__ = ["NoticeView", "player_notices"]
+__all__ = ["NoticeView", "player_notices", "summary_line"]
 
 LIMIT = 30
 
@@ -28,6 +28,19 @@ class NoticeView:
     delivery: str  # "sent by DM", "waiting to go out", "not delivered by DM: ..."
     delivered: bool | None  # None: not yet
     unread: bool
+    summary: str = ""  # its first line, in one short line
+
+
+SUMMARY_LIMIT = 110
+
+
+def summary_line(body: str) -> str:
+    """A notice's first non-empty line, without Markdown's backticks, cut to one short line."""
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    first = first.replace("`", "")
+    if len(first) <= SUMMARY_LIMIT:
+        return first
+    return first[: SUMMARY_LIMIT - 1].rsplit(" ", 1)[0] + "…"
 
 
 def _label(row: OutboxRow) -> str:
@@ -77,6 +90,7 @@ async def player_notices(
                 delivery=delivery,
                 delivered=delivered,
                 unread=row.seen_at is None,
+                summary=summary_line(row.body),
             )
         )
     return out

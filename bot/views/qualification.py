@@ -315,7 +315,7 @@ async def round_view(uow: UnitOfWork, config: Config, number: int | None = None)
     stage = await qualification_stage(uow)
     stored = await rounds(uow, stage)
     if not stored:
-        raise OperationError("no qualification round has been paired yet: `acwc round pair`")
+        raise OperationError("no qualification round has been paired yet")
     chosen = (
         stored[-1] if number is None else next((r for r in stored if r.row.number == number), None)
     )

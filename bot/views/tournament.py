@@ -14,7 +14,7 @@ __all__ = ["require_tournament", "stage_rounds", "stage_row"]
 async def require_tournament(uow: UnitOfWork) -> TournamentRow:
     tournament = await uow.tournaments.current()
     if tournament is None:
-        raise OperationError("no tournament yet: run `acwc tournament create` first")
+        raise OperationError("no tournament yet: a TD creates it first")
     return tournament
 
 

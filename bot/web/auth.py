@@ -4,8 +4,9 @@
 the attempt to this browser (nothing is kept on the server, so no flood of ``/login`` requests can
 push a real login out), and sends the browser to Lichess with no scope: identifying the player
 through ``GET /api/account`` needs none. ``GET /login/callback`` checks the state, trades the
-code and verifier for a token, asks Lichess who it belongs to, and opens a session. The
-player's token is not kept: the app only needed the name.
+code and verifier for a token, asks Lichess who it belongs to, revokes it (``DELETE
+/api/token``: the app only needed the name, once) and opens a session. The player's token is
+never kept.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from aiohttp import web
 
 from bot.errors import OperationError
 from bot.lichess.errors import LichessError, OAuthError
-from bot.lichess.oauth import PendingLogin, exchange_code, fetch_account, start_login
+from bot.lichess.oauth import (
+    PendingLogin,
+    exchange_code,
+    fetch_account,
+    revoke_token,
+    start_login,
+)
 from bot.web.core import (
     bad_request,
     context,
@@ -33,6 +40,7 @@ from bot.web.core import (
     render,
     viewer,
 )
+from bot.web.games_view import permission_view
 from bot.web.security import (
     LOGIN_COOKIE,
     LOGIN_LIFETIME,
@@ -194,6 +202,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
     except LichessError as e:
         log.warning("web login: Lichess could not be reached: %s", e.__class__.__name__)
         raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
+    await _forget_login_token(http, ctx.runtime.lichess_url, token)
     session_token = new_token()
     async with ctx.db.uow() as uow:
         repo = WebRepository(uow.session)
@@ -225,6 +234,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     return response
 
 
+async def _forget_login_token(http: aiohttp.ClientSession, lichess_url: str, token: str) -> None:
+    """The login's token named the player and is needed no more: revoked on Lichess at once
+    (a failure leaves it to lapse there; the site never kept it)."""
+    try:
+        await revoke_token(http, lichess_url, token)
+    except LichessError as e:
+        log.info("web login: the login token could not be revoked: %s", e.__class__.__name__)
+
+
 async def login_page(request: web.Request) -> web.StreamResponse:
     """``GET /account``: who you are logged in as, a player's choices, and the logout
     button."""
@@ -234,8 +252,11 @@ async def login_page(request: web.Request) -> web.StreamResponse:
         async with context(request).db.uow() as uow:
             player = await uow.players.get(who.user_id)
         links_by_dm = None if player is None else player.game_links_by_dm
+    games = await permission_view(request)
     return await render(
-        request, "account.html", {"title": "Your account", "game_links_by_dm": links_by_dm}
+        request,
+        "account.html",
+        {"title": "Your account", "game_links_by_dm": links_by_dm, "games_permission": games},
     )
 
 

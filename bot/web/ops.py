@@ -4,7 +4,10 @@ Both say whether this process leads or stands by (:mod:`bot.runtime.leader`), ho
 games stream last saw a game, the oldest notice not yet delivered, how many deadlines are
 overdue, and (``/metrics``) the Lichess requests by endpoint and answer. The figures come from
 the database, so a standby reports the season as the leader runs it. ``/healthz`` answers 503
-when the database cannot be read.
+when the database cannot be read, and ``"status": "degraded"`` with the reasons
+(:meth:`Health.degraded`) while Lichess is unreachable, the outbox is stopped, or a notice has
+waited longer than ``[outbox] late_after_minutes``; the reading does not depend on which
+listener serves it.
 """
 
 from __future__ import annotations
@@ -45,6 +48,39 @@ class Health:
     oldest_undelivered: dt.datetime | None
     overdue_deadlines: int
     lichess_answers: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    lichess_unreachable_since: dt.datetime | None = None
+    """Since when no request reached Lichess (``None``: the last one did)."""
+    lichess_unreachable_reason: str = ""
+    outbox_stopped: str | None = None
+    """Why the outbox is stopped (a refused token), ``None`` while it runs."""
+    late_after: dt.timedelta | None = None
+    """How long a notice may wait before the service is degraded (``None``: no limit)."""
+
+    def degraded(self) -> list[str]:
+        """Why the service is degraded, each in a sentence (empty: it is not)."""
+        reasons = []
+        if self.lichess_unreachable_since is not None:
+            reasons.append(
+                f"Lichess unreachable since {self.lichess_unreachable_since.isoformat()}"
+                + (
+                    f" ({self.lichess_unreachable_reason})"
+                    if self.lichess_unreachable_reason
+                    else ""
+                )
+            )
+        if self.outbox_stopped:
+            reasons.append(f"the outbox is stopped: {self.outbox_stopped}")
+        age = self.oldest_undelivered_age_seconds
+        if (
+            self.late_after is not None
+            and age is not None
+            and age > self.late_after.total_seconds()
+        ):
+            minutes = int(age // 60)
+            reasons.append(
+                f"a notice has waited {minutes} min (more than {self.late_after} allows)"
+            )
+        return reasons
 
     @staticmethod
     def _age(now: dt.datetime, when: dt.datetime | None) -> float | None:
@@ -62,9 +98,11 @@ class Health:
         def iso(when: dt.datetime | None) -> str | None:
             return None if when is None else when.isoformat()
 
+        degraded = self.degraded()
         return {
             "ok": True,
-            "status": "ok",
+            "status": "degraded" if degraded else "ok",
+            "degraded": degraded,
             "role": self.role,
             "role_since": iso(self.role_since),
             "now": iso(self.now),

@@ -17,6 +17,7 @@ from aiohttp import web
 from bot.config import Config, describe_rules
 from bot.errors import OperationError
 from bot.views import matches as views
+from bot.views.bracket import champion
 from bot.views.candidates import points_text, pools
 from bot.views.qualification import qualifying_places, round_in_play, standings_and_results
 from bot.web.core import context, not_found, render, viewer, when
@@ -49,11 +50,23 @@ async def home(request: web.Request) -> web.StreamResponse:
         if who is not None and who.is_player:
             row = await views.current_match(uow, who.user_id)
             mine = None if row is None else row.id
+        winner = await champion(uow)
     current = [r for r in rounds if r.state == RoundState.PUBLISHED] or rounds[:1]
+    registration = ctx.config.registration
     return await render(
         request,
         "home.html",
-        {"title": "Home", "rounds": current, "my_match": mine, "when": lambda t: when(t, now)},
+        {
+            "title": "Home",
+            "rounds": current,
+            "my_match": mine,
+            "when": lambda t: when(t, now),
+            "champion": winner,
+            "registration_open": winner is None and registration.is_open(now),
+            "registration_opens": None
+            if winner is not None or registration.opens is None or registration.opens <= now
+            else when(registration.opens, now),
+        },
     )
 
 

@@ -11,6 +11,7 @@ from aiohttp import web
 from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.registration import Registration, SelfRegistration
+from bot.views.matches import published_rounds
 from bot.web.core import (
     bad_request,
     context,
@@ -49,6 +50,7 @@ async def _page(
             "closes": reg.closes,
             "registered": registered,
             "result": result,
+            "season_started": await _season_started(request),
         },
     )
 
@@ -62,6 +64,13 @@ async def register_page(request: web.Request) -> web.StreamResponse:
         async with ctx.db.uow() as uow:
             registered = await uow.players.get(normalise_username(who.username)) is not None
     return await _page(request, registered=registered, result=None)
+
+
+async def _season_started(request: web.Request) -> bool:
+    """Pairings are out: a registration can no longer be taken back here (the TDs handle a
+    withdrawal then)."""
+    async with context(request).db.uow() as uow:
+        return bool(await published_rounds(uow))
 
 
 async def register(request: web.Request) -> web.StreamResponse:

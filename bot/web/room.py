@@ -274,7 +274,14 @@ async def my_match(request: web.Request) -> web.StreamResponse:
     if row is None:
         if who.is_td:
             raise web.HTTPFound("/desk")
-        return await render(request, "no_match.html", {"title": "Your match"})
+        return await render(
+            request,
+            "no_match.html",
+            {
+                "title": "Your match",
+                "registration_open": ctx.config.registration.is_open(ctx.now()),
+            },
+        )
     raise web.HTTPFound(f"/match/{row.id}")
 
 
@@ -363,16 +370,16 @@ async def act(request: web.Request) -> web.StreamResponse:
     message, ok = await say_and_commit(
         ctx, match_id=match_id, player=who.user_id, text=text, via="web"
     )
-    back = f"/match/{match_id}"
+    back, anchor = f"/match/{match_id}", "#reply"
     if not ok and values.get("action") == "offer":  # a refused offer keeps its times to fix
         kept = {
             f: values[f].strip()
             for f in OFFER_FIELDS
             if LOCAL_INPUT.match(values.get(f, "").strip())
         }
-        if kept:
-            back += "?" + urlencode(kept)
-    return redirect_with(request, f"{back}#reply", message, ok=ok)
+        if kept:  # back at the form, which says what was refused
+            back, anchor = f"{back}?{urlencode(kept)}", "#offer"
+    return redirect_with(request, f"{back}{anchor}", message, ok=ok)
 
 
 def add_routes(app: web.Application) -> None:

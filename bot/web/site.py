@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from pathlib import Path
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from markupsafe import Markup, escape
 
-from bot.web import auth, desk, live, public, register, room
+from bot.web import auth, desk, games_permission, live, public, register, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -39,7 +41,18 @@ def environment(app: web.Application) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["capitalize_first"] = capitalize_first
+    env.filters["code_spans"] = code_spans
     return env
+
+
+_CODE = re.compile(r"`([^`\n]{1,80})`")
+
+
+def code_spans(text: object) -> Markup:
+    """Plain text whose `backticked` commands show as code, not as backticks (the bot's
+    replies are written for Lichess messages, where a backtick is how a command stands out)."""
+    escaped = str(escape(str(text)))
+    return Markup(_CODE.sub(r"<code>\1</code>", escaped))
 
 
 def capitalize_first(text: object) -> str:
@@ -69,6 +82,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
     public.add_routes(app)
     auth.add_routes(app)
+    games_permission.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
     register.add_routes(app)

@@ -20,6 +20,8 @@ revision: str = '0011'
 down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+contract = False
+"""Expand only (a new nullable column): the previous version runs on."""
 
 
 def upgrade() -> None:

@@ -19,6 +19,8 @@ revision: str = '0014'
 down_revision: str | None = '0011'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+contract = False
+"""Expand only (a new column with a default): the previous version runs on."""
 
 
 def upgrade() -> None:

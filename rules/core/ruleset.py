@@ -145,6 +145,10 @@ class Stages:
     pool_size: int = 6
     candidates_meetings: int = 1  # matches per pair in a pool (rules 3.vi.3)
     bye_is_match_win: bool = True
+    absolute_colours: bool = False
+    """The qualification's pairing reads the colour of a match's game 1 as a FIDE colour, its
+    absolute preferences included (C.04.3 1.6.2, C3), instead of a preference only (the
+    default: a 10-game match's colours alternate; :mod:`rules.stages.manual_pairing`)."""
     play_in_matches: int = 0  # a play-in round for the last places (0: none; rules/stages/play_in)
 
 

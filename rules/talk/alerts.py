@@ -30,7 +30,7 @@ def game_refused(game: Game, *, match_id: int, reason: str) -> str:
         f"Game {_link(game)} between {game.white} and {game.black} does not count for match "
         f"{match_id}: {reason} ({game.variant}, {rated}, "
         f"{game.clock_limit}+{game.clock_increment}, source {game.source or 'unknown'}). "
-        f"If it should count: acwc result record {match_id} --game N --result R --reason ..."
+        "If it should count: its card on the TD desk counts it (Count it: 1-0, 0-1 or draw)."
     )
 
 
@@ -38,8 +38,8 @@ def game_flagged(game: Game, *, match_id: int, facts: Sequence[str]) -> str:
     """A game that counted but shows ``facts`` the TDs should look at."""
     return (
         f"Game {_link(game)} of match {match_id} ({game.white} - {game.black}) counted, but "
-        f"needs a look: {', '.join(facts)}. To change it: acwc result record {match_id} "
-        "--game N --result R --reason ..."
+        f"needs a look: {', '.join(facts)}. To change it: Record or correct a result on the TD "
+        f"desk (match {match_id})."
     )
 
 
@@ -47,8 +47,7 @@ def armageddon_undecided(match_id: int, players: tuple[str, str]) -> str:
     """Neither player of an armageddon chose in rock-paper-scissors: the TDs give White."""
     return (
         f"Armageddon of match {match_id} ({players[0]} v {players[1]}): neither player chose in "
-        "rock-paper-scissors. Decide who plays White: "
-        f"acwc stage armageddon decide {match_id} --white USER"
+        "rock-paper-scissors. Decide who plays White with the buttons of its card on the TD desk."
     )
 
 

@@ -145,6 +145,22 @@ async def test_another_seed_gives_another_season(tmp_path: Path) -> None:
     assert as_json(other.fingerprint()) != recorded()
 
 
+@pytest.mark.timeout(300)
+async def test_a_season_too_small_for_the_candidates_ends_with_its_qualification(
+    tmp_path: Path,
+) -> None:
+    # Eight players, two of them seeded: six entrants, one withdraws; even smaller pools cannot
+    # play the Candidates' rounds, so the TDs end the championship with the qualification
+    # (rules 1.3, 5.10) and its winner is the champion.
+    options = DemoOptions(players=8, seed=1, folder=tmp_path, serve_web=False, settle_timeout=30.0)
+    small = await run_season(short_matches(), options, reporter=Reporter(write=None))
+    text = "\n".join(small.lines)
+    assert "the TDs end the championship with the qualification" in text
+    assert small.champion == small.placement[0]
+    assert small.lines[-1].startswith("Champion: ")
+    assert small.anomalies == []
+
+
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as folder:
         result = asyncio.run(season(7, folder=Path(folder)))

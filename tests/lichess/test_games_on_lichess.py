@@ -360,9 +360,10 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
 async def test_a_challenge_lichess_refuses_is_audited_and_asked_again_later(
     db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
 ) -> None:
-    """Lichess answers 400 (Zed has no account there): nothing is stored, the failure is in the
-    audit log, and the same challenge is asked for again five minutes later."""
+    """Lichess answers 400: nothing is stored, the failure is in the audit log, and the same
+    challenge is asked for again five minutes later."""
     match_id = await stored_match(db, "alice", "zed")
+    state.knobs.refuse_challenges = "users: Zed cannot play"
     async with service(db, sandbox_url, bot_token, clock) as svc:
         await ask_challenge(svc, db, match_id)
         await until(lambda: ("POST", "/api/challenge/open") in state.requests)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from storage import migrate
 from storage.base import Base
 from storage.db import Database
 from storage.models import AuditRow, DeadlineRow
+from storage.models_web import WebSessionRow
 from storage.run_lock import FileLock
 from tests.conftest import _url_for
 from tests.factories import stored_match
@@ -146,3 +149,44 @@ def test_restore_refuses_a_sqlite_file_a_service_runs_on(
         asyncio.run(lock.release())
     assert "another `acwc run` is running on" in capsys.readouterr().err
     assert not target.exists()
+
+
+async def _add_session(url: str) -> None:
+    db = Database(url)
+    try:
+        async with db.uow() as uow:
+            uow.session.add(
+                WebSessionRow(
+                    id="ab" * 32, user_id="alice", username="Alice", csrf="c" * 64,
+                    created_at=NOW, expires_at=NOW + dt.timedelta(days=7),
+                )
+            )  # fmt: skip
+            await uow.commit()
+    finally:
+        await db.dispose()
+
+
+def test_a_backup_is_for_its_owner_only_and_holds_login_sessions_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'a.db'}"
+    asyncio.run(_fill(url))
+    asyncio.run(_add_session(url))
+    config = str(_config(tmp_path, url, "a"))
+    plain, full = tmp_path / "plain.json", tmp_path / "full.json"
+    assert main(["--config", config, "db", "backup", str(plain)]) == 0
+    assert main(["--config", config, "db", "backup", "--with-sessions", str(full)]) == 0
+    for file in (plain, full):
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    assert "web_sessions" not in json.loads(plain.read_text())["tables"]
+    assert json.loads(full.read_text())["tables"]["web_sessions"]["rows"]
+    assert "ab" * 32 not in plain.read_text()
+    # a backup without the sessions restores: everyone logs in again
+    target_url = f"sqlite+aiosqlite:///{tmp_path / 'b.db'}"
+    assert (
+        main(["--config", str(_config(tmp_path, target_url, "b")), "db", "restore", str(plain)])
+        == 0
+    )
+    restored = asyncio.run(_dump(target_url))
+    assert restored["web_sessions"] == []
+    assert restored["audit_log"] == asyncio.run(_dump(url))["audit_log"]

@@ -8,6 +8,7 @@ the unit where systemd is present."""
 from __future__ import annotations
 
 import configparser
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -94,3 +95,23 @@ def test_the_systemd_unit_runs_acwc_run_and_restarts_it() -> None:
             line for line in found.stderr.splitlines() if line and "is not executable" not in line
         ]
         assert complaints == []
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd is not installed")
+def test_the_systemd_unit_is_confined_to_an_exposure_under_3() -> None:
+    found = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", str(DEPLOY / "acwc-bot.service")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    score = re.search(r"Overall exposure level for acwc-bot\.service: ([0-9.]+)", found.stdout)
+    assert score is not None, found.stdout[-2000:] + found.stderr
+    assert float(score.group(1)) < 3.0, found.stdout
+
+
+def test_the_systemd_unit_keeps_the_services_files_to_itself() -> None:
+    text = (DEPLOY / "acwc-bot.service").read_text()
+    for line in ("UMask=0077", "ProtectSystem=strict", "PrivateTmp=yes", "NoNewPrivileges=yes"):
+        assert f"\n{line}\n" in text, line
+    assert "\nCapabilityBoundingSet=\n" in text

@@ -35,6 +35,6 @@ def test_follow_clock_refuses_a_real_lichess_and_a_bad_url(
 ) -> None:
     monkeypatch.setenv("ACWC_LICHESS_TOKEN", "lip_a_real_token")
     path = tmp_path / "config.toml"
-    path.write_text(f'[service]\nlichess_url = "{lichess}"\n')
+    path.write_text(f'[tournament]\nteam = "t"\n[service]\nlichess_url = "{lichess}"\n')
     assert main(["--config", str(path), "follow-clock", clock]) == 1
     assert error in capsys.readouterr().err

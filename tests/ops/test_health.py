@@ -56,7 +56,7 @@ async def test_healthz_reports_what_is_due_and_how_far_the_stream_is(db: Databas
     async with (
         Service(config, clock=FakeClock(START), sandbox=bundled_sandbox(), web_port=0) as service,
         aiohttp.ClientSession() as http,
-        http.get(f"{service.web_url}/healthz") as answer,
+        http.get(f"{service.ops_url}/healthz") as answer,
     ):
         assert answer.status == 200
         found = await answer.json()
@@ -97,7 +97,7 @@ async def test_metrics_say_the_leader_and_count_lichess_requests_by_endpoint_and
             while service.dispatcher.sent == 0 or service.runner.fired == 0:
                 waits.event.clear()
                 await waits.event.wait()
-            async with http.get(f"{service.web_url}/metrics") as answer:
+            async with http.get(f"{service.ops_url}/metrics") as answer:
                 assert answer.status == 200
                 assert answer.content_type == "text/plain"
                 text = await answer.text()
@@ -113,3 +113,26 @@ async def test_metrics_say_the_leader_and_count_lichess_requests_by_endpoint_and
     assert 'acwc_lichess_requests_total{answer="ok",endpoint="test_token"} 1.0' in lines
     assert 'acwc_lichess_requests_total{answer="ok",endpoint="send_message"} 1.0' in lines
     assert sandbox.inbox_of("Alice") == ["hello"]
+
+
+async def test_the_checks_have_a_listener_of_their_own_and_the_pages_port_serves_only_pages(
+    db: Database,
+) -> None:
+    config = Config(service=ServiceConfig(database_url=db.url))
+    async with (
+        Service(config, clock=FakeClock(START), sandbox=bundled_sandbox(), web_port=0) as service,
+        aiohttp.ClientSession() as http,
+    ):
+        assert service.ops_url is not None
+        assert service.web_url is not None
+        assert service.ops_url.startswith("http://127.0.0.1:")
+        assert service.ops_url != service.web_url
+        for path in ("/healthz", "/metrics"):
+            async with http.get(f"{service.web_url}{path}") as answer:
+                assert answer.status == 404, path
+            async with http.get(f"{service.ops_url}{path}") as answer:
+                assert answer.status == 200, path
+        async with http.get(f"{service.ops_url}/") as answer:
+            assert answer.status == 404  # and the checks' port serves no page
+        async with http.get(f"{service.web_url}/") as answer:
+            assert answer.status == 200

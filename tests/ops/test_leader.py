@@ -143,7 +143,7 @@ async def test_a_second_acwc_run_process_on_one_sqlite_file_exits_naming_the_fir
     config.write_text(
         "[service]\n"
         f'database_url = "sqlite+aiosqlite:///{tmp_path / "acwc.db"}"\n'
-        f"web_port = {_free_port()}\n"
+        f"web_port = {_free_port()}\nops_port = 0\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = (sys.executable, "-m", "bot", "run", "--config", str(config))

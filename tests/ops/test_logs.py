@@ -79,7 +79,9 @@ async def test_acwc_with_log_format_json_writes_json_lines(tmp_path: Path) -> No
     errors = [line for line in said if line.startswith("acwc: error: ")]
     assert len(errors) == 1, said[-5:]
     lines = [line for line in said if line not in errors]
-    assert len(lines) > 10  # -v: every debug line, each a JSON object
+    # -v: every debug line, each a JSON object (the check stops at the token test it cannot
+    # make: its tries and the start-up's lines)
+    assert len(lines) > 5
     for line in lines:
         assert set(json.loads(line)) >= {"time", "level", "logger", "message"}
         assert TOKEN not in line

@@ -26,6 +26,7 @@ import re
 import socket
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -182,6 +183,8 @@ class CrashDriver(SeasonDriver):
     broadcasts: Broadcasts | None = None
     """The published rounds still owed a live broadcast: the service makes them after the
     commit that published them, which the database shows as owing nothing."""
+    between: Callable[[], Awaitable[None]] | None = None
+    """Run after each kill, before the restart (an upgrade of the database, say)."""
 
     def leader(self) -> ServiceProcess:
         if len(self.processes) == 1:
@@ -198,6 +201,8 @@ class CrashDriver(SeasonDriver):
             victim = self.leader()
             await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # mid-work, wherever that is
             await victim.kill()
+            if self.between is not None:
+                await self.between()
             await victim.start()  # ready before the clock may move again
         try:
             async with asyncio.timeout(self.settle_timeout):
@@ -260,6 +265,17 @@ class Outcome:
         )
 
 
+def assert_same_season(run: Outcome, reference: Outcome) -> None:
+    """An interrupted run lost nothing and played the reference's season."""
+    assert not run.lost
+    assert not run.unsent
+    assert run.placement == reference.placement
+    assert run.standings == reference.standings
+    assert run.matches == reference.matches
+    assert run.games == reference.games
+    assert run.audit == reference.audit, run.audit_diff(reference)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -298,6 +314,7 @@ def service_toml(config: Config, *, lichess_url: str, web_port: int) -> str:
         f"bot_account = {_toml(s.bot_account)}",
         'web_host = "127.0.0.1"',
         f"web_port = {web_port}",
+        "ops_port = 0",
         'log_level = "WARNING"',
     ]
     for kind, fmt in (
@@ -315,6 +332,41 @@ def service_toml(config: Config, *, lichess_url: str, web_port: int) -> str:
             f"max_weeks = {fmt.max_weeks}",
         ]
     return "\n".join(lines) + "\n"
+
+
+async def serve_remote(
+    stack: contextlib.AsyncExitStack, sandbox: SandboxState, clock: FakeClock, url: str
+) -> tuple[ClockFeed, str, str, Database]:
+    """Serve ``sandbox`` and ``clock``'s feed to service processes, and open (and migrate) the
+    database at ``url``, all closed by ``stack``: the feed, both URLs and the database."""
+    feed = ClockFeed(clock)
+    sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
+    stack.push_async_callback(sandbox_runner.cleanup)
+    stack.callback(sandbox.drop_streams)
+    feed_runner, feed_url = await _serve(feed.app())
+    stack.push_async_callback(feed_runner.cleanup)
+    db = Database(url)
+    stack.push_async_callback(db.dispose)
+    await migrate.upgrade(db)
+    return feed, sandbox_url, feed_url, db
+
+
+def service_process(
+    config: Config, lichess_url: str, feed_url: str, folder: Path, n: int
+) -> ServiceProcess:
+    """The ``n``-th ``acwc follow-clock`` process of a run (each its own config and web port)."""
+    path = folder / f"service-{n}.toml"
+    path.write_text(service_toml(config, lichess_url=lichess_url, web_port=_free_port()))
+    return ServiceProcess(
+        path,
+        feed_url,
+        env={
+            "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
+            "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
+            "PYTHONPATH": str(ROOT),
+        },
+        cwd=folder,
+    )
 
 
 async def _register(db: Database, services: Services, world: World, now: dt.datetime) -> None:
@@ -445,6 +497,7 @@ async def season(
     folder: Path,
     kill_at: frozenset[int] = frozenset(),
     settle_timeout: float = 45.0,
+    between: Callable[[], Awaitable[None]] | None = None,
 ) -> Outcome:
     wall = time.perf_counter()
     config = demo_config(short_matches(), database_url=url, web_port=_free_port())
@@ -467,35 +520,14 @@ async def season(
         port: ServicePort
         if mode in ("crash", "failover"):
             prepare_sandbox(sandbox, config)
-            feed = ClockFeed(clock)
-            sandbox_runner, sandbox_url = await _serve(make_sandbox_app(sandbox))
-            stack.push_async_callback(sandbox_runner.cleanup)
-            stack.callback(sandbox.drop_streams)
-            feed_runner, feed_url = await _serve(feed.app())
-            stack.push_async_callback(feed_runner.cleanup)
-            db = Database(url)
-            stack.push_async_callback(db.dispose)
-            await migrate.upgrade(db)
+            feed, sandbox_url, feed_url, db = await serve_remote(stack, sandbox, clock, url)
             client = await stack.enter_async_context(
                 LichessClient(
                     base_url=sandbox_url, token=SANDBOX_BOT_TOKEN, clock=clock, timeout=10.0
                 )
             )
             for n in range(1 + (STANDBYS if mode == "failover" else 0)):
-                path = folder / f"service-{n}.toml"  # each its own web port
-                path.write_text(
-                    service_toml(config, lichess_url=sandbox_url, web_port=_free_port())
-                )
-                process = ServiceProcess(
-                    path,
-                    feed_url,
-                    env={
-                        "ACWC_LICHESS_TOKEN": SANDBOX_BOT_TOKEN,
-                        "ACWC_SESSION_SECRET": "crash-test-session-secret-" + "x" * 32,
-                        "PYTHONPATH": str(ROOT),
-                    },
-                    cwd=folder,
-                )
+                process = service_process(config, sandbox_url, feed_url, folder, n)
                 process.flags = ["-v"] if os.environ.get("ROBUST_DEBUG") else []
                 stack.push_async_callback(process.kill)
                 await process.start()
@@ -503,7 +535,7 @@ async def season(
             port = RemotePort(feed)
             driver: SeasonDriver = CrashDriver(
                 db, clock, port, [], settle_timeout=settle_timeout,
-                processes=processes, feed=feed, kill_at=kill_at, rng=rng,
+                processes=processes, feed=feed, kill_at=kill_at, rng=rng, between=between,
             )  # fmt: skip
         else:
             watch = SettleWatch()

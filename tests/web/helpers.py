@@ -171,7 +171,9 @@ class Browser:
 
 def flash_text(html: str) -> str:
     found = re.search(r'<p class="flash (?:ok|error)" id="reply" role="\w+">(.*?)</p>', html, re.S)
-    return unescape(found.group(1)) if found else ""
+    if not found:
+        return ""
+    return unescape(re.sub(r"</?code>", "`", found.group(1)))  # the reply as the bot wrote it
 
 
 async def no_agreement(site: Site, b: Browser) -> int:

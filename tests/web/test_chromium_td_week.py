@@ -4,7 +4,11 @@ Six players, three matches: Alice and Bob never agree (the TDs rule who is at fa
 Dave does not show up and Carol claims (rules 6.3), Finn does not show up and Erin does not claim
 (the TDs rule the no-show themselves). The TD approves the round, decides all three, corrects a
 result, disqualifies a player (rules 8, before and after shown), pastes the forum drafts, and the
-pending list is empty at the end. The players act in their own rooms over HTTP; the bot's
+pending list is empty at the end. On the way every desk button the week can reach: the pairing
+editor (check, keep), the offers by Friday, a forfeit waived, an overdue match adjudicated from
+its card and another by hand, the stage sync, the eligibility re-check in the background, the
+deadlines and the outbox. (The armageddon's buttons need a knockout match:
+tests/stages/test_desk_armageddon.py.) The players act in their own rooms over HTTP; the bot's
 deadlines fire as the clock reaches them.
 
 Screenshots go to $ACWC_SHOTS (default: artifacts/ in the repository).
@@ -12,6 +16,7 @@ Screenshots go to $ACWC_SHOTS (default: artifacts/ in the repository).
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 from collections.abc import AsyncIterator
@@ -23,6 +28,8 @@ import pytest
 from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
+from bot.web.desk.checks import JOBS
+from storage.repo_weekly import WeeklyRepository
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text, make_config, seed
 from tests.web.test_chromium import login, logout
 from tests.web.webdriver import Browser as Chromium
@@ -117,8 +124,17 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         await td.resize(1280, 1000)
         await login(td, site, TD)
 
-        # Tuesday: the round's pairings wait for approval.
+        # Tuesday: the round's pairings wait for approval. The TDs own them (rules 3.v.6): the
+        # editor starts from the proposal, checks it, and keeps it as the round's proposal.
         await td.go(f"{site.url}/desk")
+        assert await pending_titles(td) == ["Approve pairings: Qualification round 1"]
+        assert await td.find('a[href="/register/list"]')  # the registrations, linked
+        await td.go(f"{site.url}/desk/pairing")
+        assert "Starting from the round's proposal." in await td.text("#start")
+        await td.submit("#check")
+        assert "No refusal and no warning" in await td.text("#findings")
+        await td.submit("#keep")
+        assert "your pairing is the round's proposal" in await td.text("#reply")
         assert await pending_titles(td) == ["Approve pairings: Qualification round 1"]
         await td.submit('form.decide button[value="approve"]')
         assert "approved and published" in await td.text("#reply")
@@ -141,6 +157,12 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         # Saturday: Alice and Bob made their offers but agreed nothing (rules 5.8).
         await fire_at(site, oct21(16, 9, 0))
 
+        # Who made how many offers by Friday, and who answered (rules 5.1), read only.
+        await td.go(f"{site.url}/desk/offers")
+        offers = await td.text("#offers")
+        assert "3 (3 of 3)" in offers  # Alice and Bob made their three offers
+        assert "Dave accepted Carol's offer" in offers
+        assert "1 (1 of 3)" in offers  # Carol offered once; Dave accepted it
         await td.go(f"{site.url}/desk")
         titles = await pending_titles(td)
         assert len(titles) == 3, titles  # one item per decision: no raw alert beside a card
@@ -165,6 +187,16 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         assert "won by erin" in won
         assert await pending_titles(td) == []
 
+        # Dave's forfeit (the no-show) waived with a reason (rules 5.10): on record, not counted.
+        async with site.db.reads() as uow:
+            (forfeit,) = await WeeklyRepository(uow.session).forfeits(player="dave")
+        await td.go(f"{site.url}/desk/forfeits")
+        await td.type(f"#waive-{forfeit.id}", "Dave was ill; the TDs waive it")
+        await td.submit(f"#waive-button-{forfeit.id}")
+        assert f"Forfeit {forfeit.id} of dave waived." in await td.text("#reply")
+        assert "waived by Tina" in await td.text(f"#forfeit-{forfeit.id}")
+        await td.go(f"{site.url}/desk")
+
         # A result entered by hand (a game played on a wrong link), with its reason.
         await td.type("#r-match", str(ab))
         await td.type("#r-game", "1")
@@ -183,6 +215,46 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         assert "Nothing has changed yet." in await td.page_text()
         await td.submit("form[action='/desk/exit'] button.primary")
         assert "disqualification recorded" in await td.text("#reply")
+
+        # Monday passes with Alice and Bob's match unplayed (rules 4.5): the TDs adjudicate it
+        # from its card, the standings shown first.
+        await fire_at(site, oct21(19, 0, 5))
+        await td.go(f"{site.url}/desk")
+        assert any(
+            f"Match not completed in its week (rules 4.5): match {ab}" in t
+            for t in await pending_titles(td)
+        )
+        won = await decide(td, "adjudicate:alice", "Bob never chose a time", changes=("Alice",))
+        assert f"Match {ab}: adjudicated" in won
+
+        # An adjudication by hand (the card-less way), the standings before and after first.
+        await td.type("#a-match", str(cd))
+        await td.type("#a-winner", "carol")
+        await td.type("#a-reason", "confirming the claim")
+        await td.submit("#adjudicate button.primary")
+        assert "Nothing has changed yet." in await td.page_text()
+        await td.submit("form.confirm button.primary")
+        assert f"Match {cd}: first wins (adjudicated)." in await td.text("#reply")
+
+        # Stage sync: nothing is owed in a qualification week.
+        await td.submit("#sync-button")
+        assert "Stage sync: nothing to do." in await td.text("#reply")
+
+        # The eligibility re-check runs in the background; its page follows it.
+        await td.go(f"{site.url}/desk/registration")
+        await td.submit("#start-check")
+        assert site.service.web_app is not None
+        job = site.service.web_app[JOBS].current
+        assert job is not None
+        await asyncio.wait_for(job.finished.wait(), timeout=60)
+        await td.go(f"{site.url}/desk/registration")
+        assert "Done: 6 players checked" in await td.text("#check-state")
+
+        # The deadlines and the outbox, read only.
+        await td.go(f"{site.url}/desk/deadlines")
+        assert "offers check" in await td.text("table")
+        await td.go(f"{site.url}/desk/outbox")
+        assert "td_alert" in await td.text("table")
 
         # The forum drafts, pasted one by one.
         await td.go(f"{site.url}/desk")

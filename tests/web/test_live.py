@@ -96,10 +96,12 @@ async def test_a_games_end_reaches_an_open_room_by_itself(
         await login(b, site, "Alice")
         await b.go(f"{site.url}/match/{match_id}")
         assert "No games yet" in await b.text("#games")
+        await b.set_value("#text", "status")  # a command being written stays as it is
         await site.service.intake(game("LiveG002", "alice", "bob", THURSDAY, Colour.WHITE))
         games = await room_waits_for(b, "Alice – Bob")
         assert "1-0" in games
         assert "Play game 2 now" in await b.text("#now")  # the card moved on too
+        assert await b.script("return document.querySelector('#text').value;") == "status"
 
 
 async def test_pairings_and_standings_update_for_a_visitor(site: Site) -> None:

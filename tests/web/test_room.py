@@ -177,6 +177,16 @@ async def test_a_refused_offer_keeps_its_times_in_the_form(
     assert "flash error" in html, flash_text(html)
     assert 'value="2021-10-14T18:00"' in html
     assert 'value="2021-10-14T19:00"' in html
+    # the browser goes back to the form, which says what was refused next to the times
+    await alice.get(f"/match/{match_id}")
+    form = {"action": "offer", "csrf": alice.csrf(), **times}
+    async with alice.http.post(
+        alice.url(f"/match/{match_id}/say"), data=form, allow_redirects=False
+    ) as resp:
+        assert resp.status == 303
+        assert resp.headers["Location"].endswith("#offer")
+    section = html[html.index('id="offer"') :]
+    assert section.index('class="flash error"') < section.index('id="time1"')
 
 
 async def test_after_the_agreed_time_the_room_says_when_a_no_show_can_be_claimed(

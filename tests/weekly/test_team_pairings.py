@@ -1,6 +1,8 @@
-"""A round's pairings go once through the team message: a member's pairing is a room notice,
-sent with it, not a DM (lila's message budget spares nothing for a DM the team message made
-needless); a non-member still gets the DM; if the team message fails, the DMs go after all."""
+"""A round's pairings go out as the team's announcement and, to every player, by DM: lila shows
+a team update in the team's feed to members who did not unsubscribe, not as a DM
+(``modules/team/src/main/TeamMsgApi.scala``), so no player's pairing relies on it alone. A DM
+from the team's leader to a member opens no conversation against the bot's budget
+(``modules/msg/src/main/MsgSecurity.scala``)."""
 
 from __future__ import annotations
 
@@ -29,24 +31,20 @@ async def _pairings(week: Week) -> dict[str, tuple[Channel, OutboxStatus]]:
     }
 
 
-async def test_members_get_their_pairing_in_the_team_message_and_others_by_dm(
+async def test_every_player_gets_their_pairing_by_dm_beside_the_team_update(
     week: Week,
 ) -> None:
     await _members(week, "alice", "bob", "carol")
+    week.state.unsubscribed[TEAM] = {"carol"}  # she would never see the team update
     await week.publish(("alice", "bob"), ("carol", "dave"))
     assert await week.deliver() > 0
-    sent = (Channel.ROOM, OutboxStatus.SENT)
-    assert await _pairings(week) == {
-        "alice": sent,
-        "bob": sent,
-        "carol": sent,
-        "dave": (Channel.DM, OutboxStatus.SENT),
-    }
+    sent = (Channel.DM, OutboxStatus.SENT)
+    assert await _pairings(week) == {"alice": sent, "bob": sent, "carol": sent, "dave": sent}
     (update,) = week.state.team_updates
     assert "alice - bob" in update.message.lower()
-    assert "your notices" in update.message
-    assert week.state.inbox_of("alice") == []
-    assert len(week.received("dave")) == 1
+    assert week.state.team_feed_of("carol") == []
+    for player in ("alice", "carol", "dave"):
+        assert len(week.received(player)) == 1
 
 
 async def test_a_failed_team_message_sends_the_pairings_by_dm_after_all(week: Week) -> None:

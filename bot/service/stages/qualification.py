@@ -13,6 +13,7 @@ from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.weekly.publication import Publication
 from bot.views.qualification import (
     RoundView,
+    StoredRound,
     entrants,
     pairing_input,
     qualification_stage,
@@ -25,14 +26,22 @@ from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from rules.stages.formats import QualificationFormat, StageFormat
+from rules.stages.manual_pairing import colours_as_preferences
 from rules.stages.qualification import number_of_rounds, qualifiers, rank_entrants
-from rules.swiss.dutch import pair_round
+from rules.swiss.dutch import NoLegalPairingError, RoundPairing, SwissPlayer, pair_round
 from rules.swiss.results import Entrant
 from storage.convert import fraction_to_text
 from storage.models import ForbiddenPairRow, MatchRow, RoundRow, StageEntrantRow, StageRow
 from storage.uow import UnitOfWork
 
-__all__ = ["Qualification", "QualificationStage", "fix_entrants"]
+__all__ = [
+    "Qualification",
+    "QualificationStage",
+    "engine_pairing",
+    "fix_entrants",
+    "next_round",
+    "store_pairing",
+]
 
 
 async def fix_entrants(
@@ -69,6 +78,108 @@ async def fix_entrants(
     return ranked
 
 
+async def next_round(
+    uow: UnitOfWork, config: Config, *, now: dt.datetime, actor: str
+) -> tuple[StageRow, tuple[Entrant, ...], StoredRound | None, int]:
+    """The qualification round to pair next: its stage, the entrants (fixed at the first
+    pairing), the proposal standing (re-paired) and its number. Refuses when the stage is
+    complete, every round is paired, or the previous round has unfinished matches (rules 4.5:
+    a TD decides them first)."""
+    stage = await qualification_stage(uow)
+    if stage.state == StageState.COMPLETE:
+        raise OperationError("the qualification is complete")
+    field = await fix_entrants(uow, stage, config.rules, now=now, actor=actor)
+    stored = await rounds(uow, stage)
+    proposal = stored[-1] if stored and stored[-1].row.state == RoundState.PROPOSED else None
+    if proposal is None and stored and not stored[-1].is_finished:
+        unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
+        raise OperationError(
+            f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
+            "finish or be adjudicated by the TDs before the next pairing"
+        )
+    number = proposal.row.number if proposal else len(stored) + 1
+    total = number_of_rounds(len(field))
+    if number > total:
+        raise OperationError(f"all {total} qualification rounds have been paired")
+    return stage, field, proposal, number
+
+
+def engine_pairing(
+    ruleset: Ruleset,
+    players: Sequence[SwissPlayer],
+    number: int,
+    total: int,
+    forbidden: frozenset[frozenset[int]],
+) -> RoundPairing:
+    """The Dutch engine's pairing, the colours of game 1 read as the settings say (rules
+    3.v.6; :mod:`rules.stages.manual_pairing`). Raises an :class:`OperationError` that sends
+    the TDs to the pairing editor when there is none."""
+    given = players if ruleset.stages.absolute_colours else colours_as_preferences(players)
+    try:
+        return pair_round(given, round_number=number, total_rounds=total, forbidden=forbidden)
+    except NoLegalPairingError as e:
+        raise OperationError(
+            f"the FIDE Dutch rules find no pairing for round {number} ({e}): the TDs pair it "
+            "by hand (rules 3.v.6) on the desk's pairing editor"
+        ) from e
+
+
+async def store_pairing(
+    uow: UnitOfWork,
+    ruleset: Ruleset,
+    stage: StageRow,
+    proposal: StoredRound | None,
+    number: int,
+    *,
+    boards: Sequence[tuple[PlayerId, PlayerId]],
+    bye: PlayerId | None,
+    now: dt.datetime,
+) -> None:
+    """Keep a round's pairing as the proposal the TDs approve (replacing a standing one): the
+    engine's and the TDs' own go the same way to the same approval and publication."""
+    if proposal is not None:
+        await uow.matches.delete(proposal.matches)
+        round_row = proposal.row
+    else:
+        round_row = await uow.tournaments.add_round(
+            RoundRow(stage_id=stage.id, number=number, state=RoundState.PROPOSED)
+        )
+    if stage.state == StageState.PENDING:
+        stage.state, stage.started_at = StageState.ACTIVE, now
+    fmt = ruleset.formats.qualification
+    for board, (white, black) in enumerate(boards, 1):
+        await uow.matches.add(
+            MatchRow(
+                round_id=round_row.id,
+                stage=StageKind.QUALIFICATION.value,
+                board=board,
+                white_first=white,
+                black_first=black,
+                games=fmt.games,
+                clinch_at=fraction_to_text(fmt.clinch_at),
+                tiebreak=fmt.tiebreak.value,
+                max_weeks=fmt.max_weeks,
+                state=MatchState.PROPOSED,
+            )
+        )
+    if bye is not None:
+        await uow.matches.add(
+            MatchRow(
+                round_id=round_row.id,
+                stage=StageKind.QUALIFICATION.value,
+                board=len(boards) + 1,
+                white_first=bye,
+                black_first=None,
+                games=0,
+                clinch_at=None,
+                tiebreak=fmt.tiebreak.value,
+                state=MatchState.PROPOSED,
+                outcome=Outcome.FIRST_WINS,
+                decided_by=DecidedBy.BYE,
+            )
+        )
+
+
 class Qualification:
     def __init__(self, config: Config, publication: Publication) -> None:
         self.config = config
@@ -91,23 +202,7 @@ class Qualification:
         previous round has unfinished matches (rules 4.5; a TD adjudicates them first).
         """
         config = self.config
-        stage = await qualification_stage(uow)
-        ruleset = config.rules
-        if stage.state == StageState.COMPLETE:
-            raise OperationError("the qualification is complete")
-        field = await fix_entrants(uow, stage, ruleset, now=now, actor=actor)
-        stored = await rounds(uow, stage)
-        proposal = stored[-1] if stored and stored[-1].row.state == RoundState.PROPOSED else None
-        if proposal is None and stored and not stored[-1].is_finished:
-            unfinished = [m.id for m in stored[-1].matches if m.state != MatchState.COMPLETE]
-            raise OperationError(
-                f"round {stored[-1].row.number} has unfinished matches {unfinished}: they must "
-                "finish or be adjudicated by the TDs before the next pairing"
-            )
-        number = proposal.row.number if proposal else len(stored) + 1
-        total = number_of_rounds(len(field))
-        if number > total:
-            raise OperationError(f"all {total} qualification rounds have been paired")
+        stage, field, proposal, number = await next_round(uow, config, now=now, actor=actor)
         ids = {e.player for e in field}
         for a, b in [*forbid, *swap]:
             for name in (a, b):
@@ -127,7 +222,7 @@ class Qualification:
             )
         if swap:
             if proposal is None:
-                raise OperationError("--swap works on a proposed round: pair it first")
+                raise OperationError("a swap works on a proposed round: pair it first")
             for a, b in swap:
                 for name in (a, b):
                     pid = normalise_username(name)
@@ -145,49 +240,18 @@ class Qualification:
                                 )
                             )
         field, players, total, forbidden = await pairing_input(uow, stage, config, number)
-        pairing = pair_round(players, round_number=number, total_rounds=total, forbidden=forbidden)
-        if proposal is not None:
-            await uow.matches.delete(proposal.matches)
-            round_row = proposal.row
-        else:
-            round_row = await uow.tournaments.add_round(
-                RoundRow(stage_id=stage.id, number=number, state=RoundState.PROPOSED)
-            )
-        if stage.state == StageState.PENDING:
-            stage.state, stage.started_at = StageState.ACTIVE, now
+        pairing = engine_pairing(config.rules, players, number, total, forbidden)
         by_number = {e.pairing_number: e.player for e in field}
-        fmt = ruleset.formats.qualification
-        for board, pair in enumerate(pairing.boards, 1):
-            await uow.matches.add(
-                MatchRow(
-                    round_id=round_row.id,
-                    stage=StageKind.QUALIFICATION.value,
-                    board=board,
-                    white_first=by_number[pair.white],
-                    black_first=by_number[pair.black],
-                    games=fmt.games,
-                    clinch_at=fraction_to_text(fmt.clinch_at),
-                    tiebreak=fmt.tiebreak.value,
-                    max_weeks=fmt.max_weeks,
-                    state=MatchState.PROPOSED,
-                )
-            )
-        if pairing.bye is not None:
-            await uow.matches.add(
-                MatchRow(
-                    round_id=round_row.id,
-                    stage=StageKind.QUALIFICATION.value,
-                    board=len(pairing.boards) + 1,
-                    white_first=by_number[pairing.bye],
-                    black_first=None,
-                    games=0,
-                    clinch_at=None,
-                    tiebreak=fmt.tiebreak.value,
-                    state=MatchState.PROPOSED,
-                    outcome=Outcome.FIRST_WINS,
-                    decided_by=DecidedBy.BYE,
-                )
-            )
+        await store_pairing(
+            uow,
+            config.rules,
+            stage,
+            proposal,
+            number,
+            boards=[(by_number[p.white], by_number[p.black]) for p in pairing.boards],
+            bye=None if pairing.bye is None else by_number[pairing.bye],
+            now=now,
+        )
         await uow.audit.record(
             at=now,
             actor=actor,
@@ -209,7 +273,7 @@ class Qualification:
         stage = await qualification_stage(uow)
         stored = await rounds(uow, stage)
         if not stored or stored[-1].row.state != RoundState.PROPOSED:
-            raise OperationError("there is no proposed round to approve: `acwc round pair` first")
+            raise OperationError("there is no proposed round to approve: pair the round first")
         row = stored[-1].row
         row.state, row.approved_by, row.approved_at = RoundState.APPROVED, actor, now
         for m in stored[-1].matches:
@@ -255,7 +319,7 @@ class QualificationStage:
         actor: str,
         rng: random.Random | None,
     ) -> AdvanceReport:
-        raise OperationError("the qualification starts with its first pairing (`acwc round pair`)")
+        raise OperationError("the qualification starts with its first pairing")
 
     async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
         raise OperationError("the qualification is not the last stage")

@@ -123,7 +123,9 @@ class StageRounds:
         round's earliest date (rules 4.1-4.2: one round a week, the break between stages).
         """
         if stage is StageKind.QUALIFICATION:
-            raise OperationError("qualification rounds are approved with `acwc round approve`")
+            raise OperationError(
+                "qualification rounds are approved with their own Approve pairings card"
+            )
         row = await stage_row(uow, stage)
         if row.state is not StageState.ACTIVE:
             raise OperationError(f"the {stage.value} stage has not started (it is {row.state})")

@@ -48,6 +48,7 @@ from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weeke
 from rules.week.forfeits import ForfeitKind
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.models import MatchRow
+from storage.repo_tokens import PlayerTokenRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Presence", "PresenceSource", "WeeklyDeadlines"]
@@ -301,9 +302,12 @@ class WeeklyDeadlines:
                 seen.update(PlayerId(p) for p in e.data.get("appeared", []))
         unavailable = ""
         if self.presence is not None and not started:
+            # a game Lichess made by bulk pairing has its players "playing" whether they came
+            # or not: only being online counts then
+            bulk = await PlayerTokenRepository(uow.session).bulk_game_ids(*n.players)
             try:
                 for status in await self.presence(list(n.players)):
-                    if status.online or status.playing:
+                    if status.online or (status.playing and not bulk):
                         seen.add(PlayerId(status.id))
             except Exception as e:  # Lichess down: the alert says so rather than guessing
                 unavailable = (
@@ -398,8 +402,8 @@ class WeeklyDeadlines:
                 f"agreed time: {label_time(agreed.time) if agreed else 'none'}",
                 *(e.line for e in (await timeline(uow, row.id, audit=False))[-10:]),
             ),
-            f"acwc result record {row.id} --game N --result R --reason ... | "
-            f"acwc claim decide {row.id} --winner USER --reason ...",
+            "record the missing games (Record or correct a result), a forfeit win to either "
+            "player, or no forfeit",
         )
         await self._alert(
             uow,

@@ -12,8 +12,9 @@ from rules.core.ruleset import Ruleset
 from rules.core.states import MatchState
 from rules.week.negotiation import Negotiation
 from storage.match_log import replay
-from storage.models import MatchRow
+from storage.models import GameRow, MatchRow
 from storage.models_weekly import MatchEventRow
+from storage.repo_tokens import PlayerTokenRepository
 from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
@@ -64,8 +65,18 @@ def is_decided(row: MatchRow) -> bool:
 
 
 async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> int:
-    """Games of the match begun since ``since``: counted ones and ones in progress."""
+    """Games of the match begun since ``since``: counted ones and ones in progress. A game
+    Lichess made by bulk pairing is "started" from its creation, whether or not the players
+    came: it counts only once a move was made (rules 6.3: it is no evidence of presence)."""
     games = await uow.games.for_match(row.id, counted_only=False)
-    return sum(
-        1 for g in games if g.created_at >= since and (g.counted or g.status is GameStatus.STARTED)
-    )
+    tokens = PlayerTokenRepository(uow.session)
+    bulk = await tokens.bulk_game_ids(row.white_first, row.black_first or row.white_first)
+
+    def begun(g: GameRow) -> bool:
+        if g.counted:
+            return True
+        if g.status is not GameStatus.STARTED:
+            return False
+        return g.id not in bulk or (g.last_move_at is not None and g.last_move_at > g.created_at)
+
+    return sum(1 for g in games if g.created_at >= since and begun(g))

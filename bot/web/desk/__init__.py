@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.web.desk import conduct_actions, pages, rounds
+from bot.web.desk import checks, conduct_actions, pages, pairing, rounds, tools
 
 __all__ = ["add_routes"]
 
@@ -24,7 +24,21 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/desk/forum/{draft_id}/posted", pages.mark_posted)
     app.router.add_get("/desk/rounds", rounds.rounds_page)
     app.router.add_post("/desk/rounds/pair", rounds.pair_round)
+    app.router.add_get("/desk/pairing", pairing.editor_page)
+    app.router.add_post("/desk/pairing/check", pairing.check_page)
+    app.router.add_post("/desk/pairing", pairing.keep)
     app.router.add_post("/desk/exit/preview", rounds.exit_page)
     app.router.add_post("/desk/exit", rounds.exit_confirm)
     app.router.add_get("/desk/audit", pages.audit_page)
+    app.router.add_get("/desk/offers", tools.offers_page)
+    app.router.add_get("/desk/forfeits", tools.forfeits_page)
+    app.router.add_post("/desk/forfeits/{forfeit_id}/waive", tools.waive)
+    app.router.add_get("/desk/outbox", tools.outbox_page)
+    app.router.add_get("/desk/deadlines", tools.deadlines_page)
+    app.router.add_post("/desk/sync", tools.sync)
+    app.router.add_post("/desk/adjudicate/preview", tools.adjudicate_preview)
+    app.router.add_post("/desk/adjudicate", tools.adjudicate)
+    app.router.add_get("/desk/registration", checks.check_page)
+    app.router.add_post("/desk/registration/check", checks.start_check)
+    checks.install(app)
     app.router.add_post("/desk/match/{match_id}/game-forfeit", conduct_actions.game_forfeit)

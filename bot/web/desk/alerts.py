@@ -36,6 +36,7 @@ COVERED = frozenset(
         NoticeKind.CLAIM.value,  # ClaimDecisions
         NoticeKind.GAME_REFUSED.value,  # FlaggedGames
         NoticeKind.DISQUALIFICATION_DUE.value,  # Disqualifications
+        NoticeKind.ARMAGEDDON_NEEDS_TD.value,  # ArmageddonDecisions
         NoticeKind.ACCOUNT_MARKED.value,  # MarkedAccounts (rules 7.3)
     }
 )
@@ -117,6 +118,16 @@ class TdAlerts:
                         Choice(f"grant:{row.white_first}", f"Forfeit win to {a}", True, True),
                         Choice(f"grant:{row.black_first}", f"Forfeit win to {b}", True, True),
                     )
+                    if r.notice == NoticeKind.MATCH_OVERDUE.value:  # rules 4.5: the TDs decide
+                        choices += (
+                            Choice("adjudicate:tied", "Adjudicate: a tied match", True, True),
+                            Choice(
+                                f"adjudicate:{row.white_first}", f"Adjudicate: {a} wins", True, True
+                            ),
+                            Choice(
+                                f"adjudicate:{row.black_first}", f"Adjudicate: {b} wins", True, True
+                            ),
+                        )
             out.append(
                 Decision(
                     kind=self.kind,
@@ -146,6 +157,17 @@ class TdAlerts:
         )
         if alert is None or alert.match_id is None:
             raise OperationError("this alert names no match to rule on")
+        if ruling.choice.startswith("adjudicate:"):  # as the command line's adjudication
+            winner = ruling.choice.removeprefix("adjudicate:")
+            row = await services.results.adjudicate(
+                uow,
+                alert.match_id,
+                winner=None if winner == "tied" else winner,
+                reason=ruling.reason,
+                now=ruling.now,
+                actor=ruling.actor,
+            )
+            return f"Match {row.id}: adjudicated, {str(row.outcome).replace('_', ' ')}."
         return await rule_on_match(services, uow, alert.match_id, ruling)
 
 

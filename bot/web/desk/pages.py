@@ -13,6 +13,7 @@ from bot.config import USERNAME
 from bot.errors import OperationError
 from bot.service.forum import AlreadyPostedError, NotADraftError
 from bot.service.preview import Preview, preview
+from bot.service.registration import run_scopes
 from bot.views import matches as views
 from bot.views.candidates import points_text
 from bot.views.candidates import pools as candidates_pools
@@ -41,7 +42,9 @@ from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
+    "TOOLS",
     "audit_page",
+    "confirm_page",
     "correct_result",
     "desk",
     "mark_posted",
@@ -50,6 +53,17 @@ __all__ = [
     "settle",
     "settle_preview",
 ]
+
+
+TOOLS: list[str] = [
+    "desk_tool_result.html",
+    "desk_tool_adjudicate.html",
+    "desk_tool_relay.html",
+    "desk_tool_exit.html",
+    "desk_tool_sync.html",
+]
+"""The desk's "Rulings by hand" section, in order: one template each (a form that calls the
+service operation the command line's command calls). A feature adds its own here."""
 
 
 def current_drafts(pending: Iterable[OutboxRow]) -> list[OutboxRow]:
@@ -93,6 +107,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
         {
             "title": "TD desk",
             "outbox_stopped": None if stopped is None else stopped.reason,
+            "scopes": run_scopes(ctx.config),
             "decisions": [d for d in decisions if not d.optional],
             "rulings": [d for d in decisions if d.optional],
             "drafts": current_drafts(
@@ -107,6 +122,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
             "when": lambda t: when(t, now),
             "results": list(RESULT_CHOICES),
             "max_text": MAX_LENGTH,
+            "tools": TOOLS,
         },
     )
 
@@ -207,7 +223,7 @@ async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
     if keep:
         ctx.changed()
         return redirect_with(request, "/desk", message)
-    return await _confirm_page(
+    return await confirm_page(
         request,
         tried,
         heading=pick.decision.title,
@@ -218,7 +234,7 @@ async def _decide(request: web.Request, *, keep: bool) -> web.StreamResponse:
     )
 
 
-async def _confirm_page(
+async def confirm_page(
     request: web.Request,
     tried: Preview[str],
     *,
@@ -237,7 +253,7 @@ async def _confirm_page(
         {
             "title": "Confirm",
             "heading": heading,
-            "action": action,
+            "action": action.removeprefix("Confirm: "),  # the page's heading says "Confirm:"
             "reason": reason,
             "outcome": tried.outcome,
             "changes": tried.changes,
@@ -297,7 +313,7 @@ async def result_preview(request: web.Request) -> web.StreamResponse:
             )
         except OperationError as e:
             return redirect_with(request, "/desk#results", str(e), ok=False)
-    return await _confirm_page(
+    return await confirm_page(
         request,
         tried,
         heading=f"Record a result in match {values.get('match_id', '')}",

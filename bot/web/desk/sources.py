@@ -1,7 +1,7 @@
 """The kinds of decision the desk lists, in the order it shows them, each settled by the same
 service operation the CLI calls: stage starts and round approvals (:mod:`.stage_cards`),
 negotiation faults, claims, disqualifications and flagged games (:mod:`.rulings`), and every
-other TD alert (:mod:`.alerts`)."""
+armageddons (:mod:`.armageddon_cards`), and every other TD alert (:mod:`.alerts`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import datetime as dt
 from bot.service.services import Services
 from bot.web.core import not_found
 from bot.web.desk.alerts import TdAlerts
+from bot.web.desk.armageddon_cards import ArmageddonDecisions
 from bot.web.desk.decisions import Decision, DecisionSource, settled_keys
 from bot.web.desk.marks import MarkedAccounts
 from bot.web.desk.rulings import (
@@ -32,6 +33,7 @@ SOURCES: list[DecisionSource] = [
     Disqualifications(),
     MarkedAccounts(),
     FlaggedGames(),
+    ArmageddonDecisions(),
     TdAlerts(),
 ]
 """Decision kinds, in the order the desk shows them. Feature modules may add their own."""

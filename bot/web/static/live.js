@@ -27,9 +27,17 @@
     for (var i = 0; i < parts.length; i++) {
       var old = parts[i], next = fresh.getElementById(old.id);
       if (!next) { old.hidden = true; continue; }
-      if (edited(old)) continue;
-      old.replaceWith(document.importNode(next, true));
-      swapped++;
+      if (!edited(old)) {
+        old.replaceWith(document.importNode(next, true));
+        swapped++;
+        continue;
+      }
+      // A form in it is being filled in: only its parts that hold no such form.
+      var inner = old.querySelectorAll("[data-live-part][id]");
+      for (var j = 0; j < inner.length; j++) {
+        var part = fresh.getElementById(inner[j].id);
+        if (part && !edited(inner[j])) { inner[j].replaceWith(document.importNode(part, true)); swapped++; }
+      }
     }
     var stamp = fresh.querySelector("footer time[datetime]"), here = document.querySelector("footer time[datetime]");
     if (stamp && here) here.replaceWith(document.importNode(stamp, true));

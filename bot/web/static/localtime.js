@@ -94,6 +94,15 @@
     }
   }
 
+  // A tap (no hover on a phone) shows the UTC time in place; another tap, the local one.
+  document.addEventListener("click", function (e) {
+    var t = e.target && e.target.closest ? e.target.closest("time.local[title]") : null;
+    if (!t || t.closest("a, button")) return;
+    var shown = t.textContent;
+    t.textContent = t.title;
+    t.title = shown;
+  });
+
   function start() {
     addLocalTimes();
     tick();

@@ -1,0 +1,156 @@
+"""Players who let the bot start their games: their Lichess tokens, kept encrypted (issue 25).
+
+A player allows it on their account page: Lichess asks them for ``challenge:write`` and the
+token comes back to the site, which keeps it only as a Fernet token (``cryptography``'s
+authenticated encryption, AES-128-CBC with an HMAC-SHA256: a well-kept library, and a stored
+value that is tampered with or read with another key does not decrypt at all) under the key of
+``ACWC_TOKEN_KEY``. A copy of the database or a backup holds no usable token without that key.
+Withdrawing deletes the row here, and the caller revokes the token on Lichess. A token Lichess
+refused (revoked there, say) is forgotten the same way, and the player is told.
+
+With a sandbox and no key set, each process makes a key of its own: the tokens of a sandbox are
+worth nothing after it stops.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import logging
+from collections.abc import Iterable
+
+from cryptography.fernet import Fernet, InvalidToken
+
+from bot.config import Config
+from bot.errors import OperationError
+from storage.models_tokens import PlayerTokenRow
+from storage.repo_tokens import PlayerTokenRepository
+from storage.uow import UnitOfWork
+
+__all__ = ["GAME_SCOPE", "Permission", "PlayerTokens", "TokenVault"]
+
+log = logging.getLogger(__name__)
+
+GAME_SCOPE = "challenge:write"
+"""What lila's bulk pairing needs of each player's token."""
+
+
+class TokenVault:
+    """Seals and opens the players' tokens with one Fernet key."""
+
+    def __init__(self, key: str | bytes) -> None:
+        self._fernet = Fernet(key)
+
+    @classmethod
+    def for_config(cls, config: Config) -> TokenVault | None:
+        """The vault of ``ACWC_TOKEN_KEY``; a fresh key for a sandbox without one; ``None``
+        (nothing kept) for a real Lichess without one."""
+        key = config.secrets.token_key
+        if key:
+            return cls(key)
+        if config.service.uses_local_lichess:
+            return cls(Fernet.generate_key())
+        return None
+
+    def seal(self, token: str) -> str:
+        return self._fernet.encrypt(token.encode()).decode("ascii")
+
+    def open(self, secret: str) -> str | None:
+        """The token, or ``None`` when ``secret`` was not sealed with this key."""
+        try:
+            return self._fernet.decrypt(secret.encode("ascii")).decode()
+        except (InvalidToken, ValueError):
+            return None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Permission:
+    """What the account page shows: whether the player allowed it, and since when."""
+
+    offered: bool
+    allowed: bool
+    since: dt.datetime | None = None
+
+
+class PlayerTokens:
+    """Each player's permission to start their games, with the token that carries it."""
+
+    def __init__(self, config: Config, vault: TokenVault | None) -> None:
+        self.config = config
+        self.vault = vault
+
+    @property
+    def offered(self) -> bool:
+        """Whether players may allow it: bulk pairing on, and a key to keep tokens with."""
+        return self.config.games.bulk_pairing and self.vault is not None
+
+    async def permission(self, uow: UnitOfWork, player_id: str) -> Permission:
+        row = await PlayerTokenRepository(uow.session).get(player_id.lower())
+        if not self.offered:
+            return Permission(offered=False, allowed=False)
+        return Permission(True, row is not None, None if row is None else row.created_at)
+
+    async def allow(
+        self,
+        uow: UnitOfWork,
+        player_id: str,
+        token: str,
+        scopes: Iterable[str],
+        *,
+        now: dt.datetime,
+    ) -> None:
+        """Keep ``token`` (sealed) as the player's permission; refuses a non-player, a token
+        without ``challenge:write``, or when it is not offered."""
+        if not self.offered or self.vault is None:
+            raise OperationError("The bot does not start games for players in this tournament.")
+        player = await uow.players.get(player_id.lower())
+        if player is None:
+            raise OperationError("Only a registered player can let the bot start their games.")
+        granted = sorted(set(scopes))
+        if GAME_SCOPE not in granted:
+            raise OperationError(
+                "Lichess did not grant the permission to create games; nothing was kept."
+            )
+        await PlayerTokenRepository(uow.session).put(
+            PlayerTokenRow(
+                player_id=player.id,
+                secret=self.vault.seal(token),
+                scopes=" ".join(granted)[:200],
+                created_at=now,
+            )
+        )
+        await uow.audit.record(
+            at=now, actor=player.username, action="games.allowed", player=player.id
+        )
+
+    async def withdraw(
+        self, uow: UnitOfWork, player_id: str, *, now: dt.datetime, actor: str, why: str = ""
+    ) -> str | None:
+        """Forget the player's token; the token itself, to revoke on Lichess (``None``: there
+        was none, or it no longer opens)."""
+        repo = PlayerTokenRepository(uow.session)
+        row = await repo.get(player_id.lower())
+        if row is None:
+            return None
+        token = None if self.vault is None else self.vault.open(row.secret)
+        await repo.delete(row.player_id)
+        details = {"why": why} if why else None
+        await uow.audit.record(
+            at=now, actor=actor, action="games.withdrawn", player=row.player_id, details=details
+        )
+        return token
+
+    async def tokens(self, uow: UnitOfWork, player_ids: Iterable[str]) -> dict[str, str]:
+        """The tokens of those of ``player_ids`` who allowed it (a row that no longer opens,
+        sealed with another key, counts as not allowed)."""
+        if not self.offered or self.vault is None:
+            return {}
+        rows = await PlayerTokenRepository(uow.session).get_many(p.lower() for p in player_ids)
+        out = {}
+        for player_id, row in rows.items():
+            token = self.vault.open(row.secret)
+            if token is None:
+                log.warning("the stored token of %s does not open with this key", player_id)
+                continue
+            out[player_id] = token
+        return out

@@ -1,0 +1,111 @@
+"""The eligibility re-check from the desk (rules 2.i, 7.3): every registered player's account and
+games read again from Lichess, as the command line's registration check does (the same
+``Registration.check_all``), run in the background with its progress on the page, which
+reloads itself until it is done.
+
+One check runs at a time per process; its state lives in the web application (a restart forgets
+it; what it found is in the audit log, ``registration.check``, and on the players' rows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import logging
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from bot.errors import OperationError
+from bot.service.registration import RegistrationCheck
+from bot.web.core import WebContext, context, read_form, redirect_with, render, require_td
+
+__all__ = ["JOBS", "CheckJob", "CheckJobs", "check_page", "install", "start_check"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CheckJob:
+    started_by: str
+    started_at: dt.datetime
+    done: int = 0
+    total: int | None = None
+    checks: list[RegistrationCheck] = field(default_factory=list)
+    error: str | None = None
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return not self.finished.is_set()
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+
+class CheckJobs:
+    """The web application's one registration check: the last started, running or done."""
+
+    def __init__(self) -> None:
+        self.current: CheckJob | None = None
+
+    async def cancel(self, app: web.Application) -> None:
+        """At the application's clean-up: a check still running stops."""
+        job = self.current
+        if job is not None and job.task is not None and not job.task.done():
+            job.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await job.task
+
+
+JOBS = web.AppKey("desk_registration_checks", CheckJobs)
+
+
+def install(app: web.Application) -> None:
+    jobs = CheckJobs()
+    app[JOBS] = jobs
+    app.on_cleanup.append(jobs.cancel)
+
+
+async def _run(job: CheckJob, ctx: WebContext) -> None:
+    registration = ctx.services.registration
+    try:
+        if registration is None:
+            raise OperationError("the bot has no Lichess connection to check accounts with")
+        job.checks = await registration.check_all(
+            now=job.started_at, actor=job.started_by, progress=job.progress
+        )
+        ctx.changed()
+    except OperationError as e:
+        job.error = str(e)
+    except Exception as e:  # a Lichess failure: said on the page, the details in the log
+        log.exception("desk: the registration check failed")
+        job.error = f"the check stopped: {e.__class__.__name__}: {e}"
+    finally:
+        job.finished.set()
+
+
+async def start_check(request: web.Request) -> web.StreamResponse:
+    """``POST /desk/registration/check``: start the re-check in the background (one at a time)."""
+    require_td(request)
+    who, _ = await read_form(request, {})
+    ctx = context(request)
+    jobs = request.app[JOBS]
+    if jobs.current is not None and jobs.current.running:
+        return redirect_with(request, "/desk/registration", "A check is already running.")
+    job = CheckJob(started_by=who.username, started_at=ctx.now())
+    jobs.current = job
+    job.task = asyncio.get_running_loop().create_task(_run(job, ctx), name="registration-check")
+    return redirect_with(request, "/desk/registration", "The check has started.")
+
+
+async def check_page(request: web.Request) -> web.StreamResponse:
+    """``GET /desk/registration``: the last check's progress and findings."""
+    require_td(request)
+    return await render(
+        request,
+        "desk_registration.html",
+        {"title": "Eligibility re-check", "job": request.app[JOBS].current},
+    )

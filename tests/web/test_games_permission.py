@@ -1,0 +1,121 @@
+"""A player lets the bot start their games on /account, and withdraws it (issue 25): the token
+is asked with challenge:write through the sandbox's OAuth page, kept only encrypted, and revoked
+on Lichess when withdrawn; the login's own token is revoked as soon as it named the player."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from bot.app import Service
+from bot.demo.bundled import bundled_sandbox
+from bot.runtime.clock import FakeClock
+from bot.sandbox.state import SandboxState
+from storage.models_tokens import PlayerTokenRow
+from storage.repo_tokens import PlayerTokenRepository
+from tests.web.helpers import NOW, Browser, Site, flash_text, make_config, seed
+
+
+@pytest.fixture
+async def lichess() -> SandboxState:
+    return SandboxState(now=lambda: NOW)
+
+
+@pytest.fixture
+async def site_and_lichess(
+    database_url: str, lichess: SandboxState
+) -> AsyncIterator[tuple[Site, SandboxState]]:
+    clock = FakeClock(NOW)
+    async with Service(
+        make_config(database_url), clock=clock, web_port=0, sandbox=bundled_sandbox(lichess)
+    ) as service:
+        assert service.web_url is not None
+        matches = await seed(service)
+        yield Site(service=service, clock=clock, url=service.web_url, matches=matches), lichess
+
+
+async def _grant(b: Browser, lichess_url: str, username: str, decision: str = "approve") -> str:
+    """Press "Let the bot start my games", answer Lichess's page, land back on /account."""
+    async with b.http.post(
+        b.url("/account/games/allow"), data={"csrf": b.csrf()}, allow_redirects=False
+    ) as resp:
+        assert resp.status == 303, await resp.text()
+        oauth = resp.headers["Location"]
+    form = {k: v[0] for k, v in parse_qs(urlsplit(oauth).query).items()}
+    assert form["scope"] == "challenge:write"
+    form |= {"username": username, "decision": decision}
+    async with b.http.post(
+        lichess_url + "/_sandbox/oauth/authorize", data=form, allow_redirects=False
+    ) as resp:
+        callback = resp.headers["Location"]
+    return await b.get(callback)
+
+
+async def test_a_player_allows_it_the_token_is_kept_encrypted_and_withdrawing_revokes_it(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    b = Browser(site)
+    try:
+        await b.login("Alice")
+        # the login's token named Alice and was revoked at once: Lichess has none of hers
+        assert [t for t in lichess.tokens.values() if t.user == "alice"] == []
+        page = await b.get("/account")
+        assert "Let the bot start my games" in page
+        page = await _grant(b, site.service.lichess_url, "Alice")
+        assert "The bot may now start your games" in flash_text(page)
+        assert "Stop it and revoke the permission" in page
+        granted = [v for v, t in lichess.tokens.items() if t.user == "alice"]
+        assert len(granted) == 1
+        async with site.db.uow() as uow:
+            row = await PlayerTokenRepository(uow.session).get("alice")
+        assert isinstance(row, PlayerTokenRow)
+        assert granted[0] not in row.secret  # only the sealed token is stored
+        assert row.scopes == "challenge:write"
+        tokens = site.service.services.player_tokens
+        assert tokens is not None
+        async with site.db.reads() as uow:
+            assert await tokens.tokens(uow, ["alice", "bob"]) == {"alice": granted[0]}
+
+        page = await b.post("/account/games/withdraw", {})
+        assert flash_text(page) == "The bot no longer starts your games."
+        assert granted[0] not in lichess.tokens  # revoked on Lichess (DELETE /api/token)
+        async with site.db.uow() as uow:
+            assert await PlayerTokenRepository(uow.session).get("alice") is None
+            actions = [a.action for a in await uow.audit.list(player="alice")]
+        assert "games.allowed" in actions
+        assert "games.withdrawn" in actions
+    finally:
+        await b.close()
+
+
+async def test_another_accounts_token_or_a_refusal_keeps_nothing(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    b = Browser(site)
+    try:
+        await b.login("Alice")
+        await b.get("/account")
+        page = await _grant(b, site.service.lichess_url, "Bob")
+        assert flash_text(page) == "That was Bob's Lichess account, not yours."
+        assert [t for t in lichess.tokens.values() if t.user == "bob"] == []  # revoked
+        page = await _grant(b, site.service.lichess_url, "Alice", decision="deny")
+        assert flash_text(page) == "You did not give the permission on Lichess."
+        async with site.db.uow() as uow:
+            assert await PlayerTokenRepository(uow.session).get("alice") is None
+    finally:
+        await b.close()
+
+
+async def test_a_visitor_is_not_offered_it(site_and_lichess: tuple[Site, SandboxState]) -> None:
+    site, _ = site_and_lichess
+    b = Browser(site)
+    try:
+        await b.login("Eve")
+        page = await b.get("/account")
+        assert "Let the bot start my games" not in page
+    finally:
+        await b.close()
