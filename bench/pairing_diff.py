@@ -207,6 +207,23 @@ def parse_bbp_pairing(text: str) -> tuple[Boards, int | None]:
     return frozenset(boards), bye
 
 
+def run_bbp(
+    binary: Path, *arguments: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """``binary --dutch ARGUMENTS...`` (bbpPairings), its output captured as text.
+
+    Raises:
+        subprocess.TimeoutExpired: no answer in ``timeout`` seconds.
+    """
+    return subprocess.run(
+        [str(binary), "--dutch", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def _bbp_pairing(
     binary: Path, trf: str, directory: Path, timeout: float
 ) -> tuple[Boards, int | None] | str:
@@ -214,13 +231,7 @@ def _bbp_pairing(
     path = directory / "state.trf"
     path.write_text(trf)
     try:
-        done = subprocess.run(
-            [str(binary), "--dutch", str(path), "-p"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        done = run_bbp(binary, str(path), "-p", timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"no answer in {timeout:g} s"
     if done.returncode != 0:

@@ -15,12 +15,11 @@ command that made them.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bench.pairing_diff import bbp_trf
+from bench.pairing_diff import bbp_trf, run_bbp
 from rules.swiss.trf import next_round_number, parse_trf
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -35,13 +34,7 @@ def bbp_output(binary: Path, trf: Path, scratch: Path) -> str:
     state = parse_trf(trf.read_text(encoding="utf-8"))
     copy = scratch / trf.name
     copy.write_text(bbp_trf(state, next_round_number(state)), encoding="utf-8")
-    done = subprocess.run(
-        [str(binary), "--dutch", str(copy), "-p"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    done = run_bbp(binary, str(copy), "-p")
     if done.returncode != 0:
         raise RuntimeError(f"{trf.name}: exit code {done.returncode}: {done.stderr.strip()}")
     return done.stdout

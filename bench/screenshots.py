@@ -37,7 +37,6 @@ from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.web.desk.sources import pending_decisions
 from rules.core.states import MatchState
-from storage.repo_weekly import WeeklyRepository
 from tests.web.webdriver import Browser, chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +143,7 @@ async def busiest(service: Service) -> tuple[tuple[int, int], int, str]:
         variety = (len(kinds), len(decisions))
         best: tuple[tuple[int, int], int, str] = (variety, 0, "")
         steps = 0
-        weekly = WeeklyRepository(uow.session)
+        weekly = uow.weekly
         for m in await uow.matches.all():
             if m.black_first is None or m.outcome is not None or m.state != MatchState.SCHEDULED:
                 continue

@@ -501,7 +501,13 @@ def _check_service_side(config: Config) -> None:
 
 def _check(config: Config) -> None:
     _check_service_side(config)
-    r = config.rules
+    _check_match_rules(config.rules)
+    _check_stage_rules(config.rules)
+    _check_service(config)
+
+
+def _check_match_rules(r: Ruleset) -> None:
+    """The match formats, the time control, the offers, the conduct and the armageddon."""
     for kind in StageKind:
         _check_format(f"rules.formats.{kind.value}", r.formats.for_stage(kind))
     if r.formats.candidates.tiebreak is not Tiebreak.NONE:
@@ -533,6 +539,10 @@ def _check(config: Config) -> None:
             f"{a.min_white_seconds} s is more than Black's {a.black_seconds} s",
         )
     _positive("rules.armageddon.bid_window", a.bid_window)
+
+
+def _check_stage_rules(r: Ruleset) -> None:
+    """The stages' sizes, the play-in, the seeding and the eligibility window."""
     s = r.stages
     if s.pool_size < 2:
         raise ConfigError("rules.stages.pool_size", f"must be at least 2, not {s.pool_size}")
@@ -563,6 +573,10 @@ def _check(config: Config) -> None:
             "rules.eligibility.peak_window_start",
             "must be before rules.eligibility.peak_window_end",
         )
+
+
+def _check_service(config: Config) -> None:
+    """The database, Lichess, the web port, the timeouts, the outbox and the log level."""
     url = config.service.database_url
     if not (url.startswith("sqlite+aiosqlite://") or url.startswith("postgresql+asyncpg://")):
         raise ConfigError(

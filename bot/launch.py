@@ -2,8 +2,8 @@
 
 It hands the command line the composition root (:mod:`bot.app`) and plugs in the tools the
 project ships beside the service: the bundled sandbox Lichess (for ``lichess_url = "sandbox"``),
-the ``acwc demo`` command and ``acwc follow-clock`` (``acwc run`` on a demo driver's clock,
-tests only).
+and the ``acwc demo`` command (the tests' ``acwc run`` on a demo driver's clock is no command of
+``acwc``: :mod:`bot.demo.follow_clock`).
 This is the one module outside the demo and the tests that may import ``bot.app``, ``bot.demo``
 and ``bot.sandbox`` (import-linter enforces it), and it imports the tools only when the config
 or the command asks for them: the service itself only ever sees the :data:`bot.app.SandboxStarter`
@@ -34,11 +34,6 @@ TOOLS = (
         "demo",
         "bot.demo.command",
         "run a whole championship with simulated players on the sandbox Lichess, fast",
-    ),
-    CommandEntry(
-        "follow-clock",
-        "bot.demo.command",
-        "tests only: `acwc run` on the fake clock a demo driver serves (sandbox Lichess only)",
     ),
 )
 

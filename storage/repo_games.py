@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from rules.core.ruleset import StageKind
 from storage.models_games import BroadcastRoundRow, BroadcastRow, ChallengeRow
 
-__all__ = ["GamesRepository"]
+__all__ = ["LichessRepository"]
 
 
-class GamesRepository:
+class LichessRepository:
     """``GamesRepository(uow.session)``: the bot's challenges and broadcasts."""
 
     def __init__(self, session: AsyncSession) -> None:

@@ -17,7 +17,7 @@ from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow, ArmageddonStepRow, BracketRow, StagePlanRow
 
 
-class StagesRepository:
+class LaterStagesRepository:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 

@@ -9,8 +9,13 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from storage.changes import ORIGIN
+from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
+from storage.repo_stages import LaterStagesRepository
+from storage.repo_tokens import PlayerTokenRepository
+from storage.repo_web import WebRepository
+from storage.repo_weekly import WeeklyRepository
 from storage.repositories import (
     AuditRepository,
     DeadlineRepository,
@@ -64,6 +69,11 @@ class UnitOfWork:
         self.settings = SettingRepository(self.session)
         self.holds = HoldRepository(self.session)
         self.notices = NoticeRepository(self.session)
+        self.weekly = WeeklyRepository(self.session)
+        self.later_stages = LaterStagesRepository(self.session)
+        self.lichess = LichessRepository(self.session)
+        self.web = WebRepository(self.session)
+        self.tokens = PlayerTokenRepository(self.session)
         return self
 
     async def __aexit__(
@@ -83,3 +93,7 @@ class UnitOfWork:
 
     async def rollback(self) -> None:
         await self.session.rollback()
+
+    async def flush(self) -> None:
+        """Write what the repositories hold so far (ids, constraints), without committing."""
+        await self.session.flush()

@@ -220,8 +220,9 @@ async def database(
 
 @asynccontextmanager
 async def unit_of_work(cli: Cli) -> AsyncIterator[UnitOfWork]:
-    """A unit of work on the config's database, for a command that only reads or writes rows."""
-    async with database(cli.config) as db, db.uow() as uow:
+    """A unit of work that only reads, on the config's database (``Database.reads``): a command
+    that changes something goes through the services and commits its own ``db.uow()``."""
+    async with database(cli.config) as db, db.reads() as uow:
         yield uow
 
 

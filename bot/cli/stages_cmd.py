@@ -134,7 +134,7 @@ async def stage_advance(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def stage_status(args: argparse.Namespace, cli: Cli) -> int:
-    async with services(cli) as found, found.db.uow() as uow:
+    async with services(cli) as found, found.db.reads() as uow:
         tournament = await require_tournament(uow)
         current = StageKind(tournament.current_stage)
         prog = await found.progression.progress(uow, current)

@@ -14,7 +14,6 @@ from bot.cli.output import as_json, table
 from bot.errors import OperationError
 from bot.notify.kinds import Channel, OutboxStatus
 from bot.views.timeline import timeline
-from storage.repo_weekly import WeeklyRepository
 
 OUTBOX_STATUSES = tuple(s.value for s in OutboxStatus)
 OUTBOX_KINDS = tuple(c.value for c in Channel)
@@ -164,7 +163,7 @@ async def dq_confirm(args: argparse.Namespace, cli: Cli) -> int:
 
 async def deadlines_list(args: argparse.Namespace, cli: Cli) -> int:
     async with unit_of_work(cli) as uow:
-        rows = await WeeklyRepository(uow.session).deadlines(args.match)
+        rows = await uow.weekly.deadlines(args.match)
     shown = [r for r in rows if args.all or r.cancelled_at is None]
     now = cli.clock.now()
 
@@ -299,7 +298,7 @@ async def forfeit_list(args: argparse.Namespace, cli: Cli) -> int:
 
     player = None if args.player is None else args.player.lower()
     async with unit_of_work(cli) as uow:
-        rows = await WeeklyRepository(uow.session).forfeits(player=player)
+        rows = await uow.weekly.forfeits(player=player)
     data = [
         {
             "id": r.id,

@@ -57,9 +57,6 @@ from storage.models import MatchRow
 from storage.models_games import ChallengeRow
 from storage.models_stages import ArmageddonRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_games import GamesRepository
-from storage.repo_stages import StagesRepository
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Actor", "GameActor", "MatchActor", "Notes", "TDActor", "World"]
@@ -359,7 +356,7 @@ class MatchActor:
             rows = await uow.matches.open_versions(OPEN_STATES)
             steps: dict[int, int] = {}
             if any(r[1] is MatchState.ARMAGEDDON for r in rows):
-                steps = await StagesRepository(uow.session).step_counts()
+                steps = await uow.later_stages.step_counts()
         return {
             mid: (state, outcome, week, agreed, seq, steps.get(mid))
             for mid, state, outcome, week, agreed, seq in rows
@@ -371,7 +368,7 @@ class MatchActor:
             row = await uow.matches.get(match_id)
             assert row is not None
             assert row.black_first is not None
-            events = list(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+            events = list(await uow.weekly.events(row.id, week=row.week))
             if not any(e.kind == WEEK_STARTED for e in events):
                 return []  # not started yet (the service starts a repeated week itself)
             if row.week > 1 and (row.id, row.week) not in self._weeks_shown:
@@ -505,7 +502,7 @@ async def _armageddon_plans(uow: Any, w: World, row: MatchRow) -> list[Planned]:
     view = await armageddon_view(uow, row.id, w.config.rules)
     if view is None:
         return []
-    repo = StagesRepository(uow.session)
+    repo = uow.later_stages
     arm = await repo.armageddon_for_match(row.id)
     assert arm is not None
     steps = list(await repo.steps(arm.id))
@@ -586,14 +583,14 @@ class GameActor:
         w = self.world
         async with w.db.reads() as uow:
             rows = list(await uow.matches.open_matches(OPEN_STATES))
-            repo = StagesRepository(uow.session)
+            repo = uow.later_stages
             arms: dict[int, ArmageddonRow] = {}
             if any(r.state is MatchState.ARMAGEDDON for r in rows):
                 arms = await repo.armageddons_for([r.id for r in rows])
             unknown = {r.round_id for r in rows} - set(self._rounds)
             if unknown:
                 self._rounds.update(await uow.tournaments.round_numbers(unknown))
-            self._challenges = await GamesRepository(uow.session).challenges_of(
+            self._challenges = await uow.lichess.challenges_of(
                 r.id
                 for r in rows
                 if r.state is MatchState.ARMAGEDDON

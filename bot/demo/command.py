@@ -1,10 +1,8 @@
-"""``acwc demo``: a whole championship on the bundled sandbox Lichess (see :mod:`bot.demo`);
-``acwc follow-clock``: the service on a demo driver's clock (:mod:`bot.demo.remote`)."""
+"""``acwc demo``: a whole championship on the bundled sandbox Lichess (see :mod:`bot.demo`)."""
 
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 from typing import Any
 
@@ -32,32 +30,6 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--keep-open", action="store_true", help="keep the web pages up at the end (Ctrl-C stops)"
     )
-    p = command(
-        sub,
-        "follow-clock",
-        follow_clock,
-        "tests only: `acwc run` on the fake clock a demo driver serves (sandbox Lichess only)",
-    )
-    p.add_argument("clock_url", metavar="URL", help="the driver's clock feed (GET URL/clock)")
-
-
-async def follow_clock(args: argparse.Namespace, cli: Cli) -> int:
-    """``acwc run`` following a driver's clock (the crash and fail-over tests): the time is a
-    test's, so it runs only against a sandbox Lichess on this machine."""
-    from bot.demo.bundled import bundled_sandbox
-    from bot.demo.remote import run_on_remote_clock
-
-    if not re.match(r"^https?://[^\s/]+", args.clock_url):
-        raise CliError(f"URL: must be an http(s) URL, not {args.clock_url!r}")
-    service = cli.config.service
-    if not service.uses_local_lichess:
-        raise CliError(
-            'a fake clock is for tests only: it needs lichess_url = "sandbox" or a sandbox on '
-            "http://127.0.0.1"
-        )
-    sandbox = bundled_sandbox() if service.uses_sandbox else None
-    await run_on_remote_clock(cli.config, args.clock_url, sandbox=sandbox)
-    return 0
 
 
 def smallest_field(ruleset: Ruleset) -> int:

@@ -14,12 +14,13 @@ process boundary, and nothing else (the settle facts are read from the shared da
 
 A restarted service reconnects, reads the current time first, fires what is overdue and backfills
 games (its watcher's ``last_seen`` is in the database), so the driver's next settle simply waits
-for it. ``acwc follow-clock URL`` (a tool command, valid only with a sandbox Lichess; the
-production config has no such setting) is ``acwc run`` on a :class:`RemoteClock`.
+for it. ``python -m bot.demo.follow_clock ... follow-clock URL`` (a tool of the tests, valid only
+with a sandbox Lichess; neither a command of ``acwc`` nor a setting of the production config) is
+``acwc run`` on a :class:`RemoteClock`.
 
-The driver's side: :class:`ServiceProcess` starts ``python -m bot follow-clock`` on a config file,
-waits until it says it is ready (its clock follows the feed and its tasks run) and kills it with
-SIGKILL.
+The driver's side: :class:`ServiceProcess` starts ``python -m bot.demo.follow_clock`` on a config
+file, waits until it says it is ready (its clock follows the feed and its tasks run) and kills it
+with SIGKILL.
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ class RemoteClock:
 async def run_on_remote_clock(
     config: Config, url: str, *, sandbox: SandboxStarter | None = None
 ) -> None:
-    """``acwc follow-clock URL``: the service on a driver's clock until the feed ends.
+    """``follow-clock URL`` (:mod:`bot.demo.follow_clock`): the service on a driver's clock until
+    the feed ends.
 
     Every line of the feed (a new time or a nudge) wakes the outbox and the deadline runner and
     re-reads the active players (:func:`_take_in`) before it is acknowledged. Prints
@@ -259,7 +261,8 @@ async def _take_in(service: Service, *, within: float = 10.0) -> None:
 
 
 class ServiceProcess:
-    """``python -m bot --config PATH follow-clock URL`` in a child process the driver can kill."""
+    """``python -m bot.demo.follow_clock --config PATH follow-clock URL`` in a child process the
+    driver can kill."""
 
     def __init__(
         self, config_path: Path, clock_url: str, *, env: Mapping[str, str], cwd: Path
@@ -287,7 +290,7 @@ class ServiceProcess:
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "bot",
+            "bot.demo.follow_clock",
             *self.flags,
             "--config",
             str(self.config_path),

@@ -244,21 +244,23 @@ class SandboxState:
                             rnd.see(game.id, now)
 
     def round_shows_its_games(self, rnd: BroadcastRound) -> bool:
-        """Whether ``rnd`` showed every game (not aborted) between two of its players that
-        started after it was made and before the next round of its tour was."""
-        tour = next(t for t in self.broadcasts.values() if rnd in t.rounds)
-        later = [r.created_at for r in tour.rounds if r.created_at > rnd.created_at]
+        """Whether ``rnd`` showed every challenge game (not aborted) between two of its players
+        that started after it was made and before the next round (of any tour) was."""
+        later = [
+            r.created_at
+            for t in self.broadcasts.values()
+            for r in t.rounds
+            if r.created_at > rnd.created_at
+        ]
         end = min(later) if later else None
-        for game in self.games.values():
-            created = from_millis(game.createdAt)
-            if (
-                game.status in ("created", "aborted")
-                or created < rnd.created_at
-                or (end is not None and created >= end)
-                or not rnd.follows(*game.user_ids)
-            ):
+        for challenge in self.challenges.values():
+            game = self.games.get(challenge.game_id or "")
+            if game is None or game.status in ("created", "aborted"):
                 continue
-            if game.id not in rnd.shown:
+            created = from_millis(game.createdAt)
+            if created < rnd.created_at or (end is not None and created >= end):
+                continue
+            if rnd.follows(*game.user_ids) and game.id not in rnd.shown:
                 return False
         return True
 

@@ -32,7 +32,6 @@ from rules.stages.formats import stage_title
 from rules.talk.games import time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
-from storage.repo_games import GamesRepository
 
 __all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "RoundToBroadcast"]
 
@@ -125,7 +124,7 @@ class Broadcasts:
             tournament = await uow.tournaments.current()
             if tournament is None:
                 return []
-            repo = GamesRepository(uow.session)
+            repo = uow.lichess
             for stage in await uow.tournaments.stages(tournament.id):
                 if stage.kind not in stages:
                     continue
@@ -171,7 +170,7 @@ class Broadcasts:
                 created_at=now,
             )
             async with self.db.uow() as uow:
-                await GamesRepository(uow.session).add(made_row)
+                await uow.lichess.add(made_row)
                 await uow.audit.record(
                     at=now,
                     actor="bot",
@@ -190,12 +189,12 @@ class Broadcasts:
         """Every broadcast round made (read once; :meth:`sync` adds what it makes)."""
         if self._known is None:
             async with self.db.reads() as uow:
-                self._known = list(await GamesRepository(uow.session).all_broadcast_rounds())
+                self._known = list(await uow.lichess.all_broadcast_rounds())
         return self._known
 
     async def _tour(self, stage: StageKind) -> BroadcastRow:
         async with self.db.uow() as uow:
-            found = await GamesRepository(uow.session).broadcast(stage)
+            found = await uow.lichess.broadcast(stage)
         if found is not None:
             return found
         stage_name = stage_title(stage)
@@ -210,7 +209,7 @@ class Broadcasts:
             id=made.id, stage=stage, name=name, url=made.url, created_at=self.clock.now()
         )
         async with self.db.uow() as uow:
-            await GamesRepository(uow.session).add(row)
+            await uow.lichess.add(row)
             await uow.commit()
         return row
 
@@ -227,4 +226,4 @@ class Broadcasts:
 
     async def for_round(self, round_id: int) -> BroadcastRoundRow | None:
         async with self.db.uow() as uow:
-            return await GamesRepository(uow.session).broadcast_round(round_id)
+            return await uow.lichess.broadcast_round(round_id)

@@ -30,7 +30,6 @@ from bot.service.player_tokens import PlayerTokens
 from rules.core.model import normalise_username
 from storage.db import Database
 from storage.models_tokens import BulkGameRow
-from storage.repo_tokens import PlayerTokenRepository
 
 __all__ = ["BulkMade", "BulkOrOpen", "BulkPairer", "BulkRefused"]
 
@@ -128,7 +127,7 @@ class BulkOrOpen:
             log.warning("bulk pairing of %s failed (%s): the open challenge instead", spec.name, e)
             return None
         async with self.db.uow() as uow:
-            await PlayerTokenRepository(uow.session).add_bulk_game(
+            await uow.tokens.add_bulk_game(
                 BulkGameRow(
                     game_id=made.game_id,
                     bulk_id=made.id,
@@ -153,9 +152,7 @@ class BulkOrOpen:
         async with self.db.reads() as uow:  # Lichess is asked outside a write transaction
             pending = [
                 (row.game_id, row.bulk_id)
-                for row in await PlayerTokenRepository(uow.session).pending_bulk_games(
-                    white, black, now=now
-                )
+                for row in await uow.tokens.pending_bulk_games(white, black, now=now)
             ]
         cancelled = []
         for game_id, bulk_id in pending:
@@ -168,7 +165,7 @@ class BulkOrOpen:
         if not cancelled:
             return
         async with self.db.uow() as uow:
-            repo = PlayerTokenRepository(uow.session)
+            repo = uow.tokens
             for game_id in cancelled:
                 row = await repo.bulk_game(game_id)
                 if row is not None:

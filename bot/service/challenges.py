@@ -37,7 +37,6 @@ from rules.talk.games import challenge_missing, challenge_name, game_link
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -199,7 +198,7 @@ class GameChallenges:
         return False
 
     async def challenges(self, uow: UnitOfWork, match_id: int) -> Sequence[ChallengeRow]:
-        return await GamesRepository(uow.session).challenges(match_id)
+        return await uow.lichess.challenges(match_id)
 
     def _expiry(self, row: MatchRow, game: int, now: dt.datetime) -> dt.datetime:
         """After the no-show window of the agreed time (game 1), or of a break from now; an
@@ -236,7 +235,7 @@ class GameChallenges:
             if announce is not None:  # the time was agreed all the same
                 await self._announce(uow, announce, row, now=now, line={})
             return
-        repo = GamesRepository(uow.session)
+        repo = uow.lichess
         expires_at = self._expiry(row, game, now)
         for lasting in await repo.challenges(row.id):
             if (

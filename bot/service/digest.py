@@ -96,6 +96,6 @@ class Digest:
         await self.send(uow, now=now)
         await self.publish_fixed_rounds(uow, now=now)
         open_rounds = await self.forum.sweep(uow, now=now)
-        await uow.session.flush()
+        await uow.flush()
         if open_rounds or await self._waiting(uow):
             await self.notifier.schedule_digest(uow, now=now)

@@ -34,7 +34,6 @@ from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.formats import STAGE_FORMATS, stage_name
 from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["AlreadyPostedError", "Forum", "NotADraftError"]
@@ -186,7 +185,7 @@ class Forum:
             f"Play by {label_time(owner.week_end)} (rules 4.5); all times UTC.",
             f"Agreed times and results are also on {self.config.service.public_url.rstrip('/')}/",
         ]
-        live = await GamesRepository(uow.session).broadcast_round(owner.id)
+        live = await uow.lichess.broadcast_round(owner.id)
         if live is not None:  # this round's live broadcast (bot/service/broadcasts.py)
             lines.append(f"Follow every game live on Lichess: {live.url}")
         elif self.config.tournament.broadcast_url:

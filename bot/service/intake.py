@@ -35,7 +35,6 @@ from rules.week.intake import Accepted, MatchContext, Refused, classify_game
 from storage.convert import to_match
 from storage.db import Database
 from storage.models import MatchRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["ArmageddonIntake", "GameIntake", "GameLookup"]
@@ -140,7 +139,7 @@ class GameIntake:
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
             shift = dt.timedelta(weeks=row.week - 1)
             counted = [g for g in await uow.games.for_match(row.id) if g.id != game.id]
-            challenges = await GamesRepository(uow.session).challenges(row.id)
+            challenges = await uow.lichess.challenges(row.id)
             bots.update(c.id for c in challenges)
             context = MatchContext(
                 match=to_match(row, round=rnd.number),

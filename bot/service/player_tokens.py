@@ -24,7 +24,6 @@ from cryptography.fernet import Fernet, InvalidToken
 from bot.config import Config
 from bot.errors import OperationError
 from storage.models_tokens import PlayerTokenRow
-from storage.repo_tokens import PlayerTokenRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["GAME_SCOPE", "Permission", "PlayerTokens", "TokenVault"]
@@ -85,7 +84,7 @@ class PlayerTokens:
         return self.config.games.bulk_pairing and self.vault is not None
 
     async def permission(self, uow: UnitOfWork, player_id: str) -> Permission:
-        row = await PlayerTokenRepository(uow.session).get(player_id.lower())
+        row = await uow.tokens.get(player_id.lower())
         if not self.offered:
             return Permission(offered=False, allowed=False)
         return Permission(True, row is not None, None if row is None else row.created_at)
@@ -111,7 +110,7 @@ class PlayerTokens:
             raise OperationError(
                 "Lichess did not grant the permission to create games; nothing was kept."
             )
-        await PlayerTokenRepository(uow.session).put(
+        await uow.tokens.put(
             PlayerTokenRow(
                 player_id=player.id,
                 secret=self.vault.seal(token),
@@ -128,7 +127,7 @@ class PlayerTokens:
     ) -> str | None:
         """Forget the player's token; the token itself, to revoke on Lichess (``None``: there
         was none, or it no longer opens)."""
-        repo = PlayerTokenRepository(uow.session)
+        repo = uow.tokens
         row = await repo.get(player_id.lower())
         if row is None:
             return None
@@ -145,7 +144,7 @@ class PlayerTokens:
         sealed with another key, counts as not allowed)."""
         if not self.offered or self.vault is None:
             return {}
-        rows = await PlayerTokenRepository(uow.session).get_many(p.lower() for p in player_ids)
+        rows = await uow.tokens.get_many(p.lower() for p in player_ids)
         out = {}
         for player_id, row in rows.items():
             token = self.vault.open(row.secret)

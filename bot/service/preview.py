@@ -37,6 +37,6 @@ async def preview(
     """
     before = await standings_lines(uow, config)
     outcome = await change()
-    await uow.session.flush()
+    await uow.flush()
     after = await standings_lines(uow, config)
     return Preview(outcome, changed_lines(before, after))

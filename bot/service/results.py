@@ -77,7 +77,7 @@ async def refresh_match(uow: UnitOfWork, match_id: int, *, now: dt.datetime) -> 
         )
         row.outcome = state.outcome
         row.decided_by = DecidedBy.GAMES
-    await uow.session.flush()
+    await uow.flush()
     return state
 
 
@@ -162,7 +162,7 @@ class Results:
             )
             before = None
             action = "result.record"
-        await uow.session.flush()
+        await uow.flush()
         outcome_before = row.outcome
         new_state = await refresh_match(uow, match_id, now=now)
         changed = new_state.outcome if row.outcome != outcome_before else None
@@ -220,6 +220,6 @@ class Results:
             match_id=match_id,
             details={"before": before, "outcome": outcome},
         )
-        await uow.session.flush()
+        await uow.flush()
         await self.on_change(uow, match_id, outcome)
         return row

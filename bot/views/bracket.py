@@ -17,7 +17,6 @@ from rules.stages.knockout import Bracket, Slot, record_final, record_semifinal
 from storage.armageddon_log import replay_procedure
 from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -48,13 +47,13 @@ async def load_bracket(uow: UnitOfWork) -> Bracket | None:
     tournament = await uow.tournaments.current()
     if tournament is None:
         return None
-    return await StagesRepository(uow.session).bracket_value(tournament.id)
+    return await uow.later_stages.bracket_value(tournament.id)
 
 
 async def slot_rows(uow: UnitOfWork, slot: Slot) -> list[MatchRow]:
     """The slot's matches that are not void, week 1 first."""
     stage, board = SLOT_PLACE[slot]
-    rows = await StagesRepository(uow.session).matches_of_stages([stage.value])
+    rows = await uow.later_stages.matches_of_stages([stage.value])
     return sorted(
         (r for r in rows if r.board == board and r.state != VOID), key=lambda r: (r.week, r.id)
     )
@@ -109,7 +108,7 @@ async def procedure(
     assert match is not None
     assert match.black_first is not None
     players = (PlayerId(match.white_first), PlayerId(match.black_first))
-    steps = await StagesRepository(uow.session).steps(arm.id)
+    steps = await uow.later_stages.steps(arm.id)
     return replay_procedure(steps, players, ruleset), match
 
 
@@ -117,7 +116,7 @@ async def armageddon_view(
     uow: UnitOfWork, match_id: int, ruleset: Ruleset, *, viewer: str | None = None
 ) -> dict[str, Any] | None:
     """The armageddon of a match as ``viewer`` may see it (``None``: public, nothing sealed)."""
-    arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+    arm = await uow.later_stages.armageddon_for_match(match_id)
     if arm is None:
         return None
     proc, _ = await procedure(uow, arm, ruleset)

@@ -20,8 +20,6 @@ from rules.week.negotiation import Negotiation, Phase, RulingKind
 from rules.week.next_step import MatchMoment, NextStep, player_options
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
 from storage.models_weekly import MatchEventRow
-from storage.repo_games import GamesRepository
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -178,7 +176,7 @@ async def match_view(
     def name(player: str) -> str:
         return spelled.get(player, player)
 
-    events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+    events = tuple(await uow.weekly.events(row.id, week=row.week))
     try:
         n: Negotiation | None = replay(events, config.rules)
     except LookupError:
@@ -222,7 +220,7 @@ async def match_view(
         DeadlineView(
             d.kind, d.due_at, describe_time(d.due_at, now=now), "fired" if d.fired_at else "planned"
         )
-        for d in await WeeklyRepository(uow.session).deadlines(row.id)
+        for d in await uow.weekly.deadlines(row.id)
         if d.cancelled_at is None
     )
     decided = row.outcome is not None
@@ -306,7 +304,7 @@ async def match_view(
     next_white = None
     if next_game is not None:
         next_white = name(players[0] if next_game % 2 == 1 else players[1])
-    repo = GamesRepository(uow.session)
+    repo = uow.lichess
     challenge = next(
         (
             c

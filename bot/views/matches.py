@@ -21,7 +21,6 @@ from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.formats import stage_name
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
-from storage.repo_games import GamesRepository
 from storage.uow import UnitOfWork
 
 STAGE_LABELS = {kind.value: stage_name(kind) for kind in StageKind}
@@ -215,7 +214,7 @@ async def next_game_links(
 ) -> dict[int, str]:
     """The link of the bot's challenge of each match's next game, while it lasts (the room
     shows the same one), in one query; a match without one is left out."""
-    found = await GamesRepository(uow.session).challenges_of(m.id for m in matches)
+    found = await uow.lichess.challenges_of(m.id for m in matches)
     links: dict[int, str] = {}
     for m in matches:
         wanted = m.games_played + 1

@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rules.week.calendar import label_time
 from storage.match_log import event_time
 from storage.models import AuditRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["TimelineEntry", "timeline"]
@@ -33,8 +33,12 @@ class TimelineEntry:
 
 
 def _describe_event(e: MatchEventRow) -> str:
-    d = e.data
-    match e.kind:
+    return _negotiation_event(e.kind, e.data) or _ruling_event(e.kind, e.data) or e.kind
+
+
+def _negotiation_event(kind: str, d: dict[str, Any]) -> str | None:
+    """A step of the week's negotiation (rules 5), in a few words."""
+    match kind:
         case "week_started":
             start, end = label_time(event_time(d["start"])), label_time(event_time(d["end"]))
             return f"pairing published, week {start} to {end}"
@@ -56,6 +60,12 @@ def _describe_event(e: MatchEventRow) -> str:
             return "declined the change"
         case "choose":
             return f"chose {label_time(event_time(d['time']))} (rules 5.5, 5.9)"
+    return None
+
+
+def _ruling_event(kind: str, d: dict[str, Any]) -> str | None:
+    """A check, a ruling, a break or a claim (rules 5.5, 6), in a few words."""
+    match kind:
         case "offers_verdict":
             at_fault = ", ".join(d.get("at_fault", [])) or "nobody"
             return f"offers check: {d.get('verdict')}, at fault: {at_fault}"
@@ -76,14 +86,14 @@ def _describe_event(e: MatchEventRow) -> str:
         case "claim_decided":
             decided = f"winner {d['winner']}" if d.get("winner") else "dismissed"
             return f"claim decided: {decided} ({d.get('reason')})"
-    return e.kind
+    return None
 
 
 async def timeline(uow: UnitOfWork, match_id: int, *, audit: bool = True) -> list[TimelineEntry]:
     """The match's history: its event log and (with ``audit``) its audit entries, by time."""
     entries = [
         (e.at, 0, e.seq, TimelineEntry(e.at, "event", e.actor, e.kind, _describe_event(e)))
-        for e in await WeeklyRepository(uow.session).events(match_id)
+        for e in await uow.weekly.events(match_id)
     ]
     if audit:
         rows: Sequence[AuditRow] = await uow.audit.list(match_id=match_id)

@@ -50,7 +50,6 @@ from bot.web.security import (
     token_id,
 )
 from storage.models_web import WebSessionRow
-from storage.repo_web import WebRepository
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +204,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
     await _forget_login_token(http, ctx.runtime.lichess_url, token)
     session_token = new_token()
     async with ctx.db.uow() as uow:
-        repo = WebRepository(uow.session)
+        repo = uow.web
         await repo.delete_expired(browser_now)
         await repo.add_session(
             WebSessionRow(
@@ -293,7 +292,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     who, _ = await read_form(request, {})
     async with ctx.db.uow() as uow:
-        await WebRepository(uow.session).delete_session(who.session_id)
+        await uow.web.delete_session(who.session_id)
         await uow.commit()
     response = redirect_with(request, "/", "You are logged out.", logged_out=True)
     response.del_cookie(SESSION_COOKIE, path="/")

@@ -29,7 +29,6 @@ from bot.web.limits import ActionLimiter
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
 from rules.week.calendar import label_duration, label_time
 from storage.db import Database
-from storage.repo_web import WebRepository
 
 log = logging.getLogger(__name__)
 
@@ -232,9 +231,7 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
     token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
     if token is not None:
         async with ctx.db.uow() as uow:
-            row = await WebRepository(uow.session).get_session(
-                token_id(token), now=ctx.browser_now()
-            )
+            row = await uow.web.get_session(token_id(token), now=ctx.browser_now())
             if row is not None:
                 player = await uow.players.get(row.user_id)
                 request[VIEWER] = Viewer(

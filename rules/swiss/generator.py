@@ -13,6 +13,15 @@ files): ``Key=Value`` lines, ``#`` comments.
 ``ForfeitRate``     one game in N is forfeited, won by either player (0: never)
 ``RetiredRate``     in each round, one player in N withdraws for the rest of it (0: never)
 ``HalfPointByeRate`` in each round, one player in N takes a half-point bye (0: never)
+``FullPointByeRate`` ... a full-point bye, ``ZeroPointByeRate`` ... a zero-point bye
+``DoubleForfeitRate`` one game in N is forfeited by both players (0: never)
+``UnusualResultRate`` one game in N ends 1/2-0, 0-1/2 or 0-0 (a player penalised)
+``...PerRound``     the same as exact counts in every round: ``HalfPointByesPerRound``,
+                    ``FullPointByesPerRound``, ``ZeroPointByesPerRound``, ``ForfeitsPerRound``,
+                    ``DoubleForfeitsPerRound``, ``UnusualResultsPerRound``,
+                    ``WithdrawalsPerRound`` (as many as there are players or games to take)
+``ForbiddenPairs``  this many random pairs of players may not meet (``XXP``, or ``260``)
+``Trf2026``         1: write TRF-2026 records (``142``, ``152``, ``260``) instead of ``XX``
 ``PointsForWin``    the scoring: only 1, 0.5 and 0 (the engine's) are accepted
 ``PointsForDraw``
 ``PointsForLoss``
@@ -20,11 +29,13 @@ files): ``Key=Value`` lines, ``#`` comments.
 ==================  ========================================================================
 
 A game that is not drawn is won by the higher-rated player with the Elo expectation. When a
-round has no legal pairing (a small field, many rounds) the tournament ends there.
+round has no legal pairing (a small field, many rounds) the tournament ends there. Not made
+yet: accelerated rounds (the engine does not pair them) and other scorings.
 """
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -36,13 +47,25 @@ from rules.swiss.dutch import NoLegalPairingError, RoundPairing
 from rules.swiss.trf import (
     TrfCell,
     TrfPlayer,
+    TrfProhibition,
     TrfReason,
     TrfResult,
     TrfTournament,
     pair_trf_round,
 )
+from rules.swiss.trf_model import PLAYED_POINTS, UNPLAYED_POINTS
 
-__all__ = ["GeneratedTournament", "GeneratorConfig", "GeneratorError", "generate", "parse_config"]
+__all__ = [
+    "FIDE_MODE",
+    "GeneratedTournament",
+    "GeneratorConfig",
+    "GeneratorError",
+    "generate",
+    "parse_config",
+]
+
+FIDE_MODE = ("092 FIDE Dutch system (FIDE mode)", "192 FIDE_DUTCH_2025")
+"""The label of a tournament paired in FIDE mode (type of tournament, and its TRF-2026 code)."""
 
 
 class GeneratorError(RulesError):
@@ -66,6 +89,19 @@ class GeneratorConfig:
     forfeit_rate: int = 0
     retired_rate: int = 0
     half_point_bye_rate: int = 0
+    full_point_bye_rate: int = 0
+    zero_point_bye_rate: int = 0
+    double_forfeit_rate: int = 0
+    unusual_result_rate: int = 0
+    half_point_byes: int = 0
+    full_point_byes: int = 0
+    zero_point_byes: int = 0
+    forfeits: int = 0
+    double_forfeits: int = 0
+    unusual_results: int = 0
+    withdrawals: int = 0
+    forbidden_pairs: int = 0
+    trf2026: int = 0
     seed: int = 0
 
 
@@ -78,6 +114,19 @@ _KEYS = {
     "ForfeitRate": ("forfeit_rate", 0, 10**9),
     "RetiredRate": ("retired_rate", 0, 10**9),
     "HalfPointByeRate": ("half_point_bye_rate", 0, 10**9),
+    "FullPointByeRate": ("full_point_bye_rate", 0, 10**9),
+    "ZeroPointByeRate": ("zero_point_bye_rate", 0, 10**9),
+    "DoubleForfeitRate": ("double_forfeit_rate", 0, 10**9),
+    "UnusualResultRate": ("unusual_result_rate", 0, 10**9),
+    "HalfPointByesPerRound": ("half_point_byes", 0, 20000),
+    "FullPointByesPerRound": ("full_point_byes", 0, 20000),
+    "ZeroPointByesPerRound": ("zero_point_byes", 0, 20000),
+    "ForfeitsPerRound": ("forfeits", 0, 10000),
+    "DoubleForfeitsPerRound": ("double_forfeits", 0, 10000),
+    "UnusualResultsPerRound": ("unusual_results", 0, 10000),
+    "WithdrawalsPerRound": ("withdrawals", 0, 20000),
+    "ForbiddenPairs": ("forbidden_pairs", 0, 10**6),
+    "Trf2026": ("trf2026", 0, 1),
     "Seed": ("seed", 0, 2**63),
 }
 _SCORING = {"PointsForWin": Fraction(1), "PointsForDraw": Fraction(1, 2), "PointsForLoss": 0}
@@ -127,10 +176,12 @@ def parse_config(text: str) -> GeneratorConfig:
 
 @dataclass(frozen=True, slots=True)
 class GeneratedTournament:
-    """The tournament made, and the round that had no legal pairing (None: all were paired)."""
+    """The tournament made, and the round that had no legal pairing (None: all were paired)
+    with the state that could not be paired (that round's absences in its cells)."""
 
     tournament: TrfTournament
     stopped_at: int | None
+    unpaired: TrfTournament | None = None
 
 
 def _static(name: str, rating: int, points: Fraction, rank: int) -> str:
@@ -151,6 +202,63 @@ def _expected(white: int, black: int) -> float:
     return 1 / (1 + 10 ** ((black - white) / 400))
 
 
+class _Outcome(enum.Enum):
+    """What happens at a board besides an ordinary game."""
+
+    FORFEIT = "forfeit"
+    DOUBLE_FORFEIT = "double forfeit"
+    UNUSUAL = "unusual"
+
+
+_UNUSUAL = (
+    (TrfResult.DRAW, TrfResult.LOSS),
+    (TrfResult.LOSS, TrfResult.DRAW),
+    (TrfResult.LOSS, TrfResult.LOSS),
+)
+
+
+def _chosen(rng: random.Random, count: int, rate: int, among: int) -> list[bool]:
+    """Which of ``among`` items an event takes: exactly ``count`` of them (as many as there
+    are) and, besides, each one in ``rate`` (0: none)."""
+    picked = set(rng.sample(range(among), min(count, among)))
+    return [index in picked or bool(rate and rng.randrange(rate) == 0) for index in range(among)]
+
+
+def _outcomes(config: GeneratorConfig, rng: random.Random, boards: int) -> list[_Outcome | None]:
+    outcomes: list[_Outcome | None] = [None] * boards
+    for outcome, count, rate in (
+        (_Outcome.UNUSUAL, config.unusual_results, config.unusual_result_rate),
+        (_Outcome.DOUBLE_FORFEIT, config.double_forfeits, config.double_forfeit_rate),
+        (_Outcome.FORFEIT, config.forfeits, config.forfeit_rate),
+    ):
+        free = [index for index in range(boards) if outcomes[index] is None]
+        for index, taken in zip(free, _chosen(rng, count, rate, len(free)), strict=True):
+            if taken:
+                outcomes[index] = outcome
+    return outcomes
+
+
+def _results(
+    config: GeneratorConfig,
+    rng: random.Random,
+    outcome: _Outcome | None,
+    ratings: tuple[int, int],
+) -> tuple[TrfResult, TrfResult]:
+    if outcome is _Outcome.FORFEIT:
+        if rng.random() < 0.5:
+            return TrfResult.FORFEIT_WIN, TrfResult.FORFEIT_LOSS
+        return TrfResult.FORFEIT_LOSS, TrfResult.FORFEIT_WIN
+    if outcome is _Outcome.DOUBLE_FORFEIT:
+        return TrfResult.FORFEIT_LOSS, TrfResult.FORFEIT_LOSS
+    if outcome is _Outcome.UNUSUAL:
+        return rng.choice(_UNUSUAL)
+    if rng.randrange(100) < config.draw_percentage:
+        return TrfResult.DRAW, TrfResult.DRAW
+    if rng.random() < _expected(*ratings):
+        return TrfResult.WIN, TrfResult.LOSS
+    return TrfResult.LOSS, TrfResult.WIN
+
+
 def _play(
     config: GeneratorConfig,
     rng: random.Random,
@@ -159,42 +267,34 @@ def _play(
 ) -> None:
     """Append the round's cells: the games' results, the PAB."""
     by_number = {entrant.number: entrant for entrant in entrants}
-    for board in pairing.boards:
+    outcomes = _outcomes(config, rng, len(pairing.boards))
+    for board, outcome in zip(pairing.boards, outcomes, strict=True):
         white, black = by_number[board.white], by_number[board.black]
-        if config.forfeit_rate and rng.randrange(config.forfeit_rate) == 0:
-            white_wins = rng.random() < 0.5
-            white_result = TrfResult.FORFEIT_WIN if white_wins else TrfResult.FORFEIT_LOSS
-            black_result = TrfResult.FORFEIT_LOSS if white_wins else TrfResult.FORFEIT_WIN
-        elif rng.randrange(100) < config.draw_percentage:
-            white_result = black_result = TrfResult.DRAW
-        elif rng.random() < _expected(white.rating, black.rating):
-            white_result, black_result = TrfResult.WIN, TrfResult.LOSS
-        else:
-            white_result, black_result = TrfResult.LOSS, TrfResult.WIN
+        white_result, black_result = _results(config, rng, outcome, (white.rating, black.rating))
         white.cells.append(TrfCell(black.number, Colour.WHITE, white_result))
         black.cells.append(TrfCell(white.number, Colour.BLACK, black_result))
     if pairing.bye is not None:
         by_number[pairing.bye].cells.append(TrfCell(None, None, TrfResult.PAIRING_BYE))
 
 
+def _points(cells: Sequence[TrfCell]) -> Fraction:
+    return sum(
+        (
+            PLAYED_POINTS.get(cell.result, UNPLAYED_POINTS.get(cell.result, Fraction(0)))
+            for cell in cells
+        ),
+        Fraction(0),
+    )
+
+
 def _tournament(
-    config: GeneratorConfig, entrants: Sequence[_Entrant], initial: Colour
+    config: GeneratorConfig,
+    entrants: Sequence[_Entrant],
+    initial: Colour,
+    prohibitions: tuple[TrfProhibition, ...],
 ) -> TrfTournament:
     players: list[TrfPlayer] = []
-    points = {
-        entrant.number: sum(
-            (
-                Fraction(1)
-                if cell.result in (TrfResult.WIN, TrfResult.FORFEIT_WIN, TrfResult.PAIRING_BYE)
-                else Fraction(1, 2)
-                if cell.result in (TrfResult.DRAW, TrfResult.HALF_BYE)
-                else Fraction(0)
-                for cell in entrant.cells
-            ),
-            Fraction(0),
-        )
-        for entrant in entrants
-    }
+    points = {entrant.number: _points(entrant.cells) for entrant in entrants}
     order = sorted(entrants, key=lambda entrant: (-points[entrant.number], entrant.number))
     rank = {entrant.number: position for position, entrant in enumerate(order, start=1)}
     for entrant in entrants:
@@ -205,11 +305,50 @@ def _tournament(
         players=tuple(players),
         total_rounds=config.rounds,
         initial_colour=initial,
+        prohibitions=prohibitions,
+        trf2026=bool(config.trf2026),
         other_lines=(
             f"012 Random tournament, {config.players} players, {config.rounds} rounds, "
             f"seed {config.seed}",
+            *FIDE_MODE,
         ),
     )
+
+
+def _forbidden(config: GeneratorConfig, rng: random.Random) -> tuple[TrfProhibition, ...]:
+    """``ForbiddenPairs`` distinct random pairs (every round; ``260`` in TRF-2026)."""
+    wanted = min(config.forbidden_pairs, config.players * (config.players - 1) // 2)
+    pairs: set[tuple[int, int]] = set()
+    while len(pairs) < wanted:
+        first, second = sorted(rng.sample(range(1, config.players + 1), 2))
+        pairs.add((first, second))
+    first_round = 1 if config.trf2026 else None
+    last_round = config.rounds if config.trf2026 else None
+    return tuple(
+        TrfProhibition(players=pair, first=first_round, last=last_round) for pair in sorted(pairs)
+    )
+
+
+def _absences(
+    config: GeneratorConfig, rng: random.Random, entrants: Sequence[_Entrant], round_number: int
+) -> None:
+    """The round's withdrawals (for the rest of the tournament) and requested byes, as cells."""
+    active = [entrant for entrant in entrants if not entrant.retired]
+    leaving = _chosen(rng, config.withdrawals, config.retired_rate, len(active))
+    for entrant, leaves in zip(active, leaving, strict=True):
+        entrant.retired = leaves
+    for entrant in entrants:
+        if entrant.retired:
+            entrant.cells.append(TrfCell(None, None, TrfResult.ZERO_BYE))
+    for result, count, rate in (
+        (TrfResult.HALF_BYE, config.half_point_byes, config.half_point_bye_rate),
+        (TrfResult.FULL_BYE, config.full_point_byes, config.full_point_bye_rate),
+        (TrfResult.ZERO_BYE, config.zero_point_byes, config.zero_point_bye_rate),
+    ):
+        free = [entrant for entrant in entrants if len(entrant.cells) < round_number]
+        for entrant, takes in zip(free, _chosen(rng, count, rate, len(free)), strict=True):
+            if takes:
+                entrant.cells.append(TrfCell(None, None, result))
 
 
 def generate(config: GeneratorConfig) -> GeneratedTournament:
@@ -221,25 +360,21 @@ def generate(config: GeneratorConfig) -> GeneratedTournament:
     )
     entrants = [_Entrant(number, rating, []) for number, rating in enumerate(ratings, start=1)]
     initial = Colour.WHITE if rng.random() < 0.5 else Colour.BLACK
+    prohibitions = _forbidden(config, rng)
     for round_number in range(1, config.rounds + 1):
-        for entrant in entrants:
-            if not entrant.retired and config.retired_rate:
-                entrant.retired = rng.randrange(config.retired_rate) == 0
-            if entrant.retired:
-                entrant.cells.append(TrfCell(None, None, TrfResult.ZERO_BYE))
-            elif config.half_point_bye_rate and rng.randrange(config.half_point_bye_rate) == 0:
-                entrant.cells.append(TrfCell(None, None, TrfResult.HALF_BYE))
+        _absences(config, rng, entrants, round_number)
         # The absences of the round are in the cells; the others are paired.
-        so_far = _tournament(config, entrants, initial)
+        so_far = _tournament(config, entrants, initial, prohibitions)
         try:
             pairing = pair_trf_round(so_far, round_number)
         except NoLegalPairingError:
             for entrant in entrants:
                 del entrant.cells[round_number - 1 :]
-            return GeneratedTournament(_tournament(config, entrants, initial), round_number)
+            made = _tournament(config, entrants, initial, prohibitions)
+            return GeneratedTournament(made, round_number, so_far)
         present = [entrant for entrant in entrants if len(entrant.cells) < round_number]
         _play(config, rng, present, pairing)
-    return GeneratedTournament(_tournament(config, entrants, initial), None)
+    return GeneratedTournament(_tournament(config, entrants, initial, prohibitions), None)
 
 
 assert {name for name, _, _ in _KEYS.values()} == {field.name for field in fields(GeneratorConfig)}

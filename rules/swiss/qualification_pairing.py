@@ -25,7 +25,11 @@ from rules.swiss.results import Entrant, Exit, RoundResult
 from rules.swiss.results import RoundKind as ResultKind
 from rules.swiss.trf import TrfCell, TrfPlayer, TrfProhibition, TrfResult, TrfTournament
 
-__all__ = ["swiss_players", "to_trf"]
+__all__ = ["OUTSIDE_FIDE_MODE", "swiss_players", "to_trf"]
+
+OUTSIDE_FIDE_MODE = (
+    "092 ACWC qualification: Dutch pairing of match points (rules 3.v), outside FIDE mode"
+)
 
 
 HALF = Fraction(1, 2)
@@ -148,7 +152,8 @@ def to_trf(
     prohibitions = tuple(
         TrfProhibition(tuple(sorted((numbers[a], numbers[b])))) for a, b in forbidden
     )
-    other = (f"012 {name[:80]}",) if name else ()
+    # The ACWC's Swiss counts match points, not game points: outside FIDE mode, and labelled so.
+    other = (*((f"012 {name[:80]}",) if name else ()), OUTSIDE_FIDE_MODE)
     return TrfTournament(
         players=tuple(players),
         total_rounds=total_rounds,

@@ -542,7 +542,11 @@ _OUTCOME = {
     TrfResult.FORFEIT_WIN: "+",
     TrfResult.FORFEIT_LOSS: "-",
 }
-_AGREEING = {("1", "0"), ("0", "1"), ("=", "="), ("+", "-"), ("-", "+"), ("-", "-")}
+# Usual results and the unusual ones an arbiter may give (a player penalised: 1/2-0, 0-1/2,
+# 0-0; both forfeited); never more than a point for one game, and never one side played and
+# the other forfeited.
+_AGREEING = {("1", "0"), ("0", "1"), ("=", "="), ("=", "0"), ("0", "="), ("0", "0")}
+_AGREEING |= {("+", "-"), ("-", "+"), ("-", "-")}
 
 
 def _game_problem(cell: TrfCell, back: TrfCell) -> str | None:

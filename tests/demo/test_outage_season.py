@@ -48,6 +48,10 @@ async def test_a_season_through_a_three_hour_outage_loses_no_notice_and_no_game(
     assert result.contract is not None
     assert result.contract.notices_lost == 0
     assert sum(result.contract.refused.values()) == 0
+    assert result.contract.dm_limited == 0
+    rounds = result.contract.broadcast_rounds
+    assert rounds > 0
+    assert result.contract.broadcast_rounds_showing == rounds  # each showed its match games
     assert any("not been reachable" in m.text for m in sandbox.inbox)  # the TDs' note
     stored = {g[0] for g in result.games}
     played = {

@@ -23,7 +23,6 @@ from rules.core.model import GameStatus, normalise_username
 from storage.db import Database
 from storage.models import GameRow
 from storage.models_tokens import BulkGameRow
-from storage.repo_tokens import PlayerTokenRepository
 
 
 async def _bulk(url: str, bot: str, players: str, **form: str) -> tuple[int, dict[str, Any]]:
@@ -150,7 +149,7 @@ async def test_a_token_lichess_refuses_is_forgotten_and_the_open_challenge_made(
         await until(lambda: len(state.challenges) == 1)
     assert bulks_of(state) == {}
     async with db.uow() as uow:
-        repo = PlayerTokenRepository(uow.session)
+        repo = uow.tokens
         assert await repo.get("bob") is None
         assert await repo.get("alice") is not None
         withdrawn = [a for a in await uow.audit.list(player="bob") if a.action == "games.withdrawn"]
@@ -199,7 +198,7 @@ async def test_an_unplayed_bulk_game_is_no_evidence_that_the_players_came(db: Da
                     recorded_at=created,
                 )
             )
-        await PlayerTokenRepository(uow.session).add_bulk_game(
+        await uow.tokens.add_bulk_game(
             BulkGameRow(
                 game_id="bulkgame",
                 bulk_id="b1",

@@ -43,7 +43,6 @@ from rules.core.states import MatchState, RoundState
 from storage.db import Database
 from storage.models import DeadlineRow, RoundRow
 from storage.models_games import ChallengeRow
-from storage.repo_games import GamesRepository
 from tests.factories import stored_match
 
 FEN = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1"
@@ -216,7 +215,7 @@ async def stored_challenges(db: Database, match_id: int, count: int) -> list[Cha
     async with asyncio.timeout(10):
         while True:
             async with db.uow() as uow:
-                rows = list(await GamesRepository(uow.session).challenges(match_id))
+                rows = list(await uow.lichess.challenges(match_id))
             if len(rows) >= count:
                 return rows
             await asyncio.sleep(0.01)
@@ -324,7 +323,7 @@ async def test_broadcast_rounds_follow_the_players_of_each_broadcast_stage_round
     assert rnd.sync_users == ("alice", "bob", "carol", "dave")
     assert await broadcasts.sync() == 0  # made once
     async with db.uow() as uow:
-        stored = await GamesRepository(uow.session).broadcast_round(first.round_id)
+        stored = await uow.lichess.broadcast_round(first.round_id)
         drafts = [d.body for d in await uow.outbox.list(kind="forum_draft")]
     assert stored is not None
     assert (stored.id, stored.url) == (rnd.id, rnd.url)
@@ -373,7 +372,7 @@ async def test_a_challenge_lichess_refuses_is_audited_and_asked_again_later(
     assert retry.payload["attempt"] == 2
     async with db.uow() as uow:
         audit = await uow.audit.list(match_id=match_id)
-        assert list(await GamesRepository(uow.session).challenges(match_id)) == []
+        assert list(await uow.lichess.challenges(match_id)) == []
     assert any(a.action == "challenge.failed" and "Zed" in (a.reason or "") for a in audit)
 
 

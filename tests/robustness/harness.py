@@ -7,8 +7,8 @@
 * ``failover``: as ``crash``, with three such processes on one PostgreSQL database: the one
   that leads is killed, a standby takes over, and the killed one comes back as a standby.
 * ``crash``: the service is ``acwc run`` in a child process on the driver's clock
-  (``acwc follow-clock``) and the driver's sandbox; :class:`CrashDriver` kills it with SIGKILL
-  before chosen settles and restarts it, never moving the clock while it is down.
+  (``python -m bot.demo.follow_clock``) and the driver's sandbox; :class:`CrashDriver` kills it
+  with SIGKILL before chosen settles and restarts it, never moving the clock while it is down.
 
 :class:`Outcome` holds what must come out equal, in a canonical form (see :meth:`Outcome.key`).
 """

@@ -1,17 +1,17 @@
 """SIGKILL the service process at 10 random points of a season: nothing lost, the same season.
 
 The driver (this test) hosts the sandbox, the fake clock (served as a feed) and the actors; the
-service is ``acwc follow-clock`` (``acwc run`` on the driver's clock) in a child process on the same
-database. Before 10 settles chosen by a seeded draw the driver kills it with SIGKILL and starts it
-again, and waits until it is ready before the clock may move. The reference is an uninterrupted
-in-process run of the same seed. Compared: placement, standings, matches, games and the audit log
-without its ids, and with match ids replaced by their rank (PostgreSQL spends a sequence number on
-every insert a kill rolled back: later ids shift, their order does not). The season is small so that
-both runs fit in CI: 13 players, every match 4 games (``short_matches``), about 1000 settles; about
-2 minutes for the two runs on a loaded 2-core machine (reference about 30 s, crashed run about 90
-s). Every DM the outbox marked sent must be in the sandbox's inbox; a DM received more often than it
-was marked sent is a duplicate, which only a kill between Lichess accepting it and the outbox
-marking it sent can cause: they are counted and printed, not failed.
+service is ``python -m bot.demo.follow_clock`` (``acwc run`` on the driver's clock) in a child
+process on the same database. Before 10 settles chosen by a seeded draw the driver kills it with
+SIGKILL and starts it again, and waits until it is ready before the clock may move. The reference is
+an uninterrupted in-process run of the same seed. Compared: placement, standings, matches, games and
+the audit log without its ids, and with match ids replaced by their rank (PostgreSQL spends a
+sequence number on every insert a kill rolled back: later ids shift, their order does not). The
+season is small so that both runs fit in CI: 13 players, every match 4 games (``short_matches``),
+about 1000 settles; about 2 minutes for the two runs on a loaded 2-core machine (reference about 30
+s, crashed run about 90 s). Every DM the outbox marked sent must be in the sandbox's inbox; a DM
+received more often than it was marked sent is a duplicate, which only a kill between Lichess
+accepting it and the outbox marking it sent can cause: they are counted and printed, not failed.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
-"""Three ``acwc run`` on one PostgreSQL database; the leader is SIGKILLed at five random points of
-a season (issue 18): the same season, no deadline fired twice, no notice lost.
+"""Three ``acwc run`` on one PostgreSQL database; the leader is SIGKILLed at five random points of a
+season (issue 18): the same season, no deadline fired twice, no notice lost.
 
 The driver hosts the sandbox, the fake clock (served as a feed) and the actors, as in
-``test_crash.py``; the service is three ``acwc follow-clock`` processes (``acwc run`` on the
-driver's clock). The advisory lock lets one of them act; the others serve their web pages and
+``test_crash.py``; the service is three ``python -m bot.demo.follow_clock`` processes (``acwc run``
+on the driver's clock). The advisory lock lets one of them act; the others serve their web pages and
 wait. Before five settles chosen by a seeded draw the driver kills the one that leads; a standby
-takes over and carries on from the database, and the killed one is started again as a standby.
-The reference is the uninterrupted in-process run of the same seed. About 4 minutes on a loaded
-2-core machine, so it runs in the suite's PostgreSQL run only. Duplicated DMs (a kill
-between Lichess accepting a DM and the outbox marking it sent) are counted and printed.
+takes over and carries on from the database, and the killed one is started again as a standby. The
+reference is the uninterrupted in-process run of the same seed. About 4 minutes on a loaded 2-core
+machine, so it runs in the suite's PostgreSQL run only. Duplicated DMs (a kill between Lichess
+accepting a DM and the outbox marking it sent) are counted and printed.
 """
 
 from __future__ import annotations

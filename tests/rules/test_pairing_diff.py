@@ -51,8 +51,12 @@ def test_bbp_trf_fills_in_scores_that_our_reader_accepts() -> None:
     text = bbp_trf(state, 4)
     scores = [line[80:84] for line in text.splitlines() if line.startswith("001")]
     assert all(score.strip() for score in scores)
-    assert scores[1] == " 2.0"  # 1, H, H before round 4 (and no cell in round 4)
-    assert scores[4] == " 1.5"  # H, 0, H, and the H of round 4
+    halves = {"1": 2, "=": 1, "0": 0, "+": 2, "-": 0, "U": 2, "F": 2, "H": 1, "Z": 0}
+    for player, score in zip(state.players, scores, strict=True):
+        # The rounds before round 4 and the player's cell of round 4 (his absence), if any.
+        counted = sum(halves[cell.result.value] for cell in player.rounds[:4])
+        assert float(score) == counted / 2
+    assert any(len(player.rounds) == 4 for player in state.players)  # absences in round 4
     assert pair_trf_round(parse_trf(text), 4) == pair_trf_round(state, 4)
 
 

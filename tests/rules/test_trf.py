@@ -186,7 +186,7 @@ def test_a_score_column_that_contradicts_the_results_is_refused() -> None:
         ("     2 w 1", "     1 w 0", "both players have white"),
         ("     2 b =", "     1 b =", "both players have black"),
         ("     2 w 1", "     1 b 1", "results '1' and '1' do not fit"),
-        ("     2 w =", "     1 b 0", "results '=' and '0' do not fit"),
+        ("     2 w =", "     1 b 1", "results '=' and '1' do not fit"),
         ("     2 w +", "     1 b 0", "results '+' and '0' do not fit"),
     ],
 )

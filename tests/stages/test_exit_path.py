@@ -20,7 +20,6 @@ from rules.core.ruleset import StageKind
 from rules.week.forfeits import ForfeitKind
 from storage.db import Database
 from storage.models import MatchRow
-from storage.repo_weekly import WeeklyRepository
 from tests.stages.helpers import (
     FIRST_TUESDAY,
     advance,
@@ -78,13 +77,13 @@ async def _confirm(db: Database, config: Config, player: str, now: dt.datetime) 
 
 async def _open_deadlines(db: Database, match_id: int) -> list[str]:
     async with db.uow() as uow:
-        rows = await WeeklyRepository(uow.session).deadlines(match_id)
+        rows = await uow.weekly.deadlines(match_id)
     return [r.kind for r in rows if r.fired_at is None and r.cancelled_at is None]
 
 
 async def _forfeits_of(db: Database, player: str) -> list[int]:
     async with db.uow() as uow:
-        return [r.match_id for r in await WeeklyRepository(uow.session).forfeits(player=player)]
+        return [r.match_id for r in await uow.weekly.forfeits(player=player)]
 
 
 async def _run_deadlines(db: Database, config: Config, until: dt.datetime) -> None:

@@ -31,7 +31,6 @@ from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from storage.db import Database
-from storage.repo_weekly import WeeklyRepository
 from tests.stages.helpers import (
     ENTRANTS,
     SEEDED,
@@ -231,7 +230,7 @@ async def test_a_candidate_withdraws_mid_stage_and_nobody_is_charged(
     await scene.dispatcher.deliver_due()
     async with db.uow() as uow:
         void = await uow.matches.get(open_row.id)
-        charged = await WeeklyRepository(uow.session).forfeits(player=opponent)
+        charged = await uow.weekly.forfeits(player=opponent)
         tables = await pool_tables(uow, config)
     assert void is not None
     assert void.state == "void"
@@ -276,7 +275,7 @@ async def test_a_finalist_withdraws_and_the_player_they_beat_moves_up(
     assert beaten not in (new_third.white_first, new_third.black_first)
     async with db.uow() as uow:
         old = await uow.matches.get(final.id)
-        planned = await WeeklyRepository(uow.session).deadlines(new_final.id)
+        planned = await uow.weekly.deadlines(new_final.id)
     assert old is not None
     assert old.state == "void"
     assert any(d.kind == "offers_check" and d.cancelled_at is None for d in planned)

@@ -24,7 +24,6 @@ from rules.stages.candidates import Pool
 from rules.talk import commands
 from storage.db import Database
 from storage.models import DeadlineRow
-from storage.repo_weekly import WeeklyRepository
 from tests.factories import services_for
 from tests.stages.helpers import (
     advance as _advance,
@@ -268,7 +267,7 @@ async def test_a_tied_final_week_is_played_again_with_colours_swapped(
     ]
     assert weeks[1].state == "scheduled"
     async with db.uow() as uow:  # the service started week 2's negotiation itself
-        events = await WeeklyRepository(uow.session).events(weeks[1].id, week=2)
+        events = await uow.weekly.events(weeks[1].id, week=2)
         deadlines = await uow.deadlines.open_for_match(weeks[1].id)
     assert [e.kind for e in events] == ["week_started"]
     assert deadlines

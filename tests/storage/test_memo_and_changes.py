@@ -96,7 +96,7 @@ async def test_a_unit_of_work_for_reads_writes_nothing(db: Database) -> None:
         assert await uow.matches.get(match_id) is not None
         uow.session.add(_game("g1", match_id, 0))
         with pytest.raises(RuntimeError):
-            await uow.session.flush()
+            await uow.flush()
         with pytest.raises(RuntimeError):
             await uow.commit()
     async with db.uow() as uow:

@@ -12,7 +12,6 @@ from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
 from rules.week.forfeits import ForfeitKind
 from storage.models import MatchRow, RoundRow
-from storage.repo_weekly import WeeklyRepository
 from tests.factories import stored_match
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text, no_agreement
 
@@ -343,7 +342,7 @@ async def test_a_disqualification_card_confirms_or_waives_one_of_its_forfeits(
     assert "Disqualify Bob? (rules 6.5)" in b.last_html
     assert "acwc dq confirm" not in b.last_html  # the buttons settle it, not a terminal
     async with site.db.uow() as uow:
-        first_id = (await WeeklyRepository(uow.session).forfeits(player="bob"))[0].id
+        first_id = (await uow.weekly.forfeits(player="bob"))[0].id
     found = re.search(r'name="key" value="(bob:[^"]+)"', b.last_html)
     assert found is not None
     key = found.group(1)

@@ -3,7 +3,6 @@ records the next game as the opponent's win, puts the forfeit on the record, and
 
 from __future__ import annotations
 
-from storage.repo_weekly import WeeklyRepository
 from tests.web.helpers import TD, Browser, Site, flash_text
 
 
@@ -30,7 +29,7 @@ async def test_a_td_charges_a_game_forfeit_from_the_room(
     )
     assert flash_text(html) == "Game 1 recorded as forfeited by bob (rules 6.2)."
     async with site.db.uow() as uow:
-        (forfeit,) = await WeeklyRepository(uow.session).forfeits(player="bob")
+        (forfeit,) = await uow.weekly.forfeits(player="bob")
         (game,) = await uow.games.for_match(match_id)
     assert (forfeit.kind, forfeit.recorded_by) == ("game", TD)
     assert (game.white, game.winner) == ("alice", "w")

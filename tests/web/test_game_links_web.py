@@ -6,7 +6,6 @@ from __future__ import annotations
 import icalendar
 
 from storage.models import GameRow
-from storage.repo_games import GamesRepository
 from tests.web.helpers import Browser, Site, flash_text
 from tests.web.test_room import offer_and_accept
 
@@ -23,7 +22,7 @@ async def test_the_calendar_event_carries_the_bot_s_challenge_of_the_game(
     match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
     await site.service.runner.fire_due()  # the challenge of game 1, made at once
     async with site.db.uow() as uow:
-        (challenge,) = await GamesRepository(uow.session).challenges(match_id)
+        (challenge,) = await uow.lichess.challenges(match_id)
     for path in ("/calendar.ics", "/players/bob/calendar.ics"):
         (event,) = (await fetch(browsers["nobody"], path)).walk("VEVENT")
         assert str(event["url"]) == challenge.url

@@ -14,7 +14,6 @@ from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from storage.models_tokens import PlayerTokenRow
-from storage.repo_tokens import PlayerTokenRepository
 from tests.web.helpers import NOW, Browser, Site, flash_text, make_config, seed
 
 
@@ -70,7 +69,7 @@ async def test_a_player_allows_it_the_token_is_kept_encrypted_and_withdrawing_re
         granted = [v for v, t in lichess.tokens.items() if t.user == "alice"]
         assert len(granted) == 1
         async with site.db.uow() as uow:
-            row = await PlayerTokenRepository(uow.session).get("alice")
+            row = await uow.tokens.get("alice")
         assert isinstance(row, PlayerTokenRow)
         assert granted[0] not in row.secret  # only the sealed token is stored
         assert row.scopes == "challenge:write"
@@ -83,7 +82,7 @@ async def test_a_player_allows_it_the_token_is_kept_encrypted_and_withdrawing_re
         assert flash_text(page) == "The bot no longer starts your games."
         assert granted[0] not in lichess.tokens  # revoked on Lichess (DELETE /api/token)
         async with site.db.uow() as uow:
-            assert await PlayerTokenRepository(uow.session).get("alice") is None
+            assert await uow.tokens.get("alice") is None
             actions = [a.action for a in await uow.audit.list(player="alice")]
         assert "games.allowed" in actions
         assert "games.withdrawn" in actions
@@ -105,7 +104,7 @@ async def test_another_accounts_token_or_a_refusal_keeps_nothing(
         page = await _grant(b, site.service.lichess_url, "Alice", decision="deny")
         assert flash_text(page) == "You did not give the permission on Lichess."
         async with site.db.uow() as uow:
-            assert await PlayerTokenRepository(uow.session).get("alice") is None
+            assert await uow.tokens.get("alice") is None
     finally:
         await b.close()
 

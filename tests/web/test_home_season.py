@@ -10,7 +10,6 @@ import random
 from rules.core.model import PlayerId
 from rules.stages.knockout import Slot, pair_finals, record_final, record_semifinal, start_bracket
 from storage.models import PlayerRow
-from storage.repo_stages import StagesRepository
 from tests.web.helpers import NOW, Browser, Site
 from tests.web.test_register import reg_site  # a fixture, used by name
 
@@ -35,7 +34,7 @@ async def final_won_by(site: Site, winner: str) -> None:
             bracket = record_semifinal(bracket, slot, semi.white_first)
         bracket = pair_finals(bracket, rng=random.Random(1))
         bracket = record_final(bracket, Slot.FINAL, PlayerId(winner))
-        await StagesRepository(uow.session).save_bracket(tournament.id, bracket, now=NOW)
+        await uow.later_stages.save_bracket(tournament.id, bracket, now=NOW)
         await uow.commit()
 
 

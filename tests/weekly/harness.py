@@ -35,7 +35,6 @@ from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import DeadlineRow, GameRow, MatchRow, OutboxRow, PlayerRow, RoundRow
-from storage.repo_weekly import WeeklyRepository
 
 UTC = dt.UTC
 START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are published
@@ -198,7 +197,7 @@ class Week:
         self, match_id: int | None = None, *, fired_only: bool = False
     ) -> list[DeadlineRow]:
         async with self.db.uow() as uow:
-            rows = await WeeklyRepository(uow.session).deadlines(match_id)
+            rows = await uow.weekly.deadlines(match_id)
         return [r for r in rows if r.fired_at is not None or not fired_only]
 
     async def open_deadlines(self, match_id: int) -> list[tuple[str, dt.datetime]]:

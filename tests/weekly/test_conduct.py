@@ -7,7 +7,6 @@ import pytest
 
 from bot.errors import OperationError
 from rules.core.model import PlayerId
-from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 
 
@@ -62,7 +61,7 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     row = await week.match(match_id)
     assert (row.outcome, row.decided_by, row.state) == ("first_wins", "forfeit", "complete")
     async with week.db.uow() as uow:
-        (forfeit,) = await WeeklyRepository(uow.session).forfeits()
+        (forfeit,) = await uow.weekly.forfeits()
     assert (forfeit.player_id, forfeit.kind, forfeit.reason) == ("bob", "match", "no_show")
     assert "Alice - Bob by forfeit (Alice wins)" in (await week.dms_to("bob"))[-1]
     assert await week.open_deadlines(match_id) == []

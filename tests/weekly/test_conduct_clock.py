@@ -14,7 +14,6 @@ from bot.errors import OperationError
 from bot.sandbox.schemas import make_game
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
-from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 
 
@@ -151,6 +150,6 @@ async def test_the_tds_charge_a_single_game_forfeit(week: Week) -> None:
     view = await week.view(match_id, "alice")
     assert view.score == "2-0"  # game 2: bob had White and forfeited it
     async with week.db.uow() as uow:
-        (forfeit,) = await WeeklyRepository(uow.session).forfeits(player="bob")
+        (forfeit,) = await uow.weekly.forfeits(player="bob")
     assert (forfeit.kind, forfeit.match_id) == ("game", match_id)
     assert "forfeited by bob (rules 6.2" in (await week.dms_to("alice"))[-1]

@@ -17,7 +17,6 @@ from bot.web.desk.marks import MarkedAccounts
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
-from storage.repo_weekly import WeeklyRepository
 from tests.lichess.test_registration import history
 from tests.weekly.harness import TEAM, Week, at
 
@@ -177,5 +176,5 @@ async def test_the_daily_look_flags_a_mark_and_the_desk_disqualifies_in_one_clic
     assert len([a for a in await week.alerts() if "rules 7.3" in a]) == 1
     async with week.db.uow() as uow:
         assert await source.pending(uow, week.services, now=week.clock.now()) == []
-        forfeits = await WeeklyRepository(uow.session).forfeits(player="alice")
+        forfeits = await uow.weekly.forfeits(player="alice")
     assert forfeits == []

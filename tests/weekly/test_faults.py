@@ -7,7 +7,6 @@ from bot.views.timeline import timeline
 from rules.core.model import PlayerId
 from rules.core.scoring import HALF
 from storage.match_log import replay
-from storage.repo_weekly import WeeklyRepository
 from tests.weekly.harness import Week, at
 
 
@@ -44,7 +43,7 @@ async def test_both_without_offers_is_a_tied_match_with_a_forfeit_each(week: Wee
     assert (row.outcome, row.decided_by, row.state) == ("tied", "forfeit", "complete")
     assert await week.open_deadlines(match_id) == []  # the completion check is cancelled
     async with week.db.uow() as uow:
-        forfeits = await WeeklyRepository(uow.session).forfeits(match_id=match_id)
+        forfeits = await uow.weekly.forfeits(match_id=match_id)
         results = await match_results(uow, row, 1, week.config.rules)
     assert sorted((f.player_id, f.kind, f.reason) for f in forfeits) == [
         ("alice", "game", "offers"),
@@ -117,7 +116,7 @@ async def test_tds_find_nobody_at_fault_and_the_match_is_tied_without_forfeits(
     row = await week.match(match_id)
     assert (row.outcome, row.decided_by) == ("tied", "td")
     async with week.db.uow() as uow:
-        assert await WeeklyRepository(uow.session).forfeits() == []
+        assert await uow.weekly.forfeits() == []
     assert "the TDs found neither player at fault" in (await week.dms_to("bob"))[-2]
     assert await week.open_deadlines(match_id) == []
 
@@ -132,7 +131,7 @@ async def test_replay_rebuilds_the_same_negotiation(week: Week) -> None:
     await week.say(match_id, "bob", "change fri 21:00")
     await week.say(match_id, "alice", "accept change")
     async with week.db.uow() as uow:
-        events = await WeeklyRepository(uow.session).events(match_id)
+        events = await uow.weekly.events(match_id)
         n = replay(events, week.config.rules)
     assert n.agreement is not None
     assert n.agreement.time == at(15, 21)

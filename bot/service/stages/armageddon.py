@@ -36,7 +36,6 @@ from rules.talk.alerts import armageddon_undecided
 from rules.talk.commands import Bid, Rps
 from storage.models import DeadlineRow, MatchRow
 from storage.models_stages import ArmageddonRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -182,7 +181,7 @@ class Armageddons:
                 text=armageddon_undecided(match.id, (players[0], players[1])),
                 key=notice.armageddon_needs_td(arm.id, match.id),
             )
-        await uow.session.flush()
+        await uow.flush()
 
     async def ensure(
         self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime
@@ -191,7 +190,7 @@ class Armageddons:
         once."""
         if row.stage not in KNOCKOUT_VALUES or row.black_first is None:
             return None
-        repo = StagesRepository(uow.session)
+        repo = uow.later_stages
         existing = await repo.armageddon_for_match(row.id)
         if existing is not None:
             return existing
@@ -221,7 +220,7 @@ class Armageddons:
         stored_secret = await uow.settings.get(SALT_SECRET_KEY)
         secret = stored_secret or secrets.token_hex(32)
         if kind in ("bid", "rps"):
-            steps = len(await StagesRepository(uow.session).steps(arm.id))
+            steps = len(await uow.later_stages.steps(arm.id))
             salt = armageddon_salt(secret, match_id=arm.match_id, step=steps, player=player or "")
         who = PlayerId(player or "")
         if kind == "bid":
@@ -234,7 +233,7 @@ class Armageddons:
             proc, events = before.td_decide(who, now=now)
         if salt is not None and stored_secret is None:
             await set_salt_secret(uow, secret)  # only once an input was accepted
-        await StagesRepository(uow.session).add_step(
+        await uow.later_stages.add_step(
             arm.id, kind=kind, at=now, player=player, value=value, salt=salt
         )
         await self._apply_events(uow, arm, before, proc, events, match, now=now, actor=actor)
@@ -255,7 +254,7 @@ class Armageddons:
         the rules refuse: no armageddon for this match, not a player of it, a second offer, a
         late offer, ...
         """
-        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        arm = await uow.later_stages.armageddon_for_match(match_id)
         if arm is None:
             raise _no_armageddon(match_id)
         who = normalise_username(player)
@@ -283,7 +282,7 @@ class Armageddons:
         self, uow: UnitOfWork, *, match_id: int, white: str, now: dt.datetime, actor: str
     ) -> str:
         """The TDs name White when neither player took part in rock-paper-scissors."""
-        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        arm = await uow.later_stages.armageddon_for_match(match_id)
         if arm is None:
             raise _no_armageddon(match_id)
         chosen = normalise_username(white)
@@ -293,7 +292,7 @@ class Armageddons:
     async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
         """A bid or rock-paper-scissors deadline passed: reveal what is in (rules 3.ix.1.2-3)."""
         arm_id = firing.deadline.payload.get("armageddon_id")
-        repo = StagesRepository(uow.session)
+        repo = uow.later_stages
         arm = None if arm_id is None else await repo.armageddon(int(arm_id))
         if arm is None:
             return

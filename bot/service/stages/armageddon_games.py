@@ -19,10 +19,10 @@ from bot.views.bracket import procedure
 from rules.core.model import Game, GameId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
-from rules.stages.armageddon import Phase, armageddon_result
+from rules.stages.armageddon import ArmageddonProcedure, Phase, armageddon_result
 from rules.talk import armageddon as talk
 from storage.models import MatchRow
-from storage.repo_stages import StagesRepository
+from storage.models_stages import ArmageddonRow
 from storage.uow import UnitOfWork
 
 __all__ = ["ARMAGEDDON_GAME", "ArmageddonGames"]
@@ -73,39 +73,10 @@ class ArmageddonGames:
         if arm is None or game.created_at < arm.started_at:
             return False
         proc, _ = await procedure(uow, arm, ruleset)
-        link = f"https://lichess.org/{game.id}"
-        alert = self.notifier.td_alert
-        if arm.game_id is not None and arm.game_id != game.id:
-            await self._store(uow, game, row, refusal="match_complete", now=now, source=source)
-            if game.status.is_played:
-                await alert(
-                    uow,
-                    now=now,
-                    text=talk.game_after_armageddon(link, row.id),
-                    key=notice.armageddon_game("extra", game.id, row.id),
-                )
-            return True
-        if game.clock_increment != ruleset.armageddon.increment_seconds:
-            await self._store(uow, game, row, refusal="wrong_clock", now=now, source=source)
-            await alert(
-                uow,
-                now=now,
-                text=talk.game_wrong_increment(
-                    link, (game.white, game.black), row.id, game.clock_increment, ruleset
-                ),
-                key=notice.armageddon_game("clock", game.id, row.id),
-            )
-            return True
-        if proc.phase is not Phase.DECIDED:
-            await self._store(
-                uow, game, row, refusal="armageddon_undecided", now=now, source=source
-            )
-            await alert(
-                uow,
-                now=now,
-                text=talk.game_before_colours(link, row.id),
-                key=notice.armageddon_game("early", game.id, row.id),
-            )
+        refusal = self._refusal(arm, proc, game)
+        if refusal is not None:
+            await self._store(uow, game, row, refusal=refusal, now=now, source=source)
+            await self._tell_refused(uow, row, game, refusal, now=now)
             return True
         if not game.status.is_finished:
             await self._store(uow, game, row, refusal=None, now=now, source=source)
@@ -113,7 +84,54 @@ class ArmageddonGames:
         if not game.status.is_played:
             await self._store(uow, game, row, refusal=game.status.value, now=now, source=source)
             return True
-        winner, findings = armageddon_result(proc, game, ruleset=ruleset)
+        await self._decide(uow, row, arm, proc, game, now=now, source=source)
+        return True
+
+    def _refusal(self, arm: ArmageddonRow, proc: ArmageddonProcedure, game: Game) -> str | None:
+        """Why ``game`` is not the armageddon game (``None``: it may be)."""
+        if arm.game_id is not None and arm.game_id != game.id:
+            return "match_complete"
+        if game.clock_increment != self.config.rules.armageddon.increment_seconds:
+            return "wrong_clock"
+        if proc.phase is not Phase.DECIDED:
+            return "armageddon_undecided"
+        return None
+
+    async def _tell_refused(
+        self, uow: UnitOfWork, row: MatchRow, game: Game, refusal: str, *, now: dt.datetime
+    ) -> None:
+        """The TDs' alert of a game stored refused (none for an unplayed game after the
+        armageddon game)."""
+        link = f"https://lichess.org/{game.id}"
+        if refusal == "match_complete":
+            if not game.status.is_played:
+                return
+            text, kind = talk.game_after_armageddon(link, row.id), "extra"
+        elif refusal == "wrong_clock":
+            players = (game.white, game.black)
+            text = talk.game_wrong_increment(
+                link, players, row.id, game.clock_increment, self.config.rules
+            )
+            kind = "clock"
+        else:
+            text, kind = talk.game_before_colours(link, row.id), "early"
+        key = notice.armageddon_game(kind, game.id, row.id)
+        await self.notifier.td_alert(uow, now=now, text=text, key=key)
+
+    async def _decide(
+        self,
+        uow: UnitOfWork,
+        row: MatchRow,
+        arm: ArmageddonRow,
+        proc: ArmageddonProcedure,
+        game: Game,
+        *,
+        now: dt.datetime,
+        source: str,
+    ) -> None:
+        """``game`` is the armageddon game: it decides the match; the players are told, and
+        the TDs of what its check found."""
+        winner, findings = armageddon_result(proc, game, ruleset=self.config.rules)
         await self._store(uow, game, row, refusal=ARMAGEDDON_GAME, now=now, source=source)
         arm.game_id, arm.winner, arm.played_at, arm.phase = game.id, winner, now, "played"
         arm.findings = [
@@ -131,6 +149,7 @@ class ArmageddonGames:
             player=winner,
             details={"game": game.id, "winner": winner, "findings": arm.findings},
         )
+        link = f"https://lichess.org/{game.id}"
         loser = row.black_first if winner == row.white_first else row.white_first
         text = talk.winner_of(winner, str(loser), link, row.id)
         key = notice.armageddon_result(arm.id, row.id)
@@ -139,14 +158,13 @@ class ArmageddonGames:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         if findings:
             facts = " ".join(f"[{f.severity.value}] {f.message}" for f in findings)
-            await alert(
+            await self.notifier.td_alert(
                 uow,
                 now=now,
                 text=talk.game_needs_a_look(link, row.id, winner, facts),
                 key=notice.armageddon_game("check", game.id, row.id),
             )
-        await uow.session.flush()
-        return True
+        await uow.flush()
 
     async def record(
         self,
@@ -169,7 +187,7 @@ class ArmageddonGames:
             raise OperationError(
                 f"match {match_id} is {row.state}: it has no armageddon game to play"
             )
-        arm = await StagesRepository(uow.session).armageddon_for_match(match_id)
+        arm = await uow.later_stages.armageddon_for_match(match_id)
         if arm is None:
             raise OperationError(f"match {match_id} has not started its armageddon procedure")
         ruleset = self.config.rules

@@ -434,7 +434,7 @@ class Exits:
         row.status = PlayerStatus.WITHDRAWN if kind == "withdrawal" else PlayerStatus.DISQUALIFIED
         row.status_reason = reason
         row.engine_mark = row.engine_mark or engine_mark
-        await uow.session.flush()
+        await uow.flush()
         if current is StageKind.QUALIFICATION and StageKind.QUALIFICATION in in_stage:
             # Recomputed from storage: the rules' report ranks only rounds it was given whole.
             after = (_qual_table(await standings(uow, config.rules), "qualification standings"),)

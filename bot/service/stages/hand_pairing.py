@@ -222,5 +222,5 @@ async def pair_by_hand(
             "overridden": [f"{f.code}: {f.text}" for f in findings],
         },
     )
-    await uow.session.flush()
+    await uow.flush()
     return number, findings

@@ -28,7 +28,6 @@ from rules.stages.knockout import Bracket, next_week_pairing, pair_finals, start
 from rules.talk.armageddon import knockout_repeat
 from storage.convert import to_match
 from storage.models import MatchRow, RoundRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["FinalStage", "Knockout", "SemifinalStage", "save_bracket"]
@@ -36,7 +35,7 @@ __all__ = ["FinalStage", "Knockout", "SemifinalStage", "save_bracket"]
 
 async def save_bracket(uow: UnitOfWork, bracket: Bracket, *, now: dt.datetime) -> None:
     tournament = await require_tournament(uow)
-    await StagesRepository(uow.session).save_bracket(tournament.id, bracket, now=now)
+    await uow.later_stages.save_bracket(tournament.id, bracket, now=now)
 
 
 async def _stored_bracket(uow: UnitOfWork) -> Bracket:
@@ -211,7 +210,7 @@ class Knockout:
             return None
         later = [
             r
-            for r in await StagesRepository(uow.session).matches_of_stages([row.stage])
+            for r in await uow.later_stages.matches_of_stages([row.stage])
             if r.board == row.board and r.week > row.week and r.state != VOID
         ]
         if later:
@@ -260,7 +259,7 @@ class Knockout:
         sync`` catch up on anything missed. Idempotent.
         """
         done = []
-        for row in await StagesRepository(uow.session).matches_of_stages(KNOCKOUT_VALUES):
+        for row in await uow.later_stages.matches_of_stages(KNOCKOUT_VALUES):
             if row.state == VOID or row.black_first is None:
                 continue
             outcome = await decided_outcome(uow, row)
@@ -269,7 +268,7 @@ class Knockout:
                 if new is not None:
                     done.append(f"match {row.id} tied: week {new.week} is match {new.id}")
             elif outcome is Outcome.ARMAGEDDON and row.decided_by != DecidedBy.ARMAGEDDON:
-                had = await StagesRepository(uow.session).armageddon_for_match(row.id)
+                had = await uow.later_stages.armageddon_for_match(row.id)
                 if had is None:
                     await self.armageddons.ensure(uow, row, now=now)
                     done.append(f"match {row.id} tied: armageddon bidding started")

@@ -264,7 +264,7 @@ class Qualification:
                 "swap": [list(p) for p in swap],
             },
         )
-        await uow.session.flush()
+        await uow.flush()
         return await round_view(uow, config, number)
 
     async def approve_proposed(self, uow: UnitOfWork, *, now: dt.datetime, actor: str) -> RoundRow:

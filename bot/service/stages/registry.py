@@ -143,7 +143,7 @@ class Progression:
         await record_advance(uow, report, now=now, actor=actor)
         if report.entered is not None and self.config.tournament.publish_fixed_rounds:
             await self.notifier.schedule_digest(uow, now=now, at_once=True)
-        await uow.session.flush()
+        await uow.flush()
         return report
 
 

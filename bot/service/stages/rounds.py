@@ -14,7 +14,6 @@ from rules.core.ruleset import Ruleset, StageKind
 from rules.core.states import MatchState, RoundState, StageState
 from storage.convert import fraction_to_text
 from storage.models import MatchRow, RoundRow, StageRow
-from storage.repo_stages import StagesRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -64,7 +63,7 @@ async def earliest_publication(uow: UnitOfWork, stage_id: int, number: int) -> d
 
     ``None`` when the stage has no plan (the qualification).
     """
-    plan = await StagesRepository(uow.session).plan(stage_id)
+    plan = await uow.later_stages.plan(stage_id)
     if plan is None:
         return None
     return plan.earliest_publication + dt.timedelta(weeks=number - 1)
@@ -88,9 +87,7 @@ async def start_stage(
         earliest = publication_date(now, ruleset)
     else:
         earliest = last + dt.timedelta(weeks=1 + break_weeks)
-    await StagesRepository(uow.session).set_plan(
-        stage.id, earliest_publication=earliest, now=now, actor=actor
-    )
+    await uow.later_stages.set_plan(stage.id, earliest_publication=earliest, now=now, actor=actor)
     stage.state, stage.started_at = StageState.ACTIVE, now
     return stage, earliest
 

@@ -108,7 +108,7 @@ class Announcements:
         """A tied match without play (rules 5.6: ``forfeit``; 5.9: ``td``): ½ match point each."""
         row.outcome, row.decided_by = Outcome.TIED, decided_by
         row.state, row.completed_at = MatchState.COMPLETE, now
-        await uow.session.flush()
+        await uow.flush()
         await self.result(uow, row, now=now)
 
 

@@ -29,14 +29,13 @@ from rules.week.forfeits import ForfeitKind, ForfeitRecord, disqualifications_du
 from storage.convert import to_match
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.models_weekly import ForfeitRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Conduct"]
 
 
 async def _forfeit_records(uow: UnitOfWork, player: PlayerId | None = None) -> list[ForfeitRecord]:
-    rows = await WeeklyRepository(uow.session).forfeits(player=player)
+    rows = await uow.weekly.forfeits(player=player)
     return [
         ForfeitRecord(
             PlayerId(r.player_id), MatchId(r.match_id), ForfeitKind(r.kind), r.at, r.waived
@@ -105,7 +104,7 @@ class Conduct:
     ) -> ForfeitRow:
         """Charge ``player`` with a forfeit in ``match_id``; alerts the TDs when rules 6.5
         applies."""
-        row = await WeeklyRepository(uow.session).add_forfeit(
+        row = await uow.weekly.add_forfeit(
             ForfeitRow(
                 player_id=player,
                 match_id=match_id,
@@ -195,7 +194,7 @@ class Conduct:
         (rules 6.5)."""
         if not reason.strip():
             raise OperationError("a reason is required: it goes into the audit log")
-        row = await WeeklyRepository(uow.session).forfeit(forfeit_id)
+        row = await uow.weekly.forfeit(forfeit_id)
         if row is None:
             raise OperationError(f"there is no forfeit {forfeit_id}")
         if row.waived:
@@ -210,7 +209,7 @@ class Conduct:
             match_id=row.match_id,
             details={"forfeit": row.id, "kind": row.kind},
         )
-        await uow.session.flush()
+        await uow.flush()
         return row
 
     async def _check_disqualification(
@@ -222,7 +221,7 @@ class Conduct:
             already_disqualified=await _exited(uow),
         )
         for proposal in proposals:
-            rows = await WeeklyRepository(uow.session).forfeits(player=proposal.player)
+            rows = await uow.weekly.forfeits(player=proposal.player)
             evidence = tuple(
                 forfeit_line(r.match_id, r.kind, r.reason, r.at) for r in rows if not r.waived
             )

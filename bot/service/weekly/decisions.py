@@ -175,7 +175,7 @@ class Decisions:
         row.outcome = Outcome.FIRST_WINS if win == row.white_first else Outcome.SECOND_WINS
         row.decided_by, row.state = DecidedBy.FORFEIT, MatchState.COMPLETE
         row.completed_at = now
-        await uow.session.flush()
+        await uow.flush()
         await uow.audit.record(
             at=now,
             actor=actor,

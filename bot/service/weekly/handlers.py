@@ -48,7 +48,6 @@ from rules.week.faults import apply_verdict, assess_offer_deadline, assess_weeke
 from rules.week.forfeits import ForfeitKind
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans
 from storage.models import MatchRow
-from storage.repo_tokens import PlayerTokenRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Presence", "PresenceSource", "WeeklyDeadlines"]
@@ -304,7 +303,7 @@ class WeeklyDeadlines:
         if self.presence is not None and not started:
             # a game Lichess made by bulk pairing has its players "playing" whether they came
             # or not: only being online counts then
-            bulk = await PlayerTokenRepository(uow.session).bulk_game_ids(*n.players)
+            bulk = await uow.tokens.bulk_game_ids(*n.players)
             try:
                 for status in await self.presence(list(n.players)):
                     if status.online or (status.playing and not bulk):

@@ -14,8 +14,6 @@ from rules.week.negotiation import Negotiation
 from storage.match_log import replay
 from storage.models import GameRow, MatchRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_tokens import PlayerTokenRepository
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Loaded", "append", "games_started", "is_decided", "load"]
@@ -35,7 +33,7 @@ async def load(uow: UnitOfWork, ruleset: Ruleset, match_id: int) -> Loaded:
     row = await uow.matches.get(match_id)
     if row is None:
         raise OperationError(f"there is no match {match_id}")
-    events = tuple(await WeeklyRepository(uow.session).events(row.id, week=row.week))
+    events = tuple(await uow.weekly.events(row.id, week=row.week))
     try:
         negotiation = replay(events, ruleset)
     except LookupError:
@@ -54,7 +52,7 @@ async def append(
     via: str | None = None,
 ) -> MatchEventRow:
     """Append one event to the match's current week."""
-    return await WeeklyRepository(uow.session).append(
+    return await uow.weekly.append(
         row.id, week=row.week, at=at, actor=actor, kind=kind, data=data, via=via
     )
 
@@ -69,7 +67,7 @@ async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> i
     Lichess made by bulk pairing is "started" from its creation, whether or not the players
     came: it counts only once a move was made (rules 6.3: it is no evidence of presence)."""
     games = await uow.games.for_match(row.id, counted_only=False)
-    tokens = PlayerTokenRepository(uow.session)
+    tokens = uow.tokens
     bulk = await tokens.bulk_game_ids(row.white_first, row.black_first or row.white_first)
 
     def begun(g: GameRow) -> bool:

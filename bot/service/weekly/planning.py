@@ -14,7 +14,6 @@ from rules.week.negotiation import Negotiation
 from storage.match_log import break_calls, game_spans
 from storage.models import DeadlineRow, MatchRow
 from storage.models_weekly import MatchEventRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["PAUSE_CHECK", "plan_pause_check", "replan_deadlines"]
@@ -41,7 +40,7 @@ async def plan_pause_check(
         due = pause_check_due(game_spans(games), break_calls(events), conduct=ruleset.conduct)
     planned = [
         r
-        for r in await WeeklyRepository(uow.session).deadlines(row.id)
+        for r in await uow.weekly.deadlines(row.id)
         if r.kind == PAUSE_CHECK and r.fired_at is None and r.cancelled_at is None
     ]
     for r in planned:
@@ -77,7 +76,7 @@ async def replan_deadlines(
     )
     wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
     kinds = {k.value for k in DeadlineKind}
-    existing = [r for r in await WeeklyRepository(uow.session).deadlines(row.id) if r.kind in kinds]
+    existing = [r for r in await uow.weekly.deadlines(row.id) if r.kind in kinds]
     have = {(r.kind, r.due_at, r.subject): r for r in existing}
     added = cancelled = 0
     for key, deadline in wanted.items():
@@ -101,5 +100,5 @@ async def replan_deadlines(
         if key not in wanted and found.fired_at is None and found.cancelled_at is None:
             found.cancelled_at = now
             cancelled += 1
-    await uow.session.flush()
+    await uow.flush()
     return added, cancelled

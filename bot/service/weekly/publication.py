@@ -20,7 +20,6 @@ from rules.week.calendar import MatchWeek, match_week
 from rules.week.negotiation import Negotiation, start_negotiation
 from storage.match_log import WEEK_STARTED, replay
 from storage.models import MatchRow, RoundRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["Publication", "publication_date"]
@@ -79,7 +78,7 @@ class Publication:
                 "week_end": week.end.isoformat(),
             },
         )
-        await uow.session.flush()
+        await uow.flush()
         for match in matches:
             if match.black_first is not None:
                 await self.start_match_week(uow, match, now=now, actor=actor, week=week)
@@ -117,7 +116,7 @@ class Publication:
         config = self.config
         if row.black_first is None:
             raise OperationError(f"match {row.id} is a bye; it has nothing to schedule")
-        repo = WeeklyRepository(uow.session)
+        repo = uow.weekly
         existing = [e for e in await repo.events(row.id, week=row.week) if e.kind == WEEK_STARTED]
         if existing:
             return replay(await repo.events(row.id, week=row.week), config.rules)

@@ -59,7 +59,6 @@ from rules.week.negotiation import OfferMade, TimeAgreed
 from storage.match_log import apply_step
 from storage.models import MatchRow
 from storage.models_weekly import CheatReportRow
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = ["ArmageddonDoor", "PlayerTexts", "Reply"]
@@ -350,7 +349,7 @@ class PlayerTexts:
         """Rules 7.1: to the TDs only; the log and the audit keep the reference, not the text."""
         match_id = loaded.row.id
         report = make_cheat_report(command, reporter=player, now=now, match_id=MatchId(match_id))
-        stored = await WeeklyRepository(uow.session).add_report(
+        stored = await uow.weekly.add_report(
             CheatReportRow(
                 reference=report.reference,
                 reporter=player,

@@ -17,7 +17,6 @@ from bot.notify.notes import FOLDED_HEAD
 from bot.service.services import Services
 from bot.views.timeline import timeline
 from storage.models import AuditRow, OutboxRow
-from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -105,7 +104,7 @@ async def player_names(uow: UnitOfWork) -> dict[str, str]:
 
 
 async def settled_keys(uow: UnitOfWork) -> set[tuple[str, str]]:
-    rows = await WebRepository(uow.session).audit_actions("desk.settle")
+    rows = await uow.web.audit_actions("desk.settle")
     return {(str(r.details.get("kind")), str(r.details.get("key"))) for r in rows}
 
 

@@ -38,7 +38,6 @@ from rules.core.errors import RulesError
 from rules.core.model import normalise_username
 from rules.talk.commands import MAX_LENGTH
 from storage.models import OutboxRow, OutboxStatus
-from storage.repo_web import WebRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -92,13 +91,13 @@ async def desk(request: web.Request) -> web.StreamResponse:
     now = ctx.now()
     async with ctx.db.uow() as uow:
         decisions = await pending_decisions(uow, ctx.services, now=now)
-        drafts = await WebRepository(uow.session).forum_drafts()
+        drafts = await uow.web.forum_drafts()
         notes = await uow.outbox.recent_notes()
         rounds = await views.published_rounds(uow)
         pools = await candidates_pools(uow, ctx.config)
         posted_by = {
             int(r.details.get("outbox", 0)): r.actor
-            for r in await WebRepository(uow.session).audit_actions("forum.posted")
+            for r in await uow.web.audit_actions("forum.posted")
         }
         stopped = await uow.holds.get("outbox")  # Lichess refused the token (runtime/outbox)
     return await render(
@@ -412,7 +411,7 @@ async def audit_page(request: web.Request) -> web.StreamResponse:
     if filters["match"] and match_id is None:
         raise bad_request("The match filter must be a match number.")
     async with ctx.db.uow() as uow:
-        rows = await WebRepository(uow.session).recent_audit(
+        rows = await uow.web.recent_audit(
             limit=AUDIT_PAGE,
             before=whole_number(query.get("before")),
             match_id=match_id,

@@ -34,8 +34,6 @@ from rules.week.faults import assess_weekend
 from rules.week.negotiation import NegotiationError
 from storage.match_log import replay
 from storage.models import OutboxRow
-from storage.repo_stages import StagesRepository
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -66,7 +64,7 @@ class FlaggedGames:
         self, uow: UnitOfWork, services: Services, *, now: dt.datetime
     ) -> list[Decision]:
         out = []
-        stages = StagesRepository(uow.session)
+        stages = uow.later_stages
         names = await player_names(uow)
         for g in await uow.games.flagged():
             if g.match_id is None:  # pragma: no cover - flagged() reads games of a match
@@ -193,7 +191,7 @@ class FaultDecisions(_OnMatch):
 
     async def cards(self, uow: UnitOfWork, m: OpenMatch) -> list[Decision]:
         v, names, config = m.view, m.names, m.config
-        events = await WeeklyRepository(uow.session).events(v.match_id, week=v.week)
+        events = await uow.weekly.events(v.match_id, week=v.week)
         try:
             negotiation = replay(events, config.rules)
             verdict = assess_weekend(negotiation, now=m.now, ruleset=config.rules)
@@ -271,11 +269,7 @@ class Disqualifications:
         for player, r in latest.items():
             if player in exited:
                 continue
-            forfeits = [
-                f
-                for f in await WeeklyRepository(uow.session).forfeits(player=player)
-                if not f.waived
-            ]
+            forfeits = [f for f in await uow.weekly.forfeits(player=player) if not f.waived]
             name = names.get(player, player)
             out.append(
                 Decision(

@@ -37,7 +37,6 @@ from bot.web.core import (
 from bot.web.desk.decisions import REASON_LIMIT, player_names
 from bot.web.desk.pages import confirm_page
 from rules.core.errors import RulesError
-from storage.repo_weekly import WeeklyRepository
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -114,7 +113,7 @@ async def deadlines_page(request: web.Request) -> web.StreamResponse:
     match_id = whole_number(request.query.get("match"))
     every = request.query.get("all") == "1"
     async with ctx.db.reads() as uow:
-        rows = await WeeklyRepository(uow.session).deadlines(match_id)
+        rows = await uow.weekly.deadlines(match_id)
     shown = [r for r in rows if every or r.cancelled_at is None]
     shown.sort(key=lambda r: (r.fired_at is not None, r.due_at if r.fired_at is None else -r.id))
     return await _table(
@@ -142,7 +141,7 @@ async def forfeits_page(request: web.Request) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     async with ctx.db.reads() as uow:
-        rows = await WeeklyRepository(uow.session).forfeits()
+        rows = await uow.weekly.forfeits()
         names = await player_names(uow)
     return await render(
         request,

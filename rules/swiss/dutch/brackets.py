@@ -4,7 +4,7 @@ moved-down players paired, their opponents, S1 and S2, exchanges and transpositi
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from rules.swiss.dutch.absolute import blocked_pairs
 from rules.swiss.dutch.bye import ByeContext
@@ -273,14 +273,21 @@ class RoundPairer:
         last = not graph.following and not graph.lower and len(graph.alive) == len(alive)
         if spare and graph.bracket is None and not last:
             return False
+        # Players of one kind mostly have the same row (in a 3,800-player bracket of round 2,
+        # 3 distinct rows for 1,900 S1 players): equal rows are one shared, read-only dict.
         edges: dict[int, dict[int, int]] = {}
+        shared: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
         for first in s1:
             later = [second for second in s2 if second > first]
-            edges[first] = {
-                second: w
-                for second, w in zip(later, graph.full_row(first, later), strict=True)
-                if w
-            }
+            weights = graph.full_row(first, later)
+            key = (len(later), tuple(weights))  # ``later`` is fixed by its length
+            row = shared.get(key)
+            if row is None:
+                row = shared[key] = {
+                    second: w for second, w in zip(later, weights, strict=True) if w
+                }
+            edges[first] = row
+        del shared
         # A player left over for the next bracket (not the PAB) is paired below, with his
         # own part of the completion field: a player who may not take the PAB (C2) brings
         # it to whichever pair he is in. The dummy gives it him, or the whole-field weights
@@ -294,13 +301,10 @@ class RoundPairer:
             assign[dummy] = second
             assign[second] = dummy
         # Prices of S1 players: u[a] >= u[b's mate] + w(a, b) - w(b's mate, b) for every pair.
+        # The arcs from a holder are the pairs of the S2 player he holds: kept as each S2
+        # player's column, the groups of S1 players who share a row with him in it.
         price = dict.fromkeys(edges, 0)
-        arcs: dict[int, list[tuple[int, int]]] = {first: [] for first in edges}
-        for first, row in edges.items():
-            for second, w in row.items():
-                holder = assign[second]
-                if holder != first:
-                    arcs[holder].append((first, w - edges[holder][second]))
+        column = self._columns(edges)
         queue = deque(edges)
         queued = set(edges)
         steps = 0
@@ -310,12 +314,19 @@ class RoundPairer:
                 return False  # a positive cycle: not optimal for the bracket alone
             current = queue.popleft()
             queued.discard(current)
-            for target, length in arcs[current]:
-                if price[current] + length > price[target]:
-                    price[target] = price[current] + length
-                    if target not in queued:
-                        queue.append(target)
-                        queued.add(target)
+            held = assign[current]
+            base = price[current] - edges[current][held]
+            for group in column.get(held, ()):
+                for target in group:
+                    if target == current:
+                        continue
+                    value = base + edges[target][held]
+                    if value > price[target]:
+                        price[target] = value
+                        if target not in queued:
+                            queue.append(target)
+                            queued.add(target)
+        del column  # before the tight pairs are listed: the peak of memory is here
 
         # A pair is tight when its weight is the S1 price plus the S2 price; an S2 player's
         # price follows from his tight pair in the assignment, and stays the same when the
@@ -325,17 +336,22 @@ class RoundPairer:
             for second in s2
             if (holder := assign[second]) in edges
         }
-        tight_pairs: dict[int, list[int]] = {
-            first: [second for second, w in row.items() if price[first] + s2_price[second] == w]
-            for first, row in edges.items()
-        }
-        tight_sets = {first: frozenset(row) for first, row in tight_pairs.items()}
+        # A player's tight pairs follow from his row and price: shared as the rows are.
+        tight_pairs: dict[int, list[int]] = {}
+        listed: dict[tuple[int, int], list[int]] = {}
+        for first, row in edges.items():
+            same = (id(row), price[first])
+            seconds = listed.get(same)
+            if seconds is None:
+                seconds = listed[same] = [
+                    second for second, w in row.items() if price[first] + s2_price[second] == w
+                ]
+            tight_pairs[first] = seconds
+        del listed
 
-        # Who is tight with each S2-role player (dummies included).
-        tight_with: dict[int, list[int]] = {}
-        for first, seconds in tight_pairs.items():
-            for second in seconds:
-                tight_with.setdefault(second, []).append(first)
+        # Who is tight with each S2-role player (dummies included), by groups of players who
+        # share their tight pairs.
+        tight_with = self._columns(tight_pairs)
         bracket = graph.bracket or frozenset()
         for player in s1:
             opponent = assign[player]
@@ -346,8 +362,8 @@ class RoundPairer:
                     continue
                 if candidate == opponent:
                     break
-                if candidate not in tight_sets[player]:
-                    continue
+                if price[player] + s2_price[candidate] != edges[player][candidate]:
+                    continue  # not a tight pair
                 if failed:
                     # After a search in vain, rule out at once the candidates from whose
                     # holders no alternating path of tight pairs frees the opponent.
@@ -378,8 +394,26 @@ class RoundPairer:
         self._sync(mate, assign)
         return True
 
+    @staticmethod
+    def _columns(rows: Mapping[int, Iterable[int]]) -> dict[int, list[list[int]]]:
+        """For each column, the groups of row keys whose (shared) row holds it: the keys of
+        one row object form one group, in the rows' order."""
+        groups: dict[int, list[int]] = {}
+        objects: dict[int, Iterable[int]] = {}
+        for key, row in rows.items():
+            groups.setdefault(id(row), []).append(key)
+            objects[id(row)] = row
+        columns: dict[int, list[list[int]]] = {}
+        for identity, keys in groups.items():
+            for column in objects[identity]:
+                columns.setdefault(column, []).append(keys)
+        return columns
+
     def _reaching(
-        self, assign: Mapping[int, int], player: int, tight_with: Mapping[int, Sequence[int]]
+        self,
+        assign: Mapping[int, int],
+        player: int,
+        tight_with: Mapping[int, Sequence[Sequence[int]]],
     ) -> set[int]:
         """The S1-role players (dummies included) from whom an alternating path of tight
         pairs ends at ``player``'s opponent, avoiding ``player``: those :meth:`_tight_path`
@@ -389,13 +423,14 @@ class RoundPairer:
         waiting = [assign[player]]
         while waiting:
             second = waiting.pop()
-            for first in tight_with.get(second, ()):
-                if first == player or first in reaching:
-                    continue
-                reaching.add(first)
-                held = assign[first]
-                if held in alive:
-                    waiting.append(held)
+            for group in tight_with.get(second, ()):
+                for first in group:
+                    if first == player or first in reaching:
+                        continue
+                    reaching.add(first)
+                    held = assign[first]
+                    if held in alive:
+                        waiting.append(held)
         return reaching
 
     @staticmethod
