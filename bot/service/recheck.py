@@ -7,8 +7,9 @@ disqualification through the one exit path (rules 8). The bot never disqualifies
 TDs decide (rules 1.3), and they say whether the mark is an engine mark (rules 8.1.2).
 
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
-planned again a day later each time it runs while the championship lasts. It commits its claim
-and its next run before it asks Lichess, one account at a time, so no write waits on Lichess.
+planned again a day later each time it runs while the championship lasts. It asks Lichess one
+account at a time inside its firing's transaction (on SQLite the other writers wait for it: one
+short request a player, once a day).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
 from rules.core.states import PlayerStatus, StageState
 from rules.stages.seeding import AccountFacts
+from rules.talk.conduct import account_marked
 from rules.talk.notices import TDAlert
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
@@ -32,7 +34,6 @@ __all__ = [
     "RECHECK_DEADLINE",
     "AccountMarks",
     "AccountRecheck",
-    "mark_words",
     "schedule_account_recheck",
 ]
 
@@ -48,14 +49,6 @@ class AccountMarks(Protocol):
         """The account's facts (``GET /api/user/{u}``), or a sentence saying why they could not
         be read."""
         ...
-
-
-def mark_words(marks: list[str]) -> str:
-    words = {
-        "tos_violation": "marked on Lichess for breaking its terms (an engine or booster mark)",
-        "account_closed": "closed on Lichess",
-    }
-    return " and ".join(words.get(m, m) for m in marks)
 
 
 def _marks_of(facts: AccountFacts) -> list[str]:
@@ -114,7 +107,8 @@ class AccountRecheck:
             if entry.action == MARK_ACTION and entry.player is not None:
                 flagged[entry.player] = list(entry.details.get("marks", []))
         await schedule_account_recheck(uow, now=now)
-        await uow.commit()  # Lichess is asked outside the write lock
+        # Lichess is asked inside the firing's transaction, one short request a player once a
+        # day: a commit here would leave a claim without its end if the process died meanwhile.
         for player, username in players:
             facts = await self.accounts.marks(username)
             if isinstance(facts, str):
@@ -131,12 +125,7 @@ class AccountRecheck:
             at=now, actor="bot", action=MARK_ACTION, player=player, details={"marks": marks}
         )
         alert = TDAlert(
-            None,
-            f"{username}'s account is {mark_words(marks)} (the daily look, rules 7.3). A player "
-            "marked during the championship is disqualified (rules 7.3); the TD desk has the "
-            "one-click disqualification, or dismiss it.",
-            (f"https://lichess.org/@/{username}",),
-            None,
+            None, account_marked(username, marks), (f"https://lichess.org/@/{username}",), None
         )
         await self.notifier.td_alert(
             uow, now=now, text=alert.text, key=notice.account_marked(player, ",".join(marks))

@@ -246,6 +246,9 @@ class Registration:
                         "peak_rating": None if verdict is None else verdict.peak_rating,
                         "rated_games": None if verdict is None else verdict.rated_games_counted,
                         "team_member": check.team_member,
+                        "cheat_detected": []
+                        if verdict is None
+                        else [d.isoformat() for d in verdict.cheat_detected],
                     },
                 )
             await uow.commit()

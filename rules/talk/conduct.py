@@ -10,6 +10,7 @@ from rules.week.calendar import label_time
 
 __all__ = [
     "CLAIM_MADE_BEFORE",
+    "account_marked",
     "awarded_after_exit",
     "break_started",
     "claim_dismissed",
@@ -18,6 +19,7 @@ __all__ = [
     "disqualified",
     "disregarded_after_exit",
     "game_forfeited",
+    "mark_words",
     "open_match_awarded",
     "paired_again_after_exit",
 ]
@@ -105,4 +107,24 @@ def game_forfeited(match_id: int, game: int, *, player: str, reason: str) -> str
     return (
         f"The TDs recorded game {game} of match {match_id} as forfeited by {player} (rules 6.2:"
         f" the rematch must be offered and accepted at once): {reason}"
+    )
+
+
+_MARKS = {
+    "tos_violation": "marked on Lichess for breaking its terms (an engine or booster mark)",
+    "account_closed": "closed on Lichess",
+}
+
+
+def mark_words(marks: list[str]) -> str:
+    """An account's marks (rules 7.3) in words: ``tos_violation``, ``account_closed``."""
+    return " and ".join(_MARKS.get(m, m) for m in marks)
+
+
+def account_marked(username: str, marks: list[str]) -> str:
+    """Rules 7.3: the daily look found a player's account marked or closed."""
+    return (
+        f"{username}'s account is {mark_words(marks)} (the daily look, rules 7.3). A player "
+        "marked during the championship is disqualified (rules 7.3); the TD desk has the "
+        "one-click disqualification, or dismiss it."
     )

@@ -165,7 +165,9 @@ async def test_a_tied_semifinal_goes_to_armageddon_and_a_draw_sends_black_to_the
     await scene.dispatcher.deliver_due()
     await scene.until(clock.now() + dt.timedelta(minutes=5))
     await scene.dispatcher.deliver_due()
-    assert any("Armageddon" in n for n in scene.inbox(a))  # told on Lichess
+    async with db.uow() as uow:
+        told = [r.body for r in await uow.outbox.list(kind="dm") if r.player == a]
+    assert any("Armageddon" in n for n in told)
     # The armageddon game (Black 3 minutes, no increment) is drawn: Black wins (rules 3.9.1.1).
     await scene.game(b, a, clock=(180, 0), status=GameStatus.DRAW)
     async with db.uow() as uow:

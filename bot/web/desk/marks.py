@@ -8,10 +8,11 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.errors import OperationError
-from bot.service.recheck import MARK_ACTION, mark_words
+from bot.service.recheck import MARK_ACTION
 from bot.service.services import Services
 from bot.web.desk.decisions import Choice, Decision, Evidence, Ruling, player_names
 from rules.core.states import PlayerStatus
+from rules.talk.conduct import mark_words
 from storage.uow import UnitOfWork
 
 __all__ = ["MarkedAccounts"]
