@@ -29,6 +29,8 @@ from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.web.desk.checks import JOBS
+from rules.core.ruleset import StageKind
+from tests.stages.helpers import matches_of
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text, make_config, seed
 from tests.web.test_chromium import login, logout
 from tests.web.webdriver import Browser as Chromium
@@ -54,6 +56,14 @@ async def week_site(database_url: str) -> AsyncIterator[Site]:
         assert service.web_url is not None
         ids = await seed(service, publish=False, players=PLAYERS, pairs=PAIRS)
         yield Site(service=service, clock=clock, url=service.web_url, matches=ids)
+
+
+async def boards(site: Site) -> tuple[int, int, int]:
+    """The ids of the round's three matches, in the order of :data:`PAIRS`."""
+    rows = await matches_of(site.db, StageKind.QUALIFICATION)
+    found = {(r.white_first, r.black_first): r.id for r in rows}
+    ids = [found.get(pair) or found[(pair[1], pair[0])] for pair in PAIRS]
+    return ids[0], ids[1], ids[2]
 
 
 async def player(site: Site, name: str) -> Browser:
@@ -137,6 +147,9 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         assert await pending_titles(td) == ["Approve pairings: Qualification round 1"]
         await td.submit('form.decide button[value="approve"]')
         assert "approved and published" in await td.text("#reply")
+        # The kept pairing is a new proposal: its matches are new rows (PostgreSQL never gives
+        # an id twice, SQLite may), so the boards are found again by their players.
+        ab, cd, ef = await boards(site)
 
         # The players negotiate in their rooms.
         people = {name: await player(site, name) for name in PLAYERS}
