@@ -314,7 +314,10 @@ class Registration:
                 actor=username,
                 action="registration.self",
                 player=normalise_username(username),
-                details={"seed_rating": check.verdict.seed_rating},
+                details={
+                    "seed_rating": check.verdict.seed_rating,
+                    "cheat_detected": [d.isoformat() for d in check.verdict.cheat_detected],
+                },
             )
             await uow.commit()
         return SelfRegistration(username, True)
