@@ -7,15 +7,16 @@ disqualification through the one exit path (rules 8). The bot never disqualifies
 TDs decide (rules 1.3), and they say whether the mark is an engine mark (rules 8.1.2).
 
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
-planned again a day later each time it runs while the championship lasts. It asks Lichess one
-account at a time inside its firing's transaction (on SQLite the other writers wait for it: one
-short request a player, once a day).
+planned again a day later each time it runs while the championship lasts. It asks Lichess for
+up to 300 accounts in one request (``POST /api/users``) inside its firing's transaction (on
+SQLite the other writers wait for it: one short request a day).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from typing import Protocol
 
 from bot.config import Config
@@ -45,9 +46,9 @@ RECHECK_EVERY = dt.timedelta(days=1)
 
 
 class AccountMarks(Protocol):
-    async def marks(self, username: str) -> AccountFacts | str:
-        """The account's facts (``GET /api/user/{u}``), or a sentence saying why they could not
-        be read."""
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+        """Each account's facts by username (``POST /api/users``, 300 a request), or a sentence
+        saying why one (or all) could not be read."""
         ...
 
 
@@ -107,10 +108,15 @@ class AccountRecheck:
             if entry.action == MARK_ACTION and entry.player is not None:
                 flagged[entry.player] = list(entry.details.get("marks", []))
         await schedule_account_recheck(uow, now=now)
-        # Lichess is asked inside the firing's transaction, one short request a player once a
-        # day: a commit here would leave a claim without its end if the process died meanwhile.
+        # Lichess is asked inside the firing's transaction, one short request for up to 300
+        # players once a day: a commit here would leave a claim without its end if the process
+        # died meanwhile.
+        found = await self.accounts.marks([username for _, username in players]) if players else {}
+        if isinstance(found, str):
+            log.warning("account re-check: %s", found)
+            return
         for player, username in players:
-            facts = await self.accounts.marks(username)
+            facts = found[username]
             if isinstance(facts, str):
                 log.warning("account re-check of %s: %s", username, facts)
                 continue
