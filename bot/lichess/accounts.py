@@ -127,6 +127,21 @@ class LichessAccounts:
             )
         return found
 
+    async def cheat_games(
+        self, username: str, *, since: dt.datetime
+    ) -> dict[str, dt.datetime] | str:
+        """The player's games of the variant finished since ``since`` that Lichess ended as
+        "cheat detected" against them, by id with when each was created (the daily look,
+        rules 2.2.3, 7.3)."""
+        try:
+            games = await self.client.export_games(
+                username, since=since, perf_type=self.ruleset.time_control.variant
+            )
+        except LichessError as e:
+            return f"Lichess error: {e}"
+        player = PlayerId(username.lower())
+        return {g.id: g.created_at for g in games if caught_cheating(g, player)}
+
     async def team_members(self, team: str) -> set[str] | str:
         try:
             return set(await self.client.team_members(team))

@@ -42,5 +42,9 @@ async def test_the_daily_look_reads_every_account_in_one_request(database_url: s
                 for a in await uow.audit.list()
                 if a.action == MARK_ACTION
             }
-    assert state.requests[before:] == [("POST", "/api/users")]
+    asked = state.requests[before:]
+    assert [r for r in asked if "/api/user" in r[1]] == [("POST", "/api/users")]
+    assert sorted(p for _, p in asked if p.startswith("/api/games/")) == [
+        f"/api/games/user/{name}" for name in PLAYERS  # the cheat-detected games since
+    ]
     assert marked == {("bob", ("tos_violation",)), ("dave", ("account_closed",))}
