@@ -78,7 +78,6 @@ from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database, SqliteConnect
-from storage.fence import holds as fence_holds
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -594,7 +593,7 @@ class Service:
         # may still record it (its next attempt, planned with it, comes a few minutes later).
         if self.services.challenges is not None and not self.leadership.doubt_left():
             async with self.leadership.acting(), self.db.uow() as uow:
-                await fence_holds(uow.session, self.db.fence)
+                await uow.claims.hold_lead()
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

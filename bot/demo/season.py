@@ -267,7 +267,6 @@ async def run_season(
         )
         clock = FakeClock(start)
         sandbox = SandboxState(now=clock.now)
-        sandbox.knobs.keepalive_seconds = 30.0
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
         if options.sandbox_setup is not None:
