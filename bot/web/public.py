@@ -25,7 +25,7 @@ from rules.core.colour import Colour
 from rules.core.errors import RulesError
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
-from rules.swiss.results import RoundKind, RoundResult
+from rules.swiss.results import ResultKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.talk.games import time_control_text
 from rules.week.conduct import no_show_rule
@@ -95,12 +95,12 @@ def _round_cell(
     who = "" if opponent is None else names.get(opponent, opponent)
     points = f"{format_points(result.game_points)}/{result.games}" if result.games else ""
     kind = result.kind
-    if kind is RoundKind.BYE:
+    if kind is ResultKind.BYE:
         return {"text": "bye", "title": f"Round {result.round}: a bye"}
-    if kind in (RoundKind.ABSENT, RoundKind.WITHDRAWN):
+    if kind in (ResultKind.ABSENT, ResultKind.WITHDRAWN):
         return {"text": "–", "title": f"Round {result.round}: {kind.value}"}
     colour = "" if result.colour is None else ("w" if result.colour is Colour.WHITE else "b")
-    forfeit = kind in (RoundKind.FORFEIT_WIN, RoundKind.FORFEIT_LOSS)
+    forfeit = kind in (ResultKind.FORFEIT_WIN, ResultKind.FORFEIT_LOSS)
     text = f"{sign}{ranks.get(opponent or '', '')}{colour}" + ("F" if forfeit else "")
     words = {"+": "won", "=": "tied", "-": "lost"}.get(sign, sign)
     title = f"Round {result.round}: {words} against {who}"

@@ -14,7 +14,7 @@ from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.schemas import make_game
-from bot.service.registration import Registration
+from bot.service.registration import Registration, standing_refusals, td_hand
 from bot.web.desk.decisions import Ruling
 from bot.web.desk.marks import MarkedAccounts
 from rules.core.model import PlayerId
@@ -104,17 +104,18 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
     for name in ("Regina", "Dora"):
         _eligible(week, name)
         assert (await registration.register_self(name, now=week.clock.now())).registered
-    async with week.db.uow() as uow:  # what the TDs' "refuse" on the registrations list does
-        await week.services.players.remove(
-            uow, "Regina", reason="second account", now=week.clock.now(), actor="odmwnd"
-        )
-        await uow.audit.record(
-            at=week.clock.now(),
-            actor="odmwnd",
-            action="registration.refuse",
-            reason="second account",
-            player="regina",
-        )
+    _eligible(week, "Nemo")  # never registered: the TDs refuse the account before it does
+    async with week.db.uow() as uow:  # the TDs' "Refuse" on the registrations list
+        for name in ("Regina", "Nemo"):
+            await td_hand(
+                uow,
+                week.services.players,
+                name,
+                refuse=True,
+                reason="second account",
+                now=week.clock.now(),
+                actor="odmwnd",
+            )
         await week.services.exits.exit_player(
             uow,
             player="Dora",
@@ -131,16 +132,26 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
     dora = await registration.register_self("Dora", now=week.clock.now())
     assert not dora.registered
     assert "You are disqualified from this championship (rules 2.2.4)" in dora.reasons[0]
+    nemo = await registration.register_self("Nemo", now=week.clock.now())
+    assert not nemo.registered
+    assert "The TDs refused your registration (second account)" in nemo.reasons[0]
     async with week.db.uow() as uow:
         assert await uow.players.get("regina") is None
-        await week.services.players.add(
-            uow, "Regina", seed_rating=None, now=week.clock.now(), actor="odmwnd"
-        )
-        await uow.audit.record(
-            at=week.clock.now(), actor="odmwnd", action="registration.add", player="regina"
+        assert await uow.players.get("nemo") is None
+        assert [r.username for r in await standing_refusals(uow)] == ["Regina", "Nemo"]
+        await td_hand(  # a TD adds Regina: the refusal no longer stands
+            uow,
+            week.services.players,
+            "Regina",
+            refuse=False,
+            reason="not a second account after all",
+            now=week.clock.now(),
+            actor="odmwnd",
         )
         await uow.commit()
     assert (await registration.register_self("Regina", now=week.clock.now())).registered
+    async with week.db.uow() as uow:
+        assert [r.username for r in await standing_refusals(uow)] == ["Nemo"]
 
 
 async def test_the_daily_look_flags_a_mark_and_the_desk_disqualifies_in_one_click(
