@@ -15,9 +15,10 @@ that was still being played then); a new one that makes the grounds is flagged a
 (``cheat_detected``) with its games.
 
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
-planned again a day later each time it runs while the championship lasts. It asks Lichess one
-account at a time inside its firing's transaction (on SQLite the other writers wait for it: one
-short request a player, once a day).
+planned again a day later each time it runs while the championship lasts. It asks Lichess for
+up to 300 accounts in one request (``POST /api/users``) and for each player's games since the
+last look, inside its firing's transaction (on SQLite the other writers wait for it: short
+requests, once a day).
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ CheatGames = dict[str, dt.datetime]
 
 
 class AccountMarks(Protocol):
-    async def marks(self, username: str) -> AccountFacts | str:
-        """The account's facts (``GET /api/user/{u}``), or a sentence saying why they could not
-        be read."""
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+        """Each account's facts by username (``POST /api/users``, 300 a request), or a sentence
+        saying why one (or all) could not be read."""
         ...
 
     async def cheat_games(self, username: str, *, since: dt.datetime) -> CheatGames | str:
@@ -162,10 +163,12 @@ class AccountRecheck:
                 flagged[entry.player] = list(entry.details.get("marks", []))
         registered = _registration_cheats(entries)
         seen = _seen_cheats(payload)
-        # Lichess is asked inside the firing's transaction, one short request or two a player
-        # once a day: a commit here would leave a claim without its end if the process died.
+        # Lichess is asked inside the firing's transaction, one short request for up to 300
+        # accounts and a short export a player, once a day: a commit here would leave a claim
+        # without its end if the process died.
+        accounts = await self.accounts.marks([p.username for p in players]) if players else {}
         for player in players:
-            facts = await self.accounts.marks(player.username)
+            facts = accounts if isinstance(accounts, str) else accounts[player.username]
             if isinstance(facts, str):
                 log.warning("account re-check of %s: %s", player.username, facts)
                 continue

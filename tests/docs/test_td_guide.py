@@ -29,18 +29,15 @@ import pytest
 
 from bot.launch import main
 from tests.conftest import PG_ADMIN
+from tests.docs.commands import shell_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "td-guide.md"
-BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
 
 
 def guide_commands() -> list[str]:
-    """The lines of the guide's ``sh`` blocks, in order (comments and blank lines left out)."""
-    lines = []
-    for block in BLOCK.findall(GUIDE.read_text(encoding="utf-8")):
-        lines += [line.strip() for line in block.splitlines()]
-    return [line for line in lines if line and not line.startswith("#")]
+    """The guide's shell commands, in order (:mod:`tests.docs.commands` reads every document)."""
+    return [command.text for command in shell_commands(GUIDE)]
 
 
 def _free_port() -> int:

@@ -34,7 +34,7 @@ from rules.stages.knockout import (
     KnockoutErrorReason,
     rebuild_after_withdrawal,
 )
-from rules.stages.qualification import Adjudication, Exit, ExitKind, RoundKind, exit_report
+from rules.stages.qualification import Adjudication, Exit, ExitKind, ResultKind, exit_report
 from rules.swiss.tiebreaks import Standings
 from rules.talk import conduct as talk
 from storage.convert import to_match
@@ -212,7 +212,7 @@ class Exits:
             earlier_exits=gone,
         )
         for _old, new in report.changed:
-            if new.kind is not RoundKind.FORFEIT_WIN or new.adjudication is Adjudication.NONE:
+            if new.kind is not ResultKind.FORFEIT_WIN or new.adjudication is Adjudication.NONE:
                 continue
             row = by_round[new.round]
             why = (
