@@ -33,8 +33,7 @@ from bot.service.recheck import MARK_ACTION
 from bot.views.bracket import armageddon_view
 from rules.core.ruleset import StageKind
 from rules.stages.armageddon import Phase
-from tests.stages.helpers import matches_of, semifinals_running
-from tests.stages.test_stage_flow import _game
+from tests.stages.helpers import matches_of, semifinals_running, stage_game
 from tests.web.helpers import NOW, TD, Site, make_config
 from tests.web.test_chromium import login
 from tests.web.test_chromium_td_week import decide, in_card, pending_titles
@@ -76,7 +75,7 @@ async def ten_draws(site: Site, match_id: int) -> tuple[str, str]:
     for i in range(10):
         white, black = (a, b) if i % 2 == 0 else (b, a)
         await site.service.services.intake(
-            _game(f"k{match_id:03d}{i:04d}", white, black, site.clock.now())
+            stage_game(f"k{match_id:03d}{i:04d}", white, black, site.clock.now())
         )
         site.clock.advance(dt.timedelta(minutes=11))
     return a, b
