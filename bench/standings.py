@@ -20,7 +20,7 @@ from rules.core.colour import Colour
 from rules.core.model import PlayerId
 from rules.core.ruleset import Stages
 from rules.stages.qualification import bye_result
-from rules.swiss.results import Entrant, RoundKind, RoundResult
+from rules.swiss.results import Entrant, ResultKind, RoundResult
 from rules.swiss.tiebreaks import compute_standings
 
 HALF = Fraction(1, 2)
@@ -50,7 +50,7 @@ def tournament(players: int, rounds: int, seed: int) -> tuple[list[Entrant], lis
                 (white.player, black.player, Colour.WHITE, mp, score_white),
                 (black.player, white.player, Colour.BLACK, 1 - mp, games - score_white),
             ):
-                results.append(RoundResult(p, number, RoundKind.PLAYED, m, o, c, g, games))
+                results.append(RoundResult(p, number, ResultKind.PLAYED, m, o, c, g, games))
                 points[p] += m
     return field, results
 

@@ -77,8 +77,7 @@ from bot.web.site import WebRuntime, setup_web
 from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
-from storage.db import Database
-from storage.fence import holds as fence_holds
+from storage.db import Database, SqliteConnect
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -277,7 +276,8 @@ class Service:
     ``sandbox`` serves the fake Lichess when the config says ``lichess_url = "sandbox"``;
     ``watch`` is told when the loops wait and each game is dealt with; ``deadline_handlers``
     replaces the services' handlers (a test's); ``page_cache_seconds`` shares anonymous
-    visitors' public pages for that long (:class:`~bot.web.ops.PageCache`; ``acwc run``: 2 s).
+    visitors' public pages for that long (:class:`~bot.web.ops.PageCache`; ``acwc run``: 2 s);
+    ``sqlite_connect`` opens a SQLite database instead of aiosqlite (:mod:`storage.db`).
     """
 
     def __init__(
@@ -293,8 +293,10 @@ class Service:
         deadline_handlers: Mapping[str, Handler] | None = None,
         page_cache_seconds: float | None = None,
         browser_clock: Clock | None = None,
+        sqlite_connect: SqliteConnect | None = None,
     ) -> None:
         self.config = config
+        self.sqlite_connect = sqlite_connect  # the demo's SQLite on the event loop's thread
         self.browser_clock = browser_clock  # logins and sessions expire in it (the demo: real time)
         self.page_cache = None if page_cache_seconds is None else ops.PageCache(page_cache_seconds)
         self.clock: Clock = clock or SystemClock()
@@ -344,7 +346,7 @@ class Service:
 
     async def _open(self) -> None:
         config = self.config
-        self.db = Database(config.service.database_url)
+        self.db = Database(config.service.database_url, sqlite_connect=self.sqlite_connect)
         self._stack.push_async_callback(self.db.dispose)
         lock = run_lock_for(config.service.database_url, self.db.engine, self.db.fence)
         if isinstance(lock, FileLock):
@@ -591,7 +593,7 @@ class Service:
         # may still record it (its next attempt, planned with it, comes a few minutes later).
         if self.services.challenges is not None and not self.leadership.doubt_left():
             async with self.leadership.acting(), self.db.uow() as uow:
-                await fence_holds(uow.session, self.db.fence)
+                await uow.claims.hold_lead()
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

@@ -156,12 +156,6 @@ class GamesConfig:
     game at its time by bulk pairing (the bot's token needs ``challenge:bulk``), else the open
     challenge stays."""
 
-    @property
-    def lichess_scopes(self) -> frozenset[str]:
-        """The token scopes these settings need beyond the messages and team updates: the
-        broadcasts need ``study:write``. The one place that says so."""
-        return frozenset({"study:write"}) if self.broadcast_stages else frozenset()
-
 
 @dataclass(frozen=True, slots=True)
 class OutboxConfig:

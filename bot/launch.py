@@ -12,10 +12,10 @@ it is handed.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
 
 from bot.cli.base import CommandEntry
 from bot.cli.main import main as cli_main
@@ -43,22 +43,12 @@ __all__ = ["main"]
 class _Launcher:
     """The command line's :class:`bot.cli.Launcher`."""
 
-    @contextlib.asynccontextmanager
-    async def services(
-        self,
-        config: Config,
-        db: Database,
-        *,
-        clock: Clock,
-        lichess_url: str | None = None,
-        quick: bool = False,
-    ) -> AsyncIterator[Services]:
+    def services(
+        self, config: Config, db: Database, **options: Any
+    ) -> AbstractAsyncContextManager[Services]:
         from bot.app import offline_services
 
-        async with offline_services(
-            config, db, clock=clock, lichess_url=lichess_url, quick=quick
-        ) as found:
-            yield found
+        return offline_services(config, db, **options)
 
     async def run(self, config: Config) -> None:
         from bot.app import run_service

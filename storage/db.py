@@ -6,6 +6,7 @@ import itertools
 import os
 import socket
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import event
@@ -106,21 +107,19 @@ def process_name() -> str:
     return f"acwc-bot {os.getpid()}.{next(_engines)}@{socket.gethostname()}"[:63]
 
 
-def create_engine(url: str) -> AsyncEngine:
-    """An engine for ``url``. A SQLite URL with ``?inline=true`` runs SQLite on the event loop's
-    thread (:mod:`storage.inline_sqlite`) instead of aiosqlite's worker thread: much faster for
-    a small local database (the demo season), at the price of blocking the loop while a
-    statement runs."""
+SqliteConnect = Callable[[str], Awaitable[Any]]
+"""Opens a SQLite file as ``aiosqlite.connect`` would (the demo's: on the event loop's thread)."""
+
+
+def create_engine(url: str, *, sqlite_connect: SqliteConnect | None = None) -> AsyncEngine:
+    """An engine for ``url``. On SQLite, ``sqlite_connect`` (the demo's
+    :mod:`bot.demo.inline_sqlite`) replaces aiosqlite's connection; it waits for a lock itself,
+    so SQLite's own busy timeout is 0."""
     check_url(url)
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.query.get("inline") in ("true", "1"):
-        from storage import inline_sqlite
-
+    if parsed.get_backend_name() == "sqlite" and sqlite_connect is not None:
         path = parsed.database or ":memory:"
-        plain = parsed.difference_update_query(["inline"])
-        engine = create_async_engine(
-            plain, async_creator=lambda: inline_sqlite.connect(path, uri=False)
-        )
+        engine = create_async_engine(url, async_creator=lambda: sqlite_connect(path))
         event.listen(engine.sync_engine, "connect", _inline_pragmas)
         return engine
     if parsed.get_backend_name() == "postgresql":
@@ -138,9 +137,9 @@ def create_engine(url: str) -> AsyncEngine:
 class Database:
     """An engine and its session factory; ``uow()`` opens a unit of work."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, sqlite_connect: SqliteConnect | None = None) -> None:
         self.url = url
-        self.engine = create_engine(url)
+        self.engine = create_engine(url, sqlite_connect=sqlite_connect)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self.changes: TableChanges | None = None
         self.fence = Fence()
@@ -177,7 +176,7 @@ class Database:
     def uow(self, *, origin: str | None = None) -> UnitOfWork:
         """A unit of work; ``origin`` names who writes through it, for
         :meth:`TableChanges.version`'s ``besides``."""
-        return UnitOfWork(self.sessions, origin=origin)
+        return UnitOfWork(self.sessions, origin=origin, fence=self.fence)
 
     def one_write(self, *, origin: str | None = None) -> UnitOfWork:
         """A unit of work for a change that is one statement (atomic by itself): on
@@ -185,15 +184,15 @@ class Database:
         it is :meth:`uow`. Its ``commit()`` is still called (it counts the change)."""
         if self._autocommit is None:
             return self.uow(origin=origin)
-        return UnitOfWork(self._autocommit, origin=origin)
+        return UnitOfWork(self._autocommit, origin=origin, fence=self.fence)
 
     def reads(self) -> UnitOfWork:
         """A unit of work that only reads, and needs no one snapshot for all its statements
         (a loop's look at what is due): on PostgreSQL without a transaction. It cannot
         commit."""
         if self._reads is None:
-            return UnitOfWork(self.sessions, read_only=True)
-        return UnitOfWork(self._reads, read_only=True)
+            return UnitOfWork(self.sessions, read_only=True, fence=self.fence)
+        return UnitOfWork(self._reads, read_only=True, fence=self.fence)
 
     async def dispose(self) -> None:
         await self.engine.dispose()

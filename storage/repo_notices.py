@@ -9,7 +9,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
-from storage.models import Channel, OutboxRow, OutboxStatus, PlayerRow
+from storage.models import Channel, OutboxRow, OutboxStatus
 from storage.models_notices import HoldRow
 
 __all__ = ["HoldRepository", "NoticeRepository"]
@@ -78,33 +78,6 @@ class NoticeRepository(_Repository):
             select(OutboxRow).where(mine).order_by(OutboxRow.id.desc()).limit(limit)
         )
         return result.scalars().all()
-
-    async def mark_seen(self, row_ids: Sequence[int], *, at: dt.datetime) -> int:
-        if not row_ids:
-            return 0
-        result = await self.session.execute(
-            update(OutboxRow)
-            .where(OutboxRow.id.in_(list(row_ids)), OutboxRow.seen_at.is_(None))
-            .values(seen_at=at)
-        )
-        return int(getattr(result, "rowcount", 0) or 0)
-
-    async def cover_by_team(self, notice: str, created_at: dt.datetime) -> int:
-        """The pending DMs of ``notice`` written at ``created_at`` to players in the team go
-        in the team message instead: they become room notices (:attr:`Channel.ROOM`)."""
-        members = select(PlayerRow.id).where(PlayerRow.team_member.is_(True))
-        result = await self.session.execute(
-            update(OutboxRow)
-            .where(
-                OutboxRow.kind == Channel.DM,
-                OutboxRow.notice == notice,
-                OutboxRow.created_at == created_at,
-                OutboxRow.status == OutboxStatus.PENDING,
-                OutboxRow.player.in_(members),
-            )
-            .values(kind=Channel.ROOM)
-        )
-        return int(getattr(result, "rowcount", 0) or 0)
 
     async def team_sent(self, created_at: dt.datetime, *, at: dt.datetime) -> int:
         """The team message written at ``created_at`` went out: so did the notices it covers."""

@@ -555,7 +555,6 @@ class GameActor:
     _by_pair: dict[frozenset[PlayerId], list[GameId]] = field(default_factory=dict)
     _rounds: dict[int, int] = field(default_factory=dict)  # round id -> number (never changes)
     games_played: int = 0
-    challenge_games: int = 0
     """Games started by joining the bot's challenge."""
     _stored: tuple[list[MatchRow], dict[int, ArmageddonRow], dict[int, dt.datetime]] = field(
         default_factory=lambda: ([], {}, {})
@@ -658,7 +657,6 @@ class GameActor:
         key = frozenset((started.white, started.black))
         self._by_pair.setdefault(key, []).append(started.id)
         self.games_played += 1
-        self.challenge_games += 1
         self.world.on_game(started)
         return True
 

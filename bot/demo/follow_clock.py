@@ -7,18 +7,15 @@ sandbox Lichess on this machine."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import re
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from bot.app import offline_services
 from bot.cli.base import Cli, CliError, CommandEntry, command
 from bot.cli.main import main as cli_main
 from bot.config import Config
-from bot.runtime.clock import Clock
-from bot.service.services import Services
-from storage.db import Database
 
 __all__ = ["main"]
 
@@ -58,22 +55,7 @@ async def follow_clock(args: argparse.Namespace, cli: Cli) -> int:
 class _Launcher:
     """The command line's launcher in a test's child process: the services, and this tool."""
 
-    @contextlib.asynccontextmanager
-    async def services(
-        self,
-        config: Config,
-        db: Database,
-        *,
-        clock: Clock,
-        lichess_url: str | None = None,
-        quick: bool = False,
-    ) -> AsyncIterator[Services]:
-        from bot.app import offline_services
-
-        async with offline_services(
-            config, db, clock=clock, lichess_url=lichess_url, quick=quick
-        ) as found:
-            yield found
+    services = staticmethod(offline_services)
 
     async def run(self, config: Config) -> None:
         raise CliError("run the service with acwc itself")

@@ -1,7 +1,7 @@
 """One whole demo season in this process: sandbox, database, service, web app, actors, driver.
 
 Without ``--database-url`` the season's SQLite file runs on the event loop's own thread
-(``?inline=true``, :mod:`storage.inline_sqlite`), and the database counts its committed writes
+(:mod:`bot.demo.inline_sqlite`), and the database counts its committed writes
 per table (:mod:`storage.changes`) so the actors read again only what changed.
 """
 
@@ -24,6 +24,7 @@ from typing import Any
 
 from bot.app import Service
 from bot.config import DEFAULT_TDS, Config, RegistrationConfig, ServiceConfig
+from bot.demo import inline_sqlite
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
@@ -256,7 +257,7 @@ async def run_season(
             url = options.database_url
         else:
             assert folder is not None
-            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}?inline=true"
+            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
         port = _free_port() if options.serve_web else 0
         config = demo_config(base, database_url=url, web_port=port)
         start = dt.datetime.combine(
@@ -266,7 +267,6 @@ async def run_season(
         )
         clock = FakeClock(start)
         sandbox = SandboxState(now=clock.now)
-        sandbox.knobs.keepalive_seconds = 30.0
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
         if options.sandbox_setup is not None:
@@ -279,6 +279,7 @@ async def run_season(
             serve_web=options.serve_web,
             watch=watch,
             browser_clock=SystemClock(),  # a login takes a person real minutes, not fake weeks
+            sqlite_connect=None if options.database_url is not None else inline_sqlite.connect,
         ) as service:
             reporter.say(
                 f"acwc demo: {options.players} players, seed {options.seed}, database {url}"

@@ -10,13 +10,14 @@ rated ones as the 100-game count and the rating held when the window opened need
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessHTTPError, LichessTransportError, NotFoundError
 from bot.service.registration import REASONS, AccountRecord
 from rules.core.colour import Colour
-from rules.core.model import Game, GameStatus, PlayerId
+from rules.core.model import Game, GameStatus, PlayerId, normalise_username
 from rules.core.ruleset import Ruleset
 from rules.stages.seeding import AccountFacts, RatedGame
 
@@ -103,21 +104,43 @@ class LichessAccounts:
         )
         return AccountRecord(facts, tuple(games), tuple(cheats))
 
-    async def marks(self, username: str) -> AccountFacts | str:
-        """The account's facts alone (one request; the daily look of rules 7.3)."""
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+        """The accounts' facts alone, by username as given (the daily look of rules 7.3): one
+        ``POST /api/users`` for up to 300 players, where one ``GET /api/user`` each was a
+        request a player a day. A name Lichess does not know says so; a failed request is
+        the sentence for all."""
         try:
-            user = await self.client.get_user(username)
-        except NotFoundError:
-            return "no such Lichess account"
+            users = {u.id: u for u in await self.client.get_users(usernames)}
         except LichessError as e:
             return f"Lichess error: {e}"
-        created = user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC)
-        return AccountFacts(
-            created_at=created,
-            tos_violation=user.tos_violation,
-            disabled=user.disabled,
-            title=user.title,
-        )
+        found: dict[str, AccountFacts | str] = {}
+        for username in usernames:
+            user = users.get(normalise_username(username))
+            if user is None:
+                found[username] = "no such Lichess account"
+                continue
+            found[username] = AccountFacts(
+                created_at=user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC),
+                tos_violation=user.tos_violation,
+                disabled=user.disabled,
+                title=user.title,
+            )
+        return found
+
+    async def cheat_games(
+        self, username: str, *, since: dt.datetime
+    ) -> dict[str, dt.datetime] | str:
+        """The player's games of the variant finished since ``since`` that Lichess ended as
+        "cheat detected" against them, by id with when each was created (the daily look,
+        rules 2.2.3, 7.3)."""
+        try:
+            games = await self.client.export_games(
+                username, since=since, perf_type=self.ruleset.time_control.variant
+            )
+        except LichessError as e:
+            return f"Lichess error: {e}"
+        player = PlayerId(username.lower())
+        return {g.id: g.created_at for g in games if caught_cheating(g, player)}
 
     async def team_members(self, team: str) -> set[str] | str:
         try:

@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://lichess.org"
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
+USERS_IDS_LIMIT = 300
+"""``POST /api/users`` reads the first 300 names of a request (lila's ``Api.usersByIds``)."""
 DEFAULT_STREAM_TIMEOUT = 90.0
 """Above :data:`~bot.config.LICHESS_KEEPALIVE_SECONDS`, the export's keep-alive interval."""
 SHARED_PAUSE_READ = dt.timedelta(seconds=1)
@@ -210,6 +212,20 @@ class LichessClient:
             "get_user", functools.partial(self._berserk.users.get_public_data, username)
         )
         return user_from_json(data)
+
+    async def get_users(self, usernames: Iterable[str]) -> list[LichessUser]:
+        """``POST /api/users``: many accounts, 300 a request (lila reads no more); an unknown
+        name is left out, a closed account answers ``disabled``."""
+        names = list(dict.fromkeys(usernames))
+        users: list[LichessUser] = []
+        for chunk in _chunks(names, USERS_IDS_LIMIT):
+            rows = await self._call(
+                "get_users", functools.partial(self._berserk.users.get_by_id, *chunk)
+            )
+            if not isinstance(rows, list):
+                raise LichessPayloadError("/api/users did not answer a list")
+            users.extend(user_from_json(row) for row in rows)
+        return users
 
     async def teams_of(self, username: str) -> list[str]:
         """``GET /api/team/of/{username}``: the ids of the teams the player is a member of."""

@@ -452,11 +452,6 @@ class GameWatcher:
                 await self._deliver(game)
         await self._maybe_save(force=True)
 
-    @property
-    def unsettled(self) -> int:
-        """How many games wait for ``on_game`` to take them."""
-        return len(self._unsettled)
-
     async def _maybe_save(self, *, force: bool = False) -> None:
         points = [s.safe_point for s in self._streams]
         if not points or any(p is None for p in points):

@@ -36,6 +36,7 @@ from bot.sandbox.encode import (
     ok_json,
     user_json,
     user_status_json,
+    users_item_json,
 )
 from bot.sandbox.history import OffBoardGame, offboard_game_json
 from bot.sandbox.inbox import Verdict
@@ -65,8 +66,12 @@ EXPORTS_PER_IP = 2
 EXPORT_PER_SECOND = {False: 20, True: 30}
 """Games a second a user's export streams, without and with a token (lila's
 ``Game.apiExportByUser``: ``MaxPerSecond``)."""
+EXPORT_IDS_PER_SECOND = 30
+"""Games a second the export by ids streams (``Game.exportByIds``: ``MaxPerSecond(30)``)."""
 EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
+USERS_IDS_LIMIT = 300
+"""``POST /api/users`` reads the first 300 names (``Api.usersByIds``)."""
 TOKEN_LIFETIME = 31536000
 MESSAGE_MAX = 8000
 TEAM_UPDATE_MAX = 9000
@@ -85,6 +90,7 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.get("/api/games/user/{username}", export_games_of_user),
             web.post("/api/games/export/_ids", export_games_by_ids),
             web.get("/api/users/status", users_status),
+            web.post("/api/users", users_by_ids),
             web.get("/api/team/of/{username}", teams_of_player),
             web.post("/inbox/{username}", send_message),
             web.post("/team/{teamId}/pm-all", team_update),
@@ -254,6 +260,18 @@ async def user_public_data(request: web.Request, token: Token | None) -> web.Str
     return web.json_response(user_json(user, seen_at=millis(state.now())))
 
 
+async def users_by_ids(request: web.Request) -> web.StreamResponse:
+    """POST /api/users: lila's ``Api.usersByIds`` (``app/controllers/Api.scala``), an
+    ``AnonBodyOf`` action (no token looked at): the first 300 comma-separated names, the known
+    ones in the order given, each as ``JsonView.full`` writes it (``tosViolation``, ``title``,
+    ``createdAt``; a closed account its names and ``disabled``)."""
+    state = _state(request)
+    names = _ids_body((await request.text()).replace("\n", ""))[:USERS_IDS_LIMIT]
+    seen_at = millis(state.now())
+    found = (state.users.get(user_id(n)) for n in names)
+    return web.json_response([users_item_json(u, seen_at=seen_at) for u in found if u])
+
+
 @_authed(required=True)
 async def account(request: web.Request, token: Token | None) -> web.StreamResponse:
     """GET /api/account"""
@@ -388,37 +406,43 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
         else json.dumps(offboard_game_json(g)).encode() + b"\n"
         for g in games
     ]
-    return await _export(request, state, lines, with_token=token is not None)
+    return await _export(request, state, lines, per_second=EXPORT_PER_SECOND[token is not None])
 
 
 async def _export(
-    request: web.Request, state: SandboxState, lines: list[bytes], *, with_token: bool
+    request: web.Request,
+    state: SandboxState,
+    lines: list[bytes],
+    *,
+    per_second: int,
+    slow: bool = True,
 ) -> web.StreamResponse:
-    """A user's export as lila streams it: two at once per IP (``GlobalConcurrencyLimitPerIP``,
-    a 429 beyond), at its pace when the knob says so."""
+    """An export as lila streams it: two at once per IP (``GlobalConcurrencyLimitPerIP
+    .download``, a 429 beyond), ``per_second`` games a second when the knob says so."""
     if state.exports_running >= EXPORTS_PER_IP:
         state.refused(request.path, 429)
         return _error(429, "Please only run 2 request(s) at a time")
     state.exports_running += 1
     try:
-        per_second = EXPORT_PER_SECOND[with_token] if state.knobs.export_throttle else None
-        return await _ndjson(request, lines, slow=True, per_second=per_second)
+        pace = per_second if state.knobs.export_throttle else None
+        return await _ndjson(request, lines, slow=slow, per_second=pace)
     finally:
         state.exports_running -= 1
 
 
 async def export_games_by_ids(request: web.Request) -> web.StreamResponse:
-    """POST /api/games/export/_ids (NDJSON only in the sandbox)"""
+    """POST /api/games/export/_ids (NDJSON only in the sandbox): lila's ``Game.exportByIds``:
+    the first 300 ids (the rest unread, no error), under the same two downloads at once per
+    IP as the user export, at 30 games a second."""
     state = _state(request)
     if not _wants_ndjson(request):
         return _error(406, "The sandbox exports games as application/x-ndjson only")
-    ids = _ids_body(await request.text())
-    if len(ids) > EXPORT_IDS_LIMIT:
-        return _error(400, f"Too many ids: {len(ids)}, expected up to {EXPORT_IDS_LIMIT}")
+    ids = _ids_body(await request.text())[:EXPORT_IDS_LIMIT]  # lila reads the first 300
     games = [state.games[gid] for gid in ids if gid in state.games]
     games = [g for g in games if g.status != "created"]
     games.sort(key=lambda g: (g.createdAt, g.id), reverse=True)
-    return await _ndjson(request, [_export_line(g) for g in games])
+    lines = [_export_line(g) for g in games]
+    return await _export(request, state, lines, per_second=EXPORT_IDS_PER_SECOND, slow=False)
 
 
 async def _ndjson(
@@ -441,6 +465,7 @@ async def _ndjson(
                 await resp.write(b"{}\n")
     for i, line in enumerate(lines):
         if per_second is not None and i and i % per_second == 0:
+            _state(request).export_pauses += 1
             await asyncio.sleep(1.0)  # lila's export throttle (``MaxPerSecond``), real time
         await resp.write(line)
     await resp.write_eof()

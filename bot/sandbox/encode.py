@@ -127,6 +127,15 @@ def _perf_json(perf: Perf) -> dict[str, Any]:
     return {"games": perf.games, "rating": perf.rating, "rd": perf.rd, "prog": perf.prog}
 
 
+def users_item_json(user: User, *, seen_at: int) -> dict[str, Any]:
+    """An item of ``POST /api/users`` (``User``: lila's ``JsonView.full``, without the extended
+    fields): a closed account answers its names and ``disabled`` only."""
+    out = user_json(user, seen_at=seen_at)
+    out.pop("url", None)
+    out.pop("count", None)
+    return out
+
+
 def user_json(user: User, *, seen_at: int) -> dict[str, Any]:
     """``UserExtended``, as ``/api/user/{username}`` and ``/api/account`` answer it; a closed
     account answers its names and ``disabled`` only."""

@@ -120,8 +120,8 @@ class Knobs:
     """Write every game line twice."""
     delay_seconds: float = 0.0
     """Wait this long (real time) before answering any API request."""
-    keepalive_seconds: float = 5.0
-    """Blank keep-alive line period on idle streams."""
+    keepalive_seconds: float = 50.0
+    """Blank keep-alive line period on idle streams (lila's ``ndJson.addKeepAlive``: 50 s)."""
     export_silence_seconds: float = 0.0
     """Each user's game export says nothing for this long (real time) before its games, writing
     ``{}`` keep-alive lines every ``export_keepalive_seconds`` meanwhile, as lila's slow
@@ -137,9 +137,11 @@ class Knobs:
     """New conversations a day for an account over 30 days old (lila: 20)."""
     replies_per_minute: int = 20
     """Replies a minute for an account over 30 days old (lila: 20)."""
-    export_throttle: bool = False
-    """Stream a user's game export at lila's pace (20 games a second, 30 with a token), in
-    real time. Off by default: the demo's 5,000 history games would take minutes."""
+    export_throttle: bool = True
+    """Stream the game exports at lila's pace, in real time: a user's games at 20 a second, 30
+    with a token (``Game.apiExportByUser``: ``MaxPerSecond``), games by ids at 30 a second
+    (``Game.exportByIds``). On, as on lichess.org; off only for a unit test about something
+    else."""
     refuse_challenges: str | None = None
     """While set, ``POST /api/challenge/open`` answers 400 with this text (a form lila would
     refuse for a reason the sandbox does not model)."""
@@ -208,6 +210,8 @@ class SandboxState:
         self._streams_cut = False
         self.exports_running = 0
         """Game exports being answered now (lila allows 2 at once per IP)."""
+        self.export_pauses = 0
+        """Seconds the exports waited for lila's pace (:attr:`Knobs.export_throttle`)."""
         self._live: dict[str, GameJson] = {}
         """The games going on, by id."""
         self.refusals: Counter[str] = Counter()

@@ -6,16 +6,26 @@ naming the mark, and an audit entry (``account.marked``) that the desk lists wit
 disqualification through the one exit path (rules 8). The bot never disqualifies by itself: the
 TDs decide (rules 1.3), and they say whether the mark is an engine mark (rules 8.1.2).
 
+A game Lichess ends as "cheat detected" during the championship is counted with its date as at
+registration (rules 2.2.3: one since the first cut-off or two since the second): the dates the
+registration read (its audit entry), and every such game the looks have seen since, which the
+job's row carries from one look to the next (``payload["cheat_games"]``). Each look reads only
+the games finished since the previous one (``payload["since"]``, less :data:`OVERLAP` for a game
+that was still being played then); a new one that makes the grounds is flagged as a mark
+(``cheat_detected``) with its games.
+
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
-planned again a day later each time it runs while the championship lasts. It asks Lichess one
-account at a time inside its firing's transaction (on SQLite the other writers wait for it: one
-short request a player, once a day).
+planned again a day later each time it runs while the championship lasts. It asks Lichess for
+up to 300 accounts in one request (``POST /api/users``) and for each player's games since the
+last look, inside its firing's transaction (on SQLite the other writers wait for it: short
+requests, once a day).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from bot.config import Config
@@ -23,10 +33,10 @@ from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
 from rules.core.states import PlayerStatus, StageState
-from rules.stages.seeding import AccountFacts
+from rules.stages.seeding import AccountFacts, cheat_grounds
 from rules.talk.conduct import account_marked
 from rules.talk.notices import TDAlert
-from storage.models import DeadlineRow
+from storage.models import AuditRow, DeadlineRow
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -42,12 +52,26 @@ log = logging.getLogger(__name__)
 RECHECK_DEADLINE = "account_recheck"
 MARK_ACTION = "account.marked"
 RECHECK_EVERY = dt.timedelta(days=1)
+OVERLAP = dt.timedelta(hours=1)
+"""How far before the previous look the next one reads games again: the export has finished
+games only, so one still being played at the previous look is read at the next."""
+CHEAT_MARK = "cheat_detected"
+REGISTRATION_READS = ("registration.check", "registration.self")
+"""The audit entries that keep the "cheat detected" dates read at registration."""
+
+CheatGames = dict[str, dt.datetime]
+""""Cheat detected" games against a player: each game's id and when it was created."""
 
 
 class AccountMarks(Protocol):
-    async def marks(self, username: str) -> AccountFacts | str:
-        """The account's facts (``GET /api/user/{u}``), or a sentence saying why they could not
-        be read."""
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+        """Each account's facts by username (``POST /api/users``, 300 a request), or a sentence
+        saying why one (or all) could not be read."""
+        ...
+
+    async def cheat_games(self, username: str, *, since: dt.datetime) -> CheatGames | str:
+        """The player's games finished since ``since`` that Lichess ended as "cheat detected"
+        against them, or a sentence saying why they could not be read."""
         ...
 
 
@@ -59,18 +83,45 @@ def _marks_of(facts: AccountFacts) -> list[str]:
     ]
 
 
-async def schedule_account_recheck(uow: UnitOfWork, *, now: dt.datetime) -> None:
-    """Make sure the daily look at the accounts has its next run (one open row at a time)."""
+async def schedule_account_recheck(
+    uow: UnitOfWork, *, now: dt.datetime, carried: Mapping[str, object] | None = None
+) -> None:
+    """Make sure the daily look at the accounts has its next run (one open row at a time);
+    ``carried``: what the look that plans it hands to the next (when it looked, the "cheat
+    detected" games seen)."""
     if await uow.deadlines.open_of_kind(RECHECK_DEADLINE) is None:
         await uow.deadlines.add(
             DeadlineRow(
                 kind=RECHECK_DEADLINE,
                 due_at=now + RECHECK_EVERY,
                 subject="",
-                payload={},
+                payload=dict(carried or {}),
                 created_at=now,
             )
         )
+
+
+def _seen_cheats(payload: Mapping[str, object]) -> dict[str, CheatGames]:
+    """The "cheat detected" games the earlier looks saw, by player, from the row's payload."""
+    stored = payload.get("cheat_games")
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        str(player): {str(g): dt.datetime.fromisoformat(str(at)) for g, at in games.items()}
+        for player, games in stored.items()
+        if isinstance(games, dict)
+    }
+
+
+def _registration_cheats(entries: Sequence[AuditRow]) -> dict[str, list[dt.datetime]]:
+    """The "cheat detected" dates each player's latest registration read kept (rules 2.2.3)."""
+    out: dict[str, list[dt.datetime]] = {}
+    for entry in entries:  # oldest first: the latest read wins
+        if entry.action in REGISTRATION_READS and entry.player is not None:
+            dates = entry.details.get("cheat_detected")
+            if isinstance(dates, list):
+                out[entry.player] = [dt.datetime.fromisoformat(str(d)) for d in dates]
+    return out
 
 
 async def _event_lasts(uow: UnitOfWork) -> bool:
@@ -99,34 +150,80 @@ class AccountRecheck:
         if not await _event_lasts(uow):
             return  # not begun (the first publication plans it again) or over
         if self.accounts is None:  # no Lichess here: the next run may have it
-            await schedule_account_recheck(uow, now=now)
+            await schedule_account_recheck(uow, now=now, carried=firing.deadline.payload)
             return
-        players = [(p.id, p.username) for p in await uow.players.list(status=PlayerStatus.ACTIVE)]
+        payload = firing.deadline.payload
+        previous = payload.get("since")
+        looked = None if previous is None else dt.datetime.fromisoformat(str(previous))
+        players = list(await uow.players.list(status=PlayerStatus.ACTIVE))
+        entries = await uow.audit.list()
         flagged: dict[str, list[str]] = {}
-        for entry in await uow.audit.list():
+        for entry in entries:
             if entry.action == MARK_ACTION and entry.player is not None:
                 flagged[entry.player] = list(entry.details.get("marks", []))
-        await schedule_account_recheck(uow, now=now)
-        # Lichess is asked inside the firing's transaction, one short request a player once a
-        # day: a commit here would leave a claim without its end if the process died meanwhile.
-        for player, username in players:
-            facts = await self.accounts.marks(username)
+        registered = _registration_cheats(entries)
+        seen = _seen_cheats(payload)
+        # Lichess is asked inside the firing's transaction, one short request for up to 300
+        # accounts and a short export a player, once a day: a commit here would leave a claim
+        # without its end if the process died.
+        accounts = await self.accounts.marks([p.username for p in players]) if players else {}
+        for player in players:
+            facts = accounts if isinstance(accounts, str) else accounts[player.username]
             if isinstance(facts, str):
-                log.warning("account re-check of %s: %s", username, facts)
+                log.warning("account re-check of %s: %s", player.username, facts)
                 continue
             marks = _marks_of(facts)
-            if marks and marks != flagged.get(player):
-                await self._flag(uow, player, username, marks, now=now)
+            since = max(player.registered_at, looked or player.registered_at) - OVERLAP
+            found = await self.accounts.cheat_games(player.username, since=since)
+            if isinstance(found, str):
+                log.warning("account re-check of %s: %s", player.username, found)
+                found = {}
+            known = seen.setdefault(player.id, {})
+            new = {g: at for g, at in found.items() if g not in known}
+            known.update(new)
+            dates = [*registered.get(player.id, []), *known.values()]
+            grounds = bool(new) and cheat_grounds(dates, eligibility=self.config.rules.eligibility)
+            last = [m for m in flagged.get(player.id, []) if m != CHEAT_MARK]
+            if grounds or (marks and marks != last):
+                await self._flag(
+                    uow, player.id, player.username, marks, known if grounds else {}, now=now
+                )
+        carried = {
+            "since": now.isoformat(),
+            "cheat_games": {
+                p: {g: at.isoformat() for g, at in games.items()}
+                for p, games in seen.items()
+                if games
+            },
+        }
+        await schedule_account_recheck(uow, now=now, carried=carried)
 
     async def _flag(
-        self, uow: UnitOfWork, player: str, username: str, marks: list[str], *, now: dt.datetime
+        self,
+        uow: UnitOfWork,
+        player: str,
+        username: str,
+        marks: list[str],
+        cheats: CheatGames,
+        *,
+        now: dt.datetime,
     ) -> None:
+        if cheats:
+            marks = [*marks, CHEAT_MARK]
+        games = {g: at.isoformat() for g, at in sorted(cheats.items(), key=lambda c: c[1])}
         await uow.audit.record(
-            at=now, actor="bot", action=MARK_ACTION, player=player, details={"marks": marks}
+            at=now,
+            actor="bot",
+            action=MARK_ACTION,
+            player=player,
+            details={"marks": marks, "cheat_games": games},
         )
-        alert = TDAlert(
-            None, account_marked(username, marks), (f"https://lichess.org/@/{username}",), None
+        evidence = (
+            f"https://lichess.org/@/{username}",
+            *(f"https://lichess.org/{g} (created {at[:10]})" for g, at in games.items()),
         )
+        alert = TDAlert(None, account_marked(username, marks), evidence, None)
+        what = ",".join([*marks, *games])  # a new "cheat detected" game is news of its own
         await self.notifier.td_alert(
-            uow, now=now, text=alert.text, key=notice.account_marked(player, ",".join(marks))
+            uow, now=now, text=alert.text, key=notice.account_marked(player, what)
         )

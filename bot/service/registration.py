@@ -22,6 +22,7 @@ from rules.core.model import normalise_username
 from rules.core.states import PlayerStatus
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from storage.db import Database
+from storage.models import AuditRow
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -31,8 +32,12 @@ __all__ = [
     "Registration",
     "RegistrationCheck",
     "SelfRegistration",
+    "StandingRefusal",
+    "refused_or_gone",
     "registration_scopes",
     "run_scopes",
+    "standing_refusals",
+    "td_hand",
 ]
 
 
@@ -96,6 +101,61 @@ TD_REFUSAL, TD_ADDITION = "registration.refuse", "registration.add"
 adds the player by hand (rules 2.2.4)."""
 
 
+@dataclass(frozen=True, slots=True)
+class StandingRefusal:
+    """An account the TDs refused by hand, registered or not, and not added since (2.2.4)."""
+
+    player: str
+    username: str
+    reason: str
+    by: str
+    at: dt.datetime
+
+
+async def standing_refusals(uow: UnitOfWork, player: str | None = None) -> list[StandingRefusal]:
+    """The TDs' refusals that still stand (of ``player`` only, when given): the last hand of
+    the TDs on the account refused it, and it is not registered."""
+    last: dict[str, AuditRow] = {}
+    for entry in await uow.audit.list(player=player):  # oldest first: the last hand wins
+        if entry.action in (TD_REFUSAL, TD_ADDITION) and entry.player is not None:
+            last[entry.player] = entry
+    out = []
+    for pid, entry in last.items():
+        if entry.action == TD_REFUSAL and await uow.players.get(pid) is None:
+            name = str(entry.details.get("username") or pid)
+            out.append(StandingRefusal(pid, name, entry.reason or "", entry.actor, entry.at))
+    return out
+
+
+async def td_hand(
+    uow: UnitOfWork,
+    players: Players,
+    username: str,
+    *,
+    refuse: bool,
+    reason: str,
+    now: dt.datetime,
+    actor: str,
+) -> None:
+    """A TD adds or refuses a Lichess account by hand (the registrations list), audited with
+    the reason. A refusal sticks (rules 2.2.4): a registered account is removed (one already
+    paired is refused: the TDs withdraw it instead), and an account that never registered is
+    refused before it does; either may register again only once a TD adds it."""
+    if refuse:
+        if await uow.players.get(normalise_username(username)) is not None:
+            await players.remove(uow, username, reason=reason, now=now, actor=actor)
+    else:
+        await players.add(uow, username, seed_rating=None, now=now, actor=actor)
+    await uow.audit.record(
+        at=now,
+        actor=actor,
+        action=TD_REFUSAL if refuse else TD_ADDITION,
+        reason=reason,
+        player=normalise_username(username),
+        details={"username": username},
+    )
+
+
 async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
     """Why ``player`` may not register on their own: the TDs refused them (and did not add
     them since), or they left the championship; ``None``: nothing stands in the way."""
@@ -106,13 +166,9 @@ async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
             f"You are {row.status} from this championship{why}; you cannot register again. "
             "Write to the TDs if you think this is wrong."
         )
-    hands = [
-        a for a in await uow.audit.list(player=player) if a.action in (TD_REFUSAL, TD_ADDITION)
-    ]
-    if row is None and hands and max(hands, key=lambda a: a.id).action == TD_REFUSAL:
-        last = max(hands, key=lambda a: a.id)
+    for refusal in await standing_refusals(uow, player):
         return (
-            f"The TDs refused your registration ({last.reason}); only they can change that. "
+            f"The TDs refused your registration ({refusal.reason}); only they can change that. "
             "Write to them if you think this is wrong."
         )
     return None
@@ -314,7 +370,10 @@ class Registration:
                 actor=username,
                 action="registration.self",
                 player=normalise_username(username),
-                details={"seed_rating": check.verdict.seed_rating},
+                details={
+                    "seed_rating": check.verdict.seed_rating,
+                    "cheat_detected": [d.isoformat() for d in check.verdict.cheat_detected],
+                },
             )
             await uow.commit()
         return SelfRegistration(username, True)

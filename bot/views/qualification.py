@@ -33,7 +33,7 @@ from rules.stages.qualification import (
 )
 from rules.swiss.dutch import PlayerNumber, SwissPlayer, float_in_round
 from rules.swiss.qualification_pairing import swiss_players, to_trf
-from rules.swiss.results import Entrant, Exit, ExitKind, RoundKind, RoundResult
+from rules.swiss.results import Entrant, Exit, ExitKind, ResultKind, RoundResult
 from rules.swiss.tiebreaks import Standings, compute_standings
 from rules.swiss.trf import write_trf
 from storage.convert import to_game, to_match
@@ -136,7 +136,7 @@ async def match_results(
             RoundResult(
                 player=p,
                 round=number,
-                kind=RoundKind.PLAYED,
+                kind=ResultKind.PLAYED,
                 match_points=points,
                 opponent=o,
                 colour=c,

@@ -25,7 +25,7 @@ from rules.core.colour import Colour
 from rules.core.errors import RulesError
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
-from rules.swiss.results import RoundKind, RoundResult
+from rules.swiss.results import ResultKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.talk.games import time_control_text
 from rules.week.conduct import no_show_rule
@@ -43,7 +43,7 @@ def _player_id(request: web.Request) -> str:
 async def home(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
         mine = None
         who = viewer(request)
@@ -73,7 +73,7 @@ async def home(request: web.Request) -> web.StreamResponse:
 async def pairings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
     return await render(
         request,
@@ -95,12 +95,12 @@ def _round_cell(
     who = "" if opponent is None else names.get(opponent, opponent)
     points = f"{format_points(result.game_points)}/{result.games}" if result.games else ""
     kind = result.kind
-    if kind is RoundKind.BYE:
+    if kind is ResultKind.BYE:
         return {"text": "bye", "title": f"Round {result.round}: a bye"}
-    if kind in (RoundKind.ABSENT, RoundKind.WITHDRAWN):
+    if kind in (ResultKind.ABSENT, ResultKind.WITHDRAWN):
         return {"text": "–", "title": f"Round {result.round}: {kind.value}"}
     colour = "" if result.colour is None else ("w" if result.colour is Colour.WHITE else "b")
-    forfeit = kind in (RoundKind.FORFEIT_WIN, RoundKind.FORFEIT_LOSS)
+    forfeit = kind in (ResultKind.FORFEIT_WIN, ResultKind.FORFEIT_LOSS)
     text = f"{sign}{ranks.get(opponent or '', '')}{colour}" + ("F" if forfeit else "")
     words = {"+": "won", "=": "tied", "-": "lost"}.get(sign, sign)
     title = f"Round {result.round}: {words} against {who}"
@@ -165,7 +165,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
     played: list[RoundResult] = []
     qualifying = 0
     in_play = None
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         try:
             in_play = await round_in_play(uow)
             table, played = await standings_and_results(
@@ -192,7 +192,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
 async def candidates(request: web.Request) -> web.StreamResponse:
     """The pools' crosstables from the one Candidates read model, published rounds only."""
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         found = await pools(uow, ctx.config, published_only=True)
     tables = [
         {
@@ -227,7 +227,7 @@ WHITE_CHOSEN = {
 async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         stages = await views.knockout(uow, ctx.config.rules)
     return await render(
         request,
@@ -246,7 +246,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     player_id = _player_id(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
@@ -265,7 +265,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
 
 async def players(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rows = await uow.players.list()
     return await render(request, "players.html", {"title": "Players", "players": rows})
 
@@ -414,7 +414,7 @@ def _ics(body: bytes, filename: str) -> web.Response:
 
 async def event_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
         matches = [m for r in rounds for m in r.matches]
         links = await views.next_game_links(uow, matches, now=ctx.now())
@@ -433,7 +433,7 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
 async def player_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     player_id = _player_id(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")

@@ -1,8 +1,9 @@
 """Players register themselves (issue 17): ``/register`` with Login with Lichess while the
 config's registration window is open; the eligibility check runs at once and says each reason,
 the team check says which team to join, and a player may withdraw before the first round. The
-TDs see the list at ``/register/list`` and add or refuse a player by hand with a reason
-(audited)."""
+TDs see the list at ``/register/list`` and add or refuse a Lichess account by hand with a
+reason (audited), one that never registered too: a refusal stands, listed there, until a TD adds
+the account (rules 2.2.4)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from aiohttp import web
 
 from bot.config import USERNAME
 from bot.errors import OperationError
-from bot.service.registration import Registration, SelfRegistration
+from bot.service.registration import (
+    Registration,
+    SelfRegistration,
+    standing_refusals,
+    td_hand,
+)
 from bot.views.matches import published_rounds
 from bot.web.core import (
     bad_request,
@@ -61,7 +67,7 @@ async def register_page(request: web.Request) -> web.StreamResponse:
     who = viewer(request)
     registered = False
     if who is not None:
-        async with ctx.db.uow() as uow:
+        async with ctx.db.reads() as uow:
             registered = await uow.players.get(normalise_username(who.username)) is not None
     return await _page(request, registered=registered, result=None)
 
@@ -69,7 +75,7 @@ async def register_page(request: web.Request) -> web.StreamResponse:
 async def _season_started(request: web.Request) -> bool:
     """Pairings are out: a registration can no longer be taken back here (the TDs handle a
     withdrawal then)."""
-    async with context(request).db.uow() as uow:
+    async with context(request).db.reads() as uow:
         return bool(await published_rounds(uow))
 
 
@@ -99,13 +105,17 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
 
 
 async def td_list(request: web.Request) -> web.StreamResponse:
-    """``GET /register/list``: the registered players, for the TDs."""
+    """``GET /register/list``: the registered players and the refusals that stand, for the
+    TDs."""
     require_td(request)
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         players = list(await uow.players.list())
+        refused = await standing_refusals(uow)
     return await render(
-        request, "register_list.html", {"title": "Registrations", "players": players}
+        request,
+        "register_list.html",
+        {"title": "Registrations", "players": players, "refused": refused},
     )
 
 
@@ -128,23 +138,17 @@ async def td_decide(request: web.Request) -> web.StreamResponse:
         raise bad_request("That is not one of the buttons.")
     async with ctx.db.uow() as uow:
         try:
-            if action == "add":
-                await ctx.services.players.add(
-                    uow, username, seed_rating=None, now=now, actor=who.username
-                )
-            else:
-                await ctx.services.players.remove(
-                    uow, username, reason=reason, now=now, actor=who.username
-                )
+            await td_hand(
+                uow,
+                ctx.services.players,
+                username,
+                refuse=action == "refuse",
+                reason=reason,
+                now=now,
+                actor=who.username,
+            )
         except OperationError as e:
             return redirect_with(request, "/register/list", str(e), ok=False)
-        await uow.audit.record(
-            at=now,
-            actor=who.username,
-            action=f"registration.{action}",
-            reason=reason,
-            player=normalise_username(username),
-        )
         await uow.commit()
     ctx.changed()
     done = "added" if action == "add" else "refused"

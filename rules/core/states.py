@@ -52,11 +52,6 @@ class DecidedBy(enum.StrEnum):
     BYE = "bye"
     ARMAGEDDON = "armageddon"
 
-    @property
-    def stands(self) -> bool:
-        """The decision stands whatever the games say (everything but ``GAMES``)."""
-        return self is not DecidedBy.GAMES
-
 
 class PlayerStatus(enum.StrEnum):
     ACTIVE = "active"

@@ -47,7 +47,7 @@ from rules.swiss.results import (
     ExitKind,
     QualificationError,
     QualificationErrorReason,
-    RoundKind,
+    ResultKind,
     RoundResult,
 )
 from rules.swiss.tiebreaks import C07Edition, PlayerStatus, Standings, compute_standings
@@ -60,7 +60,7 @@ __all__ = [
     "ExitReport",
     "QualificationError",
     "QualificationErrorReason",
-    "RoundKind",
+    "ResultKind",
     "RoundResult",
     "absent_result",
     "adjust_for_exit",
@@ -201,7 +201,7 @@ def played_results(match: Match, games: Iterable[Game]) -> tuple[RoundResult, Ro
         RoundResult(
             player=white,
             round=match.round,
-            kind=RoundKind.PLAYED,
+            kind=ResultKind.PLAYED,
             match_points=match_points(outcome, first=True),
             opponent=black,
             colour=Colour.WHITE,
@@ -211,7 +211,7 @@ def played_results(match: Match, games: Iterable[Game]) -> tuple[RoundResult, Ro
         RoundResult(
             player=black,
             round=match.round,
-            kind=RoundKind.PLAYED,
+            kind=ResultKind.PLAYED,
             match_points=match_points(outcome, first=False),
             opponent=white,
             colour=Colour.BLACK,
@@ -224,19 +224,19 @@ def played_results(match: Match, games: Iterable[Game]) -> tuple[RoundResult, Ro
 def bye_result(player: PlayerId, round: int, *, stages: Stages) -> RoundResult:
     """A pairing-allocated bye: a match win when ``stages.bye_is_match_win``, else a tie (½)."""
     points = ONE if stages.bye_is_match_win else HALF
-    return RoundResult(player=player, round=round, kind=RoundKind.BYE, match_points=points)
+    return RoundResult(player=player, round=round, kind=ResultKind.BYE, match_points=points)
 
 
 def absent_result(player: PlayerId, round: int, *, half_point: bool = False) -> RoundResult:
     """A round the player was not paired in while still in the event: a zero-point bye, or a
     half-point bye where the TDs grant one (rules 5.10)."""
     points = HALF if half_point else ZERO
-    return RoundResult(player=player, round=round, kind=RoundKind.ABSENT, match_points=points)
+    return RoundResult(player=player, round=round, kind=ResultKind.ABSENT, match_points=points)
 
 
 def withdrawn_result(player: PlayerId, round: int) -> RoundResult:
     """A round after the player withdrew or was disqualified (rules 8.i.1)."""
-    return RoundResult(player=player, round=round, kind=RoundKind.WITHDRAWN, match_points=ZERO)
+    return RoundResult(player=player, round=round, kind=ResultKind.WITHDRAWN, match_points=ZERO)
 
 
 def forfeit_results(
@@ -272,7 +272,7 @@ def forfeit_results(
         RoundResult(
             player=winner,
             round=match.round,
-            kind=RoundKind.FORFEIT_WIN,
+            kind=ResultKind.FORFEIT_WIN,
             match_points=ONE,
             opponent=loser,
             colour=colour(winner),
@@ -283,7 +283,7 @@ def forfeit_results(
         RoundResult(
             player=loser,
             round=match.round,
-            kind=RoundKind.FORFEIT_LOSS,
+            kind=ResultKind.FORFEIT_LOSS,
             match_points=ZERO,
             opponent=winner,
             colour=colour(loser),
@@ -301,7 +301,7 @@ def engine_adjudicated(mine: RoundResult, theirs: RoundResult) -> tuple[RoundRes
         RoundResult(
             player=mine.player,
             round=mine.round,
-            kind=RoundKind.FORFEIT_LOSS,
+            kind=ResultKind.FORFEIT_LOSS,
             match_points=ZERO,
             opponent=theirs.player,
             colour=mine.colour,
@@ -312,7 +312,7 @@ def engine_adjudicated(mine: RoundResult, theirs: RoundResult) -> tuple[RoundRes
         RoundResult(
             player=theirs.player,
             round=theirs.round,
-            kind=RoundKind.FORFEIT_WIN,
+            kind=ResultKind.FORFEIT_WIN,
             match_points=ONE,
             opponent=mine.player,
             colour=theirs.colour,
@@ -352,7 +352,7 @@ def adjust_for_exit(  # noqa: C901 (rules 8.i's cases of a result after an exit)
         stored[key] = result
     last_stored_round = max((rnd for _, rnd in stored), default=0)
     for (who, rnd), result in sorted(stored.items()):
-        if who == player and rnd > exit.last_round and result.kind is not RoundKind.WITHDRAWN:
+        if who == player and rnd > exit.last_round and result.kind is not ResultKind.WITHDRAWN:
             raise QualificationError(
                 QualificationErrorReason.INVALID_EXIT,
                 f"{player} left after round {exit.last_round} but has a "
@@ -382,7 +382,7 @@ def adjust_for_exit(  # noqa: C901 (rules 8.i's cases of a result after an exit)
         for (who, rnd), mine in sorted(stored.items()):
             if who != player or rnd > exit.last_round or mine.opponent is None:
                 continue
-            if mine.kind is not RoundKind.PLAYED or mine.games == 0:
+            if mine.kind is not ResultKind.PLAYED or mine.games == 0:
                 continue
             theirs = stored.get((mine.opponent, rnd))
             if theirs is None:

@@ -21,8 +21,7 @@ from fractions import Fraction
 from rules.core.colour import Colour
 from rules.core.model import PlayerId
 from rules.swiss.dutch import PlayerNumber, RoundKind, RoundRecord, SwissPlayer
-from rules.swiss.results import Entrant, Exit, RoundResult
-from rules.swiss.results import RoundKind as ResultKind
+from rules.swiss.results import Entrant, Exit, ResultKind, RoundResult
 from rules.swiss.trf import TrfCell, TrfPlayer, TrfProhibition, TrfResult, TrfTournament
 
 __all__ = ["OUTSIDE_FIDE_MODE", "swiss_players", "to_trf"]

@@ -51,7 +51,7 @@ __all__ = [
     "ExitKind",
     "QualificationError",
     "QualificationErrorReason",
-    "RoundKind",
+    "ResultKind",
     "RoundResult",
     "results_by_player",
     "rounds_in",
@@ -84,7 +84,10 @@ class QualificationError(RulesError):
         self.reason: QualificationErrorReason = reason
 
 
-class RoundKind(enum.Enum):
+class ResultKind(enum.Enum):
+    """What one player's round of the qualification was, for the standings and the tiebreaks
+    (the Dutch engine's coarser view of a past round is :class:`rules.swiss.dutch.RoundKind`)."""
+
     PLAYED = "played"
     BYE = "bye"
     FORFEIT_WIN = "forfeit_win"
@@ -94,22 +97,22 @@ class RoundKind(enum.Enum):
 
     @property
     def is_played(self) -> bool:
-        return self is RoundKind.PLAYED
+        return self is ResultKind.PLAYED
 
     @property
     def has_opponent(self) -> bool:
         """A scheduled opponent exists: a played match or a forfeit."""
-        return self in (RoundKind.PLAYED, RoundKind.FORFEIT_WIN, RoundKind.FORFEIT_LOSS)
+        return self in (ResultKind.PLAYED, ResultKind.FORFEIT_WIN, ResultKind.FORFEIT_LOSS)
 
     @property
     def is_requested_bye(self) -> bool:
         """C.07 16.1.1: a zero-point bye, including every round after a withdrawal."""
-        return self in (RoundKind.ABSENT, RoundKind.WITHDRAWN)
+        return self in (ResultKind.ABSENT, ResultKind.WITHDRAWN)
 
     @property
     def is_voluntary_unplayed(self) -> bool:
         """C.07 16.1.2 (VUR): the player was not available: a requested bye or a forfeit loss."""
-        return self.is_requested_bye or self is RoundKind.FORFEIT_LOSS
+        return self.is_requested_bye or self is ResultKind.FORFEIT_LOSS
 
 
 class Adjudication(enum.Enum):
@@ -131,7 +134,7 @@ class RoundResult:
 
     player: PlayerId
     round: int
-    kind: RoundKind
+    kind: ResultKind
     match_points: Fraction
     opponent: PlayerId | None = None
     colour: Colour | None = None
@@ -159,21 +162,21 @@ class RoundResult:
                 return "a match or a forfeit needs an opponent other than the player"
         elif self.opponent is not None or self.colour is not None:
             return "a bye, an absence or a withdrawal has no opponent and no colour"
-        if self.kind is RoundKind.PLAYED and self.colour is None:
+        if self.kind is ResultKind.PLAYED and self.colour is None:
             return "a played match needs the colour of game 1"
-        if self.kind is RoundKind.FORFEIT_WIN and self.match_points != ONE:
+        if self.kind is ResultKind.FORFEIT_WIN and self.match_points != ONE:
             return "a forfeit win is worth 1 match point"
-        if self.kind is RoundKind.FORFEIT_LOSS and self.match_points != ZERO:
+        if self.kind is ResultKind.FORFEIT_LOSS and self.match_points != ZERO:
             return "a forfeit loss is worth 0 match points"
         if self.kind.is_requested_bye and self.games:
             return "an absence or a withdrawal has no games"
-        if self.kind is RoundKind.ABSENT and self.match_points == ONE:
+        if self.kind is ResultKind.ABSENT and self.match_points == ONE:
             return "an absence is worth 0 or 1/2 match points"
-        if self.kind is RoundKind.WITHDRAWN and self.match_points != ZERO:
+        if self.kind is ResultKind.WITHDRAWN and self.match_points != ZERO:
             return "a round after withdrawal is worth 0 match points"
         if self.adjudication is not Adjudication.NONE and self.kind not in (
-            RoundKind.FORFEIT_WIN,
-            RoundKind.FORFEIT_LOSS,
+            ResultKind.FORFEIT_WIN,
+            ResultKind.FORFEIT_LOSS,
         ):
             return "only a forfeit can be adjudicated"
         return None
@@ -223,8 +226,8 @@ class Exit:
 
 def _check_pair(mine: RoundResult, theirs: RoundResult) -> str | None:
     if theirs.kind.has_opponent and theirs.opponent == mine.player:
-        if mine.kind is RoundKind.PLAYED:
-            if theirs.kind is not RoundKind.PLAYED:
+        if mine.kind is ResultKind.PLAYED:
+            if theirs.kind is not ResultKind.PLAYED:
                 return "one side played the match, the other did not"
             if mine.match_points + theirs.match_points != ONE:
                 return "match points of a match must add up to 1"
@@ -234,8 +237,8 @@ def _check_pair(mine: RoundResult, theirs: RoundResult) -> str | None:
                 return "the game points of the two players do not fit the games played"
             return None
         expected = {
-            RoundKind.FORFEIT_WIN: RoundKind.FORFEIT_LOSS,
-            RoundKind.FORFEIT_LOSS: RoundKind.FORFEIT_WIN,
+            ResultKind.FORFEIT_WIN: ResultKind.FORFEIT_LOSS,
+            ResultKind.FORFEIT_LOSS: ResultKind.FORFEIT_WIN,
         }
         if theirs.kind is not expected[mine.kind]:
             return "a forfeit win needs a forfeit loss on the other side"

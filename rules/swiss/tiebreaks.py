@@ -70,7 +70,7 @@ from rules.swiss.results import (
     ExitKind,
     QualificationError,
     QualificationErrorReason,
-    RoundKind,
+    ResultKind,
     RoundResult,
     results_by_player,
     rounds_in,
@@ -127,9 +127,9 @@ class UnplayedCategory(enum.Enum):
 
 
 _DIRECT_CATEGORY = {
-    RoundKind.BYE: UnplayedCategory.PAIRING_BYE,
-    RoundKind.FORFEIT_WIN: UnplayedCategory.FORFEIT_WIN,
-    RoundKind.FORFEIT_LOSS: UnplayedCategory.FORFEIT_LOSS,
+    ResultKind.BYE: UnplayedCategory.PAIRING_BYE,
+    ResultKind.FORFEIT_WIN: UnplayedCategory.FORFEIT_WIN,
+    ResultKind.FORFEIT_LOSS: UnplayedCategory.FORFEIT_LOSS,
 }
 
 
@@ -137,7 +137,7 @@ def unplayed_category(results: Sequence[RoundResult], index: int) -> UnplayedCat
     """The Art. 16.2 category of ``results[index]`` (one player's rounds in order), or ``None``
     for a played round."""
     kind = results[index].kind
-    if kind is RoundKind.PLAYED:
+    if kind is ResultKind.PLAYED:
         return None
     if kind in _DIRECT_CATEGORY:
         return _DIRECT_CATEGORY[kind]
@@ -344,7 +344,7 @@ def _statuses(
                 QualificationErrorReason.INVALID_EXIT, f"{ex.player} cannot leave twice."
             )
         for result in table[ex.player][ex.last_round :]:
-            if result.kind is not RoundKind.WITHDRAWN:
+            if result.kind is not ResultKind.WITHDRAWN:
                 raise QualificationError(
                     QualificationErrorReason.INVALID_EXIT,
                     f"{ex.player} left after round {ex.last_round} but has a "

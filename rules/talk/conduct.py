@@ -113,18 +113,21 @@ def game_forfeited(match_id: int, game: int, *, player: str, reason: str) -> str
 _MARKS = {
     "tos_violation": "marked on Lichess for breaking its terms (an engine or booster mark)",
     "account_closed": "closed on Lichess",
+    "cheat_detected": 'named in games Lichess ended as "cheat detected", grounds under rules 2.2.3',
 }
 
 
 def mark_words(marks: list[str]) -> str:
-    """An account's marks (rules 7.3) in words: ``tos_violation``, ``account_closed``."""
+    """An account's marks (rules 7.3) in words: ``tos_violation``, ``account_closed``,
+    ``cheat_detected`` (rules 2.2.3)."""
     return " and ".join(_MARKS.get(m, m) for m in marks)
 
 
 def account_marked(username: str, marks: list[str]) -> str:
-    """Rules 7.3: the daily look found a player's account marked or closed."""
+    """Rules 7.3: the daily look found a player's account marked or closed, or their new
+    "cheat detected" games make the grounds of rules 2.2.3."""
     return (
-        f"{username}'s account is {mark_words(marks)} (the daily look, rules 7.3). A player "
+        f"The daily look (rules 7.3): {username}'s account is {mark_words(marks)}. A player "
         "marked during the championship is disqualified (rules 7.3); the TD desk has the "
         "one-click disqualification, or dismiss it."
     )

@@ -23,6 +23,7 @@ from rules.week.negotiation import (
     Phase,
     Ruling,
     RulingKind,
+    StandingOffer,
     Step,
 )
 
@@ -35,6 +36,7 @@ __all__ = [
     "assess_offer_deadline",
     "assess_weekend",
     "awaiting_reply",
+    "counts_towards_duty",
     "has_met_offer_duty",
     "offers_counted",
 ]
@@ -43,16 +45,17 @@ __all__ = [
 # --- the duty of rules 5.1 and the faults of 5.5-5.9 ----------------------------------------------
 
 
-def offers_counted(negotiation: Negotiation, player: PlayerId) -> int:
-    """How many of ``player``'s offers count towards rules 5.1: made before the deadline had
-    passed and not withdrawn before it."""
+def counts_towards_duty(negotiation: Negotiation, offer: StandingOffer) -> bool:
+    """Whether ``offer`` counts towards rules 5.1: made before the offers deadline had passed
+    and not withdrawn before it."""
     close = negotiation.week.offers_close
+    return offer.made_at < close and (offer.withdrawn_at is None or offer.withdrawn_at >= close)
+
+
+def offers_counted(negotiation: Negotiation, player: PlayerId) -> int:
+    """How many of ``player``'s offers count towards rules 5.1 (:func:`counts_towards_duty`)."""
     return sum(
-        1
-        for o in negotiation.offers
-        if o.by == player
-        and o.made_at < close
-        and (o.withdrawn_at is None or o.withdrawn_at >= close)
+        1 for o in negotiation.offers if o.by == player and counts_towards_duty(negotiation, o)
     )
 
 

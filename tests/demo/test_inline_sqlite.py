@@ -1,4 +1,4 @@
-"""SQLite on the event loop's thread (storage/inline_sqlite.py), as the demo season uses it."""
+"""SQLite on the event loop's thread (bot/demo/inline_sqlite.py), as the demo season uses it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from storage import inline_sqlite, migrate
+from bot.demo import inline_sqlite
+from storage import migrate
 from storage.db import Database
 from storage.models import SettingRow
 
@@ -54,8 +55,10 @@ async def test_a_writer_gives_up_after_its_busy_timeout(tmp_path: Path) -> None:
     await b.close()
 
 
-async def test_an_inline_url_migrates_and_stores_like_aiosqlite(tmp_path: Path) -> None:
-    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'inline.db'}?inline=true")
+async def test_an_inline_database_migrates_and_stores_like_aiosqlite(tmp_path: Path) -> None:
+    db = Database(
+        f"sqlite+aiosqlite:///{tmp_path / 'inline.db'}", sqlite_connect=inline_sqlite.connect
+    )
     try:
         await migrate.upgrade(db)
         assert await migrate.current_revision(db) == migrate.head_revision()

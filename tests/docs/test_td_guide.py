@@ -29,18 +29,27 @@ import pytest
 
 from bot.launch import main
 from tests.conftest import PG_ADMIN
+from tests.docs.commands import shell_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "td-guide.md"
-BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
 
 
 def guide_commands() -> list[str]:
-    """The lines of the guide's ``sh`` blocks, in order (comments and blank lines left out)."""
-    lines = []
-    for block in BLOCK.findall(GUIDE.read_text(encoding="utf-8")):
-        lines += [line.strip() for line in block.splitlines()]
-    return [line for line in lines if line and not line.startswith("#")]
+    """The guide's shell commands, in order (:mod:`tests.docs.commands` reads every document)."""
+    return [command.text for command in shell_commands(GUIDE)]
+
+
+def exported(line: str) -> tuple[str, str]:
+    """The variable an ``export NAME=value`` line sets, and its value as the shell makes it."""
+    name = line.removeprefix("export ").split("=", 1)[0]
+    value = subprocess.run(
+        ["bash", "-c", f'{line}\nprintf %s "${name}"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return name, value
 
 
 def _free_port() -> int:
@@ -52,11 +61,7 @@ def _free_port() -> int:
 @pytest.fixture
 def sandbox() -> Iterator[str]:
     """``python -m bot.sandbox`` with the team and the token the guide names."""
-    exports = dict(
-        line.removeprefix("export ").split("=", 1)
-        for line in guide_commands()
-        if line.startswith("export ")
-    )
+    exports = dict(exported(line) for line in guide_commands() if line.startswith("export "))
     init = next(line for line in guide_commands() if line.startswith("acwc init"))
     team = shlex.split(init)[shlex.split(init).index("--team") + 1]
     port = _free_port()
@@ -119,7 +124,7 @@ def test_the_td_guide_runs_from_init_to_round_one_published(  # type: ignore[no-
     try:
         for line in guide_commands():
             if line.startswith("export "):
-                name, value = line.removeprefix("export ").split("=", 1)
+                name, value = exported(line)
                 monkeypatch.setenv(name, value)
                 continue
             words = shlex.split(line)

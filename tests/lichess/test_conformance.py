@@ -118,6 +118,7 @@ SERVICE_ENDPOINTS = (
     ("get", "/api/games/user/{username}"),
     ("post", "/api/games/export/_ids"),
     ("get", "/api/users/status"),
+    ("post", "/api/users"),
     ("post", "/inbox/{username}"),
     ("post", "/team/{teamId}/pm-all"),
     ("post", "/api/stream/games-by-users"),
@@ -333,6 +334,17 @@ async def test_status_body_validates(lichess: tuple[str, SandboxState]) -> None:
         response_schema("get", "/api/users/status", 200),
         undeclared=frozenset({"[].playingId"}),
     )
+
+
+async def test_users_by_ids_body_validates(lichess: tuple[str, SandboxState]) -> None:
+    url, _ = lichess
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{url}/api/users", data="alice,nosuchplayer9,bob,closed") as resp,
+    ):
+        body = await resp.json()
+    assert [u["id"] for u in body] == ["alice", "bob", "closed"]
+    validate(body, response_schema("post", "/api/users", 200))
 
 
 async def test_exported_games_validate(lichess: tuple[str, SandboxState]) -> None:
@@ -706,6 +718,20 @@ async def reads_users(state: SandboxState, client: LichessClient) -> None:
     assert closed.created_at is None
 
 
+async def reads_users_by_ids(state: SandboxState, client: LichessClient) -> None:
+    read = await client.get_users(["Alice", "nosuchplayer9", "bob", "closed"])
+    assert [u.id for u in read] == ["alice", "bob", "closed"]
+    for user in read[:2]:
+        sent = state.users[user.id]
+        assert (user.username, user.title, user.tos_violation) == (
+            sent.username,
+            sent.title,
+            sent.tosViolation,
+        )
+        assert user.created_at == from_millis(sent.createdAt)
+    assert read[2].disabled
+
+
 async def reads_export(state: SandboxState, client: LichessClient) -> None:
     sent = history(state)
     read = await client.export_games("alice")
@@ -852,6 +878,7 @@ CLIENT_READS: dict[tuple[str, str], Callable[..., Any]] = {
     ("get", "/api/games/user/{username}"): reads_export,
     ("post", "/api/games/export/_ids"): reads_export_by_ids,
     ("get", "/api/users/status"): reads_statuses,
+    ("post", "/api/users"): reads_users_by_ids,
     ("post", "/inbox/{username}"): reads_message_answer,
     ("post", "/team/{teamId}/pm-all"): reads_team_update_answer,
     ("post", "/api/stream/games-by-users"): reads_stream,

@@ -333,3 +333,69 @@ async def test_two_game_exports_at_once_per_ip_GlobalConcurrencyLimitPerIP(
     ):
         assert resp.status == 429
     state.exports_running = 0
+
+
+async def test_exports_stream_at_lila_pace_Game_scala(
+    sandbox_url: str, state: SandboxState, bot_token: str
+) -> None:
+    """``Game.apiExportByUser``: 20 games a second without a token, 30 with an OAuth token;
+    ``Game.exportByIds``: 30 a second. On by default: 61 games wait 3 seconds anonymously,
+    2 with a token, and the same 61 by ids 2."""
+    assert state.knobs.export_throttle
+    games = [state.add_finished_game("Alice", "Bob") for _ in range(61)]
+    ndjson = {"Accept": "application/x-ndjson"}
+    path = "/api/games/user/alice"
+    waits = []
+    async with aiohttp.ClientSession() as session:
+        for headers in (ndjson, {**ndjson, "Authorization": f"Bearer {bot_token}"}):
+            before = state.export_pauses
+            async with session.get(sandbox_url + path, headers=headers) as resp:
+                assert len((await resp.text()).splitlines()) == 61
+            waits.append(state.export_pauses - before)
+        before = state.export_pauses
+        body = ",".join(g.id for g in games)
+        async with session.post(
+            sandbox_url + "/api/games/export/_ids", data=body, headers=ndjson
+        ) as resp:
+            assert len((await resp.text()).splitlines()) == 61
+        waits.append(state.export_pauses - before)
+    assert waits == [3, 2, 2]
+
+
+async def test_the_export_by_ids_reads_300_and_counts_as_a_download_Game_scala(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    """``Game.exportByIds``: the first 300 ids are read, the rest ignored without an error;
+    it runs under the same ``GlobalConcurrencyLimitPerIP.download`` as the user export."""
+    state.knobs.export_throttle = False  # about the ids, not the pace
+    games = [state.add_finished_game("Alice", "Bob") for _ in range(301)]
+    ndjson = {"Accept": "application/x-ndjson"}
+    body = ",".join(g.id for g in games)
+    url = sandbox_url + "/api/games/export/_ids"
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data=body, headers=ndjson) as resp:
+            assert resp.status == 200
+            assert len((await resp.text()).splitlines()) == 300
+        state.exports_running = 2
+        async with session.post(url, data=body, headers=ndjson) as resp:
+            assert resp.status == 429
+        state.exports_running = 0
+
+
+async def test_users_by_ids_reads_300_names_and_no_token_Api_scala(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    """``Api.usersByIds``: an anonymous ``AnonBodyOf`` action reading the first 300 names; each
+    user as ``JsonView.full`` writes it, a closed account as its names and ``disabled``."""
+    for i in range(301):
+        state.add_user(f"player{i}", tos_violation=i == 7, disabled=i == 8)
+    names = ",".join(f"player{i}" for i in range(301))
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sandbox_url + "/api/users", data=names) as resp,
+    ):
+        body = await resp.json()
+    assert len(body) == 300
+    assert body[7]["tosViolation"] is True
+    assert body[8] == {"id": "player8", "username": "player8", "disabled": True}
+    assert "createdAt" in body[0]

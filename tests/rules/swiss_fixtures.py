@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from rules.core.colour import Colour
 from rules.core.model import PlayerId
-from rules.swiss.results import Entrant, RoundKind, RoundResult
+from rules.swiss.results import Entrant, ResultKind, RoundResult
 
 HALF = Fraction(1, 2)
 
@@ -38,8 +38,8 @@ def _pair(rnd: int, white: int, black: int, code: str) -> tuple[RoundResult, Rou
     if code in _PLAYED:
         wp, bp = _PLAYED[code]
         return (
-            RoundResult(w, rnd, RoundKind.PLAYED, wp, b, Colour.WHITE, wp * 10, 10),
-            RoundResult(b, rnd, RoundKind.PLAYED, bp, w, Colour.BLACK, bp * 10, 10),
+            RoundResult(w, rnd, ResultKind.PLAYED, wp, b, Colour.WHITE, wp * 10, 10),
+            RoundResult(b, rnd, ResultKind.PLAYED, bp, w, Colour.BLACK, bp * 10, 10),
         )
     white_wins = code == "+-"
     assert code in ("+-", "-+"), code
@@ -47,14 +47,14 @@ def _pair(rnd: int, white: int, black: int, code: str) -> tuple[RoundResult, Rou
         RoundResult(
             w,
             rnd,
-            RoundKind.FORFEIT_WIN if white_wins else RoundKind.FORFEIT_LOSS,
+            ResultKind.FORFEIT_WIN if white_wins else ResultKind.FORFEIT_LOSS,
             Fraction(int(white_wins)),
             b,
         ),
         RoundResult(
             b,
             rnd,
-            RoundKind.FORFEIT_LOSS if white_wins else RoundKind.FORFEIT_WIN,
+            ResultKind.FORFEIT_LOSS if white_wins else ResultKind.FORFEIT_WIN,
             Fraction(int(not white_wins)),
             w,
         ),
@@ -63,10 +63,10 @@ def _pair(rnd: int, white: int, black: int, code: str) -> tuple[RoundResult, Rou
 
 def _unpaired(rnd: int, number: int, code: str) -> RoundResult:
     kind, points = {
-        "PAB": (RoundKind.BYE, Fraction(1)),
-        "HPB": (RoundKind.ABSENT, HALF),
-        "ZPB": (RoundKind.ABSENT, Fraction(0)),
-        "W": (RoundKind.WITHDRAWN, Fraction(0)),
+        "PAB": (ResultKind.BYE, Fraction(1)),
+        "HPB": (ResultKind.ABSENT, HALF),
+        "ZPB": (ResultKind.ABSENT, Fraction(0)),
+        "W": (ResultKind.WITHDRAWN, Fraction(0)),
     }[code]
     return RoundResult(pid(number), rnd, kind, points)
 

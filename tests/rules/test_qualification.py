@@ -16,7 +16,7 @@ from rules.stages.qualification import (
     ExitKind,
     QualificationError,
     QualificationErrorReason,
-    RoundKind,
+    ResultKind,
     absent_result,
     adjust_for_exit,
     bye_result,
@@ -196,7 +196,7 @@ def test_a_clinched_match_is_a_match_win() -> None:
     assert (first.match_points, second.match_points) == (F(1), F(0))
     assert (first.game_points, second.game_points, first.games) == (F(11, 2), F(1, 2), 6)
     assert (first.colour, second.colour) == (Colour.WHITE, Colour.BLACK)
-    assert first.kind is RoundKind.PLAYED
+    assert first.kind is ResultKind.PLAYED
     assert first.opponent == pid(2)
 
 
@@ -224,21 +224,21 @@ def test_a_game_between_other_players_is_refused() -> None:
 @pytest.mark.parametrize(("bye_is_match_win", "points"), [(True, F(1)), (False, F(1, 2))])
 def test_bye_is_worth_what_the_ruleset_says(bye_is_match_win: bool, points: Fraction) -> None:
     result = bye_result(pid(1), 3, stages=Stages(bye_is_match_win=bye_is_match_win))
-    assert (result.kind, result.match_points, result.opponent) == (RoundKind.BYE, points, None)
+    assert (result.kind, result.match_points, result.opponent) == (ResultKind.BYE, points, None)
 
 
 def test_absence_scores_nothing_unless_a_half_point_bye_is_granted() -> None:
     assert absent_result(pid(1), 2).match_points == 0
     assert absent_result(pid(1), 2, half_point=True).match_points == F(1, 2)
-    assert withdrawn_result(pid(1), 2).kind is RoundKind.WITHDRAWN
+    assert withdrawn_result(pid(1), 2).kind is ResultKind.WITHDRAWN
 
 
 def test_forfeit_gives_the_winner_the_match_and_no_colour_without_games() -> None:
     won, lost = forfeit_results(match(1, 1, 2), winner=pid(2))
-    assert (won.player, won.kind, won.match_points) == (pid(2), RoundKind.FORFEIT_WIN, Fraction(1))
+    assert (won.player, won.kind, won.match_points) == (pid(2), ResultKind.FORFEIT_WIN, Fraction(1))
     assert (lost.player, lost.kind, lost.match_points) == (
         pid(1),
-        RoundKind.FORFEIT_LOSS,
+        ResultKind.FORFEIT_LOSS,
         Fraction(0),
     )
     assert won.colour is None
@@ -275,9 +275,9 @@ def test_unfinished_match_goes_to_the_opponent_on_withdrawal() -> None:
     assert report.before.rounds == 2
     assert report.after.rounds == 3
     added = {new.player: new for old, new in report.changed if old is None}
-    assert added[pid(2)].kind is RoundKind.FORFEIT_WIN
+    assert added[pid(2)].kind is ResultKind.FORFEIT_WIN
     assert added[pid(2)].adjudication is Adjudication.UNFINISHED_AT_EXIT
-    assert added[pid(4)].kind is RoundKind.FORFEIT_LOSS
+    assert added[pid(4)].kind is ResultKind.FORFEIT_LOSS
     assert len(report.changed) == 2
     after = report.after
     assert [after.row(pid(n)).match_points for n in (1, 2, 3, 4)] == [F(5, 2), F(2), 0, F(3, 2)]
@@ -294,13 +294,13 @@ def test_engine_mark_turns_every_finished_match_into_an_opponent_win() -> None:
     )
     results = {(r.player, r.round): r for r in report.results}
     three_r1, one_r2 = results[(pid(3), 1)], results[(pid(1), 2)]
-    assert (three_r1.kind, three_r1.match_points) == (RoundKind.FORFEIT_WIN, Fraction(1))
+    assert (three_r1.kind, three_r1.match_points) == (ResultKind.FORFEIT_WIN, Fraction(1))
     assert three_r1.adjudication is Adjudication.ENGINE_MARK
     assert (three_r1.game_points, three_r1.games) == (Fraction(10), 10)  # every game goes to #3
-    assert (one_r2.kind, one_r2.game_points) == (RoundKind.FORFEIT_WIN, Fraction(10))
+    assert (one_r2.kind, one_r2.game_points) == (ResultKind.FORFEIT_WIN, Fraction(10))
     assert results[(pid(4), 1)].game_points == 0
     assert results[(pid(2), 3)].adjudication is Adjudication.UNFINISHED_AT_EXIT
-    assert results[(pid(1), 3)].kind is RoundKind.PLAYED  # not #4's match: untouched
+    assert results[(pid(1), 3)].kind is ResultKind.PLAYED  # not #4's match: untouched
     after = report.after
     assert [after.row(pid(n)).match_points for n in (1, 2, 3, 4)] == [3, 2, 1, 0]
     assert after.row(pid(4)).status is PlayerStatus.DISQUALIFIED
@@ -314,7 +314,7 @@ def test_booster_disqualification_leaves_finished_matches_standing() -> None:
         entrants(4), BEFORE_EXIT, leave(ExitKind.DISQUALIFICATION), unfinished=UNFINISHED
     )
     results = {(r.player, r.round): r for r in report.results}
-    assert results[(pid(4), 1)].kind is RoundKind.PLAYED
+    assert results[(pid(4), 1)].kind is ResultKind.PLAYED
     assert results[(pid(4), 1)].match_points == 1
     assert report.after.row(pid(4)).match_points == F(3, 2)
     assert report.after.row(pid(4)).status is PlayerStatus.DISQUALIFIED
@@ -330,7 +330,7 @@ def test_rounds_after_leaving_are_filled_as_withdrawn() -> None:
     stored = tuple(r for r in stored if r.player != pid(4) or r.round == 1)
     adjusted = adjust_for_exit(stored, Exit(pid(4), ExitKind.WITHDRAWAL, last_round=1))
     four = [r for r in adjusted if r.player == pid(4)]
-    assert [r.kind for r in four] == [RoundKind.PLAYED, RoundKind.WITHDRAWN]
+    assert [r.kind for r in four] == [ResultKind.PLAYED, ResultKind.WITHDRAWN]
     assert adjusted == tuple(sorted(adjusted, key=lambda r: (r.round, r.player)))
 
 

@@ -16,7 +16,7 @@ from rules.swiss.results import (
     ExitKind,
     QualificationError,
     QualificationErrorReason,
-    RoundKind,
+    ResultKind,
     RoundResult,
     results_by_player,
 )
@@ -125,7 +125,7 @@ def test_full_ranking_of_the_exercise_under_2026_is_hand_computed() -> None:
 def test_withdrawn_player_lends_half_a_point_per_missed_round_to_opponents() -> None:
     table = results_by_player((e.player for e in entrants(16)), crosstable(FIDE_EXERCISE))
     assert adjusted_score(table[pid(12)]) == F(3)  # 0 + 1 (PAB) + 1 (FW) + 1/2 + 1/2
-    assert table[pid(12)][3].kind is RoundKind.WITHDRAWN
+    assert table[pid(12)][3].kind is ResultKind.WITHDRAWN
 
 
 def test_exercise_standings_mark_the_withdrawn_player() -> None:
@@ -267,7 +267,7 @@ def test_missing_result_is_refused() -> None:
 
 def test_mismatched_match_points_are_refused() -> None:
     one, two = crosstable(((((1, 2, "1-0"),), {}),))
-    wrong = RoundResult(two.player, 1, RoundKind.PLAYED, F(1), one.player, two.colour)
+    wrong = RoundResult(two.player, 1, ResultKind.PLAYED, F(1), one.player, two.colour)
     with pytest.raises(QualificationError) as info:
         compute_standings(entrants(2), (one, wrong))
     assert info.value.reason is QualificationErrorReason.INCONSISTENT_RESULTS
@@ -283,12 +283,12 @@ def test_result_after_exit_is_refused() -> None:
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: RoundResult(pid(1), 0, RoundKind.BYE, F(1)),
-        lambda: RoundResult(pid(1), 1, RoundKind.BYE, F(1, 3)),
-        lambda: RoundResult(pid(1), 1, RoundKind.PLAYED, F(1), None),
-        lambda: RoundResult(pid(1), 1, RoundKind.FORFEIT_WIN, F(0), pid(2)),
-        lambda: RoundResult(pid(1), 1, RoundKind.WITHDRAWN, F(1, 2)),
-        lambda: RoundResult(pid(1), 1, RoundKind.BYE, F(1), pid(2)),
+        lambda: RoundResult(pid(1), 0, ResultKind.BYE, F(1)),
+        lambda: RoundResult(pid(1), 1, ResultKind.BYE, F(1, 3)),
+        lambda: RoundResult(pid(1), 1, ResultKind.PLAYED, F(1), None),
+        lambda: RoundResult(pid(1), 1, ResultKind.FORFEIT_WIN, F(0), pid(2)),
+        lambda: RoundResult(pid(1), 1, ResultKind.WITHDRAWN, F(1, 2)),
+        lambda: RoundResult(pid(1), 1, ResultKind.BYE, F(1), pid(2)),
     ],
 )
 def test_contradictory_round_result_is_refused(build: Callable[[], RoundResult]) -> None:

@@ -8,17 +8,20 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
-from bot.app import bootstrap
+from bot.app import LichessMessenger, bootstrap
 from bot.config import RegistrationConfig
+from bot.notify.undelivered import UndeliveredAlerts
+from bot.runtime.deadlines import DeadlineRunner
+from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.schemas import make_game
-from bot.service.registration import Registration
+from bot.service.registration import Registration, standing_refusals, td_hand
 from bot.web.desk.decisions import Ruling
 from bot.web.desk.marks import MarkedAccounts
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from tests.lichess.test_registration import history
-from tests.weekly.harness import TEAM, Week, at
+from tests.weekly.harness import TEAM, Week, at, make_config
 
 UTC = dt.UTC
 OLD = dt.datetime(2019, 1, 1, tzinfo=UTC)
@@ -101,17 +104,18 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
     for name in ("Regina", "Dora"):
         _eligible(week, name)
         assert (await registration.register_self(name, now=week.clock.now())).registered
-    async with week.db.uow() as uow:  # what the TDs' "refuse" on the registrations list does
-        await week.services.players.remove(
-            uow, "Regina", reason="second account", now=week.clock.now(), actor="odmwnd"
-        )
-        await uow.audit.record(
-            at=week.clock.now(),
-            actor="odmwnd",
-            action="registration.refuse",
-            reason="second account",
-            player="regina",
-        )
+    _eligible(week, "Nemo")  # never registered: the TDs refuse the account before it does
+    async with week.db.uow() as uow:  # the TDs' "Refuse" on the registrations list
+        for name in ("Regina", "Nemo"):
+            await td_hand(
+                uow,
+                week.services.players,
+                name,
+                refuse=True,
+                reason="second account",
+                now=week.clock.now(),
+                actor="odmwnd",
+            )
         await week.services.exits.exit_player(
             uow,
             player="Dora",
@@ -128,35 +132,39 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
     dora = await registration.register_self("Dora", now=week.clock.now())
     assert not dora.registered
     assert "You are disqualified from this championship (rules 2.2.4)" in dora.reasons[0]
+    nemo = await registration.register_self("Nemo", now=week.clock.now())
+    assert not nemo.registered
+    assert "The TDs refused your registration (second account)" in nemo.reasons[0]
     async with week.db.uow() as uow:
         assert await uow.players.get("regina") is None
-        await week.services.players.add(
-            uow, "Regina", seed_rating=None, now=week.clock.now(), actor="odmwnd"
-        )
-        await uow.audit.record(
-            at=week.clock.now(), actor="odmwnd", action="registration.add", player="regina"
+        assert await uow.players.get("nemo") is None
+        assert [r.username for r in await standing_refusals(uow)] == ["Regina", "Nemo"]
+        await td_hand(  # a TD adds Regina: the refusal no longer stands
+            uow,
+            week.services.players,
+            "Regina",
+            refuse=False,
+            reason="not a second account after all",
+            now=week.clock.now(),
+            actor="odmwnd",
         )
         await uow.commit()
     assert (await registration.register_self("Regina", now=week.clock.now())).registered
+    async with week.db.uow() as uow:
+        assert [r.username for r in await standing_refusals(uow)] == ["Nemo"]
 
 
 async def test_the_daily_look_flags_a_mark_and_the_desk_disqualifies_in_one_click(
     week: Week,
 ) -> None:
-    (match_id,) = await week.publish(("alice", "bob"))
-    async with week.db.uow() as uow:  # the qualification started with its first round
-        tournament = await uow.tournaments.current()
-        assert tournament is not None
-        stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
-        assert stage is not None
-        stage.state = StageState.ACTIVE
-        await uow.commit()
+    (match_id,) = await _begin(week, ("alice", "bob"))
     await week.until(at(13, 8))  # the first look: nothing marked
     assert not [a for a in await week.alerts() if "rules 7.3" in a]
     week.state.users[PlayerId("bob")].tosViolation = True  # marked on Lichess mid-week
     await week.until(at(14, 10))
     (alert,) = [a for a in await week.alerts() if "rules 7.3" in a]
     assert "Bob's account is marked on Lichess" in alert
+    assert "The daily look (rules 7.3)" in alert
     assert "acwc" not in alert.replace("[ACWC]", "")
     source = MarkedAccounts()
     async with week.db.uow() as uow:
@@ -178,3 +186,83 @@ async def test_the_daily_look_flags_a_mark_and_the_desk_disqualifies_in_one_clic
         assert await source.pending(uow, week.services, now=week.clock.now()) == []
         forfeits = await uow.weekly.forfeits(player="alice")
     assert forfeits == []
+
+
+async def _begin(week: Week, *pairs: tuple[str, str]) -> list[int]:
+    """The round published and the qualification in play (the daily look runs from then);
+    the match ids."""
+    ids = await week.publish(*pairs)
+    async with week.db.uow() as uow:
+        tournament = await uow.tournaments.current()
+        assert tournament is not None
+        stage = await uow.tournaments.stage(tournament.id, StageKind.QUALIFICATION.value)
+        assert stage is not None
+        stage.state = StageState.ACTIVE
+        await uow.commit()
+    return ids
+
+
+async def test_the_daily_look_counts_cheat_detected_games_with_their_dates(week: Week) -> None:
+    """Rules 2.2.3 during the event (7.3): with the first cut-off moved after the season, one
+    "cheat detected" game is no grounds and two since the second cut-off are, counted with the
+    dates read at registration and the games earlier looks saw."""
+    rules = week.config.rules
+    eligibility = dataclasses.replace(
+        rules.eligibility, cheat_one_since=dt.datetime(2022, 1, 1, tzinfo=UTC)
+    )
+    config = dataclasses.replace(
+        make_config(), rules=dataclasses.replace(rules, eligibility=eligibility)
+    )
+    services = bootstrap(config, clock=week.clock, db=week.db, lichess=week.client)
+    week = dataclasses.replace(
+        week,
+        config=config,
+        services=services,
+        runner=DeadlineRunner(week.db, week.clock, services.deadline_handlers),
+        dispatcher=OutboxDispatcher(
+            week.db,
+            LichessMessenger(week.client),
+            week.clock,
+            alerts=UndeliveredAlerts(services.notifier),
+        ),
+    )
+    await _begin(week, ("alice", "bob"), ("carol", "dave"))
+    async with week.db.uow() as uow:  # what Alice's registration read kept: one from 2019
+        await uow.audit.record(
+            at=week.clock.now(),
+            actor="alice",
+            action="registration.self",
+            player="alice",
+            details={"seed_rating": 2000, "cheat_detected": ["2019-03-01T00:00:00+00:00"]},
+        )
+        await uow.commit()
+    _cheat_game(week, "Alice", at(12, 20))  # with 2019's: two since 2018, grounds
+    _cheat_game(week, "Bob", at(12, 21))  # one: no grounds yet
+    _cheat_game(week, "Carol", at(12, 22), caught=False)  # her opponent was caught
+    for day in (1, 2):  # two old ones before Dave registered: known then, not news now
+        _cheat_game(week, "Dave", dt.datetime(2019, 5, day, tzinfo=UTC))
+    await week.until(at(13, 10))  # the first look
+    (alice,) = [a for a in await week.alerts() if "rules 7.3" in a]
+    assert 'Alice\'s account is named in games Lichess ended as "cheat detected"' in alice
+    assert "https://lichess.org/chali211012 (created 2021-10-12)" in alice
+    _cheat_game(week, "Bob", at(13, 20))  # Bob's second since 2018
+    await week.until(at(14, 10))
+    (bob,) = [a for a in await week.alerts() if "rules 7.3" in a and "Bob" in a]
+    assert "chbob211012 (created 2021-10-12)" in bob  # both games counted, with dates
+    assert "chbob211013 (created 2021-10-13)" in bob
+    await week.until(at(16, 10))  # more looks, nothing new: no new alert
+    assert len([a for a in await week.alerts() if "rules 7.3" in a]) == 2
+    async with week.db.uow() as uow:
+        decisions = await MarkedAccounts().pending(uow, week.services, now=week.clock.now())
+    links = {d.title: [e.url for e in d.evidence] for d in decisions}
+    assert links == {
+        "Disqualify Alice? (rules 7.3)": [
+            "https://lichess.org/@/Alice",
+            "https://lichess.org/chali211012",
+        ],
+        "Disqualify Bob? (rules 7.3)": [
+            "https://lichess.org/@/Bob",
+            "https://lichess.org/chbob211012",
+            "https://lichess.org/chbob211013",
+        ],
+    }

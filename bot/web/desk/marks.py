@@ -1,7 +1,8 @@
 """Rules 7.3 on the desk: a player whose account the daily look found marked (or closed) on
-Lichess, with a one-click disqualification through the one exit path (rules 8), as an engine
-mark (their finished qualification games go to the opponents, rules 8.1.2) or not, or a
-dismissal (the player stays)."""
+Lichess, or whose new "cheat detected" games make the grounds of rules 2.2.3 (each game linked),
+with a one-click disqualification through the one exit path (rules 8), as an engine mark (their
+finished qualification games go to the opponents, rules 8.1.2) or not, or a dismissal (the
+player stays)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class MarkedAccounts:
         for player, entry in latest.items():
             name = names.get(player, player)
             marks = list(entry.details.get("marks", []))
+            games = dict(entry.details.get("cheat_games") or {})
             out.append(
                 Decision(
                     kind=self.kind,
@@ -47,10 +49,18 @@ class MarkedAccounts:
                         Evidence(
                             entry.at, f"Lichess account {name}", f"https://lichess.org/@/{name}"
                         ),
+                        *(
+                            Evidence(
+                                dt.datetime.fromisoformat(at),
+                                f'game {game}, ended as "cheat detected" (rules 2.2.3)',
+                                f"https://lichess.org/{game}",
+                            )
+                            for game, at in games.items()
+                        ),
                     ),
                     choices=(
                         Choice("engine", f"Disqualify {name}: engine mark", True, True),
-                        Choice("other", f"Disqualify {name}: other mark or closed", True, True),
+                        Choice("other", f"Disqualify {name}: no engine mark", True, True),
                         Choice("dismiss", f"Dismiss: {name} stays", True),
                     ),
                     link=f"/players/{player}",

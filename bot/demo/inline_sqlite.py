@@ -5,8 +5,8 @@ the result back through the event loop: four thread hand-offs for one SELECT, ea
 GIL. For a small local database that costs far more than the query. :func:`connect` returns an
 object with the slice of aiosqlite's connection API that SQLAlchemy's adapter uses, but runs each
 call at once on the calling thread (the coroutines never suspend), so a statement costs what
-SQLite costs. It is selected with ``?inline=true`` on a SQLite URL (see :mod:`storage.db`); the
-demo season uses it.
+SQLite costs. The demo season hands :func:`connect` to its service (``Service(sqlite_connect=)``,
+:func:`storage.db.create_engine`); production never uses it.
 
 One thing changes: a blocked writer must not block the event loop (the connection holding the
 lock needs the loop to finish). The connection therefore runs with ``busy_timeout`` 0 and, when a

@@ -1,0 +1,108 @@
+"""The match room's words about its week: the ruling on the offers, a request to move the agreed
+time, rules 6.3 once the agreed time has passed with no game, and the refusals of a text sent
+to a match that is not the sender's to act in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rules.core.ruleset import Conduct
+from rules.talk.notices import describe_time
+from rules.week.calendar import label_time
+from rules.week.conduct import claim_opens, no_show_rule
+from rules.week.negotiation import RulingKind
+
+__all__ = [
+    "NoShowCheckSeen",
+    "bye_match",
+    "change_asked_line",
+    "match_not_published",
+    "match_over",
+    "no_show_lines",
+    "no_such_match",
+    "not_your_match",
+    "result_recorded",
+    "ruling_line",
+]
+
+_RULINGS = {
+    RulingKind.OFFERS_ONE_AT_FAULT: (
+        "{f} made too few offers by the deadline (rules 5.5); {c} chooses the time"
+    ),
+    RulingKind.OFFERS_BOTH_AT_FAULT: (
+        "neither player made the required offers (rules 5.6): tied match, a forfeit each"
+    ),
+    RulingKind.TD_PLAYER_AT_FAULT: "the TDs found {f} at fault (rules 5.9); {c} chooses the time",
+    RulingKind.TD_NOBODY_AT_FAULT: "the TDs found nobody at fault (rules 5.9): tied match",
+}
+
+
+def ruling_line(kind: RulingKind, *, at_fault: Iterable[str], chooser: str | None) -> str:
+    """The ruling on the offers in words; ``at_fault`` and ``chooser`` as the room names them."""
+    return _RULINGS[kind].format(f=", ".join(at_fault), c=chooser)
+
+
+def change_asked_line(by: str, time: dt.datetime, *, now: dt.datetime) -> str:
+    """A pending request of ``by`` to move the agreed time to ``time``."""
+    return f"{by} asks to move the match to {describe_time(time, now=now)}"
+
+
+@dataclass(frozen=True, slots=True)
+class NoShowCheckSeen:
+    """What one of the bot's checks after the agreed time saw (names as the room spells them)."""
+
+    at: dt.datetime
+    appeared: tuple[str, ...]
+    absent: tuple[str, ...]
+
+
+def no_show_lines(
+    conduct: Conduct, agreed: dt.datetime, checks: Iterable[NoShowCheckSeen], *, now: dt.datetime
+) -> tuple[str, ...]:
+    """Rules 6.3 in the room: the one rule's wording, when a claim opens, what the checks saw."""
+    opens = claim_opens(conduct, agreed)
+    lines = [
+        f"No game has started yet. The rule: {no_show_rule(conduct)}.",
+        f"A no-show can be claimed from {describe_time(opens, now=now)}."
+        if now < opens
+        else f"A no-show can be claimed since {describe_time(opens, now=now)}.",
+    ]
+    for check in checks:
+        at = label_time(check.at)
+        if not check.appeared:
+            lines.append(f"Check at {at}: neither player was seen online.")
+        else:
+            seen = " and ".join(check.appeared)
+            missing = f"; {' and '.join(check.absent)} was not" if check.absent else ""
+            lines.append(f"Check at {at}: {seen} was seen online{missing}.")
+    return tuple(lines)
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match {match_id}."
+
+
+def bye_match(match_id: int) -> str:
+    return f"Match {match_id} is a bye; there is nothing to schedule."
+
+
+def not_your_match(player: str, match_id: int, players: tuple[str, str | None]) -> str:
+    return (
+        f"{player} does not play match {match_id} ({players[0]} - {players[1]}); "
+        "you can act only in your own match room."
+    )
+
+
+def match_not_published(match_id: int) -> str:
+    return f"The pairing of match {match_id} is not published yet; wait for the pairings."
+
+
+def match_over(match_id: int, outcome: str | None) -> str:
+    return f"Match {match_id} is over ({outcome}); nothing is left to schedule."
+
+
+def result_recorded(outcome: str | None, decided_by: str | None) -> str:
+    """The ``status`` reply's last line once the match is decided."""
+    return f"Result recorded: {outcome} ({decided_by})."
