@@ -37,13 +37,33 @@ RUN_ELSEWHERE = {"docs/td-guide.md": "tests/docs/test_td_guide.py"}
 # The commands a test cannot run, with the reason; each is parsed instead (``acwc`` by its
 # parser, a script of scripts/ by ``bash -n`` and the ``acwc`` command it hands its arguments to,
 # anything else by ``bash -n``).
+# A path under /opt/acwc-bot (the install's copy of the repository) names a file of this one.
+INSTALL = "changes the machine as root (a system user, /opt, /etc, systemd) or downloads packages"
 NOT_RUN = {
     ("README.md", "./scripts/demo"): "a whole 48-player championship, about a minute on two "
     "cores; tests/demo/ plays the demo's seasons",
     ("README.md", "./scripts/test"): "the whole suite, 15 to 25 minutes, this test among it",
     ("docs/reference.md", "acwc demo --players 48 --seed 1"): "the README's demo with its "
     "defaults, about a minute; its output is quoted as a run printed it",
+    **{
+        ("docs/operations.md", line): INSTALL
+        for line in (
+            "useradd --system --home-dir /var/lib/acwc-bot --shell /usr/sbin/nologin acwc",
+            "python3.11 -m venv /opt/acwc-bot/.venv",
+            "/opt/acwc-bot/.venv/bin/pip install --require-hashes -r "
+            "/opt/acwc-bot/requirements.lock",
+            "/opt/acwc-bot/.venv/bin/pip install --no-deps -e /opt/acwc-bot",
+            "install -d -m 0750 -g acwc /etc/acwc-bot",
+            "install -m 0640 -g acwc config.toml /etc/acwc-bot/config.toml",
+            "install -m 0600 /dev/null /etc/acwc-bot/env",
+            "cp /opt/acwc-bot/deploy/acwc-bot.service /etc/systemd/system/",
+            "systemctl daemon-reload",
+            "systemctl enable --now acwc-bot",
+            "journalctl -u acwc-bot -o cat",
+        )
+    },
 }
+INSTALLED = re.compile(r"/opt/acwc-bot/((?!\.venv)[\w./-]+)")
 
 
 def _move_the_sqlite_file_aside(folder: Path) -> None:
@@ -181,6 +201,8 @@ def test_a_command_not_run_is_parsed(document: str, command: str) -> None:
             assert said[1:] == [], f"{command}: arguments to a script that takes none"
     else:
         _bash_n(["bash", "-n", "-c", command])
+    for named in INSTALLED.findall(command):
+        assert (ROOT / named).exists(), f"{command}: {named} is not in the repository"
 
 
 def _parse_acwc(argv: list[str]) -> None:
