@@ -10,7 +10,7 @@ rated ones as the 100-game count and the rating held when the window opened need
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
@@ -50,15 +50,19 @@ class LichessAccounts:
         self.client = client
         self.ruleset = ruleset
 
-    async def games(self, username: str) -> tuple[list[RatedGame], list[dt.datetime]]:
+    async def games(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> tuple[list[RatedGame], list[dt.datetime]]:
         """The rated antichess games the assessment needs, oldest first, and when each of the
         player's antichess games that Lichess ended as "cheat detected" since the earlier of
-        the two cut-offs of rules 2.2.3 was created."""
+        the two cut-offs of rules 2.2.3 was created. ``on_game``: told of each game read."""
         e = self.ruleset.eligibility
         variant = self.ruleset.time_control.variant
         player = PlayerId(username.lower())
         since = min(e.peak_window_start, e.cheat_two_cutoff)
-        recent = await self.client.export_games(username, since=since, perf_type=variant)
+        recent = await self.client.export_games(
+            username, since=since, perf_type=variant, on_game=on_game
+        )
         cheats = sorted(g.created_at for g in recent if caught_cheating(g, player))
         counted = sum(1 for g in recent if g.rated and g.created_at < e.games_before)
         older_needed = max(1, e.min_rated_games - counted)
@@ -68,6 +72,7 @@ class LichessAccounts:
             perf_type=variant,
             rated=True,
             max_games=older_needed,
+            on_game=on_game,
         )
         seen: set[str] = set()
         games: list[RatedGame] = []
@@ -80,14 +85,16 @@ class LichessAccounts:
                 games.append(rated)
         return sorted(games, key=lambda g: (g.created_at, g.game_id)), cheats
 
-    async def account(self, username: str) -> AccountRecord | str:
+    async def account(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> AccountRecord | str:
         try:
             user = await self.client.get_user(username)
             if user.disabled:  # Lichess answers a closed account's names and nothing else
                 return REASONS["account_closed"]
             if user.created_at is None:
                 return "Lichess gave no account creation date"
-            games, cheats = await self.games(username)
+            games, cheats = await self.games(username, on_game)
         except NotFoundError:
             return "no such Lichess account"
         except (LichessTransportError, LichessHTTPError) as e:
