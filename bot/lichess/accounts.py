@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessHTTPError, LichessTransportError, NotFoundError
+from bot.service.recheck import AccountLook
 from bot.service.registration import REASONS, AccountRecord
 from rules.core.colour import Colour
 from rules.core.model import Game, GameStatus, PlayerId, normalise_username
@@ -111,7 +112,7 @@ class LichessAccounts:
         )
         return AccountRecord(facts, tuple(games), tuple(cheats))
 
-    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountLook | str] | str:
         """The accounts' facts alone, by username as given (the daily look of rules 7.3): one
         ``POST /api/users`` for up to 300 players, where one ``GET /api/user`` each was a
         request a player a day. A name Lichess does not know says so; a failed request is
@@ -120,18 +121,21 @@ class LichessAccounts:
             users = {u.id: u for u in await self.client.get_users(usernames)}
         except LichessError as e:
             return f"Lichess error: {e}"
-        found: dict[str, AccountFacts | str] = {}
+        variant = self.ruleset.time_control.variant
+        found: dict[str, AccountLook | str] = {}
         for username in usernames:
             user = users.get(normalise_username(username))
             if user is None:
                 found[username] = "no such Lichess account"
                 continue
-            found[username] = AccountFacts(
+            facts = AccountFacts(
                 created_at=user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC),
                 tos_violation=user.tos_violation,
                 disabled=user.disabled,
                 title=user.title,
             )
+            activity = (user.play_time, user.games_by_perf.get(variant))
+            found[username] = AccountLook(facts, None if user.disabled else activity)
         return found
 
     async def cheat_games(

@@ -457,6 +457,11 @@ class SandboxState:
             ),
         )
         self.games[finished.id] = finished
+        if finished.clock is not None and name != "aborted":  # lila's Finisher.incNbGames
+            seconds = (finished.lastMoveAt - finished.createdAt) // 1000 + 2
+            for uid in set(finished.user_ids):
+                if uid in self.users:
+                    self.users[uid].playTime += max(2, seconds)
         for uid, diff in zip(finished.user_ids, diffs, strict=True):
             if diff is not None:
                 user = self.users[uid]

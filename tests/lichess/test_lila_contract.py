@@ -471,3 +471,23 @@ async def test_team_updates_8_a_week_and_no_repeat_in_10_minutes_TeamMsgApi_scal
     assert codes == [200] * 7 + [429]
     clock.advance(dt.timedelta(days=7))
     assert (await post(sandbox_url, path, {"message": "Round 1 is out"}, bot_token))[0] == 200
+
+
+async def test_play_time_grows_when_a_game_with_a_clock_ends_Finisher_scala(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    """``Finisher.incNbGames``: a finished game with a clock adds its length and 2 seconds to
+    both players' ``playTime.total``; an aborted one, or one without a clock, adds nothing."""
+    game = state.start_game(white="Alice", black="Bob")
+    clock.advance(dt.timedelta(minutes=5))
+    state.finish_game(game.id, winner="white")
+    aborted = state.start_game(white="Alice", black="Bob")
+    state.abort_game(aborted.id)
+    slow = state.start_game(white="Alice", black="Bob", clock_limit=None, rated=False)
+    state.finish_game(slow.id, winner="black")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sandbox_url + "/api/users", data="alice,bob") as resp,
+    ):
+        body = await resp.json()
+    assert [u["playTime"]["total"] for u in body] == [302, 302]
