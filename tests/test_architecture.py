@@ -191,7 +191,6 @@ MAX_FUNCTION_LINES = 80
 
 LONG_FUNCTIONS = {
     "bot/demo/season.py": {"run_season"},
-    "bot/sandbox/admin.py": {"admin_routes"},
     "bot/service/challenges.py": {"on_deadline"},
 }
 """The functions still over the limit, to be split: shrink this list, never add to it."""
