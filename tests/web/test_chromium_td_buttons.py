@@ -164,6 +164,25 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
             f"Game 1 recorded as forfeited by {final.black_first} (rules 6.2)."
         )
 
+        # A whole season behind it (five qualification rounds, the Candidates, the semifinals),
+        # its forum posts pasted as they came: the desk opens on what needs the TDs, and the
+        # season's past is folded (3,857 px in all when this was written, at 1280 px wide; the
+        # 16 drafts unpasted made it 8,882).
+        await td.go(f"{site.url}/desk")
+        for _ in range(40):
+            if "No forum post waits to be pasted." in await td.text("#forum"):
+                break
+            await td.submit("#forum form.inline button.primary")
+        assert "No forum post waits to be pasted." in await td.text("#forum")
+        top = await td.script(
+            "return document.getElementById('h-pending').getBoundingClientRect().top"
+            " + window.scrollY;"
+        )
+        assert top < 400, top
+        height = await td.script("return document.documentElement.scrollHeight;")
+        assert height < 4000, height
+        await td.full_screenshot(SHOTS / "td-knockout-desk.png", width=1280)
+
     async with site.db.reads() as uow:
         actions = {r.action for r in await uow.audit.list()}
     assert {
