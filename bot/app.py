@@ -79,7 +79,6 @@ from rules.core.model import Game, PlayerId
 from rules.core.ruleset import StageKind
 from storage import migrate
 from storage.db import Database, SqliteConnect
-from storage.fence import holds as fence_holds
 from storage.run_lock import FileLock, RunLockHeld, run_lock_for
 
 __all__ = [
@@ -127,18 +126,7 @@ def bootstrap(
     accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
     registration = None if accounts is None else Registration(config, db, accounts)
     challenges = GameChallenges(
-        config,
-        notifier,
-        None
-        if lichess is None
-        else BulkOrOpen(
-            config,
-            db,
-            clock,
-            player_tokens,
-            LichessBulkPairing(lichess),
-            LichessChallenges(lichess),
-        ),
+        config, notifier, _challenge_maker(config, db, clock, player_tokens, lichess)
     )
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
@@ -158,13 +146,9 @@ def bootstrap(
         presence=None if lichess is None else lichess.get_statuses,
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
-    runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(config),
-        StageKind.CANDIDATES: CandidatesStage(config),
-        StageKind.SEMIFINAL: SemifinalStage(config),
-        StageKind.FINAL: FinalStage(config),
-        StageKind.THIRD_PLACE: FinalStage(config),
-    }
+    texts = PlayerTexts(
+        config, notifier, announcements=announcements, conduct=conduct, armageddon=armageddons
+    )
     services = Services(
         config=config,
         clock=clock,
@@ -185,19 +169,13 @@ def bootstrap(
             lookup=None if lichess is None else lichess.export_games_by_ids,
         ),
         publication=publication,
-        texts=PlayerTexts(
-            config,
-            notifier,
-            announcements=announcements,
-            conduct=conduct,
-            armageddon=armageddons,
-        ),
+        texts=texts,
         conduct=conduct,
         decisions=Decisions(config, notifier, announcements=announcements, conduct=conduct),
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
         stage_rounds=stage_rounds,
-        progression=Progression(config, runners, knockout, notifier),
+        progression=Progression(config, _stage_runners(config), knockout, notifier),
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
@@ -209,16 +187,10 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
-            **AccountRecheck(
-                config,
-                notifier,
-                None if lichess is None else LichessAccounts(lichess, config.rules),
-            ).handlers(),
+            **AccountRecheck(config, notifier, accounts).handlers(),
         },
         challenges=challenges,
-        broadcasts=None
-        if lichess is None or not config.games.broadcast_stages
-        else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
+        broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
         registration_checks=None
@@ -228,6 +200,43 @@ def bootstrap(
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for
     return services
+
+
+def _challenge_maker(
+    config: Config,
+    db: Database,
+    clock: Clock,
+    player_tokens: PlayerTokens,
+    lichess: LichessClient | None,
+) -> BulkOrOpen | None:
+    """The games' maker on Lichess: a bulk pairing for the players who allowed it, else an open
+    challenge (none without Lichess)."""
+    if lichess is None:
+        return None
+    return BulkOrOpen(
+        config, db, clock, player_tokens, LichessBulkPairing(lichess), LichessChallenges(lichess)
+    )
+
+
+def _broadcasts(
+    config: Config, db: Database, clock: Clock, forum: Forum, lichess: LichessClient | None
+) -> Broadcasts | None:
+    """The Lichess broadcasts of the listed stages (none without Lichess or stages)."""
+    if lichess is None or not config.games.broadcast_stages:
+        return None
+    return Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess))
+
+
+def _stage_runners(config: Config) -> Mapping[StageKind, StageRunner]:
+    """The runners of the stages that need their own (pools, a bracket, armageddons), by each
+    kind their format has; a stage played from a placement has the generic one (registry)."""
+    runners: tuple[StageRunner, ...] = (
+        QualificationStage(config),
+        CandidatesStage(config),
+        SemifinalStage(config),
+        FinalStage(config),
+    )
+    return {kind: runner for runner in runners for kind in runner.format.members}
 
 
 @contextlib.asynccontextmanager
@@ -601,7 +610,7 @@ class Service:
         # may still record it (its next attempt, planned with it, comes a few minutes later).
         if self.services.challenges is not None and not self.leadership.doubt_left():
             async with self.leadership.acting(), self.db.uow() as uow:
-                await fence_holds(uow.session, self.db.fence)
+                await uow.claims.hold_lead()
                 if await self.services.challenges.resume(uow, now=self.clock.now()):
                     await uow.commit()
         self.changed(elsewhere=True)

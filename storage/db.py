@@ -176,7 +176,7 @@ class Database:
     def uow(self, *, origin: str | None = None) -> UnitOfWork:
         """A unit of work; ``origin`` names who writes through it, for
         :meth:`TableChanges.version`'s ``besides``."""
-        return UnitOfWork(self.sessions, origin=origin)
+        return UnitOfWork(self.sessions, origin=origin, fence=self.fence)
 
     def one_write(self, *, origin: str | None = None) -> UnitOfWork:
         """A unit of work for a change that is one statement (atomic by itself): on
@@ -184,15 +184,15 @@ class Database:
         it is :meth:`uow`. Its ``commit()`` is still called (it counts the change)."""
         if self._autocommit is None:
             return self.uow(origin=origin)
-        return UnitOfWork(self._autocommit, origin=origin)
+        return UnitOfWork(self._autocommit, origin=origin, fence=self.fence)
 
     def reads(self) -> UnitOfWork:
         """A unit of work that only reads, and needs no one snapshot for all its statements
         (a loop's look at what is due): on PostgreSQL without a transaction. It cannot
         commit."""
         if self._reads is None:
-            return UnitOfWork(self.sessions, read_only=True)
-        return UnitOfWork(self._reads, read_only=True)
+            return UnitOfWork(self.sessions, read_only=True, fence=self.fence)
+        return UnitOfWork(self._reads, read_only=True, fence=self.fence)
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -26,15 +26,7 @@ from storage.models import DeadlineRow, OutboxRow, OutboxStatus
 from storage.models_ops import LeadershipRow
 from storage.repositories import _DEADLINE_CLAIM_NEXT
 
-__all__ = [
-    "LEADERSHIP_ID",
-    "Deposed",
-    "Fence",
-    "claim_next_deadline",
-    "claim_outbox",
-    "holds",
-    "unclaim_outbox",
-]
+__all__ = ["LEADERSHIP_ID", "Claims", "Deposed", "Fence"]
 
 LEADERSHIP_ID = 1
 
@@ -75,7 +67,7 @@ _CLAIM_OUTBOX = (
 _CLAIM_OUTBOX_FENCED = _CLAIM_OUTBOX.where(_current(bindparam("epoch")))
 
 
-async def claim_next_deadline(
+async def _claim_next_deadline(
     session: AsyncSession, fence: Fence, now: dt.datetime
 ) -> DeadlineRow | None:
     """:meth:`DeadlineRepository.claim_next`, refused (``None``) unless ``fence``'s epoch leads."""
@@ -92,7 +84,7 @@ async def claim_next_deadline(
     return result.scalars().first()
 
 
-async def claim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> set[int]:
+async def _claim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> set[int]:
     """Claim outbox rows to send them: the ids still pending, under ``fence``'s epoch (none
     when another process leads). Without fencing every id is taken as it is, no statement."""
     if fence.epoch is None:
@@ -113,8 +105,8 @@ _UNCLAIM_OUTBOX = (
 )
 
 
-async def unclaim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> int:
-    """Give back rows :func:`claim_outbox` took and that were not sent (no fence: giving back
+async def _unclaim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]) -> int:
+    """Give back rows :func:`_claim_outbox` took and that were not sent (no fence: giving back
     is no action, and a deposed process must be able to); how many."""
     if fence.epoch is None:
         return 0
@@ -122,7 +114,7 @@ async def unclaim_outbox(session: AsyncSession, fence: Fence, ids: Sequence[int]
     return int(getattr(result, "rowcount", 0) or 0)
 
 
-async def holds(session: AsyncSession, fence: Fence) -> None:
+async def _holds(session: AsyncSession, fence: Fence) -> None:
     """Raise :class:`Deposed` unless ``fence``'s epoch leads; in a transaction, the share lock
     on the leadership row is held till its end (a write that needs no claim of its own)."""
     if fence.epoch is None:
@@ -130,3 +122,29 @@ async def holds(session: AsyncSession, fence: Fence) -> None:
     found = await session.scalar(select(literal(1)).where(_current(fence.epoch)))
     if found is None:
         raise Deposed(f"epoch {fence.epoch} no longer leads")
+
+
+class Claims:
+    """The fenced writes of one unit of work (``uow.claims``), under its database's
+    :class:`Fence`: the loops claim through it, and never reach the session themselves."""
+
+    def __init__(self, session: AsyncSession, fence: Fence) -> None:
+        self._session = session
+        self._fence = fence
+
+    async def next_deadline(self, now: dt.datetime) -> DeadlineRow | None:
+        """The first due deadline, claimed (``None``: nothing due, or another process leads)."""
+        return await _claim_next_deadline(self._session, self._fence, now)
+
+    async def outbox(self, ids: Sequence[int]) -> set[int]:
+        """Outbox rows claimed to be sent: the ids still pending (none if another leads)."""
+        return await _claim_outbox(self._session, self._fence, ids)
+
+    async def give_back_outbox(self, ids: Sequence[int]) -> int:
+        """Rows :meth:`outbox` claimed and did not send, given back; how many."""
+        return await _unclaim_outbox(self._session, self._fence, ids)
+
+    async def hold_lead(self) -> None:
+        """Raise :class:`Deposed` unless this process leads; the leadership row's share lock is
+        held till the transaction ends (a write that needs no claim of its own)."""
+        await _holds(self._session, self._fence)

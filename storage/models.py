@@ -215,7 +215,8 @@ class OutboxRow(Base):
     sent_at: Mapped[dt.datetime | None]
     claim_epoch: Mapped[int | None] = mapped_column(BigInteger)
     """The leadership epoch that claimed it last, to send it (``storage.fence``)."""
-    seen_at: Mapped[dt.datetime | None]  # the player opened it in their match room
+    seen_at: Mapped[dt.datetime | None]  # opened in the room; no longer written (a GET writes
+    # nothing: the room's signed cookie says what it showed, bot/web/room.py)
     revised_body: Mapped[str | None] = mapped_column(Text)
     """A posted forum draft's newer text, for a TD to paste over the post (None: unchanged)."""
 

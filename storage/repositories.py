@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -495,9 +495,19 @@ class AuditRepository(_Repository):
         return row
 
     async def list(
-        self, *, player: str | None = None, match_id: int | None = None, limit: int | None = None
+        self,
+        *,
+        player: str | None = None,
+        match_id: int | None = None,
+        actions: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> Sequence[AuditRow]:
+        """Entries oldest first, of one player, match or of ``actions`` if given. The service
+        gives a filter: the whole log grows with every game of the season (the daily look read
+        it all to pick two actions' entries, hundreds of milliseconds on the event loop)."""
         query = select(AuditRow).order_by(AuditRow.id)
+        if actions is not None:
+            query = query.where(AuditRow.action.in_(list(actions)))
         if player is not None:
             query = query.where(AuditRow.player == player)
         if match_id is not None:

@@ -9,6 +9,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from storage.changes import ORIGIN
+from storage.fence import Claims, Fence
 from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
@@ -47,8 +48,10 @@ class UnitOfWork:
         *,
         read_only: bool = False,
         origin: str | None = None,
+        fence: Fence | None = None,
     ) -> None:
         self._sessions = sessions
+        self._fence = Fence() if fence is None else fence
         self.read_only = read_only
         self.origin = origin
 
@@ -74,6 +77,7 @@ class UnitOfWork:
         self.lichess = LichessRepository(self.session)
         self.web = WebRepository(self.session)
         self.tokens = PlayerTokenRepository(self.session)
+        self.claims = Claims(self.session, self._fence)
         return self
 
     async def __aexit__(

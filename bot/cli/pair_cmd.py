@@ -1,10 +1,11 @@
 """``acwc pair``: the FIDE Dutch engine on tournament report files, as the endorsed engines
 run: pair the next round (``acwc pair IN.trf -p OUT.txt``), check every round of a tournament
-(``--check FILE.trf``) and generate a random tournament (``--generate CONFIG -o OUT.trf``).
+and its standings by its tie-break list (``--check FILE.trf``) and generate a random
+tournament (``--generate CONFIG -o OUT.trf``).
 
-Exit codes, as the FIDE engines: 0 done (for ``--check``: every round matches), 1 no legal
-pairing (for ``--check``: a round differs), 3 invalid input (the message names its line and
-column). This module imports only the pairing rules, so the command starts at once.
+Exit codes, as the FIDE engines: 0 done (for ``--check``: every round and rank matches), 1 no
+legal pairing (for ``--check``: a round or a rank differs), 3 invalid input (the message names
+its line and column). This module imports only the pairing rules, so the command starts at once.
 """
 
 from __future__ import annotations
@@ -56,11 +57,8 @@ def _check(arguments: argparse.Namespace) -> int:
     from rules.swiss.trf import decode_trf, parse_trf
 
     report = check_tournament(parse_trf(decode_trf(_read(arguments.check))))
-    if report.difference is not None:
-        print(report.difference.describe())
-        return 1
-    print(f"all {report.rounds} rounds match the FIDE Dutch pairing")
-    return 0
+    print(report.describe())
+    return 0 if report.passed else 1
 
 
 def _generate(arguments: argparse.Namespace) -> int:
@@ -118,7 +116,8 @@ def register(subparsers: Any) -> None:
     what.add_argument(
         "--check",
         metavar="FILE",
-        help="pair every round of FILE again; report the first that differs (exit 1)",
+        help="pair every round of FILE again and rank it by its 202/212 tie-breaks; report the "
+        "first pairing or rank that differs (exit 1)",
     )
     what.add_argument(
         "--generate",

@@ -22,7 +22,6 @@ from apscheduler.triggers.date import DateTrigger
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
 from storage.db import Database
-from storage.fence import claim_next_deadline
 from storage.models import DeadlineRow
 from storage.uow import UnitOfWork
 
@@ -104,7 +103,7 @@ class DeadlineRunner(WaitingLoop):
         while True:
             async with self.gate(), self.db.uow(origin=ORIGIN) as uow:
                 now = self.clock.now()
-                row = await claim_next_deadline(uow.session, self.db.fence, now)
+                row = await uow.claims.next_deadline(now)
                 if row is None:
                     self.next_due = await uow.deadlines.next_due()
                     break

@@ -48,7 +48,6 @@ from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop
 from storage.db import Database, broken_connection
-from storage.fence import claim_outbox, unclaim_outbox
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
 
@@ -338,7 +337,7 @@ class OutboxDispatcher(WaitingLoop):
         if self.db.fence.epoch is None:
             return group
         async with self.db.one_write(origin=ORIGIN) as uow:
-            claimed = await claim_outbox(uow.session, self.db.fence, [r.id for r in group])
+            claimed = await uow.claims.outbox([r.id for r in group])
             await uow.commit()
         return [r for r in group if r.id in claimed]
 
@@ -358,7 +357,7 @@ class OutboxDispatcher(WaitingLoop):
     async def _unclaim(self, rows: Sequence[OutboxRow]) -> None:
         """Give back rows claimed but not sent: the next leader need not wait for them."""
         ids = [r.id for r in rows]
-        await self._record(lambda uow: unclaim_outbox(uow.session, self.db.fence, ids))
+        await self._record(lambda uow: uow.claims.give_back_outbox(ids))
 
     async def _record(self, write: Callable[[UnitOfWork], Awaitable[int]]) -> int:
         """One statement that records what happened (``write``), on a new connection after a

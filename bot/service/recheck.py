@@ -174,7 +174,7 @@ class AccountRecheck:
         previous = payload.get("since")
         looked = None if previous is None else dt.datetime.fromisoformat(str(previous))
         players = list(await uow.players.list(status=PlayerStatus.ACTIVE))
-        entries = await uow.audit.list()
+        entries = await uow.audit.list(actions=(MARK_ACTION, *REGISTRATION_READS))
         flagged: dict[str, list[str]] = {}
         for entry in entries:
             if entry.action == MARK_ACTION and entry.player is not None:

@@ -3,14 +3,17 @@ deadlines and the actions this viewer may take now (the web room and the TD desk
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.views.bracket import procedure
 from bot.views.scores import match_state
 from rules.core.model import GameStatus, PlayerId, normalise_username
+from rules.core.states import MatchState
 from rules.talk.games import time_control_text
 from rules.talk.notices import describe_time
 from rules.talk.room import NoShowCheckSeen, change_asked_line, no_show_lines, ruling_line
@@ -171,9 +174,10 @@ async def match_view(
     week = _Week() if n is None else _week(n, decided=decided, now=now, name=name)
     options = None
     if is_player and viewer_id is not None:
-        options = player_options(
-            _moment(row, PlayerId(viewer_id), n, events, all_games, config, now=now)
-        )
+        moment = _moment(row, PlayerId(viewer_id), n, events, all_games, config, now=now)
+        if moment.armageddon:
+            moment = dataclasses.replace(moment, armageddon_due=await _bids_due(uow, row, config))
+        options = player_options(moment)
 
     def label(when: dt.datetime | None) -> str | None:
         return describe_time(when, now=now) if when is not None else None
@@ -327,7 +331,8 @@ def _moment(
         me=me,
         negotiation=n,
         now=now,
-        decided=row.outcome is not None,
+        # a tied knockout match at its armageddon is not decided yet: the bids come next
+        decided=row.outcome is not None and row.state != MatchState.ARMAGEDDON,
         required_offers=config.rules.offers.required_offers,
         conduct=config.rules.conduct,
         games_total=row.games,
@@ -340,6 +345,15 @@ def _moment(
         armageddon=row.state == "armageddon",
         agreed_time=row.agreed_time,
     )
+
+
+async def _bids_due(uow: UnitOfWork, row: MatchRow, config: Config) -> dt.datetime | None:
+    """When the Armageddon bids of ``row`` are due (rules 3.ix), once its procedure started."""
+    arm = await uow.later_stages.armageddon_for_match(row.id)
+    if arm is None:
+        return None
+    proc, _ = await procedure(uow, arm, config.rules)
+    return proc.bid_deadline
 
 
 async def _open_challenge(

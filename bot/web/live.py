@@ -146,7 +146,7 @@ async def _counted(feed: LiveFeed) -> AsyncIterator[None]:
 async def _check_room(request: web.Request, match_id: int) -> None:
     """A room's stream only for its two players and the TDs (as the room itself)."""
     who = require_login(request)
-    async with context(request).db.uow() as uow:
+    async with context(request).db.reads() as uow:
         row = await uow.matches.get(match_id)
     if row is None:
         raise not_found("There is no such match.")

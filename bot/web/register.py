@@ -79,7 +79,7 @@ async def register_page(request: web.Request) -> web.StreamResponse:
     registered = False
     check = None
     if who is not None:
-        async with ctx.db.uow() as uow:
+        async with ctx.db.reads() as uow:
             registered = await uow.players.get(normalise_username(who.username)) is not None
             check = await check_of(uow, who.username)
     return await _page(request, registered=registered, result=None, check=check)
@@ -88,7 +88,7 @@ async def register_page(request: web.Request) -> web.StreamResponse:
 async def _season_started(request: web.Request) -> bool:
     """Pairings are out: a registration can no longer be taken back here (the TDs handle a
     withdrawal then)."""
-    async with context(request).db.uow() as uow:
+    async with context(request).db.reads() as uow:
         return bool(await published_rounds(uow))
 
 

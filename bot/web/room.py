@@ -250,7 +250,7 @@ def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) 
 async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
     ctx = context(request)
     match_id = match_id_of(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
             raise not_found("There is no such match.")
@@ -269,7 +269,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
     """``GET /match``: the viewer's current match room."""
     who = require_login(request)
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.current_match(uow, who.user_id)
     if row is None:
         if who.is_td:
@@ -292,7 +292,7 @@ async def room(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     config = ctx.config
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         line = await views.match_line(uow, row, all_games=True)
         rnd = await uow.tournaments.round(row.round_id)
         view = None
@@ -302,19 +302,18 @@ async def room(request: web.Request) -> web.StreamResponse:
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)
         notices = []
-        if is_mine:  # "your notices": read here, so marked read once shown
+        seen = _seen_up_to(request, who.user_id)
+        if is_mine:  # "your notices": new until shown once (the cookie below, no write)
             notices = await player_notices(
-                uow, player=who.user_id, team=config.tournament.team, now=now
+                uow, player=who.user_id, team=config.tournament.team, now=now, seen_up_to=seen
             )
-            if await uow.notices.mark_seen([n.id for n in notices if n.unread], at=now):
-                await uow.commit()
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
     opponent = line.second if who.user_id == row.white_first else line.first
     deadlines = [
         (label, when(at, now))
         for label, at in week_deadlines(row, rnd.week_start if rnd else None, config.rules)
     ]
-    return await render(
+    page = await render(
         request,
         "room.html",
         {
@@ -339,6 +338,31 @@ async def room(request: web.Request) -> web.StreamResponse:
             },
         },
     )
+    newest = max((n.id for n in notices), default=0)
+    if newest > seen:
+        page.set_cookie(
+            SEEN_COOKIE,
+            ctx.signer.sign("seen", f"{who.user_id}:{newest}"),
+            max_age=SEEN_COOKIE_AGE,
+            httponly=True,
+            samesite="Lax",
+            secure=ctx.secure_cookies,
+            path="/match",
+        )
+    return page
+
+
+SEEN_COOKIE = "acwc_seen"
+"""The newest notice a player's match room showed them (their id and its id, signed): a GET
+writes nothing, so the page's "new" marks rest on what this browser was shown."""
+SEEN_COOKIE_AGE = 366 * 24 * 3600
+
+
+def _seen_up_to(request: web.Request, user_id: str) -> int:
+    """The newest notice id ``user_id``'s room showed in this browser (0: none yet)."""
+    value = context(request).signer.unsign("seen", request.cookies.get(SEEN_COOKIE)) or ""
+    user, _, newest = value.rpartition(":")
+    return int(newest) if user == user_id and newest.isdigit() else 0
 
 
 async def act(request: web.Request) -> web.StreamResponse:

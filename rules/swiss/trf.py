@@ -76,6 +76,7 @@ from rules.swiss.trf_model import (
     TrfProhibition,
     TrfReason,
     TrfResult,
+    TrfTieBreakLine,
     TrfTournament,
 )
 
@@ -246,6 +247,7 @@ class _Reading:
         self.initial: Colour | None = None
         self.prohibitions: list[TrfProhibition] = []
         self.byes: list[TrfBye] = []
+        self.tiebreaks: TrfTieBreakLine | None = None
         self.trf2026 = False
         self.numbers: set[int] = set()
 
@@ -271,6 +273,10 @@ class _Reading:
         elif tag == "240":
             self.byes.append(_bye_record(line, number))
             self.trf2026 = True
+        elif tag in ("202", "212"):
+            if self.tiebreaks is None or tag == "212":
+                self.tiebreaks = TrfTieBreakLine(line, number)
+            self.others.append(line)
         elif tag in _UNSUPPORTED:
             _check_supported(line, number)
             self.others.append(line)
@@ -381,6 +387,7 @@ def parse_trf(text: str) -> TrfTournament:
         initial_colour=reading.initial,
         prohibitions=tuple(reading.prohibitions),
         byes=tuple(reading.byes),
+        tiebreaks=reading.tiebreaks,
         trf2026=reading.trf2026,
         other_lines=tuple(reading.others),
     )

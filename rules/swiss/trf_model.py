@@ -19,6 +19,7 @@ __all__ = [
     "TrfProhibition",
     "TrfReason",
     "TrfResult",
+    "TrfTieBreakLine",
     "TrfTournament",
 ]
 
@@ -138,6 +139,21 @@ class TrfBye:
 
 
 @dataclass(frozen=True, slots=True)
+class TrfTieBreakLine:
+    """A TRF-2026 ``202`` (the tie-breaks) or ``212`` (the standings: ``PTS`` and the
+    tie-breaks) record, as written; :mod:`rules.swiss.fide_tiebreaks` reads its codes."""
+
+    text: str
+    line: int = field(default=0, compare=False)
+
+    @property
+    def with_points(self) -> bool:
+        """A ``212`` record lists the points (``PTS``) itself; a ``202`` record implies them
+        first."""
+        return self.text.startswith("212")
+
+
+@dataclass(frozen=True, slots=True)
 class TrfTournament:
     """The content of a TRF file that pairing needs, plus every other line verbatim."""
 
@@ -147,6 +163,8 @@ class TrfTournament:
     prohibitions: tuple[TrfProhibition, ...] = ()
     byes: tuple[TrfBye, ...] = ()
     """TRF-2026 ``240`` records; the one for the round being paired makes its players absent."""
+    tiebreaks: TrfTieBreakLine | None = None
+    """The ``212`` record, else the ``202`` one (also kept in ``other_lines``)."""
     trf2026: bool = False
     """Write the round count, initial colour and prohibitions as 142/152/260 records."""
     other_lines: tuple[str, ...] = ()

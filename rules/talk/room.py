@@ -1,5 +1,6 @@
 """The match room's words about its week: the ruling on the offers, a request to move the agreed
-time, and rules 6.3 once the agreed time has passed with no game."""
+time, rules 6.3 once the agreed time has passed with no game, and the refusals of a text sent
+to a match that is not the sender's to act in."""
 
 from __future__ import annotations
 
@@ -13,7 +14,18 @@ from rules.week.calendar import label_time
 from rules.week.conduct import claim_opens, no_show_rule
 from rules.week.negotiation import RulingKind
 
-__all__ = ["NoShowCheckSeen", "change_asked_line", "no_show_lines", "ruling_line"]
+__all__ = [
+    "NoShowCheckSeen",
+    "bye_match",
+    "change_asked_line",
+    "match_not_published",
+    "match_over",
+    "no_show_lines",
+    "no_such_match",
+    "not_your_match",
+    "result_recorded",
+    "ruling_line",
+]
 
 _RULINGS = {
     RulingKind.OFFERS_ONE_AT_FAULT: (
@@ -66,3 +78,31 @@ def no_show_lines(
             missing = f"; {' and '.join(check.absent)} was not" if check.absent else ""
             lines.append(f"Check at {at}: {seen} was seen online{missing}.")
     return tuple(lines)
+
+
+def no_such_match(match_id: int) -> str:
+    return f"There is no match {match_id}."
+
+
+def bye_match(match_id: int) -> str:
+    return f"Match {match_id} is a bye; there is nothing to schedule."
+
+
+def not_your_match(player: str, match_id: int, players: tuple[str, str | None]) -> str:
+    return (
+        f"{player} does not play match {match_id} ({players[0]} - {players[1]}); "
+        "you can act only in your own match room."
+    )
+
+
+def match_not_published(match_id: int) -> str:
+    return f"The pairing of match {match_id} is not published yet; wait for the pairings."
+
+
+def match_over(match_id: int, outcome: str | None) -> str:
+    return f"Match {match_id} is over ({outcome}); nothing is left to schedule."
+
+
+def result_recorded(outcome: str | None, decided_by: str | None) -> str:
+    """The ``status`` reply's last line once the match is decided."""
+    return f"Result recorded: {outcome} ({decided_by})."

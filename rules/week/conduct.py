@@ -53,6 +53,7 @@ __all__ = [
     "confirm_disqualification",
     "disqualification_due",
     "disqualifications_due",
+    "granted_claim_reason",
     "no_show_forfeit",
     "pause_check_due",
     "review_pauses",
@@ -403,6 +404,14 @@ class ForfeitReason(enum.Enum):
     NO_SHOW = "no_show"  # rules 6.3
     CONDUCT = "conduct"  # rules 6.1, 6.2, 6.4
     TD = "td"  # rules 1.4
+
+
+def granted_claim_reason(right: ClaimRight | None) -> ForfeitReason:
+    """Why a match the TDs give to a claimant is forfeited: a no-show (rules 6.3), the player's
+    conduct (rules 6.1, 6.4), or the TDs' own decision when the claimant had no open right."""
+    if right is None:
+        return ForfeitReason.TD
+    return ForfeitReason.NO_SHOW if right.reason is ClaimReason.NO_SHOW else ForfeitReason.CONDUCT
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,8 @@ class MatchMoment:
 
     ``spans`` are the finished counted games, ``games_played`` how many counted games there are,
     ``game_in_progress`` whether one is being played; ``rights`` the open claim rights and
-    ``claimed`` who claimed; ``armageddon`` whether the match is at its Armageddon stage.
+    ``claimed`` who claimed; ``armageddon`` whether the match is at its Armageddon stage, and
+    ``armageddon_due`` when its bids are due.
     """
 
     me: PlayerId
@@ -68,6 +69,7 @@ class MatchMoment:
     rights: tuple[ClaimRight, ...] = ()
     claimed: frozenset[str] = frozenset()
     armageddon: bool = False
+    armageddon_due: dt.datetime | None = None  # when the Armageddon bids are due (rules 3.ix)
     agreed_time: dt.datetime | None = None  # the match's agreed time when no negotiation says
 
 
@@ -150,7 +152,8 @@ def _step(n: Negotiation, m: MatchMoment, actions: frozenset[str]) -> NextStep:
     if _my_right(m) is not None:
         return NextStep(StepKind.CLAIM, button="claim win")
     if m.armageddon:
-        return NextStep(StepKind.ARMAGEDDON, deadline=n.week.end, button="bid")
+        due = m.armageddon_due or n.week.end
+        return NextStep(StepKind.ARMAGEDDON, deadline=due, button="bid")
     if n.phase is Phase.TIED:
         return NextStep(StepKind.WAIT_TDS)
     if n.phase is Phase.AWAITING_CHOICE:

@@ -13,6 +13,7 @@ from rules.week.calendar import UTC
 from rules.week.conduct import (
     BreakCall,
     ClaimReason,
+    ClaimRight,
     ConductError,
     ConductErrorReason,
     DisqualificationCase,
@@ -29,6 +30,7 @@ from rules.week.conduct import (
     confirm_disqualification,
     disqualification_due,
     disqualifications_due,
+    granted_claim_reason,
     no_show_forfeit,
     review_pauses,
 )
@@ -305,3 +307,22 @@ def test_confirming_a_case_that_does_not_hold_is_refused() -> None:
             at=dt.datetime(2021, 10, 22, tzinfo=UTC),
             conduct=CONDUCT,
         )
+
+
+@pytest.mark.parametrize(
+    ("reason", "forfeit"),
+    [
+        (ClaimReason.NO_SHOW, ForfeitReason.NO_SHOW),
+        (ClaimReason.SECOND_BREAK, ForfeitReason.CONDUCT),
+        (ClaimReason.BREAK_OVERRUN, ForfeitReason.CONDUCT),
+    ],
+)
+def test_a_granted_claim_forfeits_for_its_reason(
+    reason: ClaimReason, forfeit: ForfeitReason
+) -> None:
+    right = ClaimRight(MATCH, ALICE, BOB, reason, dt.datetime(2021, 10, 14, 18, 20, tzinfo=dt.UTC))
+    assert granted_claim_reason(right) is forfeit
+
+
+def test_a_claim_granted_without_an_open_right_is_the_tds_decision() -> None:
+    assert granted_claim_reason(None) is ForfeitReason.TD

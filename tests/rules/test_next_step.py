@@ -187,6 +187,10 @@ def test_deadlines_of_the_steps() -> None:
     step = player_options(on_break).step
     assert step.deadline == at(14, 18, 9) + RS.conduct.break_length
     assert step.game == 2
+    armageddon = moment(agreed(), at(18, 9), games_played=10, armageddon=True)
+    assert player_options(armageddon).step.deadline == WEEK.end  # no procedure yet
+    bids_due = dataclasses.replace(armageddon, armageddon_due=at(19, 9))
+    assert player_options(bids_due).step.deadline == at(19, 9)  # the bids' own deadline
 
 
 def test_a_break_is_offered_between_games_once() -> None:

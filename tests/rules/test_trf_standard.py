@@ -184,7 +184,7 @@ def test_every_kind_of_line_the_generators_write_is_read() -> None:
         "152 B",
         "162  W 1.0    D 0.5",
         "192 FIDE_DUTCH_2025",
-        "202 BH:C1,BH,SB",
+        "202 BH/C1,BH,SB",
         _player(1, "     2 w 1", points="1.0"),
         _player(2, "     1 b 0", points="0.0"),
         _player(3, "  0000 - H", points="0.5"),
@@ -197,7 +197,7 @@ def test_every_kind_of_line_the_generators_write_is_read() -> None:
     tournament = parse_trf("\r".join(lines) + "\r")
     assert (tournament.total_rounds, tournament.initial_colour) == (3, Colour.BLACK)
     assert tournament.other_lines[0] == "012 AutoTest Tournament 7"
-    assert "202 BH:C1,BH,SB" in tournament.other_lines
+    assert "202 BH/C1,BH,SB" in tournament.other_lines
     assert len(tournament.prohibitions) == 2
     assert parse_trf(write_trf(tournament)) == tournament
     assert check_tournament(parse_trf(decode_trf(("\r".join(lines)).encode()))).rounds == 1

@@ -8,11 +8,13 @@ import random
 from collections.abc import Sequence
 
 from bot.config import Config, ServiceConfig, TournamentConfig
+from bot.runtime.clock import FakeClock
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
 from bot.service.stages.qualification import fix_entrants
 from bot.service.stages.registry import AdvanceReport
 from bot.views.qualification import qualification_stage
+from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from rules.stages.candidates import berger_rounds
 from storage.convert import fraction_to_text
@@ -193,3 +195,49 @@ async def semifinals_played(db: Database, config: Config) -> dt.datetime:
         assert rnd is not None
         assert rnd.week_start is not None
         return rnd.week_start
+
+
+def stage_game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:
+    """A 2+5 rated antichess challenge game starting ``at``, a draw unless ``kw`` says."""
+    values: dict[str, object] = {
+        "status": GameStatus.DRAW,
+        "winner": None,
+        "variant": "antichess",
+        "rated": True,
+        "clock_limit": 120,
+        "clock_increment": 5,
+        "source": "friend",
+    }
+    values.update(kw)
+    return Game(
+        id=GameId(gid),
+        white=PlayerId(white),
+        black=PlayerId(black),
+        created_at=at,
+        last_move_at=at + dt.timedelta(minutes=10),
+        **values,  # type: ignore[arg-type]
+    )
+
+
+async def semifinal_at_armageddon(
+    db: Database, config: Config
+) -> tuple[MatchRow, FakeClock, Services]:
+    """The first semifinal after ten draws, colours alternating: level after 10, so an
+    armageddon decides it (rules 3.vii.2). Its row, the clock after the games, and the
+    services on that clock."""
+    sf1 = (await semifinals_running(db, config))[0]
+    a, b = sf1.white_first, sf1.black_first
+    assert b is not None
+    async with db.uow() as uow:
+        rnd = await uow.tournaments.round(sf1.round_id)
+        assert rnd is not None
+        assert rnd.week_start is not None
+        start = rnd.week_start + dt.timedelta(hours=20)
+    clock = FakeClock(start)
+    found = services_for(db, config, clock)
+    for i in range(10):
+        white, black = (a, b) if i % 2 == 0 else (b, a)
+        await found.intake(
+            stage_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i))
+        )
+    return sf1, clock, found

@@ -8,16 +8,12 @@ import datetime as dt
 import pytest
 
 from bot.config import Config
-from bot.runtime.clock import FakeClock
 from bot.runtime.deadlines import DeadlineRunner
 from bot.views.bracket import armageddon_view
 from bot.web.desk.armageddon_cards import ArmageddonDecisions
 from bot.web.desk.decisions import Ruling
 from storage.db import Database
-from tests.factories import services_for
-from tests.stages.helpers import config_for
-from tests.stages.helpers import semifinals_running as _semifinals_running
-from tests.stages.test_stage_flow import _game
+from tests.stages.helpers import config_for, semifinal_at_armageddon
 
 
 @pytest.fixture
@@ -28,19 +24,9 @@ def config(database_url: str) -> Config:
 async def test_the_tds_name_white_and_record_the_armageddon_game_from_the_desk(
     db: Database, config: Config
 ) -> None:
-    sf1 = (await _semifinals_running(db, config))[0]
+    sf1, clock, found = await semifinal_at_armageddon(db, config)  # ten draws: level
     a, b = sf1.white_first, sf1.black_first
     assert b is not None
-    async with db.uow() as uow:
-        rnd = await uow.tournaments.round(sf1.round_id)
-        assert rnd is not None
-        assert rnd.week_start is not None
-        start = rnd.week_start + dt.timedelta(hours=20)
-    clock = FakeClock(start)
-    found = services_for(db, config, clock)
-    for i in range(10):  # ten draws: level after 10, armageddon (rules 3.vii.2)
-        white, black = (a, b) if i % 2 == 0 else (b, a)
-        await found.intake(_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i)))
     runner = DeadlineRunner(db, clock, found.armageddons.handlers())
     source = ArmageddonDecisions()
     for _ in range(6):  # nobody bids, nobody plays rock-paper-scissors: the TDs decide

@@ -17,14 +17,13 @@ from bot.views.candidates import pool_entries, pool_tables
 from bot.views.qualification import standings
 from bot.web.desk.rulings import FlaggedGames
 from rules.core.colour import Colour
-from rules.core.model import Game, GameId, GameStatus, PlayerId
+from rules.core.model import GameStatus, PlayerId
 from rules.core.ruleset import StageKind
 from rules.stages.armageddon import ArmageddonError
 from rules.stages.candidates import Pool
 from rules.talk import commands
 from storage.db import Database
 from storage.models import DeadlineRow
-from tests.factories import services_for
 from tests.stages.helpers import (
     advance as _advance,
 )
@@ -42,6 +41,7 @@ from tests.stages.helpers import (
     pair_qualification,
     play,
     register,
+    semifinal_at_armageddon,
     services,
     tuesday,
 )
@@ -53,6 +53,9 @@ from tests.stages.helpers import (
 )
 from tests.stages.helpers import (
     semifinals_running as _semifinals_running,
+)
+from tests.stages.helpers import (
+    stage_game as _game,
 )
 
 
@@ -131,44 +134,13 @@ async def test_semifinals_pair_each_pool_winner_with_the_other_pools_second(
     assert (sf2.white_first, sf2.black_first) == (lower[0], upper[1])
 
 
-def _game(gid: str, white: str, black: str, at: dt.datetime, **kw: object) -> Game:
-    values: dict[str, object] = {
-        "status": GameStatus.DRAW,
-        "winner": None,
-        "variant": "antichess",
-        "rated": True,
-        "clock_limit": 120,
-        "clock_increment": 5,
-        "source": "friend",
-    }
-    values.update(kw)
-    return Game(
-        id=GameId(gid),
-        white=PlayerId(white),
-        black=PlayerId(black),
-        created_at=at,
-        last_move_at=at + dt.timedelta(minutes=10),
-        **values,  # type: ignore[arg-type]
-    )
-
-
 async def test_a_tied_semifinal_goes_to_armageddon_bids_deadline_and_game_through_intake(
     db: Database, config: Config
 ) -> None:
-    sf1 = (await _semifinals_running(db, config))[0]
+    sf1, clock, found = await semifinal_at_armageddon(db, config)
     a, b = sf1.white_first, sf1.black_first
     assert b is not None
-    async with db.uow() as uow:
-        rnd = await uow.tournaments.round(sf1.round_id)
-        assert rnd is not None
-        assert rnd.week_start is not None
-        start = rnd.week_start + dt.timedelta(hours=20)
-    clock = FakeClock(start)
-    found = services_for(db, config, clock)
     intake = found.intake
-    for i in range(10):  # ten draws, colours alternating: level after 10 (rules 3.vii.2)
-        white, black = (a, b) if i % 2 == 0 else (b, a)
-        await intake(_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i)))
     async with db.uow() as uow:
         row = await uow.matches.get(sf1.id)
         assert row is not None

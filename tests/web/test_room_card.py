@@ -10,13 +10,21 @@ week reaches in a browser.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 from pathlib import Path
 
+from bot.app import Service
+from bot.demo.bundled import bundled_sandbox
+from bot.views.bracket import armageddon_view
+from bot.web.room import OFFER_FIELDS
 from rules.core.colour import Colour
+from rules.core.model import GameStatus
+from storage.db import Database
+from tests.stages.helpers import config_for, semifinal_at_armageddon
 from tests.web.helpers import Browser, Site, flash_text
-from tests.web.test_chromium import login
+from tests.web.test_chromium import login, logout
 from tests.web.test_chromium_td_week import set_online
 from tests.web.test_room import game
 from tests.web.webdriver import Browser as Chromium
@@ -25,6 +33,8 @@ from tests.web.webdriver import chromium, chromium_paths
 SHOTS = Path(os.environ.get("ACWC_SCREENSHOTS") or Path(__file__).parents[2] / "artifacts" / "room")
 PHONE = (375, 667)
 THURSDAY = dt.datetime(2021, 10, 14, 18, 0, tzinfo=dt.UTC)
+SATURDAY = dt.datetime(2021, 10, 16, 0, 1, tzinfo=dt.UTC)  # the offers deadline has passed
+SUNDAY = dt.datetime(2021, 10, 17, 12, 0, tzinfo=dt.UTC)
 
 
 async def card(b: Chromium, site: Site, match_id: int, shot: str) -> tuple[str, str]:
@@ -123,3 +133,80 @@ async def test_the_card_shows_each_step_of_a_week(site: Site, browsers: dict[str
         await expect(b, site, cd, "10-claim", "claim", "Claim the match")
         await b.submit("#now button.danger")
         await expect(b, site, cd, "11-wait-tds", "wait_tds", "with the tournament directors")
+
+
+async def test_the_card_after_the_offers_deadline_and_while_a_game_is_played(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    """Carol offers and Dave does not: after the offers deadline Carol chooses the time and Dave
+    waits for her choice (rules 5.5); then game 1 is being played; then Dave overruns his
+    break and Carol may claim the match (rules 6.1, 6.4). Alice and Bob both offer
+    and agree on nothing: past the deadline, they wait for the TDs (rules 5.8)."""
+    chromium_paths()
+    ab, cd = site.matches["alice-bob"], site.matches["carol-dave"]
+    carol, dave, alice, bob = (browsers[n] for n in ("carol", "eve", "alice", "bob"))
+    for who, name in ((carol, "Carol"), (dave, "Dave"), (alice, "Alice"), (bob, "Bob")):
+        await who.login(name)
+    for who, match_id, times in (
+        (carol, cd, ("2021-10-13T18:00", "2021-10-14T18:00", "2021-10-15T18:00")),
+        (alice, ab, ("2021-10-13T18:00", "2021-10-14T18:00", "2021-10-15T12:00")),
+        (bob, ab, ("2021-10-13T12:00", "2021-10-14T12:00", "2021-10-15T18:00")),
+    ):
+        await say(who, match_id, {"action": "offer"} | dict(zip(OFFER_FIELDS, times, strict=True)))
+    site.clock.set(SATURDAY)
+    await site.service.runner.fire_due()  # the offers check (rules 5.5, 5.8)
+    async with chromium() as c, chromium() as d:
+        for b, name in ((c, "Carol"), (d, "Dave")):
+            await phone(b)
+            await login(b, site, name)
+        await expect(c, site, cd, "12-choose-time", "choose_time", "Choose the time", "Dave")
+        assert await c.find_all('#now a.button.primary[href="#h-time"]')
+        await expect(d, site, cd, "13-wait-choice", "wait_choice", "Carol chooses the time")
+        await say(carol, cd, {"action": "time", "verb": "choose", "time": "2021-10-17T12:00"})
+        await expect(d, site, cd, "14-play-at-chosen", "play_at", "Play game 1 at the agreed time")
+
+        site.clock.set(SUNDAY + dt.timedelta(minutes=2))
+        started = game("CardS01", "carol", "dave", SUNDAY, None)
+        await site.service.intake(dataclasses.replace(started, status=GameStatus.STARTED))
+        await expect(c, site, cd, "15-game-in-progress", "game_in_progress", "Game 1 is being")
+
+        ended = SUNDAY + dt.timedelta(minutes=8)
+        site.clock.set(ended + dt.timedelta(minutes=1))
+        await site.service.intake(game("CardS01", "carol", "dave", SUNDAY, Colour.WHITE))
+        await say(dave, cd, {"action": "break"})  # and Dave does not come back in time
+        site.clock.set(ended + dt.timedelta(minutes=12))
+        await site.service.runner.fire_due()  # the break's end (rules 6.1, 6.4)
+        overran = "Dave overran the break"
+        await expect(c, site, cd, "16-claim-break", "claim", "Claim the match", overran)
+
+        await logout(c)
+        await login(c, site, "Alice")
+        await expect(c, site, ab, "17-wait-tds-offers", "wait_tds", "offers deadline has passed")
+
+
+async def test_the_card_asks_for_the_armageddon_bid(db: Database, database_url: str) -> None:
+    """A semifinal level after its ten games goes to an armageddon game (rules 3.vii.2, 3.ix):
+    the card of each player asks for their bid."""
+    chromium_paths()
+    config = config_for(database_url)
+    sf1, clock, _ = await semifinal_at_armageddon(db, config)
+    first, second = sf1.white_first, sf1.black_first
+    assert second is not None
+    async with Service(config, clock=clock, web_port=0, sandbox=bundled_sandbox()) as service:
+        assert service.web_url is not None
+        site = Site(service=service, clock=clock, url=service.web_url, matches={})
+        async with db.uow() as uow:
+            names = [(await uow.players.get(p)) for p in (first, second)]
+            arm = await armageddon_view(uow, sf1.id, config.rules)
+        assert arm is not None
+        due = dt.datetime.fromisoformat(arm["bid_deadline"])
+        async with chromium() as b:
+            await phone(b)
+            for player in names:
+                assert player is not None
+                await login(b, site, player.username)
+                await expect(b, site, sf1.id, "18-armageddon", "armageddon", "Armageddon bid")
+                assert await b.find_all('#now a.button.primary[href="#h-arma"]')
+                shown = await b.script("return document.querySelector('#now .due time').dateTime;")
+                assert dt.datetime.fromisoformat(shown) == due  # the bids', not the week's end
+                await logout(b)

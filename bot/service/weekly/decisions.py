@@ -4,6 +4,7 @@ without agreement, and a player's claim of the match win."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from bot.config import Config
@@ -12,14 +13,14 @@ from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
 from bot.service.weekly.announce import Announcements
 from bot.service.weekly.conduct import Conduct
-from bot.service.weekly.log import append, is_decided, load
+from bot.service.weekly.log import Loaded, append, is_decided, load
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.model import PlayerId, normalise_username
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
 from rules.talk.conduct import claim_dismissed
 from rules.talk.notices import deadline_missed
-from rules.week.conduct import ClaimReason
+from rules.week.conduct import granted_claim_reason
 from rules.week.forfeits import ForfeitKind
 from rules.week.negotiation import Negotiation
 from storage.match_log import LogKind, apply_step, claim_rights
@@ -27,6 +28,17 @@ from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
 __all__ = ["Decisions"]
+
+
+@dataclass(frozen=True, slots=True)
+class _ClaimDecision:
+    """The TDs' decision on a match's claim: the match, their reason, when, who, how."""
+
+    loaded: Loaded
+    reason: str
+    now: dt.datetime
+    actor: str
+    via: str
 
 
 class Decisions:
@@ -112,65 +124,65 @@ class Decisions:
         if not reason.strip():
             raise OperationError("a reason is required: it goes into the audit log")
         loaded = await load(uow, self.config.rules, match_id)
-        row = loaded.row
-        rights, claimed = claim_rights(loaded.events)
+        decision = _ClaimDecision(loaded, reason, now, actor, via)
         if winner is None:
-            if not rights and not claimed:
-                raise OperationError(f"match {match_id} has no open claim to dismiss")
-            event = await append(
-                uow,
-                row,
-                at=now,
-                actor=actor,
-                kind=LogKind.CLAIM_DECIDED,
-                data={"winner": None, "reason": reason},
-                via=via,
+            await self._dismiss_claim(uow, decision)
+        else:
+            await self._grant_claim(uow, decision, winner)
+        return loaded.row
+
+    async def _dismiss_claim(self, uow: UnitOfWork, d: _ClaimDecision) -> None:
+        row = d.loaded.row
+        rights, claimed = claim_rights(d.loaded.events)
+        if not rights and not claimed:
+            raise OperationError(f"match {row.id} has no open claim to dismiss")
+        event = await append(
+            uow,
+            row,
+            at=d.now,
+            actor=d.actor,
+            kind=LogKind.CLAIM_DECIDED,
+            data={"winner": None, "reason": d.reason},
+            via=d.via,
+        )
+        key = notice.step(NoticeKind.CLAIM_DISMISSED, row.id, event.seq)
+        for p in sorted({r.claimant for r in rights} | {PlayerId(c) for c in claimed}):
+            await self.notifier.dm(
+                uow, now=d.now, to=p, text=claim_dismissed(row.id, d.reason), key=key
             )
-            key = notice.step(NoticeKind.CLAIM_DISMISSED, row.id, event.seq)
-            for p in sorted({r.claimant for r in rights} | {PlayerId(c) for c in claimed}):
-                await self.notifier.dm(
-                    uow,
-                    now=now,
-                    to=p,
-                    text=claim_dismissed(row.id, reason),
-                    key=key,
-                )
-            await uow.audit.record(
-                at=now,
-                actor=actor,
-                action="claim.dismiss",
-                match_id=row.id,
-                reason=reason,
-                details={},
-            )
-            return row
+        await uow.audit.record(
+            at=d.now,
+            actor=d.actor,
+            action="claim.dismiss",
+            match_id=row.id,
+            reason=d.reason,
+            details={},
+        )
+
+    async def _grant_claim(self, uow: UnitOfWork, d: _ClaimDecision, winner: str) -> None:
+        row, now = d.loaded.row, d.now
         if is_decided(row):
-            raise OperationError(f"match {match_id} already has a result ({row.outcome})")
+            raise OperationError(f"match {row.id} already has a result ({row.outcome})")
         win = normalise_username(winner)
         if win not in (row.white_first, row.black_first):
-            raise OperationError(f"{winner} does not play match {match_id}")
+            raise OperationError(f"{winner} does not play match {row.id}")
         assert row.black_first is not None
         loser = PlayerId(row.black_first if win == row.white_first else row.white_first)
+        rights, _ = claim_rights(d.loaded.events)
         right = next((r for r in rights if r.claimant == win), None)
-        forfeit_reason = (
-            "td"
-            if right is None
-            else "no_show"
-            if right.reason is ClaimReason.NO_SHOW
-            else "conduct"
-        )
+        forfeit_reason = granted_claim_reason(right).value
         await append(
             uow,
             row,
             at=now,
-            actor=actor,
+            actor=d.actor,
             kind=LogKind.CLAIM_DECIDED,
             data={
                 "winner": win,
-                "reason": reason,
+                "reason": d.reason,
                 "claim": None if right is None else right.reason.value,
             },
-            via=via,
+            via=d.via,
         )
         row.outcome = Outcome.FIRST_WINS if win == row.white_first else Outcome.SECOND_WINS
         row.decided_by, row.state = DecidedBy.FORFEIT, MatchState.COMPLETE
@@ -178,11 +190,11 @@ class Decisions:
         await uow.flush()
         await uow.audit.record(
             at=now,
-            actor=actor,
+            actor=d.actor,
             action="claim.grant",
             match_id=row.id,
             player=win,
-            reason=reason,
+            reason=d.reason,
             details={"winner": win, "forfeited_by": loser, "claim": forfeit_reason},
         )
         await self.announcements.result(uow, row, now=now)
@@ -193,8 +205,7 @@ class Decisions:
             kind=ForfeitKind.MATCH,
             reason=forfeit_reason,
             now=now,
-            actor=actor,
-            note=reason,
+            actor=d.actor,
+            note=d.reason,
         )
-        await replan_deadlines(uow, self.config.rules, row, loaded.negotiation, now=now)
-        return row
+        await replan_deadlines(uow, self.config.rules, row, d.loaded.negotiation, now=now)

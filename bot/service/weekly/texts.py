@@ -24,6 +24,7 @@ from bot.service.weekly.log import Loaded, append, is_decided, load
 from bot.service.weekly.planning import replan_deadlines
 from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId, normalise_username
+from rules.talk import room as talk
 from rules.talk.cheat_reports import cheat_report_receipt, make_cheat_report, td_cheat_report_alert
 from rules.talk.commands import (
     Accept,
@@ -183,91 +184,113 @@ class PlayerTexts:
         what they need to know), re-plans the match's deadlines and writes an audit entry: the
         caller then commits (``reply.changed``).
         """
-        config = self.config
         player_id = normalise_username(player)
-        row = await uow.matches.get(match_id)
-        if row is None:
-            return _refuse(f"There is no match {match_id}.", "no_such_match")
-        if row.black_first is None:
-            return _refuse(f"Match {match_id} is a bye; there is nothing to schedule.", "bye")
-        if player_id not in (row.white_first, row.black_first):
-            return _refuse(
-                f"{player} does not play match {match_id} ({row.white_first} - {row.black_first}); "
-                "you can act only in your own match room.",
-                "not_your_match",
-            )
+        found = await self._load(uow, match_id, player, player_id)
+        if isinstance(found, Reply):
+            return found
         try:
-            loaded = await load(uow, config.rules, match_id)
-        except OperationError:
-            return _refuse(
-                f"The pairing of match {match_id} is not published yet; wait for the pairings.",
-                "not_published",
-            )
-        negotiation = loaded.negotiation
-        try:
-            command = parse(text, now=now, week=negotiation.week)
+            command = parse(text, now=now, week=found.negotiation.week)
         except CommandError as e:
             return _refuse(e.message, e.reason.value)
         canonical = format_command(command) if not isinstance(command, Report) else "report"
         try:
-            if isinstance(command, Help):
-                return Reply(help_text(command.topic, ruleset=config.rules), command=canonical)
-            if isinstance(command, Status):
-                body = status_text(negotiation, player=player_id, now=now, ruleset=config.rules)
-                if is_decided(loaded.row):
-                    body += f"\nResult recorded: {loaded.row.outcome} ({loaded.row.decided_by})."
-                return Reply(body, command=canonical)
-            if isinstance(command, _SCHEDULING):
-                if is_decided(loaded.row):
-                    return _refuse(
-                        f"Match {match_id} is over ({loaded.row.outcome}); nothing is left to "
-                        "schedule.",
-                        "match_over",
-                        canonical,
-                    )
-                return await self._scheduling(
-                    uow, loaded, player_id, command, now=now, via=via, relayed_by=relayed_by
-                )
-            if isinstance(command, Break):
-                mine = await self.conduct.call_break(uow, loaded, player_id, now=now, via=via)
-                await _audit_action(
-                    uow,
-                    loaded.row,
-                    player_id,
-                    "match.break",
-                    now=now,
-                    via=via,
-                    relayed_by=relayed_by,
-                    details={},
-                )
-                return Reply(mine, changed=True, command="break")
-            if isinstance(command, ClaimWin):
-                mine, details = await self.conduct.claim_win(
-                    uow, loaded, player_id, now=now, via=via
-                )
-                if details is None:
-                    return Reply(mine, command="claim win")
-                await _audit_action(
-                    uow,
-                    loaded.row,
-                    player_id,
-                    "match.claim",
-                    now=now,
-                    via=via,
-                    relayed_by=relayed_by,
-                    details=details,
-                )
-                return Reply(mine, changed=True, command="claim win")
-            if isinstance(command, Report):
-                return await self._report(uow, loaded, player_id, command, now=now, via=via)
-            if isinstance(command, Bid | Rps):
-                reply = await self.armageddon.act(
-                    uow, match_id=loaded.row.id, player=player_id, command=command, now=now
-                )
-                return Reply(reply, changed=True, command=canonical)
+            return await self._carry_out(
+                uow, found, player_id, command, canonical, now=now, via=via, relayed_by=relayed_by
+            )
         except RulesError as e:
             return _refuse(e.message, e.reason.value, canonical)
+
+    async def _load(
+        self, uow: UnitOfWork, match_id: int, player: str, player_id: str
+    ) -> Loaded | Reply:
+        """The match ``player`` acts in, or the refusal when it is none of theirs to act in."""
+        row = await uow.matches.get(match_id)
+        if row is None:
+            return _refuse(talk.no_such_match(match_id), "no_such_match")
+        if row.black_first is None:
+            return _refuse(talk.bye_match(match_id), "bye")
+        if player_id not in (row.white_first, row.black_first):
+            return _refuse(
+                talk.not_your_match(player, match_id, (row.white_first, row.black_first)),
+                "not_your_match",
+            )
+        try:
+            return await load(uow, self.config.rules, match_id)
+        except OperationError:
+            return _refuse(talk.match_not_published(match_id), "not_published")
+
+    async def _carry_out(
+        self,
+        uow: UnitOfWork,
+        loaded: Loaded,
+        player: PlayerId,
+        command: Command,
+        canonical: str,
+        *,
+        now: dt.datetime,
+        via: str,
+        relayed_by: str | None,
+    ) -> Reply:
+        """One parsed command of ``player``; raises ``RulesError`` for what the rules refuse."""
+        rules, row = self.config.rules, loaded.row
+        if isinstance(command, Help):
+            return Reply(help_text(command.topic, ruleset=rules), command=canonical)
+        if isinstance(command, Status):
+            body = status_text(loaded.negotiation, player=player, now=now, ruleset=rules)
+            if is_decided(row):
+                body += "\n" + talk.result_recorded(row.outcome, row.decided_by)
+            return Reply(body, command=canonical)
+        if isinstance(command, _SCHEDULING):
+            if is_decided(row):
+                return _refuse(talk.match_over(row.id, row.outcome), "match_over", canonical)
+            return await self._scheduling(
+                uow, loaded, player, command, now=now, via=via, relayed_by=relayed_by
+            )
+        if isinstance(command, Break | ClaimWin):
+            return await self._conduct(
+                uow, loaded, player, command, now=now, via=via, relayed_by=relayed_by
+            )
+        if isinstance(command, Report):
+            return await self._report(uow, loaded, player, command, now=now, via=via)
+        if isinstance(command, Bid | Rps):
+            reply = await self.armageddon.act(
+                uow, match_id=row.id, player=player, command=command, now=now
+            )
+            return Reply(reply, changed=True, command=canonical)
         raise TypeError(f"unhandled command {command!r}")  # pragma: no cover
+
+    async def _conduct(
+        self,
+        uow: UnitOfWork,
+        loaded: Loaded,
+        player: PlayerId,
+        command: Break | ClaimWin,
+        *,
+        now: dt.datetime,
+        via: str,
+        relayed_by: str | None,
+    ) -> Reply:
+        """A break called (rules 6.1) or the match's win claimed (rules 6.1, 6.3, 6.4)."""
+        if isinstance(command, Break):
+            verb, action = "break", "match.break"
+            mine = await self.conduct.call_break(uow, loaded, player, now=now, via=via)
+            details: dict[str, Any] | None = {}
+        else:
+            verb, action = "claim win", "match.claim"
+            mine, details = await self.conduct.claim_win(uow, loaded, player, now=now, via=via)
+        if details is None:  # a claim made before: nothing written
+            return Reply(mine, command=verb)
+        await _audit_action(
+            uow,
+            loaded.row,
+            player,
+            action,
+            now=now,
+            via=via,
+            relayed_by=relayed_by,
+            details=details,
+        )
+        return Reply(mine, changed=True, command=verb)
 
     async def _scheduling(
         self,
