@@ -54,6 +54,7 @@ from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
 from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
+from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
 from bot.service.stages.armageddon import Armageddons
@@ -122,6 +123,9 @@ def bootstrap(
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
     player_tokens = PlayerTokens(config, TokenVault.for_config(config))
+    accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
+    registration = None if accounts is None else Registration(config, db, accounts)
+    checks = None if registration is None else RegistrationChecks(db, clock, registration)
     challenges = GameChallenges(
         config, notifier, _challenge_maker(config, db, clock, player_tokens, lichess)
     )
@@ -134,16 +138,11 @@ def bootstrap(
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
+    presence = None if lichess is None else lichess.get_statuses  # who is online on Lichess
     weekly_deadlines = WeeklyDeadlines(
-        config,
-        clock,
-        notifier,
-        announcements=announcements,
-        conduct=conduct,
-        presence=None if lichess is None else lichess.get_statuses,
+        config, clock, notifier, announcements=announcements, conduct=conduct, presence=presence
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
-    accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
     texts = PlayerTexts(
         config, notifier, announcements=announcements, conduct=conduct, armageddon=armageddons
     )
@@ -179,7 +178,7 @@ def bootstrap(
         armageddon_games=armageddon_games,
         exits=exits,
         forum=forum,
-        registration=None if accounts is None else Registration(config, db, accounts),
+        registration=registration,
         deadline_handlers={
             **weekly_deadlines.handlers(),
             **armageddons.handlers(),
@@ -191,6 +190,7 @@ def bootstrap(
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
+        registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for
@@ -409,6 +409,9 @@ class Service:
             may_act=self.leadership.why_not,
             doubt_left=self.leadership.doubt_left,
         )
+        checks = self.services.registration_checks
+        if checks is not None:  # run only while this process leads
+            checks.gate, checks.on_wait = self.leadership.acting, on_wait
         self.runner = DeadlineRunner(
             self.db,
             self.clock,
@@ -611,6 +614,9 @@ class Service:
             tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
             tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
             tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
+            checks = self.services.registration_checks
+            if checks is not None:  # players' own eligibility checks (issue 25)
+                tasks.create_task(keep(checks.run, "registration checks"), name="checks")
 
 
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:

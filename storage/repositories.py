@@ -729,6 +729,16 @@ class SettingRepository(_Repository):
         if known is not None:  # read earlier in this transaction: it says the new value
             set_committed_value(known, "value", value)
 
+    async def with_prefix(self, prefix: str) -> dict[str, str]:
+        """Every setting whose key starts with ``prefix``, by key."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        result = await self.session.execute(
+            select(SettingRow.key, SettingRow.value).where(
+                SettingRow.key.like(escaped + "%", escape="\\")
+            )
+        )
+        return {key: value for key, value in result.all()}
+
     async def get_time(self, key: str) -> dt.datetime | None:
         value = await self.get(key)
         return None if value is None else dt.datetime.fromisoformat(value)

@@ -618,6 +618,12 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     if not isinstance(message, str) or not 3 <= len(message.strip()) <= TEAM_UPDATE_MAX:
         state.refused(request.path, 400)
         return _error(400, f"message: 3 to {TEAM_UPDATE_MAX} characters")
+    if state.knobs.rate_limits and not state.limits.fresh_text(team_id, message, state.now()):
+        state.refused(request.path, 400)  # TeamMsgApi's dedup
+        return _error(400, "You already sent this message recently")
+    if not state.within_limit("team.pm.all", team_id, cost=5):  # 8 a week per team
+        state.refused(request.path, 429)
+        return _error(429, "Too many requests. Try again later.")
     state.team_updates.append(
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )

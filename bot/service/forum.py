@@ -33,6 +33,7 @@ from rules.core.scoring import Outcome
 from rules.core.states import MatchState, RoundState
 from rules.stages.formats import STAGE_FORMATS
 from rules.talk import forum as talk
+from rules.talk.notices import DM_LIMIT
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.uow import UnitOfWork
 
@@ -51,8 +52,8 @@ class AlreadyPostedError(OperationError):
     """The draft was marked posted before."""
 
 
-async def _forum_match(uow: UnitOfWork, row: MatchRow, room_url: str) -> talk.ForumMatch:
-    """``row`` as a forum post shows it: its players, room, agreed time and result."""
+def _forum_match(row: MatchRow, room_url: str, result: talk.MatchResult) -> talk.ForumMatch:
+    """``row`` as a forum post shows it: its players, room, agreed time and ``result``."""
     return talk.ForumMatch(
         stage=row.stage,
         board=row.board,
@@ -61,7 +62,7 @@ async def _forum_match(uow: UnitOfWork, row: MatchRow, room_url: str) -> talk.Fo
         week=row.week,
         room_url=room_url,
         agreed=row.agreed_time,
-        result=await _result(uow, row),
+        result=result,
     )
 
 
@@ -145,15 +146,41 @@ class Forum:
                     out.append(other)
         return out if round_row in out else [round_row]
 
-    async def _match_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
-        """Each match of ``rounds``: its room link, its agreed time, its result so far."""
+    async def _match_lines(
+        self, uow: UnitOfWork, rounds: list[RoundRow], *, room: int | None = None
+    ) -> list[str]:
+        """Each match of ``rounds``: its room link, its agreed time, its result so far.
+
+        ``room``: the characters the post has left for them before it is cut (``fit``: past
+        its length only the fact that it is longer counts). The lines past
+        that are never seen, so they are not computed: a round of 256 matches made every
+        result and agreed time read the round's 2,000 games for a post cut after 90 lines."""
+        multi = len(rounds) > 1
+        ordered = [
+            m
+            for r in rounds
+            for m in sorted(await uow.matches.for_round(r.id), key=lambda m: (m.board, m.week))
+        ]
+        shown: list[MatchRow] = []
+        length = 0
+        for m in ordered:  # the lines the post can show (a result only lengthens a line)
+            if room is not None and length > room + 1:
+                break
+            shown.append(m)
+            undecided = talk.MatchResult(decided=m.outcome is not None)  # its line but the result
+            head = _forum_match(m, self.config.room_url(m.id), undecided)
+            length += len(talk.room_line(head, named=multi)) + 1
+        await uow.games.preload(  # one query, for the results shown
+            m.id for m in shown if m.outcome is not None or m.state is MatchState.REPEAT
+        )
         lines = []
-        by_round = [await uow.matches.for_round(r.id) for r in rounds]
-        await uow.games.preload(m.id for matches in by_round for m in matches)  # one query
-        for matches in by_round:
-            for m in sorted(matches, key=lambda m: (m.board, m.week)):
-                shown = await _forum_match(uow, m, self.config.room_url(m.id))
-                lines.append(talk.room_line(shown, named=len(rounds) > 1))
+        length = 0
+        for m in shown:
+            if room is not None and length > room + 1:
+                break  # the text is longer than the post already: it is cut here (fit)
+            match = _forum_match(m, self.config.room_url(m.id), await _result(uow, m))
+            lines.append(talk.room_line(match, named=multi))
+            length += len(lines[-1]) + 1
         return lines
 
     async def pairings_post(
@@ -185,7 +212,8 @@ class Forum:
             live_url=None if live is None else live.url,
             broadcast_url=self.config.tournament.broadcast_url,
         )
-        lines += ["", *await self._match_lines(uow, rounds)]
+        room = DM_LIMIT - len("\n".join(lines)) - 2  # past the blank line
+        lines += ["", *await self._match_lines(uow, rounds, room=room)]
         previous = await self._carried(uow, owner)
         key = notice.round_pairings(owner.id)
         if previous is not None:
@@ -298,8 +326,8 @@ class Forum:
             matches = list(await uow.matches.for_round(r.id))
             for m in sorted(matches, key=lambda m: (m.board, m.week)):
                 stage = m.stage
-                shown = await _forum_match(uow, m, self.config.room_url(m.id))
-                lines.append(talk.result_line(shown, named=multi))
+                match = _forum_match(m, self.config.room_url(m.id), await _result(uow, m))
+                lines.append(talk.result_line(match, named=multi))
         if multi:
             return lines
         standings = await self._standings(uow, stage, through=rounds[0].number)

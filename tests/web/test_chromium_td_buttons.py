@@ -7,13 +7,15 @@ bids come to the TDs by message, and the TD relays them from the desk: the lower
 (3.9.1.2). In the second nobody bids or plays rock-paper-scissors, and the TD names White from
 its card (3.9.1.3). Neither game is seen on Lichess: the TD records both from their cards, the
 standings shown first (a draw wins for Black, 3.9.1.1). The TD starts the final matches from
-the stage's card and charges a game forfeit in a final's room (6.2). The clock is the service's
-fake one; the deadlines fire as it reaches them.
+the stage's card and charges a game forfeit in a final's room (6.2): the finalist's second in
+another match, so the TD confirms their disqualification from its card (6.5). The clock is the
+service's fake one; the deadlines fire as it reaches them.
 
 The qualification's first round: the TD refuses an account that never registered (2.2.4) and
 adds another by hand on the registrations list, pairs the round on the pairing review, forbids
-a pair and swaps two players (the engine re-pairs each time), approves it, and disqualifies a
-player whose account the daily look found marked (7.3), the standings shown first.
+a pair and swaps two players (the engine re-pairs each time), approves it, counts a game that
+did not count (a wrong clock), and disqualifies a player whose account the daily look found
+marked (7.3), the standings shown first.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bot.service.recheck import MARK_ACTION
 from bot.views.bracket import armageddon_view
 from rules.core.ruleset import StageKind
 from rules.stages.armageddon import Phase
+from rules.week.forfeits import ForfeitKind
 from tests.stages.helpers import matches_of, semifinals_running, stage_game
 from tests.web.helpers import NOW, TD, Site, make_config
 from tests.web.test_chromium import login
@@ -122,7 +125,12 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         assert await phase(site, sf2) == Phase.NEEDS_TD.value
         await td.go(f"{site.url}/desk")
         titles = await pending_titles(td)
-        assert any(f"Armageddon of match {sf2}" in t and "name White" in t for t in titles), titles
+        # One card each, no raw alert beside them: name White in the second, and the first's
+        # game to record if Lichess did not show it.
+        assert len(titles) == 2, titles
+        assert titles[0].startswith(f"Armageddon of match {sf2} ("), titles
+        assert titles[0].endswith("): name White"), titles
+        assert titles[1].startswith(f"Armageddon game of match {sf1} ("), titles
         await td.submit(in_card(f"white:{b2}", f"{sf2}:white"))
         assert await td.text("#reply") == (
             f"Armageddon of match {sf2}: {b2} plays White with 3:00, {a2} Black with 3:00 and "
@@ -152,23 +160,46 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         assert finals, [m.state for m in await matches_of(site.db, StageKind.FINAL)]
         final = finals[0]
 
-        # A game forfeit charged in the final's room (rules 6.2), told to both players.
+        loser = final.black_first
+        assert loser is not None
+        async with site.db.uow() as uow:  # a forfeit of theirs in the Candidates, on record
+            (earlier, *_) = [
+                m for m in await uow.matches.for_player(loser) if m.stage == "candidates"
+            ]
+            await site.service.services.conduct.record_forfeit(
+                uow,
+                player=loser,
+                match_id=earlier.id,
+                kind=ForfeitKind.MATCH,
+                reason="no-show",
+                now=site.clock.now(),
+                actor=TD,
+            )
+            await uow.commit()
+
+        # A game forfeit charged in the final's room (rules 6.2), told to both players: the
+        # second forfeit, in another match (rules 6.5).
         await td.go(f"{site.url}/match/{final.id}")
         await td.click("details:has(form[action$='/game-forfeit']) summary")
-        await td.script(
-            "document.querySelector('#gf-player').value = arguments[0];", final.black_first
-        )
+        await td.script("document.querySelector('#gf-player').value = arguments[0];", loser)
         await td.type("#gf-reason", "the rematch was not accepted at once, a second time")
         await td.submit("form[action$='/game-forfeit'] button")
-        assert await td.text("#reply") == (
-            f"Game 1 recorded as forfeited by {final.black_first} (rules 6.2)."
-        )
+        assert await td.text("#reply") == (f"Game 1 recorded as forfeited by {loser} (rules 6.2).")
 
         # A whole season behind it (five qualification rounds, the Candidates, the semifinals),
         # its forum posts pasted as they came: the desk opens on what needs the TDs, and the
         # season's past is folded (3,857 px in all when this was written, at 1280 px wide; the
         # 16 drafts unpasted made it 8,882).
         await td.go(f"{site.url}/desk")
+        await td.click("#forum button.copy")  # the first draft to the clipboard, or selected
+        assert await td.wait_in_page(
+            "const b = document.querySelector('#forum button.copy');"
+            "const area = document.getElementById(b.getAttribute('data-copy'));"
+            "const done = arguments[arguments.length - 1];"
+            "const check = () => b.textContent === 'Copied' || document.activeElement === area"
+            " ? done(true) : setTimeout(check, 20);"
+            "check();"
+        )
         for _ in range(40):
             if "No forum post waits to be pasted." in await td.text("#forum"):
                 break
@@ -183,6 +214,12 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         assert height < 4000, height
         await td.full_screenshot(SHOTS / "td-knockout-desk.png", width=1280)
 
+        # Forfeits in two different matches (rules 6.5): the TD confirms the disqualification,
+        # the standings' change shown first, through the one exit path (rules 8.4).
+        assert any("(rules 6.5)" in t for t in await pending_titles(td))
+        said = await decide(td, "confirm", "forfeits in the Candidates and the final")
+        assert said == f"{loser} is disqualified.", said
+
     async with site.db.reads() as uow:
         actions = {r.action for r in await uow.audit.list()}
     assert {
@@ -193,10 +230,10 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
     } <= actions
 
 
-async def proposal(site: Site) -> list[frozenset[str]]:
-    """The proposed round's pairs."""
+async def proposal(site: Site, *, state: str = "proposed") -> list[frozenset[str]]:
+    """The pairs of the round in ``state`` (the proposed one, by default)."""
     async with site.db.reads() as uow:
-        (rnd,) = [r for r in await uow.tournaments.all_rounds() if r.state == "proposed"]
+        (rnd,) = [r for r in await uow.tournaments.all_rounds() if r.state == state]
         rows = await uow.matches.for_round(rnd.id)
     return [frozenset((m.white_first, m.black_first)) for m in rows if m.black_first is not None]
 
@@ -255,6 +292,17 @@ async def test_a_td_pairs_the_qualification_and_rules_a_mark_from_the_desk_in_ch
         await td.submit(in_card("approve"))
         assert "approved and published" in await td.text("#reply")
 
+        # A game of two paired players at the wrong clock did not count; the TD counts it.
+        (board, *_) = await proposal(site, state="published")
+        white, black = sorted(board)
+        await site.service.services.intake(
+            stage_game("wrongclk", white, black, site.clock.now(), clock_limit=180)
+        )
+        await td.go(f"{site.url}/desk")
+        assert "Game wrongclk did not count" in " ".join(await pending_titles(td))
+        said = await decide(td, "1-0", "both agreed to 3+5 by mistake", key="wrongclk")
+        assert said.startswith("Game wrongclk counted as 1-0; match"), said
+
         # The daily look found Fay's account marked (rules 7.3): disqualified in one click.
         async with site.db.uow() as uow:  # what the daily look records when it finds a mark
             await uow.audit.record(
@@ -270,6 +318,16 @@ async def test_a_td_pairs_the_qualification_and_rules_a_mark_from_the_desk_in_ch
         said = await decide(td, "other", "a booster mark on Lichess", changes=("Fay",))
         assert said.startswith("Fay is disqualified"), said
         assert "Disqualify Fay? (rules 7.3)" not in await pending_titles(td)
+
+        # The audit log filtered: what the TD did to the rounds.
+        await td.go(f"{site.url}/desk/audit")
+        await td.type("#f-actor", TD)
+        await td.type("#f-action", "round.")
+        await td.submit("form[role=search] button")
+        audit = await td.text("table.audit")
+        assert "round.propose" in audit
+        assert "round.approve" in audit
+        assert "registration." not in audit
     async with site.db.reads() as uow:
         fay = await uow.players.get("fay")
     assert fay is not None

@@ -8,8 +8,9 @@ pending list is empty at the end. On the way every desk button the week can reac
 editor (check, keep), the offers by Friday, a forfeit waived, an overdue match adjudicated from
 its card and another by hand, the stage sync, the eligibility re-check in the background, the
 deadlines and the outbox. The buttons a qualification week cannot reach (the armageddon's,
-the stage's start, a game forfeit, the relay, the pairing review, the registrations list, a 7.3
-mark) are pressed in ``test_chromium_td_buttons.py``. The players act in their own rooms over
+the stage's start, a game forfeit, a 6.5 disqualification, the relay, the pairing review, a game
+that did not count, the registrations list, a 7.3 mark) are pressed in
+``test_chromium_td_buttons.py``. The players act in their own rooms over
 HTTP; the bot's deadlines fire as the clock reaches them.
 
 Screenshots go to $ACWC_SHOTS (default: artifacts/ in the repository).
