@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -495,9 +495,19 @@ class AuditRepository(_Repository):
         return row
 
     async def list(
-        self, *, player: str | None = None, match_id: int | None = None, limit: int | None = None
+        self,
+        *,
+        player: str | None = None,
+        match_id: int | None = None,
+        actions: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> Sequence[AuditRow]:
+        """Entries oldest first, of one player, match or of ``actions`` if given. The service
+        gives a filter: the whole log grows with every game of the season (the daily look read
+        it all to pick two actions' entries, hundreds of milliseconds on the event loop)."""
         query = select(AuditRow).order_by(AuditRow.id)
+        if actions is not None:
+            query = query.where(AuditRow.action.in_(list(actions)))
         if player is not None:
             query = query.where(AuditRow.player == player)
         if match_id is not None:
@@ -727,6 +737,16 @@ class SettingRepository(_Repository):
         known = sync.identity_map.get(sync.identity_key(SettingRow, key))
         if known is not None:  # read earlier in this transaction: it says the new value
             set_committed_value(known, "value", value)
+
+    async def with_prefix(self, prefix: str) -> dict[str, str]:
+        """Every setting whose key starts with ``prefix``, by key."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        result = await self.session.execute(
+            select(SettingRow.key, SettingRow.value).where(
+                SettingRow.key.like(escaped + "%", escape="\\")
+            )
+        )
+        return {key: value for key, value in result.all()}
 
     async def get_time(self, key: str) -> dt.datetime | None:
         value = await self.get(key)

@@ -44,9 +44,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
-from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Gate, no_gate
-from bot.runtime.wakeup import WaitingLoop, wake_or_time
+from bot.runtime.wakeup import WaitingLoop
 from storage.db import Database, broken_connection
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
@@ -535,11 +535,4 @@ class OutboxDispatcher(WaitingLoop):
                 when = self.next_attempt
             else:
                 when = await self._next_retry()
-            if isinstance(self.clock, SystemClock):
-                poll = self.clock.now() + POLL
-                when = poll if when is None else min(when, poll)
-            self._going_to_wait(when)
-            try:
-                await wake_or_time(self.wakeup.event, self.clock, when)
-            finally:
-                self._waiting = False
+            await self.idle(when, poll=POLL)

@@ -32,6 +32,7 @@ from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, RoundState
 from rules.stages.formats import STAGE_FORMATS, stage_name
+from rules.talk.notices import DM_LIMIT
 from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.uow import UnitOfWork
@@ -131,26 +132,54 @@ class Forum:
                     out.append(other)
         return out if round_row in out else [round_row]
 
-    async def _match_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
-        """Each match of ``rounds``: its room link, its agreed time, its result so far."""
+    def _match_head(self, m: MatchRow, *, multi: bool) -> str:
+        """A match's line up to its result: board, players, room link, agreed time."""
+        head = f"{_stage_name(m.stage)} " if multi else ""
+        if m.black_first is None:
+            return f"{head}{m.board}. {m.white_first}: bye"
+        week = f" (week {m.week})" if m.week > 1 else ""
+        line = f"{head}{m.board}. {m.white_first} - {m.black_first}{week}  "
+        line += self.config.room_url(m.id)
+        if m.agreed_time is not None and m.outcome is None:
+            line += f"  agreed: {label_time(m.agreed_time)}"
+        return line
+
+    async def _match_lines(
+        self, uow: UnitOfWork, rounds: list[RoundRow], *, room: int | None = None
+    ) -> list[str]:
+        """Each match of ``rounds``: its room link, its agreed time, its result so far.
+
+        ``room``: the characters the post has left for them before it is cut (``fit``: past
+        its length only the fact that it is longer counts). The lines past
+        that are never seen, so they are not computed: a round of 256 matches made every
+        result and agreed time read the round's 2,000 games for a post cut after 90 lines."""
+        multi = len(rounds) > 1
+        ordered = [
+            m
+            for r in rounds
+            for m in sorted(await uow.matches.for_round(r.id), key=lambda m: (m.board, m.week))
+        ]
+        shown: list[tuple[MatchRow, str]] = []
+        length = 0
+        for m in ordered:  # the lines the post can show (a result only lengthens a line)
+            if room is not None and length > room + 1:
+                break
+            shown.append((m, self._match_head(m, multi=multi)))
+            length += len(shown[-1][1]) + 1
+        await uow.games.preload(  # one query, for the results shown
+            m.id for m, _ in shown if m.outcome is not None or m.state is MatchState.REPEAT
+        )
         lines = []
-        by_round = [await uow.matches.for_round(r.id) for r in rounds]
-        await uow.games.preload(m.id for matches in by_round for m in matches)  # one query
-        for matches in by_round:
-            for m in sorted(matches, key=lambda m: (m.board, m.week)):
-                head = f"{_stage_name(m.stage)} " if len(rounds) > 1 else ""
-                if m.black_first is None:
-                    lines.append(f"{head}{m.board}. {m.white_first}: bye")
-                    continue
-                week = f" (week {m.week})" if m.week > 1 else ""
-                line = f"{head}{m.board}. {m.white_first} - {m.black_first}{week}  "
-                line += self.config.room_url(m.id)
-                if m.agreed_time is not None and m.outcome is None:
-                    line += f"  agreed: {label_time(m.agreed_time)}"
+        length = 0
+        for m, line in shown:
+            if room is not None and length > room + 1:
+                break  # the text is longer than the post already: it is cut here (fit)
+            if m.black_first is not None:
                 result = await _result_text(uow, m)
                 if result:
                     line += f"  result: {result}"
-                lines.append(line)
+            lines.append(line)
+            length += len(line) + 1
         return lines
 
     async def pairings_post(
@@ -190,7 +219,8 @@ class Forum:
             lines.append(f"Follow every game live on Lichess: {live.url}")
         elif self.config.tournament.broadcast_url:
             lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
-        lines += ["", *await self._match_lines(uow, rounds)]
+        room = DM_LIMIT - len("\n".join(lines)) - 2  # past the blank line
+        lines += ["", *await self._match_lines(uow, rounds, room=room)]
         previous = await self._carried(uow, owner)
         key = notice.round_pairings(owner.id)
         if previous is not None:

@@ -21,6 +21,7 @@ __all__ = [
     "phase_reply",
     "rps_round",
     "rps_sealed",
+    "white_named",
     "winner_of",
 ]
 
@@ -72,6 +73,17 @@ def phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
             " White. Send `rps rock`, `rps paper` or `rps scissors`."
         )
     return "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
+
+
+def white_named(match_id: int, proc: ArmageddonProcedure) -> str:
+    """The TDs named White (rules 3.ix.1.3), as the desk says it back to them."""
+    assert proc.white is not None
+    assert proc.white_seconds is not None
+    return (
+        f"Armageddon of match {match_id}: {proc.white} plays White with "
+        f"{format_clock(proc.white_seconds)}, {proc.black} Black with "
+        f"{format_clock(proc.black_seconds)} and draw odds (named by the TDs, rules 3.ix.1.3)."
+    )
 
 
 def bidding_opened(match_id: int, proc: ArmageddonProcedure) -> str:

@@ -9,8 +9,9 @@ What differs on a test machine, and only that: paths under ``/var/lib/acwc-bot``
 hand before a command (``PREPARE``), the test does it. The TDs' guide has a test of its own
 (``tests/docs/test_td_guide.py``, on PostgreSQL), which reads it through the same module.
 
-The benchmarks' commands (docs/benchmarks.md, in its tables) are parsed by the benchmark's own
-parser, and every ``acwc …`` any document names in backticks is a command of ``acwc``.
+The Python commands the documents give in backticks (the benchmarks' tables, the tools) are parsed
+by the program's own parser, and every ``acwc …`` a document names in backticks is a command of
+``acwc``.
 """
 
 from __future__ import annotations
@@ -217,9 +218,10 @@ def _bash_n(argv: list[str]) -> None:
     assert done.returncode == 0, done.stderr
 
 
-# The benchmarks: the commands in backticks of docs/benchmarks.md that start a benchmark.
-BENCH = ROOT / "docs" / "benchmarks.md"
+# The Python commands in backticks (the benchmarks' tables, the tools): each parsed by its own
+# parser. `python -m bot` names the process entry beside `acwc`, not a command line.
 SPAN = re.compile(r"`([^`]+)`")
+ENTRY_NAMES = {"python -m bot"}
 PARSE_ONLY = """
 import argparse, runpy, sys
 parse = argparse.ArgumentParser.parse_args
@@ -232,16 +234,17 @@ if target.endswith(".py"):
     runpy.run_path(target, run_name="__main__")
 else:
     runpy.run_module(target, run_name="__main__", alter_sys=True)
-raise SystemExit("the benchmark ran without parsing its arguments")
+raise SystemExit("the program ran without parsing its arguments")
 """
 
 
-def benchmark_commands() -> list[str]:
+def python_commands() -> list[str]:
     found = []
-    for span in SPAN.findall(BENCH.read_text(encoding="utf-8")):
-        said = _program(span.split())
-        if said and said[0] == "python":
-            found.append(span)
+    for path in documents():
+        for span in SPAN.findall(path.read_text(encoding="utf-8")):
+            said = _program(span.split())
+            if said and said[0] == "python" and span not in ENTRY_NAMES:
+                found.append(span)
     return list(dict.fromkeys(found))
 
 
@@ -252,8 +255,8 @@ def _program(said: list[str]) -> list[str]:
     return said
 
 
-@pytest.mark.parametrize("span", benchmark_commands())
-def test_a_benchmark_command_parses(span: str) -> None:
+@pytest.mark.parametrize("span", python_commands())
+def test_a_python_command_parses(span: str) -> None:
     said = _program(shlex.split(span))
     target = said[2] if said[1] == "-m" else said[1]
     rest = said[3:] if said[1] == "-m" else said[2:]
@@ -269,8 +272,10 @@ def test_a_benchmark_command_parses(span: str) -> None:
     assert done.returncode == 0, f"{span}\n{done.stderr}"
 
 
-def test_the_benchmark_walk_sees_the_commands() -> None:
-    assert len(benchmark_commands()) >= 10
+def test_the_python_walk_sees_the_commands() -> None:
+    found = python_commands()
+    assert len(found) >= 12
+    assert "python -m bench.screenshots" in found
 
 
 def test_every_acwc_command_a_document_names_exists() -> None:
