@@ -601,13 +601,11 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        # A challenge a crash cut off: made again at once; not while a frozen previous leader
-        # may still record it (its next attempt, planned with it, comes a few minutes later).
-        if self.services.challenges is not None and not self.leadership.doubt_left():
-            async with self.leadership.acting(), self.db.uow() as uow:
-                await uow.claims.hold_lead()
-                if await self.services.challenges.resume(uow, now=self.clock.now()):
-                    await uow.commit()
+        # A question to Lichess a crash cut off (a challenge's) is asked again at once: its
+        # answer's row is due. Not while a frozen previous leader may still record its answer.
+        doubt = self.leadership.doubt_left()
+        if doubt:
+            await self.runner.hold_answers(doubt)
         self.changed(elsewhere=True)
         await self.sync_broadcasts()  # rounds published while no instance was acting
         async with asyncio.TaskGroup() as tasks:
