@@ -253,10 +253,12 @@ class Forum:
         if await self._neighbour(uow, round_row, 1) is not None:
             return False
         stage = await uow.tournaments.stage_by_id(round_row.stage_id)
-        if stage is None or StageKind(stage.kind) is not StageKind.QUALIFICATION:
+        if stage is None:
+            return True
+        fmt = STAGE_FORMATS[StageKind(stage.kind)]
+        if fmt.fixed_rounds:  # all stored when the stage starts
             return True
         field = len(await entrants(uow, stage))
-        fmt = STAGE_FORMATS[StageKind.QUALIFICATION]
         return field < 2 or round_row.number >= fmt.round_count(
             entrants=field, ruleset=self.config.rules
         )
