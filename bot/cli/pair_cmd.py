@@ -3,6 +3,8 @@ run: pair the next round (``acwc pair IN.trf -p OUT.txt``), check every round of
 and its standings by its tie-break list (``--check FILE.trf``) and generate a random
 tournament (``--generate CONFIG -o OUT.trf``).
 
+It runs in FIDE mode unless ``--outside-fide-mode`` is given (:mod:`rules.swiss.fide_mode`).
+
 Exit codes, as the FIDE engines: 0 done (for ``--check``: every round and rank matches), 1 no
 legal pairing (for ``--check``: a round or a rank differs), 3 invalid input (the message names
 its line and column). This module imports only the pairing rules, so the command starts at once.
@@ -41,7 +43,7 @@ class _Refused(Exception):
 def _pair(arguments: argparse.Namespace) -> int:
     from rules.swiss.trf import run_pair
 
-    code, output = run_pair(_read(arguments.trf))
+    code, output = run_pair(_read(arguments.trf), fide_mode=not arguments.outside_fide_mode)
     if code != 0:
         print(output, file=sys.stderr)
         return code
@@ -56,7 +58,10 @@ def _check(arguments: argparse.Namespace) -> int:
     from rules.swiss.checker import check_tournament
     from rules.swiss.trf import decode_trf, parse_trf
 
-    report = check_tournament(parse_trf(decode_trf(_read(arguments.check))))
+    report = check_tournament(
+        parse_trf(decode_trf(_read(arguments.check))),
+        fide_mode=not arguments.outside_fide_mode,
+    )
     print(report.describe())
     return 0 if report.passed else 1
 
@@ -131,3 +136,8 @@ def register(subparsers: Any) -> None:
         help="write the pairing (or the generated tournament) here (default: stdout)",
     )
     parser.add_argument("--seed", type=int, help="with --generate: the random seed")
+    parser.add_argument(
+        "--outside-fide-mode",
+        action="store_true",
+        help="allow what FIDE mode (the default) does not: accelerations other than Baku's",
+    )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from rules.core.colour import Colour
 from rules.swiss.dutch import NoLegalPairingError, RoundPairing
+from rules.swiss.fide_mode import check_fide_mode
 from rules.swiss.fide_tiebreaks import StandingDifference, TieBreak, check_standings
 from rules.swiss.trf import (
     TrfResult,
@@ -135,14 +136,17 @@ def check_round(tournament: TrfTournament, round_number: int) -> RoundDifference
     )
 
 
-def check_tournament(tournament: TrfTournament) -> TournamentCheck:
+def check_tournament(tournament: TrfTournament, *, fide_mode: bool = True) -> TournamentCheck:
     """Pair every round of the file again, in order, up to the first that differs; then check
     the standings the file records against its tie-break list.
 
     Raises:
-        TrfError: the file is invalid (as for pairing its next round), or declares a tie-break
-            that is not implemented.
+        TrfError: the file is invalid (as for pairing its next round), asks for what FIDE
+            mode does not allow (with ``fide_mode``), or declares a tie-break that is not
+            implemented.
     """
+    if fide_mode:
+        check_fide_mode(tournament)
     rounds = rounds_played(tournament)
     if tournament.total_rounds is None:
         # A finished tournament need not say how many rounds it had: the ones it shows.

@@ -43,6 +43,7 @@ from rules.swiss.dutch import (
     SwissPlayer,
     pair_round,
 )
+from rules.swiss.fide_mode import check_fide_mode
 
 __all__ = [
     "TrfAcceleration",
@@ -746,12 +747,15 @@ def format_pairing(pairing: RoundPairing) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_pair(trf: str | bytes) -> tuple[int, str]:
+def run_pair(trf: str | bytes, *, fide_mode: bool = True) -> tuple[int, str]:
     """Pair the next round of a TRF (its text, or its bytes: UTF-8): ``(0, pairing)``,
     ``(1, reason)`` when no legal pairing exists, ``(3, message)`` for invalid input (the
-    message names line and column)."""
+    message names line and column), including what FIDE mode does not allow
+    (:mod:`rules.swiss.fide_mode`)."""
     try:
         tournament = parse_trf(decode_trf(trf) if isinstance(trf, bytes) else trf)
+        if fide_mode:
+            check_fide_mode(tournament)
         round_number = next_round_number(tournament)
         if tournament.total_rounds is None:
             return 3, "no XXR or 142 line: the number of rounds is unknown"

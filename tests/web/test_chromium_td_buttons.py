@@ -125,7 +125,12 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         assert await phase(site, sf2) == Phase.NEEDS_TD.value
         await td.go(f"{site.url}/desk")
         titles = await pending_titles(td)
-        assert any(f"Armageddon of match {sf2}" in t and "name White" in t for t in titles), titles
+        # One card each, no raw alert beside them: name White in the second, and the first's
+        # game to record if Lichess did not show it.
+        assert len(titles) == 2, titles
+        assert titles[0].startswith(f"Armageddon of match {sf2} ("), titles
+        assert titles[0].endswith("): name White"), titles
+        assert titles[1].startswith(f"Armageddon game of match {sf1} ("), titles
         await td.submit(in_card(f"white:{b2}", f"{sf2}:white"))
         assert await td.text("#reply") == (
             f"Armageddon of match {sf2}: {b2} plays White with 3:00, {a2} Black with 3:00 and "
@@ -186,6 +191,15 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         # season's past is folded (3,857 px in all when this was written, at 1280 px wide; the
         # 16 drafts unpasted made it 8,882).
         await td.go(f"{site.url}/desk")
+        await td.click("#forum button.copy")  # the first draft to the clipboard, or selected
+        assert await td.wait_in_page(
+            "const b = document.querySelector('#forum button.copy');"
+            "const area = document.getElementById(b.getAttribute('data-copy'));"
+            "const done = arguments[arguments.length - 1];"
+            "const check = () => b.textContent === 'Copied' || document.activeElement === area"
+            " ? done(true) : setTimeout(check, 20);"
+            "check();"
+        )
         for _ in range(40):
             if "No forum post waits to be pasted." in await td.text("#forum"):
                 break
@@ -304,6 +318,16 @@ async def test_a_td_pairs_the_qualification_and_rules_a_mark_from_the_desk_in_ch
         said = await decide(td, "other", "a booster mark on Lichess", changes=("Fay",))
         assert said.startswith("Fay is disqualified"), said
         assert "Disqualify Fay? (rules 7.3)" not in await pending_titles(td)
+
+        # The audit log filtered: what the TD did to the rounds.
+        await td.go(f"{site.url}/desk/audit")
+        await td.type("#f-actor", TD)
+        await td.type("#f-action", "round.")
+        await td.submit("form[role=search] button")
+        audit = await td.text("table.audit")
+        assert "round.propose" in audit
+        assert "round.approve" in audit
+        assert "registration." not in audit
     async with site.db.reads() as uow:
         fay = await uow.players.get("fay")
     assert fay is not None
