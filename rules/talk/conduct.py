@@ -16,6 +16,7 @@ __all__ = [
     "claim_dismissed",
     "claim_open",
     "claim_sent",
+    "disqualification_proposed",
     "disqualified",
     "disregarded_after_exit",
     "game_forfeited",
@@ -131,3 +132,8 @@ def account_marked(username: str, marks: list[str]) -> str:
         "marked during the championship is disqualified (rules 7.3); the TD desk has the "
         "one-click disqualification, or dismiss it."
     )
+
+
+def disqualification_proposed(proposal: str) -> str:
+    """The TDs' alert of a disqualification the forfeits call for (rules 6.5)."""
+    return f"{proposal} Confirm it, or waive a forfeit, on the TD desk."
