@@ -300,7 +300,9 @@ async def run_season(
             async with asyncio.TaskGroup() as tasks:
                 runner = tasks.create_task(service.run(), name="service")
                 try:
+                    began = time.perf_counter()
                     await _register(service, world, clock.now())
+                    driver.timings["registration"] = time.perf_counter() - began
                     await driver.run(finished=td)
                     await driver.drain(config.outbox.merge_window)
                     standings = await _standings(service, config)
