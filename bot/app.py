@@ -125,6 +125,7 @@ def bootstrap(
     player_tokens = PlayerTokens(config, TokenVault.for_config(config))
     accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
     registration = None if accounts is None else Registration(config, db, accounts)
+    checks = None if registration is None else RegistrationChecks(db, clock, registration)
     challenges = GameChallenges(
         config, notifier, _challenge_maker(config, db, clock, player_tokens, lichess)
     )
@@ -137,13 +138,9 @@ def bootstrap(
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
+    presence = None if lichess is None else lichess.get_statuses  # who is online on Lichess
     weekly_deadlines = WeeklyDeadlines(
-        config,
-        clock,
-        notifier,
-        announcements=announcements,
-        conduct=conduct,
-        presence=None if lichess is None else lichess.get_statuses,
+        config, clock, notifier, announcements=announcements, conduct=conduct, presence=presence
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     texts = PlayerTexts(
@@ -193,9 +190,7 @@ def bootstrap(
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
-        registration_checks=None
-        if registration is None
-        else RegistrationChecks(db, clock, registration),
+        registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for
@@ -606,13 +601,11 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        # A challenge a crash cut off: made again at once; not while a frozen previous leader
-        # may still record it (its next attempt, planned with it, comes a few minutes later).
-        if self.services.challenges is not None and not self.leadership.doubt_left():
-            async with self.leadership.acting(), self.db.uow() as uow:
-                await uow.claims.hold_lead()
-                if await self.services.challenges.resume(uow, now=self.clock.now()):
-                    await uow.commit()
+        # A question to Lichess a crash cut off (a challenge's) is asked again at once: its
+        # answer's row is due. Not while a frozen previous leader may still record its answer.
+        doubt = self.leadership.doubt_left()
+        if doubt:
+            await self.runner.hold_answers(doubt)
         self.changed(elsewhere=True)
         await self.sync_broadcasts()  # rounds published while no instance was acting
         async with asyncio.TaskGroup() as tasks:

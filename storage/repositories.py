@@ -547,6 +547,10 @@ class AuditRepository(_Repository):
         return result.scalars().all()
 
 
+ANSWER_SUFFIX = ".answer"
+"""The kind of an answer's row ends so (``bot.runtime.deadlines.Ask``)."""
+
+
 class DeadlineRepository(_Repository):
     async def add(self, row: DeadlineRow) -> DeadlineRow:
         self.session.add(row)
@@ -617,6 +621,11 @@ class DeadlineRepository(_Repository):
     async def all_open_of_kind(self, kind: str) -> Sequence[DeadlineRow]:
         """Every deadline of ``kind`` neither fired nor cancelled, earliest first."""
         return await self._open(DeadlineRow.kind == kind)
+
+    async def open_answers(self) -> Sequence[DeadlineRow]:
+        """Every answer's row still open (``bot.runtime.deadlines.Ask``: a question to Lichess
+        asked, its reply not recorded), earliest first."""
+        return await self._open(DeadlineRow.kind.endswith(ANSWER_SUFFIX))
 
     async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
         return await self._open(DeadlineRow.match_id == match_id)

@@ -16,6 +16,7 @@ from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.sandbox.challenges import ChallengeError, join_challenge
+from bot.sandbox.schemas import millis
 from bot.sandbox.state import SandboxState
 from bot.service.challenges import ChallengeSpec
 
@@ -491,3 +492,32 @@ async def test_play_time_grows_when_a_game_with_a_clock_ends_Finisher_scala(
     ):
         body = await resp.json()
     assert [u["playTime"]["total"] for u in body] == [302, 302]
+
+
+async def test_an_open_challenge_lapses_after_24_hours_or_at_expires_at_SetupForm_scala(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    """``SetupForm.api.open``: ``expiresAt`` at most two weeks ahead; without it the challenge
+    lapses after 24 hours, and a click after that makes no game."""
+    too_far = millis(clock.now() + dt.timedelta(weeks=2, minutes=1))
+    assert (await post(sandbox_url, OPEN, {**FORM, "expiresAt": str(too_far)}))[0] == 400
+    _, body = await post(sandbox_url, OPEN, FORM)
+    clock.advance(dt.timedelta(hours=24))
+    with pytest.raises(ChallengeError):
+        join_challenge(state, body["id"], "Alice")
+
+
+async def test_the_token_test_lists_each_token_with_its_scopes_OAuth_scala(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    """``POST /api/token/test``: each token of the body with its user and scopes, ``null`` for
+    an unknown one: how the bot learns whether it may send its token with a call."""
+    token = state.add_token("Carol", scopes={"msg:write", "challenge:write"})
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sandbox_url + "/api/token/test", data=f"{token},lip_unknown") as resp,
+    ):
+        body = await resp.json()
+    assert body[token]["userId"] == "carol"
+    assert set(body[token]["scopes"].split(",")) == {"msg:write", "challenge:write"}
+    assert body["lip_unknown"] is None

@@ -6,10 +6,11 @@ step a change event on the page's live stream), then the result."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 
 from bot.sandbox.state import SandboxState
-from bot.service.registration_queue import READING, check_of
+from bot.service.registration_queue import QUEUED, READING, check_of
 from tests.web.helpers import Browser, Site, flash_text
 from tests.web.test_live import next_event
 from tests.web.test_register import OLD, TEAM, checked, rated_history, reg_site
@@ -66,3 +67,38 @@ async def test_the_page_answers_at_once_and_shows_the_games_read_so_far(
     finally:
         unsubscribe()
         await petra.close()
+
+
+async def test_a_check_lichess_cannot_answer_waits_and_runs_again(
+    reg_site: tuple[Site, SandboxState],
+) -> None:
+    """Lichess down: the check is no verdict; the page says it could not finish, and the
+    leader runs it again five minutes later, once Lichess answers."""
+    site, state = reg_site
+    clock = site.clock
+    regina = Browser(site)
+    try:
+        await regina.login("Regina", next_path="/register")
+        state.outage(clock.now() + dt.timedelta(hours=1))
+        await regina.post("/register", {})
+        for _ in range(500):  # the client's retries sleep on the fake clock: move it on
+            async with site.db.reads() as uow:
+                found = await check_of(uow, "Regina")
+            assert found is not None
+            if found.state == QUEUED and found.problem:
+                break
+            await clock.wait_for_sleepers(1)
+            await clock.advance_and_settle(dt.timedelta(seconds=30))
+        else:
+            raise AssertionError("the check never gave up on Lichess")
+        assert found.not_before is not None
+        html = await regina.get("/register")
+        assert "Your eligibility check could not finish: Lichess could not be reached" in html
+        assert "register-button" not in html
+        async with site.db.reads() as uow:
+            assert await uow.players.get("regina") is None  # no verdict, nothing stored
+        clock.set(max(found.not_before, clock.now()) + dt.timedelta(hours=1))  # Lichess is back
+        await checked(site, "Regina")
+        assert "You are registered, Regina." in await regina.get("/register")
+    finally:
+        await regina.close()
