@@ -240,14 +240,10 @@ WORDS_LEFT = {
     "bot/service/weekly/handlers.py",
     "bot/notify/kinds.py",
     # notices' words still written in place, to move to rules/talk:
-    "bot/notify/notes.py",
-    "bot/notify/undelivered.py",
     "bot/service/broadcasts.py",
     "bot/service/bulk_games.py",
     "bot/service/challenges.py",
-    "bot/service/recheck.py",
     "bot/service/registration_queue.py",
-    "bot/service/stages/armageddon.py",
 }
 """The modules of bot/service and bot/notify that still write words of their own."""
 
