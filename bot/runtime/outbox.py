@@ -47,6 +47,7 @@ from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop, wake_or_time
+from rules.talk.spelling import as_lichess_message
 from storage.db import Database, broken_connection
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
@@ -240,7 +241,8 @@ class OutboxDispatcher(WaitingLoop):
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
-        body = MERGE_SEPARATOR.join(r.body for r in group)
+        # Lichess shows a message as plain text: a `command` goes as "command"
+        body = as_lichess_message(MERGE_SEPARATOR.join(r.body for r in group))
         if row.kind is Channel.TEAM_UPDATE:
             await self.messenger.team_update(row.recipient, body)
         else:
