@@ -245,6 +245,7 @@ class OutboxDispatcher(WaitingLoop):
         self.messenger = messenger
         self.alerts = alerts
         self.sent = 0
+        """Notices sent, all told."""
         self.messages = 0
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
@@ -302,7 +303,7 @@ class OutboxDispatcher(WaitingLoop):
                 return sent
             count, done, failed = await self._deliver_batch(due)
             sent += count
-            self.sent += sent
+            self.sent += count
             if done:
                 return sent
             if batch < BATCH:
