@@ -54,6 +54,7 @@ from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
 from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
+from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
 from bot.service.services import Services
 from bot.service.stages.armageddon import Armageddons
@@ -122,19 +123,11 @@ def bootstrap(
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
     player_tokens = PlayerTokens(config, TokenVault.for_config(config))
+    accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
+    registration = None if accounts is None else Registration(config, db, accounts)
+    checks = None if registration is None else RegistrationChecks(db, clock, registration)
     challenges = GameChallenges(
-        config,
-        notifier,
-        None
-        if lichess is None
-        else BulkOrOpen(
-            config,
-            db,
-            clock,
-            player_tokens,
-            LichessBulkPairing(lichess),
-            LichessChallenges(lichess),
-        ),
+        config, notifier, _challenge_maker(config, db, clock, player_tokens, lichess)
     )
     forum = Forum(config, notifier)
     publication = Publication(config, notifier, forum)
@@ -145,22 +138,14 @@ def bootstrap(
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
+    presence = None if lichess is None else lichess.get_statuses  # who is online on Lichess
     weekly_deadlines = WeeklyDeadlines(
-        config,
-        clock,
-        notifier,
-        announcements=announcements,
-        conduct=conduct,
-        presence=None if lichess is None else lichess.get_statuses,
+        config, clock, notifier, announcements=announcements, conduct=conduct, presence=presence
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
-    runners: Mapping[StageKind, StageRunner] = {
-        StageKind.QUALIFICATION: QualificationStage(config),
-        StageKind.CANDIDATES: CandidatesStage(config),
-        StageKind.SEMIFINAL: SemifinalStage(config),
-        StageKind.FINAL: FinalStage(config),
-        StageKind.THIRD_PLACE: FinalStage(config),
-    }
+    texts = PlayerTexts(
+        config, notifier, announcements=announcements, conduct=conduct, armageddon=armageddons
+    )
     services = Services(
         config=config,
         clock=clock,
@@ -181,48 +166,72 @@ def bootstrap(
             lookup=None if lichess is None else lichess.export_games_by_ids,
         ),
         publication=publication,
-        texts=PlayerTexts(
-            config,
-            notifier,
-            announcements=announcements,
-            conduct=conduct,
-            armageddon=armageddons,
-        ),
+        texts=texts,
         conduct=conduct,
         decisions=Decisions(config, notifier, announcements=announcements, conduct=conduct),
         weekly_deadlines=weekly_deadlines,
         qualification=Qualification(config, publication),
         stage_rounds=stage_rounds,
-        progression=Progression(config, runners, knockout, notifier),
+        progression=Progression(config, _stage_runners(config), knockout, notifier),
         knockout=knockout,
         armageddons=armageddons,
         armageddon_games=armageddon_games,
         exits=exits,
         forum=forum,
-        registration=None
-        if lichess is None
-        else Registration(config, db, LichessAccounts(lichess, config.rules)),
+        registration=registration,
         deadline_handlers={
             **weekly_deadlines.handlers(),
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
-            **AccountRecheck(
-                config,
-                notifier,
-                None if lichess is None else LichessAccounts(lichess, config.rules),
-            ).handlers(),
+            **AccountRecheck(config, notifier, accounts).handlers(),
         },
         challenges=challenges,
-        broadcasts=None
-        if lichess is None or not config.games.broadcast_stages
-        else Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess)),
+        broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
+        registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for
     return services
+
+
+def _challenge_maker(
+    config: Config,
+    db: Database,
+    clock: Clock,
+    player_tokens: PlayerTokens,
+    lichess: LichessClient | None,
+) -> BulkOrOpen | None:
+    """The games' maker on Lichess: a bulk pairing for the players who allowed it, else an open
+    challenge (none without Lichess)."""
+    if lichess is None:
+        return None
+    return BulkOrOpen(
+        config, db, clock, player_tokens, LichessBulkPairing(lichess), LichessChallenges(lichess)
+    )
+
+
+def _broadcasts(
+    config: Config, db: Database, clock: Clock, forum: Forum, lichess: LichessClient | None
+) -> Broadcasts | None:
+    """The Lichess broadcasts of the listed stages (none without Lichess or stages)."""
+    if lichess is None or not config.games.broadcast_stages:
+        return None
+    return Broadcasts(config, db, clock, forum, LichessBroadcasts(lichess))
+
+
+def _stage_runners(config: Config) -> Mapping[StageKind, StageRunner]:
+    """The runners of the stages that need their own (pools, a bracket, armageddons), by each
+    kind their format has; a stage played from a placement has the generic one (registry)."""
+    runners: tuple[StageRunner, ...] = (
+        QualificationStage(config),
+        CandidatesStage(config),
+        SemifinalStage(config),
+        FinalStage(config),
+    )
+    return {kind: runner for runner in runners for kind in runner.format.members}
 
 
 @contextlib.asynccontextmanager
@@ -400,6 +409,9 @@ class Service:
             may_act=self.leadership.why_not,
             doubt_left=self.leadership.doubt_left,
         )
+        checks = self.services.registration_checks
+        if checks is not None:  # run only while this process leads
+            checks.gate, checks.on_wait = self.leadership.acting, on_wait
         self.runner = DeadlineRunner(
             self.db,
             self.clock,
@@ -589,19 +601,20 @@ class Service:
         keep = self.keeper.keep
         # A standby that takes over carries on from the database: whom to watch, what is due.
         await self.refresh_players()
-        # A challenge a crash cut off: made again at once; not while a frozen previous leader
-        # may still record it (its next attempt, planned with it, comes a few minutes later).
-        if self.services.challenges is not None and not self.leadership.doubt_left():
-            async with self.leadership.acting(), self.db.uow() as uow:
-                await uow.claims.hold_lead()
-                if await self.services.challenges.resume(uow, now=self.clock.now()):
-                    await uow.commit()
+        # A question to Lichess a crash cut off (a challenge's) is asked again at once: its
+        # answer's row is due. Not while a frozen previous leader may still record its answer.
+        doubt = self.leadership.doubt_left()
+        if doubt:
+            await self.runner.hold_answers(doubt)
         self.changed(elsewhere=True)
         await self.sync_broadcasts()  # rounds published while no instance was acting
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
             tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
             tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
+            checks = self.services.registration_checks
+            if checks is not None:  # players' own eligibility checks (issue 25)
+                tasks.create_task(keep(checks.run, "registration checks"), name="checks")
 
 
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:

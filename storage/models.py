@@ -126,7 +126,12 @@ class RoundRow(Base):
 
 class MatchRow(Base):
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_round", "round_id"),)
+    __table_args__ = (
+        Index("ix_matches_round", "round_id"),
+        Index(
+            "ix_matches_players", "white_first", "black_first"
+        ),  # a game's intake finds its match
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"))
@@ -174,7 +179,11 @@ class AuditRow(Base):
     """Every state change: who, what, why, when. Append-only."""
 
     __tablename__ = "audit_log"
-    __table_args__ = (Index("ix_audit_match", "match_id"), Index("ix_audit_player", "player"))
+    __table_args__ = (
+        Index("ix_audit_match", "match_id"),
+        Index("ix_audit_player", "player"),
+        Index("ix_audit_action", "action"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     at: Mapped[dt.datetime]
@@ -215,7 +224,8 @@ class OutboxRow(Base):
     sent_at: Mapped[dt.datetime | None]
     claim_epoch: Mapped[int | None] = mapped_column(BigInteger)
     """The leadership epoch that claimed it last, to send it (``storage.fence``)."""
-    seen_at: Mapped[dt.datetime | None]  # the player opened it in their match room
+    seen_at: Mapped[dt.datetime | None]  # opened in the room; no longer written (a GET writes
+    # nothing: the room's signed cookie says what it showed, bot/web/room.py)
     revised_body: Mapped[str | None] = mapped_column(Text)
     """A posted forum draft's newer text, for a TD to paste over the post (None: unchanged)."""
 
@@ -226,6 +236,7 @@ class DeadlineRow(Base):
     __tablename__ = "deadlines"
     __table_args__ = (
         Index("ix_deadlines_due", "fired_at", "cancelled_at", "due_at"),
+        Index("ix_deadlines_match", "match_id"),  # a match's rows, planned again on each change
         UniqueConstraint("kind", "match_id", "subject", "due_at", name="uq_deadlines_identity"),
     )
 

@@ -79,16 +79,6 @@ class NoticeRepository(_Repository):
         )
         return result.scalars().all()
 
-    async def mark_seen(self, row_ids: Sequence[int], *, at: dt.datetime) -> int:
-        if not row_ids:
-            return 0
-        result = await self.session.execute(
-            update(OutboxRow)
-            .where(OutboxRow.id.in_(list(row_ids)), OutboxRow.seen_at.is_(None))
-            .values(seen_at=at)
-        )
-        return int(getattr(result, "rowcount", 0) or 0)
-
     async def team_sent(self, created_at: dt.datetime, *, at: dt.datetime) -> int:
         """The team message written at ``created_at`` went out: so did the notices it covers."""
         return await self._covered(created_at, status=OutboxStatus.SENT, sent_at=at)

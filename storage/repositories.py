@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal
 
 from sqlalchemy import (
@@ -495,9 +495,19 @@ class AuditRepository(_Repository):
         return row
 
     async def list(
-        self, *, player: str | None = None, match_id: int | None = None, limit: int | None = None
+        self,
+        *,
+        player: str | None = None,
+        match_id: int | None = None,
+        actions: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> Sequence[AuditRow]:
+        """Entries oldest first, of one player, match or of ``actions`` if given. The service
+        gives a filter: the whole log grows with every game of the season (the daily look read
+        it all to pick two actions' entries, hundreds of milliseconds on the event loop)."""
         query = select(AuditRow).order_by(AuditRow.id)
+        if actions is not None:
+            query = query.where(AuditRow.action.in_(list(actions)))
         if player is not None:
             query = query.where(AuditRow.player == player)
         if match_id is not None:
@@ -535,6 +545,10 @@ class AuditRepository(_Repository):
             select(AuditRow).where(AuditRow.at > since, AuditRow.action.in_(list(actions)))
         )
         return result.scalars().all()
+
+
+ANSWER_SUFFIX = ".answer"
+"""The kind of an answer's row ends so (``bot.runtime.deadlines.Ask``)."""
 
 
 class DeadlineRepository(_Repository):
@@ -607,6 +621,11 @@ class DeadlineRepository(_Repository):
     async def all_open_of_kind(self, kind: str) -> Sequence[DeadlineRow]:
         """Every deadline of ``kind`` neither fired nor cancelled, earliest first."""
         return await self._open(DeadlineRow.kind == kind)
+
+    async def open_answers(self) -> Sequence[DeadlineRow]:
+        """Every answer's row still open (``bot.runtime.deadlines.Ask``: a question to Lichess
+        asked, its reply not recorded), earliest first."""
+        return await self._open(DeadlineRow.kind.endswith(ANSWER_SUFFIX))
 
     async def open_for_match(self, match_id: int) -> Sequence[DeadlineRow]:
         return await self._open(DeadlineRow.match_id == match_id)
@@ -718,6 +737,16 @@ class SettingRepository(_Repository):
         known = sync.identity_map.get(sync.identity_key(SettingRow, key))
         if known is not None:  # read earlier in this transaction: it says the new value
             set_committed_value(known, "value", value)
+
+    async def with_prefix(self, prefix: str) -> dict[str, str]:
+        """Every setting whose key starts with ``prefix``, by key."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        result = await self.session.execute(
+            select(SettingRow.key, SettingRow.value).where(
+                SettingRow.key.like(escaped + "%", escape="\\")
+            )
+        )
+        return {key: value for key, value in result.all()}
 
     async def get_time(self, key: str) -> dt.datetime | None:
         value = await self.get(key)

@@ -27,6 +27,10 @@ LICHESS = "https://lichess.org"
 SQLITE = "sqlite+aiosqlite:///acwc.db"
 POSTGRESQL = "postgresql+asyncpg://postgres@127.0.0.1:5432/acwc"
 TUESDAY = 1
+# A Fernet key (32 random bytes in URL-safe base64) with the standard library only.
+TOKEN_KEY_COMMAND = (
+    'python3 -c "import base64, os; print(base64.urlsafe_b64encode(os.urandom(32)).decode())"'
+)
 
 
 def register(sub: Any) -> None:
@@ -246,6 +250,12 @@ def next_steps(config: Any, path: Path) -> list[str]:
             f"- its token with {scopes}, in ACWC_LICHESS_TOKEN: logged in as the bot, open "
             f"{token_page(config)}",
         ]
+    if config.games.bulk_pairing and not config.service.uses_local_lichess:
+        steps.append(
+            "- a key for the players' stored tokens ([games] bulk_pairing: a player may let the "
+            "bot start their games) in ACWC_TOKEN_KEY, the same at every start, e.g. "
+            f"`{TOKEN_KEY_COMMAND}`; or set bulk_pairing = false"
+        )
     steps += [
         "- a secret for the web sessions in ACWC_SESSION_SECRET, e.g. "
         '`python3 -c "import secrets; print(secrets.token_urlsafe(32))"`',

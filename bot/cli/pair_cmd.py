@@ -1,10 +1,13 @@
 """``acwc pair``: the FIDE Dutch engine on tournament report files, as the endorsed engines
 run: pair the next round (``acwc pair IN.trf -p OUT.txt``), check every round of a tournament
-(``--check FILE.trf``) and generate a random tournament (``--generate CONFIG -o OUT.trf``).
+and its standings by its tie-break list (``--check FILE.trf``) and generate a random
+tournament (``--generate CONFIG -o OUT.trf``).
 
-Exit codes, as the FIDE engines: 0 done (for ``--check``: every round matches), 1 no legal
-pairing (for ``--check``: a round differs), 3 invalid input (the message names its line and
-column). This module imports only the pairing rules, so the command starts at once.
+It runs in FIDE mode unless ``--outside-fide-mode`` is given (:mod:`rules.swiss.fide_mode`).
+
+Exit codes, as the FIDE engines: 0 done (for ``--check``: every round and rank matches), 1 no
+legal pairing (for ``--check``: a round or a rank differs), 3 invalid input (the message names
+its line and column). This module imports only the pairing rules, so the command starts at once.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ class _Refused(Exception):
 def _pair(arguments: argparse.Namespace) -> int:
     from rules.swiss.trf import run_pair
 
-    code, output = run_pair(_read(arguments.trf))
+    code, output = run_pair(_read(arguments.trf), fide_mode=not arguments.outside_fide_mode)
     if code != 0:
         print(output, file=sys.stderr)
         return code
@@ -55,12 +58,12 @@ def _check(arguments: argparse.Namespace) -> int:
     from rules.swiss.checker import check_tournament
     from rules.swiss.trf import decode_trf, parse_trf
 
-    report = check_tournament(parse_trf(decode_trf(_read(arguments.check))))
-    if report.difference is not None:
-        print(report.difference.describe())
-        return 1
-    print(f"all {report.rounds} rounds match the FIDE Dutch pairing")
-    return 0
+    report = check_tournament(
+        parse_trf(decode_trf(_read(arguments.check))),
+        fide_mode=not arguments.outside_fide_mode,
+    )
+    print(report.describe())
+    return 0 if report.passed else 1
 
 
 def _generate(arguments: argparse.Namespace) -> int:
@@ -118,7 +121,8 @@ def register(subparsers: Any) -> None:
     what.add_argument(
         "--check",
         metavar="FILE",
-        help="pair every round of FILE again; report the first that differs (exit 1)",
+        help="pair every round of FILE again and rank it by its 202/212 tie-breaks; report the "
+        "first pairing or rank that differs (exit 1)",
     )
     what.add_argument(
         "--generate",
@@ -132,3 +136,8 @@ def register(subparsers: Any) -> None:
         help="write the pairing (or the generated tournament) here (default: stdout)",
     )
     parser.add_argument("--seed", type=int, help="with --generate: the random seed")
+    parser.add_argument(
+        "--outside-fide-mode",
+        action="store_true",
+        help="allow what FIDE mode (the default) does not: accelerations other than Baku's",
+    )

@@ -40,7 +40,6 @@ from bot.runtime.clock import FakeClock
 from bot.runtime.outbox import SENDABLE_KINDS
 from rules.core.model import Game, GameId
 from storage.db import Database
-from storage.uow import UnitOfWork
 
 __all__ = [
     "InProcessService",
@@ -133,46 +132,19 @@ class InProcessService:
 class Facts:
     outbox_due: int
     deadlines_due: int
+    """Due and not fired: a question to Lichess under way among them, as its answer's row
+    (:class:`bot.runtime.deadlines.Ask`: the first firing committed, the second not yet)."""
     games_missing: tuple[GameId, ...]
-    in_flight: frozenset[int] = frozenset()
-    """Deadlines claimed at the current time whose handler has not committed its end: one that
-    asks Lichess (a challenge) commits its claim first and its outcome after the call. (One a
-    kill cut off is claimed again by the restarted service: ``GameChallenges.resume``.)"""
 
     @property
     def settled(self) -> bool:
-        return (
-            not self.outbox_due
-            and not self.deadlines_due
-            and not self.games_missing
-            and not self.in_flight
-        )
+        return not self.outbox_due and not self.deadlines_due and not self.games_missing
 
 
 STALL = 0.25
 """Real seconds without activity after which, during an outage, the clock moves to a sleeper."""
 MAX_JUMP = dt.timedelta(minutes=5)
 """The furthest such a move goes."""
-IN_FLIGHT_WINDOW = dt.timedelta(hours=1)
-"""How far back a claim may still be firing: the clock moves while one waits on Lichess only
-when a fault season moves it to a sleeper's wake (minutes)."""
-
-
-async def claimed_unfinished(uow: UnitOfWork, now: dt.datetime) -> frozenset[int]:
-    """Ids of the deadlines claimed (``fired_at``) lately without their ``deadline.fired``
-    audit entry, which the runner writes in the handler's last commit (at the claim's time)."""
-    since = now - IN_FLIGHT_WINDOW
-    claimed = await uow.deadlines.fired_between(since, now)
-    done = {
-        (a.match_id, a.details.get("kind"), a.details.get("subject"), a.details.get("due"))
-        for a in await uow.audit.since(since, ("deadline.fired", "deadline.unhandled"))
-    }
-    return frozenset(
-        d.id
-        for d in claimed
-        if (d.match_id, d.kind, d.subject, d.due_at.isoformat()) not in done
-        and (d.match_id, d.kind, None, None) not in done  # unhandled: kind and id only
-    )
 
 
 @dataclass
@@ -230,8 +202,7 @@ class SeasonDriver:
                         missing.append(gid)
             outbox = await uow.outbox.count_due(now, kinds=SENDABLE_KINDS)
             deadlines = await uow.deadlines.count_due(now)
-            in_flight = await claimed_unfinished(uow, now)
-        return Facts(outbox, deadlines, tuple(missing), in_flight)
+        return Facts(outbox, deadlines, tuple(missing))
 
     async def settle(self) -> None:
         """Return once the service has caught up with everything up to the current time."""
@@ -252,8 +223,8 @@ class SeasonDriver:
                 raise SettleError(
                     f"at {self.clock.now().isoformat()} the service did not settle in "
                     f"{self.settle_timeout:.0f} s: {facts.outbox_due} message(s) due, "
-                    f"{facts.deadlines_due} deadline(s) due, "
-                    f"{len(facts.in_flight)} still firing, games not stored: "
+                    f"{facts.deadlines_due} deadline(s) due (a question to Lichess under way "
+                    "among them: its answer's row), games not stored: "
                     f"{', '.join(facts.games_missing[:10]) or 'none'}"
                 )
             await asyncio.sleep(pause)

@@ -10,11 +10,12 @@ rated ones as the 100-game count and the rating held when the window opened need
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.errors import LichessUnreachable
 from bot.lichess.client import LichessClient
 from bot.lichess.errors import LichessError, LichessHTTPError, LichessTransportError, NotFoundError
+from bot.service.recheck import AccountLook
 from bot.service.registration import REASONS, AccountRecord
 from rules.core.colour import Colour
 from rules.core.model import Game, GameStatus, PlayerId, normalise_username
@@ -50,15 +51,19 @@ class LichessAccounts:
         self.client = client
         self.ruleset = ruleset
 
-    async def games(self, username: str) -> tuple[list[RatedGame], list[dt.datetime]]:
+    async def games(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> tuple[list[RatedGame], list[dt.datetime]]:
         """The rated antichess games the assessment needs, oldest first, and when each of the
         player's antichess games that Lichess ended as "cheat detected" since the earlier of
-        the two cut-offs of rules 2.2.3 was created."""
+        the two cut-offs of rules 2.2.3 was created. ``on_game``: told of each game read."""
         e = self.ruleset.eligibility
         variant = self.ruleset.time_control.variant
         player = PlayerId(username.lower())
         since = min(e.peak_window_start, e.cheat_two_cutoff)
-        recent = await self.client.export_games(username, since=since, perf_type=variant)
+        recent = await self.client.export_games(
+            username, since=since, perf_type=variant, on_game=on_game
+        )
         cheats = sorted(g.created_at for g in recent if caught_cheating(g, player))
         counted = sum(1 for g in recent if g.rated and g.created_at < e.games_before)
         older_needed = max(1, e.min_rated_games - counted)
@@ -68,6 +73,7 @@ class LichessAccounts:
             perf_type=variant,
             rated=True,
             max_games=older_needed,
+            on_game=on_game,
         )
         seen: set[str] = set()
         games: list[RatedGame] = []
@@ -80,14 +86,16 @@ class LichessAccounts:
                 games.append(rated)
         return sorted(games, key=lambda g: (g.created_at, g.game_id)), cheats
 
-    async def account(self, username: str) -> AccountRecord | str:
+    async def account(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> AccountRecord | str:
         try:
             user = await self.client.get_user(username)
             if user.disabled:  # Lichess answers a closed account's names and nothing else
                 return REASONS["account_closed"]
             if user.created_at is None:
                 return "Lichess gave no account creation date"
-            games, cheats = await self.games(username)
+            games, cheats = await self.games(username, on_game)
         except NotFoundError:
             return "no such Lichess account"
         except (LichessTransportError, LichessHTTPError) as e:
@@ -104,7 +112,7 @@ class LichessAccounts:
         )
         return AccountRecord(facts, tuple(games), tuple(cheats))
 
-    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountLook | str] | str:
         """The accounts' facts alone, by username as given (the daily look of rules 7.3): one
         ``POST /api/users`` for up to 300 players, where one ``GET /api/user`` each was a
         request a player a day. A name Lichess does not know says so; a failed request is
@@ -113,18 +121,21 @@ class LichessAccounts:
             users = {u.id: u for u in await self.client.get_users(usernames)}
         except LichessError as e:
             return f"Lichess error: {e}"
-        found: dict[str, AccountFacts | str] = {}
+        variant = self.ruleset.time_control.variant
+        found: dict[str, AccountLook | str] = {}
         for username in usernames:
             user = users.get(normalise_username(username))
             if user is None:
                 found[username] = "no such Lichess account"
                 continue
-            found[username] = AccountFacts(
+            facts = AccountFacts(
                 created_at=user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC),
                 tos_violation=user.tos_violation,
                 disabled=user.disabled,
                 title=user.title,
             )
+            activity = (user.play_time, user.games_by_perf.get(variant))
+            found[username] = AccountLook(facts, None if user.disabled else activity)
         return found
 
     async def cheat_games(

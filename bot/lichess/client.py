@@ -244,8 +244,11 @@ class LichessClient:
         perf_type: str | None = None,
         rated: bool | None = None,
         max_games: int | None = None,
+        on_game: Callable[[], None] | None = None,
     ) -> list[Game]:
-        """``GET /api/games/user/{username}`` (NDJSON), newest first, finished games only."""
+        """``GET /api/games/user/{username}`` (NDJSON), newest first, finished games only.
+        ``on_game`` is called (from the worker thread) as each game arrives: lila streams a
+        user's export at 20-30 games a second, so a long history takes minutes."""
         fn = functools.partial(
             self._berserk.games.export_by_player,
             username,
@@ -258,7 +261,7 @@ class LichessClient:
             max=max_games,
             moves=_lichess_bool(False),  # type: ignore[arg-type]
         )
-        rows = await self._call("export_games", _consume(fn))
+        rows = await self._call("export_games", _consume(fn, on_game))
         return _user_games(rows)
 
     async def export_games_by_ids(self, ids: Iterable[GameId | str]) -> list[Game]:
@@ -571,11 +574,20 @@ def _user_games(rows: Iterable[Any]) -> list[Game]:
     return games
 
 
-def _consume(fn: Callable[[], Iterator[Any]]) -> Callable[[], list[Any]]:
-    """Read a berserk NDJSON stream to the end inside the worker thread."""
+def _consume(
+    fn: Callable[[], Iterator[Any]], on_item: Callable[[], None] | None = None
+) -> Callable[[], list[Any]]:
+    """Read a berserk NDJSON stream to the end inside the worker thread (calling ``on_item``
+    after each line)."""
 
     def run() -> list[Any]:
-        return list(fn())
+        if on_item is None:
+            return list(fn())
+        items = []
+        for item in fn():
+            items.append(item)
+            on_item()
+        return items
 
     return run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.lichess.errors import LichessPayloadError
@@ -29,6 +29,11 @@ class LichessUser:
     disabled: bool = False
     antichess_rating: int | None = None
     antichess_games: int | None = None
+    play_time: int | None = None
+    """Seconds played in finished games with a clock (``playTime.total``): lila adds each one
+    as it ends, so an unchanged value means no such game ended since."""
+    games_by_perf: Mapping[str, int] = field(default_factory=dict)
+    """Rated games per perf (``perfs.{perf}.games``)."""
 
     @property
     def is_bot(self) -> bool:
@@ -56,6 +61,13 @@ def user_from_json(data: Any) -> LichessUser:
     if isinstance(antichess, Mapping):
         rating = _int_or_none(antichess.get("rating"))
         games = _int_or_none(antichess.get("games"))
+    by_perf: dict[str, int] = {}
+    for key, perf in perfs.items() if isinstance(perfs, Mapping) else ():
+        count = _int_or_none(perf.get("games")) if isinstance(perf, Mapping) else None
+        if count is not None:
+            by_perf[str(key)] = count
+    play_time = data.get("playTime")
+    total = _int_or_none(play_time.get("total")) if isinstance(play_time, Mapping) else None
     return LichessUser(
         id=normalise_username(data["id"]),
         username=str(data.get("username") or data["id"]),
@@ -65,6 +77,8 @@ def user_from_json(data: Any) -> LichessUser:
         disabled=bool(data.get("disabled", False)),
         antichess_rating=rating,
         antichess_games=games,
+        play_time=total,
+        games_by_perf=by_perf,
     )
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from bot.runtime.clock import Clock
+from bot.runtime.clock import Clock, SystemClock
 
 
 class WakeUp:
@@ -86,6 +86,18 @@ class WaitingLoop:
     def until(self) -> dt.datetime | None:
         """When the loop next looks by itself (``None``: only when woken), while it waits."""
         return self._until
+
+    async def idle(self, when: dt.datetime | None, *, poll: dt.timedelta | None = None) -> None:
+        """Wait to be woken, or until ``when``; with the wall clock, look again after ``poll``
+        at the latest (another process may have written what the loop reads)."""
+        if poll is not None and isinstance(self.clock, SystemClock):
+            at = self.clock.now() + poll
+            when = at if when is None else min(when, at)
+        self._going_to_wait(when)
+        try:
+            await wake_or_time(self.wakeup.event, self.clock, when)
+        finally:
+            self._waiting = False
 
     def _going_to_wait(self, until: dt.datetime | None) -> None:
         self._waiting, self._until = True, until

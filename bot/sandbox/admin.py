@@ -18,36 +18,54 @@ from bot.sandbox.state import InboxMessage, Knobs, SandboxState, TeamUpdate
 __all__ = ["admin_routes"]
 
 
-def admin_routes(
-    _state: Callable[[web.Request], SandboxState], _error: Callable[[int, str], web.Response]
-) -> list[web.RouteDef]:
-    """The admin routes, given how a request finds the state and how an error is answered."""
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    try:
+        data = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text='{"error": "body is not JSON"}') from None
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(text='{"error": "body is not a JSON object"}')
+    return data
 
-    async def _json_body(request: web.Request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except ValueError:
-            raise web.HTTPBadRequest(text='{"error": "body is not JSON"}') from None
-        if not isinstance(data, dict):
-            raise web.HTTPBadRequest(text='{"error": "body is not a JSON object"}')
-        return data
 
-    def _time(value: Any, name: str) -> dt.datetime | None:
-        if value is None:
-            return None
-        try:
-            when = dt.datetime.fromisoformat(str(value))
-        except ValueError:
-            raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: not ISO 8601"})) from None
-        if when.tzinfo is None:
-            raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: needs a UTC offset"}))
-        return when.astimezone(dt.UTC)
+def _time(value: Any, name: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: not ISO 8601"})) from None
+    if when.tzinfo is None:
+        raise web.HTTPBadRequest(text=json.dumps({"error": f"{name}: needs a UTC offset"}))
+    return when.astimezone(dt.UTC)
 
-    def _admin_game(game: GameJson) -> web.Response:
-        return web.json_response(game_json(game))
 
-    async def admin_state(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+def _admin_game(game: GameJson) -> web.Response:
+    return web.json_response(game_json(game))
+
+
+def _message_json(m: InboxMessage) -> dict[str, Any]:
+    return {"from": m.sender, "to": m.to, "text": m.text, "at": m.at.isoformat()}
+
+
+def _update_json(u: TeamUpdate) -> dict[str, Any]:
+    return {"team": u.team_id, "from": u.sender, "message": u.message, "at": u.at.isoformat()}
+
+
+class _Admin:
+    """The admin API's handlers, given how a request finds the state and how an error is
+    answered."""
+
+    def __init__(
+        self,
+        state: Callable[[web.Request], SandboxState],
+        error: Callable[[int, str], web.Response],
+    ) -> None:
+        self._state = state
+        self._error = error
+
+    async def admin_state(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         return web.json_response(
             {
                 "users": sorted(state.users),
@@ -57,12 +75,12 @@ def admin_routes(
             }
         )
 
-    async def admin_add_user(request: web.Request) -> web.StreamResponse:
+    async def admin_add_user(self, request: web.Request) -> web.StreamResponse:
         data = await _json_body(request)
         username = data.get("username")
         if not isinstance(username, str) or not username.strip():
-            return _error(400, "username is required")
-        user = _state(request).add_user(
+            return self._error(400, "username is required")
+        user = self._state(request).add_user(
             username.strip(),
             created_at=_time(data.get("created_at"), "created_at"),
             title=data.get("title"),
@@ -74,27 +92,27 @@ def admin_routes(
         )
         return web.json_response({"id": user.id, "username": user.username})
 
-    async def admin_add_token(request: web.Request) -> web.StreamResponse:
+    async def admin_add_token(self, request: web.Request) -> web.StreamResponse:
         data = await _json_body(request)
         user = data.get("user")
         if not isinstance(user, str) or not user:
-            return _error(400, "user is required")
+            return self._error(400, "user is required")
         scopes = data.get("scopes")
         kwargs: dict[str, Any] = {"token": data.get("token")}
         if isinstance(scopes, list):
             kwargs["scopes"] = [str(s) for s in scopes]
-        return web.json_response({"token": _state(request).add_token(user, **kwargs)})
+        return web.json_response({"token": self._state(request).add_token(user, **kwargs)})
 
-    async def admin_add_team(request: web.Request) -> web.StreamResponse:
+    async def admin_add_team(self, request: web.Request) -> web.StreamResponse:
         data = await _json_body(request)
         team_id, leaders = data.get("team_id"), data.get("leaders")
         if not isinstance(team_id, str) or not isinstance(leaders, list):
-            return _error(400, "team_id and leaders are required")
-        _state(request).make_team(team_id, leaders=[str(x) for x in leaders])
+            return self._error(400, "team_id and leaders are required")
+        self._state(request).make_team(team_id, leaders=[str(x) for x in leaders])
         return web.json_response({"ok": True})
 
-    async def admin_create_game(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+    async def admin_create_game(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         data = await _json_body(request)
         try:
             game = state.create_game(
@@ -110,21 +128,21 @@ def admin_routes(
             if data.get("start", False):
                 game = state.start_game(game.id)
         except (KeyError, ValueError) as e:
-            return _error(400, str(e))
+            return self._error(400, str(e))
         return _admin_game(game)
 
-    async def admin_start_game(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+    async def admin_start_game(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         try:
             game = state.start_game(request.match_info["id"])
         except KeyError as e:
-            return _error(404, str(e))
+            return self._error(404, str(e))
         except ValueError as e:
-            return _error(400, str(e))
+            return self._error(400, str(e))
         return _admin_game(game)
 
-    async def admin_finish_game(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+    async def admin_finish_game(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         data = await _json_body(request)
         try:
             game = state.finish_game(
@@ -134,55 +152,53 @@ def admin_routes(
                 at=_time(data.get("at"), "at"),
             )
         except KeyError as e:
-            return _error(404, str(e))
+            return self._error(404, str(e))
         except ValueError as e:
-            return _error(400, str(e))
+            return self._error(400, str(e))
         return _admin_game(game)
 
-    def _message_json(m: InboxMessage) -> dict[str, Any]:
-        return {"from": m.sender, "to": m.to, "text": m.text, "at": m.at.isoformat()}
-
-    def _update_json(u: TeamUpdate) -> dict[str, Any]:
-        return {"team": u.team_id, "from": u.sender, "message": u.message, "at": u.at.isoformat()}
-
-    async def admin_inbox(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+    async def admin_inbox(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         to = request.query.get("to")
         wanted = user_id(to) if to else None
         return web.json_response(
             [_message_json(m) for m in state.inbox if wanted is None or m.to == wanted]
         )
 
-    async def admin_team_updates(request: web.Request) -> web.StreamResponse:
-        return web.json_response([_update_json(u) for u in _state(request).team_updates])
+    async def admin_team_updates(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response([_update_json(u) for u in self._state(request).team_updates])
 
-    async def admin_knobs(request: web.Request) -> web.StreamResponse:
-        state = _state(request)
+    async def admin_knobs(self, request: web.Request) -> web.StreamResponse:
+        state = self._state(request)
         data = await _json_body(request)
         known = {f.name for f in fields(Knobs)}
         unknown = sorted(set(data) - known)
         if unknown:
-            return _error(400, f"unknown knobs: {', '.join(unknown)}")
+            return self._error(400, f"unknown knobs: {', '.join(unknown)}")
         for name, value in data.items():
             setattr(state.knobs, name, value)
         return web.json_response({f.name: getattr(state.knobs, f.name) for f in fields(Knobs)})
 
-    async def admin_drop_streams(request: web.Request) -> web.StreamResponse:
-        _state(request).drop_streams()
+    async def admin_drop_streams(self, request: web.Request) -> web.StreamResponse:
+        self._state(request).drop_streams()
         return web.json_response({"ok": True})
 
-    # --- running ---------------------------------------------------------------------------------
 
+def admin_routes(
+    _state: Callable[[web.Request], SandboxState], _error: Callable[[int, str], web.Response]
+) -> list[web.RouteDef]:
+    """The admin routes, given how a request finds the state and how an error is answered."""
+    admin = _Admin(_state, _error)
     return [
-        web.get("/_sandbox/state", admin_state),
-        web.post("/_sandbox/users", admin_add_user),
-        web.post("/_sandbox/tokens", admin_add_token),
-        web.post("/_sandbox/teams", admin_add_team),
-        web.post("/_sandbox/games", admin_create_game),
-        web.post("/_sandbox/games/{id}/start", admin_start_game),
-        web.post("/_sandbox/games/{id}/finish", admin_finish_game),
-        web.get("/_sandbox/inbox", admin_inbox),
-        web.get("/_sandbox/team-updates", admin_team_updates),
-        web.post("/_sandbox/knobs", admin_knobs),
-        web.post("/_sandbox/streams/drop", admin_drop_streams),
+        web.get("/_sandbox/state", admin.admin_state),
+        web.post("/_sandbox/users", admin.admin_add_user),
+        web.post("/_sandbox/tokens", admin.admin_add_token),
+        web.post("/_sandbox/teams", admin.admin_add_team),
+        web.post("/_sandbox/games", admin.admin_create_game),
+        web.post("/_sandbox/games/{id}/start", admin.admin_start_game),
+        web.post("/_sandbox/games/{id}/finish", admin.admin_finish_game),
+        web.get("/_sandbox/inbox", admin.admin_inbox),
+        web.get("/_sandbox/team-updates", admin.admin_team_updates),
+        web.post("/_sandbox/knobs", admin.admin_knobs),
+        web.post("/_sandbox/streams/drop", admin.admin_drop_streams),
     ]

@@ -18,6 +18,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn
 from urllib.parse import urlencode
 
@@ -332,6 +333,78 @@ def _export_line(game: GameJson) -> bytes:
     return json.dumps(game_json(game)).encode() + b"\n"
 
 
+@dataclass(frozen=True, slots=True)
+class _ExportFilter:
+    """The games of ``uid`` that ``GET /api/games/user/{username}`` keeps, from its query."""
+
+    uid: str
+    since: int | None
+    until: int | None
+    limit: int | None
+    rated: bool | None
+    ongoing: bool | None
+    finished: bool | None
+    vs_id: str | None
+    perfs: frozenset[str]
+    color: str | None
+
+    @classmethod
+    def of(cls, request: web.Request, uid: str) -> _ExportFilter:
+        """Raises :class:`_BadParam` for a parameter lila would refuse."""
+        vs = request.query.get("vs")
+        return cls(
+            uid=uid,
+            since=_int_param(request, "since", minimum=1356998400070),
+            until=_int_param(request, "until", minimum=1356998400070),
+            limit=_int_param(request, "max", minimum=1),
+            rated=_bool_param(request, "rated", None),
+            ongoing=_bool_param(request, "ongoing", False),
+            finished=_bool_param(request, "finished", True),
+            vs_id=user_id(vs) if vs else None,
+            perfs=frozenset(_ids_body(request.query.get("perfType", ""))),
+            color=request.query.get("color"),
+        )
+
+    def keeps(self, game: GameJson) -> bool:
+        # As lila's query: with ``finished`` (the default) the user's games, only those over
+        # (status >= mate: not the aborted ones) unless ``ongoing``; without it the games being
+        # played, and only with ``ongoing``. ``since`` is inclusive, ``until`` exclusive.
+        white, black = game.user_ids
+        if game.status == "created":
+            return False
+        if self.finished and not (self.ongoing or is_over(game.status)):
+            return False
+        if not self.finished and not (self.ongoing and game.status == "started"):
+            return False
+        if not self._in_window(game.createdAt):
+            return False
+        if self.vs_id is not None and self.vs_id not in (white, black):
+            return False
+        if self.rated is not None and game.rated != self.rated:
+            return False
+        if self.perfs and game.perf not in self.perfs:
+            return False
+        if self.color == "white" and white != self.uid:
+            return False
+        return not (self.color == "black" and black != self.uid)
+
+    def keeps_offboard(self, game: OffBoardGame) -> bool:
+        # never rated, and never against ``vs`` (a user)
+        return (
+            game.user.id == self.uid
+            and self.vs_id is None
+            and not self.rated
+            and (not self.perfs or game.variant in self.perfs)
+            and self._in_window(game.createdAt)
+            and (self.color is None or game.color == self.color)
+        )
+
+    def _in_window(self, created_at: int) -> bool:
+        return (self.since is None or created_at >= self.since) and (
+            self.until is None or created_at < self.until
+        )
+
+
 @_authed(required=False)
 async def export_games_of_user(request: web.Request, token: Token | None) -> web.StreamResponse:
     """GET /api/games/user/{username} (NDJSON only in the sandbox)"""
@@ -342,64 +415,17 @@ async def export_games_of_user(request: web.Request, token: Token | None) -> web
     if not _wants_ndjson(request):
         return _error(406, "The sandbox exports games as application/x-ndjson only")
     try:
-        since = _int_param(request, "since", minimum=1356998400070)
-        until = _int_param(request, "until", minimum=1356998400070)
-        limit = _int_param(request, "max", minimum=1)
-        rated = _bool_param(request, "rated", None)
-        ongoing = _bool_param(request, "ongoing", False)
-        finished = _bool_param(request, "finished", True)
+        wanted = _ExportFilter.of(request, uid)
     except _BadParam as e:
         return _error(400, str(e))
-    vs = request.query.get("vs")
-    vs_id = user_id(vs) if vs else None
-    perfs = set(_ids_body(request.query.get("perfType", "")))
-    color = request.query.get("color")
     sort = request.query.get("sort", "dateDesc")
     if sort not in ("dateAsc", "dateDesc"):
         return _error(400, f"sort: unknown value {sort}")
-
-    def keep(game: GameJson) -> bool:
-        # As lila's query: with ``finished`` (the default) the user's games, only those over
-        # (status >= mate: not the aborted ones) unless ``ongoing``; without it the games being
-        # played, and only with ``ongoing``. ``since`` is inclusive, ``until`` exclusive.
-        white, black = game.user_ids
-        if game.status == "created":
-            return False
-        if finished and not (ongoing or is_over(game.status)):
-            return False
-        if not finished and not (ongoing and game.status == "started"):
-            return False
-        if since is not None and game.createdAt < since:
-            return False
-        if until is not None and game.createdAt >= until:
-            return False
-        if vs_id is not None and vs_id not in (white, black):
-            return False
-        if rated is not None and game.rated != rated:
-            return False
-        if perfs and game.perf not in perfs:
-            return False
-        if color == "white" and white != uid:
-            return False
-        return not (color == "black" and black != uid)
-
-    def keep_offboard(game: OffBoardGame) -> bool:
-        # never rated, and never against ``vs`` (a user)
-        return (
-            game.user.id == uid
-            and vs_id is None
-            and not rated
-            and (not perfs or game.variant in perfs)
-            and (since is None or game.createdAt >= since)
-            and (until is None or game.createdAt < until)
-            and (color is None or game.color == color)
-        )
-
-    games: list[GameJson | OffBoardGame] = [g for g in state.games_of(uid) if keep(g)]
-    games += [g for g in state.offboard if keep_offboard(g)]
+    games: list[GameJson | OffBoardGame] = [g for g in state.games_of(uid) if wanted.keeps(g)]
+    games += [g for g in state.offboard if wanted.keeps_offboard(g)]
     games.sort(key=lambda g: (g.createdAt, g.id), reverse=sort == "dateDesc")
-    if limit is not None:
-        games = games[:limit]
+    if wanted.limit is not None:
+        games = games[: wanted.limit]
     lines = [
         _export_line(g)
         if isinstance(g, GameJson)
@@ -592,6 +618,12 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
     if not isinstance(message, str) or not 3 <= len(message.strip()) <= TEAM_UPDATE_MAX:
         state.refused(request.path, 400)
         return _error(400, f"message: 3 to {TEAM_UPDATE_MAX} characters")
+    if state.knobs.rate_limits and not state.limits.fresh_text(team_id, message, state.now()):
+        state.refused(request.path, 400)  # TeamMsgApi's dedup
+        return _error(400, "You already sent this message recently")
+    if not state.within_limit("team.pm.all", team_id, cost=5):  # 8 a week per team
+        state.refused(request.path, 429)
+        return _error(429, "Too many requests. Try again later.")
     state.team_updates.append(
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )

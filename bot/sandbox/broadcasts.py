@@ -212,14 +212,18 @@ def broadcast_routes(state_of: StateOf, error: Error, authed: Authed) -> list[we
         """POST /broadcast/new"""
         assert token is not None
         state = state_of(request)
-        if state.sender(token.user).bot:  # lila's RelayTour controller: NoBot
-            state.refused(request.path, 403)
-            return error(403, "This account is a BOT: it cannot broadcast")
+        user = state.users.get(token.user)
+        if state.sender(token.user).bot or (user is not None and user.tosViolation):
+            state.refused(request.path, 403)  # lila's RelayTour controller: NoLameOrBot
+            return error(403, "This account is a BOT or marked: it cannot broadcast")
         form = await request.post()
         try:
             name = _name(str(form.get("name") or ""), "broadcast")
         except ValueError as e:
             return error(400, str(e))
+        if not _within(state, "broadcast.tournament.user", token.user):
+            state.refused(request.path, 429)
+            return error(429, "Too many requests. Try again later.")
         markdown = form.get("markdown")
         tour = BroadcastTour(
             id=_new_id("bt", lambda b: b in state.broadcasts),
@@ -236,6 +240,14 @@ def broadcast_routes(state_of: StateOf, error: Error, authed: Authed) -> list[we
         web.post("/broadcast/new", broadcast_tour_create),
         *_round_routes(state_of, error, authed),
     ]
+
+
+def _within(state: Any, limit: str, user: str) -> bool:
+    """lila's ``rateLimitCreation``: a tour or a round costs an ordinary account 10 credits
+    of its day's 100 (tours) or 1,000 (rounds), a titled one 5."""
+    found = state.users.get(user)
+    cost = 5 if found is not None and found.title is not None else 10
+    return bool(state.within_limit(limit, user, cost=cost))
 
 
 class _Refused(Exception):
@@ -302,6 +314,8 @@ def _round_routes(state_of: StateOf, error: Error, authed: Authed) -> list[web.R
             fields = await _owned_round_form(request, state, tour, token)
             if len(tour.rounds) >= MAX_ROUNDS:
                 raise _Refused(400, f"Maximum rounds per tournament: {MAX_ROUNDS}")
+            if not _within(state, "broadcast.round.user", token.user):
+                raise _Refused(429, "Too many requests. Try again later.")
         except _Refused as e:
             state.refused(request.path, e.status)
             return error(e.status, str(e))

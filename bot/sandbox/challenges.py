@@ -233,6 +233,17 @@ def join_challenge(state: Any, challenge_id: str, user: str) -> GameJson | None:
     return started
 
 
+def _refused_at_once(state: Any) -> tuple[int, str] | None:
+    """A knob's refusal, or lila's limit of 500 open challenges in 10 minutes per IP
+    (``limit.challenge``: the sandbox is one IP)."""
+    if state.knobs.refuse_challenges:
+        return 400, state.knobs.refuse_challenges
+    if not state.within_limit("challenge.create.ip", "127.0.0.1"):
+        state.refused("/api/challenge/open", 429)
+        return 429, "Too many requests. Try again later."
+    return None
+
+
 def challenge_routes(state_of: StateOf, error: Error, authed: Any) -> list[web.RouteDef]:
     """The routes, given how the app finds its state, writes an error and checks tokens."""
 
@@ -241,8 +252,9 @@ def challenge_routes(state_of: StateOf, error: Error, authed: Any) -> list[web.R
         state = state_of(request)
         form = await request.post()
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
-        if state.knobs.refuse_challenges:
-            return error(400, state.knobs.refuse_challenges)
+        at_once = _refused_at_once(state)
+        if at_once is not None:
+            return error(*at_once)
         try:
             challenge = read_open_challenge(
                 fields,

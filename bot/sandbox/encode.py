@@ -148,7 +148,7 @@ def user_json(user: User, *, seen_at: int) -> dict[str, Any]:
         "perfs": {key: _perf_json(perf) for key, perf in user.perfs.items()},
         "createdAt": user.createdAt,
         "seenAt": seen_at,
-        "playTime": {"total": 0, "tv": 0},
+        "playTime": {"total": user.playTime, "tv": 0},
         "url": f"https://lichess.org/@/{user.username}",
         "count": {
             "all": games,

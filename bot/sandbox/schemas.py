@@ -311,6 +311,9 @@ class User:
     tosViolation: bool = False
     disabled: bool = False
     online: bool = False
+    playTime: int = 0
+    """Seconds played: lila adds each finished game's duration (and 2) when it had a clock
+    (``Finisher.incNbGames``); an aborted game adds nothing."""
 
     def rating(self, perf: PerfType) -> int:
         found = self.perfs.get(perf)

@@ -22,6 +22,7 @@ from bot.sandbox.broadcasts import BroadcastRound, BroadcastTour
 from bot.sandbox.challenges import OpenChallenge
 from bot.sandbox.history import OffBoardGame
 from bot.sandbox.inbox import Messaging, Sender
+from bot.sandbox.limits import RateLimits
 from bot.sandbox.schemas import (
     GameClock,
     GameColor,
@@ -142,6 +143,9 @@ class Knobs:
     with a token (``Game.apiExportByUser``: ``MaxPerSecond``), games by ids at 30 a second
     (``Game.exportByIds``). On, as on lichess.org; off only for a unit test about something
     else."""
+    rate_limits: bool = True
+    """Apply lila's rate limits on open challenges, broadcasts and team updates
+    (:mod:`bot.sandbox.limits`); on, as on lichess.org."""
     refuse_challenges: str | None = None
     """While set, ``POST /api/challenge/open`` answers 400 with this text (a form lila would
     refuse for a reason the sandbox does not model)."""
@@ -217,6 +221,8 @@ class SandboxState:
         self.refusals: Counter[str] = Counter()
         """Calls lila's contract refused (a missing scope, an unknown token, a rejected message,
         a form lila would not take), by ``"STATUS path"``: what the demo prints (goal 0)."""
+        self.limits = RateLimits()
+        """lila's rate limits beyond the message budgets (:mod:`bot.sandbox.limits`)."""
         self.unsubscribed: dict[str, set[str]] = {}
         """By team: members who unsubscribed from its updates (they do not see them)."""
 
@@ -225,6 +231,11 @@ class SandboxState:
     def refused(self, path: str, status: int) -> None:
         """Count one call lila's contract refused."""
         self.refusals[f"{status} {path}"] += 1
+
+    def within_limit(self, name: str, key: str, *, cost: int = 1) -> bool:
+        """Spend ``cost`` of lila's limit ``name`` for ``key`` now (always, with the knob
+        ``rate_limits`` off); False: over it (answer 429)."""
+        return not self.knobs.rate_limits or self.limits.allow(name, key, self.now(), cost=cost)
 
     def sender(self, uid: str) -> Sender:
         """What the message budget needs of an account (an unknown one: new, not a BOT)."""
@@ -446,6 +457,11 @@ class SandboxState:
             ),
         )
         self.games[finished.id] = finished
+        if finished.clock is not None and name != "aborted":  # lila's Finisher.incNbGames
+            seconds = (finished.lastMoveAt - finished.createdAt) // 1000 + 2
+            for uid in set(finished.user_ids):
+                if uid in self.users:
+                    self.users[uid].playTime += max(2, seconds)
         for uid, diff in zip(finished.user_ids, diffs, strict=True):
             if diff is not None:
                 user = self.users[uid]

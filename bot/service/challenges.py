@@ -29,9 +29,9 @@ from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NoticeKind
-from bot.runtime.deadlines import Firing
+from bot.runtime.deadlines import Ask, Firing
 from rules.core.model import GameStatus, PlayerId
-from rules.core.ruleset import StageKind
+from rules.core.ruleset import StageKind, TimeControl
 from rules.core.states import MatchState
 from rules.talk.games import challenge_missing, challenge_name, game_link
 from storage.convert import to_match
@@ -125,6 +125,26 @@ def _subject(week: int, game: int) -> str:
     return f"week {week} armageddon" if game == ARMAGEDDON else f"week {week} game {game}"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Attempt:
+    """What an attempt's first firing hands its answer: the match, the deadline row, the
+    challenge asked for, the players' names (White first) and who gets a later game's link by
+    DM, the next attempt's row (``None``: the last), and the first firing's time."""
+
+    row: MatchRow
+    deadline: DeadlineRow
+    attempt: int
+    announce: Announce | None
+    spec: ChallengeSpec
+    control: TimeControl
+    white: PlayerId
+    black: PlayerId
+    names: Mapping[str, str]
+    by_dm: Sequence[str]
+    retry: int | None
+    now: dt.datetime
+
+
 class GameChallenges:
     """Schedules and makes the match games' challenges; ``maker`` is ``None`` without Lichess."""
 
@@ -210,8 +230,9 @@ class GameChallenges:
             return row.agreed_time + conduct.no_show_second_alert
         return now + conduct.break_length + conduct.no_show_second_alert
 
-    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
-        """Make the challenge the deadline row asks for, unless the match no longer needs it."""
+    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> Ask[MadeChallenge | str] | None:
+        """Ask for the challenge the deadline row asks for (an :class:`Ask`: Lichess is asked
+        after this firing commits), unless the match no longer needs it."""
         deadline, now = firing.deadline, firing.now
         week, game = int(deadline.payload["week"]), int(deadline.payload["game"])
         attempt = int(deadline.payload.get("attempt", 1))
@@ -222,10 +243,10 @@ class GameChallenges:
             else None
         )
         if found is None:
-            return
+            return None
         row, rnd = found  # the round's number names the challenge: read with it, one query
         if row.black_first is None or row.week != week:
-            return  # an agreement of a week gone by is announced no more
+            return None  # an agreement of a week gone by is announced no more
         wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
         if (
             self.maker is None
@@ -234,7 +255,7 @@ class GameChallenges:
         ):
             if announce is not None:  # the time was agreed all the same
                 await self._announce(uow, announce, row, now=now, line={})
-            return
+            return None
         repo = uow.lichess
         expires_at = self._expiry(row, game, now)
         spent = {
@@ -257,7 +278,7 @@ class GameChallenges:
                         for p in (lasting.white, lasting.black)
                     }
                     await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
-                return
+                return None
         match = to_match(row, round=rnd.number)
         chosen = deadline.payload.get("white")
         white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
@@ -294,73 +315,108 @@ class GameChallenges:
         )
         # Lichess is asked outside the database's write lock, which the claim of this row holds
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
-        # other writer, the game intake too). The next attempt is committed with the claim, so
-        # a crash while Lichess is asked still makes the challenge; it goes once this one is made.
-        # Who gets a later game's link by DM is read now: after the commit below, the success
-        # path reads nothing more than it must before its writes.
+        # other writer, the game intake too): two firings (an Ask), the runner committing the
+        # first, with the next attempt, so a crash while Lichess is asked still makes the
+        # challenge; it goes once this one is made. Who gets a later game's link by DM is read
+        # now: the answer's firing reads nothing more than it must before its writes.
         by_dm = [white, black]
         if game not in (1, ARMAGEDDON):
             by_dm = [p for p in by_dm if p in players and players[p].game_links_by_dm]
-        names = {white: white_name, black: black_name}
         retry = await self._planned(uow, row, deadline, attempt) or self._retry(
             row, deadline, attempt, now=now
         )
         if retry is not None and retry.id is None:
             await uow.deadlines.add(retry)
-        await uow.commit()
+        attempt_made = _Attempt(
+            row=row,
+            deadline=deadline,
+            attempt=attempt,
+            announce=announce,
+            spec=spec,
+            control=control,
+            white=white,
+            black=black,
+            names={white: white_name, black: black_name},
+            by_dm=by_dm,
+            retry=None if retry is None else retry.id,
+            now=now,
+        )
+        return Ask(
+            question=lambda: self._ask(spec),
+            answered=lambda uow, reply: self._answered(uow, attempt_made, reply),
+        )
+
+    async def _ask(self, spec: ChallengeSpec) -> MadeChallenge | str:
+        """Lichess's challenge, or why it made none."""
+        assert self.maker is not None
         try:
-            made = await self.maker(spec)
+            return await self.maker(spec)
         except ChallengeFailed as e:
-            await self._failed(uow, row, deadline, attempt, str(e), now=now)
-            if announce is not None:  # the time goes out now; the link follows, or the room
+            return str(e)
+
+    async def _answered(self, uow: UnitOfWork, made: _Attempt, reply: MadeChallenge | str) -> None:
+        """The second firing: the challenge Lichess made stored and its link sent, or the
+        failure audited (its next attempt planned by the first)."""
+        row, now, game = made.row, made.now, int(made.deadline.payload["game"])
+        white, black = made.white, made.black
+        white_name, black_name = made.names[white], made.names[black]
+        if isinstance(reply, str):
+            await self._failed(uow, row, made.deadline, made.attempt, reply, now=now)
+            if made.announce is not None:  # the time goes out now; the link follows, or the room
                 missing = challenge_missing(
                     names=(white_name, black_name),
                     game=None if game == ARMAGEDDON else game,
-                    control=control,
+                    control=made.control,
                     room_url=self.config.room_url(row.id),
-                    will_retry=retry is not None,
+                    will_retry=made.retry is not None,
                 )
                 await self._announce(
-                    uow, announce, row, now=now, line={white: missing, black: missing}
+                    uow, made.announce, row, now=now, line={white: missing, black: missing}
                 )
             return
-        if retry is not None:
-            stored = await uow.deadlines.get(retry.id)
+        if made.retry is not None:
+            stored = await uow.deadlines.get(made.retry)
             if stored is not None and stored.fired_at is None:
                 stored.cancelled_at = now
+        spec = made.spec
         made_row = ChallengeRow(
-            id=made.id,
+            id=reply.id,
             match_id=row.id,
-            week=week,
+            week=int(made.deadline.payload["week"]),
             game_number=game,
             armageddon=game == ARMAGEDDON,
             white=white,
             black=black,
             name=spec.name,
-            url=made.url,
+            url=reply.url,
             clock_limit=spec.clock_limit,
             clock_increment=spec.clock_increment,
             created_at=now,
             expires_at=spec.expires_at,
         )
-        await repo.add(made_row)
+        await uow.lichess.add(made_row)
         await uow.audit.record(
             at=now,
             actor="bot",
             action="challenge.created",
             match_id=row.id,
-            details={"challenge": made.id, "game": game, "week": week, "white": white},
+            details={
+                "challenge": reply.id,
+                "game": game,
+                "week": made_row.week,
+                "white": white,
+            },
         )
-        key = notice.deadline(NoticeKind.GAME_LINK, deadline.id, row.id)
-        if announce is not None:
-            await self._announce_link(uow, announce, row, made_row, names, now=now, key=key)
+        key = notice.deadline(NoticeKind.GAME_LINK, made.deadline.id, row.id)
+        if made.announce is not None:
+            await self._announce_link(
+                uow, made.announce, row, made_row, made.names, now=now, key=key
+            )
             return
         # a later game's link is in the room, where the players are by then; by DM too to
         # those who asked for it on their account page
-        if not by_dm:
-            return
-        for player, text in self._link_texts(row, made_row, names).items():
-            if player in by_dm:
+        for player, text in self._link_texts(row, made_row, made.names).items():
+            if player in made.by_dm:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
 
     def _link_texts(
@@ -425,37 +481,6 @@ class GameChallenges:
             link = links.get(player)
             if not went and link is not None:
                 await self.notifier.dm_player(uow, now=now, player=player, text=link, key=key)
-
-    async def resume(self, uow: UnitOfWork, *, now: dt.datetime) -> int:
-        """On taking the lead (a start, a restart, a take-over): an attempt cut off while
-        Lichess was asked (its claim and next attempt committed, its outcome never) is due
-        again at once, its claim undone, rather than waiting :data:`RETRY_AFTER` for the next
-        attempt (which it keeps: :meth:`on_deadline` reuses it); how many. An attempt that
-        failed (its ``challenge.failed`` entry) is done: its next attempt keeps its time."""
-        resumed = 0
-        for planned in await uow.deadlines.all_open_of_kind(CHALLENGE_DEADLINE):
-            attempt = int(planned.payload.get("attempt", 1))
-            if attempt < 2 or planned.match_id is None or planned.due_at <= now:
-                continue
-            cut_off = next(
-                (
-                    row
-                    for row in await uow.deadlines.fired_for_match(
-                        planned.match_id, CHALLENGE_DEADLINE, planned.subject
-                    )
-                    if int(row.payload.get("attempt", 1)) == attempt - 1
-                ),
-                None,
-            )
-            if cut_off is None or any(
-                entry.action == "challenge.failed"
-                and entry.details == {"attempt": 1, **cut_off.payload}
-                for entry in await uow.audit.list(match_id=planned.match_id)
-            ):
-                continue
-            cut_off.fired_at = None
-            resumed += 1
-        return resumed
 
     async def _failed(
         self,

@@ -16,9 +16,10 @@ that was still being played then); a new one that makes the grounds is flagged a
 
 The job is a deadline row (:data:`RECHECK_DEADLINE`), planned when a round is published and
 planned again a day later each time it runs while the championship lasts. It asks Lichess for
-up to 300 accounts in one request (``POST /api/users``) and for each player's games since the
-last look, inside its firing's transaction (on SQLite the other writers wait for it: short
-requests, once a day).
+up to 300 accounts in one request (``POST /api/users``) and, for each player who finished a game
+since the last look (lila's ``playTime`` or rated game count moved: :class:`AccountLook`; every
+player each 7th look), for their games since then, inside its firing's transaction (on SQLite
+the other writers wait for it: short requests, once a day).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import Config
@@ -34,7 +36,7 @@ from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
 from rules.core.states import PlayerStatus, StageState
 from rules.stages.seeding import AccountFacts, cheat_grounds
-from rules.talk.conduct import account_marked
+from rules.talk.conduct import account_mark_evidence, account_marked
 from rules.talk.notices import TDAlert
 from storage.models import AuditRow, DeadlineRow
 from storage.uow import UnitOfWork
@@ -52,6 +54,10 @@ log = logging.getLogger(__name__)
 RECHECK_DEADLINE = "account_recheck"
 MARK_ACTION = "account.marked"
 RECHECK_EVERY = dt.timedelta(days=1)
+FULL_LOOK_EVERY = 7
+"""Every 7th look reads every player's games, played or not: a casual game without a clock
+moves neither count of :class:`AccountLook` (a correspondence game Lichess ended as "cheat
+detected" would otherwise wait unseen)."""
 OVERLAP = dt.timedelta(hours=1)
 """How far before the previous look the next one reads games again: the export has finished
 games only, so one still being played at the previous look is read at the next."""
@@ -63,8 +69,20 @@ CheatGames = dict[str, dt.datetime]
 """"Cheat detected" games against a player: each game's id and when it was created."""
 
 
+@dataclass(frozen=True, slots=True)
+class AccountLook:
+    """One account as the daily look reads it: its facts, and what says whether it finished
+    a game since (``None``: Lichess did not say)."""
+
+    facts: AccountFacts
+    activity: tuple[int | None, int | None] | None = None
+    """(seconds played in games with a clock, rated games of the variant): lila moves the
+    first when any game with a clock ends (a "cheat detected" one too), the second when a
+    rated game of the variant ends."""
+
+
 class AccountMarks(Protocol):
-    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountFacts | str] | str:
+    async def marks(self, usernames: Sequence[str]) -> dict[str, AccountLook | str] | str:
         """Each account's facts by username (``POST /api/users``, 300 a request), or a sentence
         saying why one (or all) could not be read."""
         ...
@@ -156,25 +174,39 @@ class AccountRecheck:
         previous = payload.get("since")
         looked = None if previous is None else dt.datetime.fromisoformat(str(previous))
         players = list(await uow.players.list(status=PlayerStatus.ACTIVE))
-        entries = await uow.audit.list()
+        entries = await uow.audit.list(actions=(MARK_ACTION, *REGISTRATION_READS))
         flagged: dict[str, list[str]] = {}
         for entry in entries:
             if entry.action == MARK_ACTION and entry.player is not None:
                 flagged[entry.player] = list(entry.details.get("marks", []))
         registered = _registration_cheats(entries)
         seen = _seen_cheats(payload)
+        before = payload.get("activity")
+        activity: dict[str, list[int | None]] = {}
+        full = int(str(payload.get("looks", 0))) % FULL_LOOK_EVERY == 0
         # Lichess is asked inside the firing's transaction, one short request for up to 300
         # accounts and a short export a player, once a day: a commit here would leave a claim
         # without its end if the process died.
         accounts = await self.accounts.marks([p.username for p in players]) if players else {}
         for player in players:
-            facts = accounts if isinstance(accounts, str) else accounts[player.username]
-            if isinstance(facts, str):
-                log.warning("account re-check of %s: %s", player.username, facts)
+            look = accounts if isinstance(accounts, str) else accounts[player.username]
+            if isinstance(look, str):
+                log.warning("account re-check of %s: %s", player.username, look)
                 continue
-            marks = _marks_of(facts)
-            since = max(player.registered_at, looked or player.registered_at) - OVERLAP
-            found = await self.accounts.cheat_games(player.username, since=since)
+            marks = _marks_of(look.facts)
+            found: CheatGames | str = {}
+            if look.activity is not None:
+                activity[player.id] = list(look.activity)
+            idle = (
+                not full
+                and look.activity is not None
+                and None not in look.activity
+                and isinstance(before, dict)
+                and before.get(player.id) == list(look.activity)
+            )
+            if not idle and not look.facts.disabled:  # a game may have ended: read the games
+                since = max(player.registered_at, looked or player.registered_at) - OVERLAP
+                found = await self.accounts.cheat_games(player.username, since=since)
             if isinstance(found, str):
                 log.warning("account re-check of %s: %s", player.username, found)
                 found = {}
@@ -190,6 +222,8 @@ class AccountRecheck:
                 )
         carried = {
             "since": now.isoformat(),
+            "activity": activity,
+            "looks": int(str(payload.get("looks", 0))) + 1,
             "cheat_games": {
                 p: {g: at.isoformat() for g, at in games.items()}
                 for p, games in seen.items()
@@ -218,10 +252,7 @@ class AccountRecheck:
             player=player,
             details={"marks": marks, "cheat_games": games},
         )
-        evidence = (
-            f"https://lichess.org/@/{username}",
-            *(f"https://lichess.org/{g} (created {at[:10]})" for g, at in games.items()),
-        )
+        evidence = account_mark_evidence(username, games)
         alert = TDAlert(None, account_marked(username, marks), evidence, None)
         what = ",".join([*marks, *games])  # a new "cheat detected" game is news of its own
         await self.notifier.td_alert(

@@ -64,8 +64,11 @@ class AccountRecord:
 
 
 class AccountSource(Protocol):
-    async def account(self, username: str) -> AccountRecord | str:
-        """The account's record, or a sentence saying why it could not be read."""
+    async def account(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> AccountRecord | str:
+        """The account's record, or a sentence saying why it could not be read; ``on_game`` is
+        told of each game read (from any thread)."""
         ...
 
     async def team_members(self, team: str) -> set[str] | str:
@@ -215,9 +218,11 @@ class Registration:
         self.db = db
         self.accounts = accounts
 
-    async def check_player(self, username: str) -> RegistrationCheck:
+    async def check_player(
+        self, username: str, on_game: Callable[[], None] | None = None
+    ) -> RegistrationCheck:
         try:
-            record = await self.accounts.account(username)
+            record = await self.accounts.account(username, on_game)
         except LichessUnreachable as e:
             problem = f"Lichess could not be reached: {e}"
             return RegistrationCheck(username, None, problem, unreachable=True)
@@ -336,7 +341,18 @@ class Registration:
 
     async def register_self(self, username: str, *, now: dt.datetime) -> SelfRegistration:
         """A logged-in player registers: eligibility at once, then the team, then the entry
-        (audited ``registration.self``). Ineligible: nothing is stored, every reason is said."""
+        (audited ``registration.self``). Ineligible: nothing is stored, every reason is said.
+        (The web page and the demo run the check in the background:
+        :mod:`bot.service.registration_queue`.)"""
+        settled = await self.settled(username, now=now)
+        if settled is not None:
+            return settled
+        return await self.register_checked(username, await self.check_player(username), now=now)
+
+    async def settled(self, username: str, *, now: dt.datetime) -> SelfRegistration | None:
+        """What is known without asking Lichess: outside the window (raises
+        :class:`OperationError`), refused by the TDs or gone, or registered already; ``None``:
+        the account is to be checked."""
         self._window(now)
         async with self.db.uow() as uow:  # no Lichess call for a repeated click
             barred = await refused_or_gone(uow, normalise_username(username))
@@ -344,7 +360,13 @@ class Registration:
                 return SelfRegistration(username, False, (barred,))
             if await uow.players.get(normalise_username(username)) is not None:
                 return SelfRegistration(username, True)
-        check = await self.check_player(username)
+        return None
+
+    async def register_checked(
+        self, username: str, check: RegistrationCheck, *, now: dt.datetime
+    ) -> SelfRegistration:
+        """The rest of a registration once the account is checked: every reason it may not
+        play, the team, then the entry (audited ``registration.self``)."""
         if check.problem is not None:
             return SelfRegistration(username, False, (check.problem,))
         assert check.verdict is not None

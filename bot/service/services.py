@@ -17,6 +17,7 @@ from bot.service.intake import GameIntake
 from bot.service.player_tokens import PlayerTokens
 from bot.service.players import Players
 from bot.service.registration import Registration
+from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
 from bot.service.stages.armageddon import Armageddons
 from bot.service.stages.armageddon_games import ArmageddonGames
@@ -74,3 +75,5 @@ class Services:
     """``acwc doctor``'s checks of the bot's account, token and team (they need Lichess)."""
     player_tokens: PlayerTokens | None = None
     """Players who let the bot start their games (bulk pairing), with their sealed tokens."""
+    registration_checks: RegistrationChecks | None = None
+    """Players' own eligibility checks, run in the background by the leader (with Lichess)."""

@@ -74,9 +74,10 @@ def _delivery(row: OutboxRow, now: dt.datetime) -> tuple[str, bool | None]:
 
 
 async def player_notices(
-    uow: UnitOfWork, *, player: str, team: str | None, now: dt.datetime
+    uow: UnitOfWork, *, player: str, team: str | None, now: dt.datetime, seen_up_to: int = 0
 ) -> list[NoticeView]:
-    """``player``'s notices (their Lichess id), newest first."""
+    """``player``'s notices (their Lichess id), newest first; those after ``seen_up_to`` (the
+    newest notice id the player's room showed them before) are unread."""
     rows = await uow.notices.for_player(player.lower(), team=team or None, limit=LIMIT)
     out = []
     for row in rows:
@@ -89,7 +90,7 @@ async def player_notices(
                 text=row.body,
                 delivery=delivery,
                 delivered=delivered,
-                unread=row.seen_at is None,
+                unread=row.seen_at is None and row.id > seen_up_to,
                 summary=summary_line(row.body),
             )
         )

@@ -248,7 +248,7 @@ async def login_page(request: web.Request) -> web.StreamResponse:
     who = viewer(request)
     links_by_dm = None
     if who is not None and who.is_player:
-        async with context(request).db.uow() as uow:
+        async with context(request).db.reads() as uow:
             player = await uow.players.get(who.user_id)
         links_by_dm = None if player is None else player.game_links_by_dm
     games = await permission_view(request)

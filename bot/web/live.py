@@ -26,8 +26,11 @@ __all__ = ["LIVE_PAGES", "LiveFeed", "add_routes", "live_source"]
 QUIET_TABLES = frozenset({"settings", "web_sessions", "audit_log", "outbox", "lichess_holds"})
 """Tables no live page shows: a commit that wrote only these wakes no page (the games stream's
 bookmark, a login, the audit, message delivery)."""
-LIVE_PAGES = frozenset({"/", "/pairings", "/standings"})
+LIVE_PAGES = frozenset({"/", "/pairings", "/standings", "/register"})
 """The public pages that update by themselves (and every match room)."""
+CHECKS_PAGE = "/register"
+"""The page woken by the players' eligibility checks (their own feed: a check's progress is
+written often, to no table another page shows)."""
 KEEP_ALIVE_SECONDS = 25.0
 """A comment line this often keeps proxies from closing a quiet stream."""
 MAX_STREAMS = 500
@@ -75,6 +78,7 @@ class LiveFeed:
 
 
 FEED = web.AppKey("acwc.live", LiveFeed)
+CHECKS_FEED = web.AppKey("acwc.live.checks", LiveFeed)
 
 
 def live_source(request: web.Request) -> str | None:
@@ -83,8 +87,12 @@ def live_source(request: web.Request) -> str | None:
     path = request.path
     if path not in LIVE_PAGES and not _is_room(path):
         return None
-    feed = request.app[FEED]
+    feed = _feed_of(request.app, path)
     return f"/live?page={path}&since={feed.version}"
+
+
+def _feed_of(app: web.Application, page: str) -> LiveFeed:
+    return app[CHECKS_FEED] if page == CHECKS_PAGE else app[FEED]
 
 
 def _is_room(path: str) -> bool:
@@ -100,7 +108,7 @@ async def stream(request: web.Request) -> web.StreamResponse:
         raise not_found("No live page there.")
     if _is_room(page):
         await _check_room(request, int(page.removeprefix("/match/")))
-    feed = request.app[FEED]
+    feed = _feed_of(request.app, page)
     if feed.streams >= MAX_STREAMS or feed.closed:
         return web.Response(status=503, text="Too many live pages open: this page polls instead.")
     since_text = request.query.get("since", "")
@@ -138,7 +146,7 @@ async def _counted(feed: LiveFeed) -> AsyncIterator[None]:
 async def _check_room(request: web.Request, match_id: int) -> None:
     """A room's stream only for its two players and the TDs (as the room itself)."""
     who = require_login(request)
-    async with context(request).db.uow() as uow:
+    async with context(request).db.reads() as uow:
         row = await uow.matches.get(match_id)
     if row is None:
         raise not_found("There is no such match.")
@@ -149,19 +157,26 @@ async def _check_room(request: web.Request, match_id: int) -> None:
 async def _feed(app: web.Application) -> AsyncIterator[None]:
     feed = app[FEED]
     feed.bind(asyncio.get_running_loop())
+    app[CHECKS_FEED].bind(asyncio.get_running_loop())
     changes = app[CONTEXT].db.changes
     unsubscribe = None if changes is None else changes.subscribe(feed.committed)
+    checks = app[CONTEXT].services.registration_checks
+    unsubscribe_checks = None if checks is None else checks.subscribe(app[CHECKS_FEED].move)
     yield
     if unsubscribe is not None:
         unsubscribe()
+    if unsubscribe_checks is not None:
+        unsubscribe_checks()
 
 
 async def _close(app: web.Application) -> None:
     app[FEED].close()
+    app[CHECKS_FEED].close()
 
 
 def add_routes(app: web.Application) -> None:
     app[FEED] = LiveFeed()
+    app[CHECKS_FEED] = LiveFeed()
     app[LIVE_SOURCE] = live_source
     app.router.add_get("/live", stream)
     app.cleanup_ctx.append(_feed)

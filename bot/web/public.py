@@ -43,7 +43,7 @@ def _player_id(request: web.Request) -> str:
 async def home(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
         mine = None
         who = viewer(request)
@@ -73,7 +73,7 @@ async def home(request: web.Request) -> web.StreamResponse:
 async def pairings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
     return await render(
         request,
@@ -165,7 +165,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
     played: list[RoundResult] = []
     qualifying = 0
     in_play = None
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         try:
             in_play = await round_in_play(uow)
             table, played = await standings_and_results(
@@ -192,7 +192,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
 async def candidates(request: web.Request) -> web.StreamResponse:
     """The pools' crosstables from the one Candidates read model, published rounds only."""
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         found = await pools(uow, ctx.config, published_only=True)
     tables = [
         {
@@ -227,7 +227,7 @@ WHITE_CHOSEN = {
 async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         stages = await views.knockout(uow, ctx.config.rules)
     return await render(
         request,
@@ -246,7 +246,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     player_id = _player_id(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
@@ -265,7 +265,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
 
 async def players(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rows = await uow.players.list()
     return await render(request, "players.html", {"title": "Players", "players": rows})
 
@@ -414,7 +414,7 @@ def _ics(body: bytes, filename: str) -> web.Response:
 
 async def event_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
         matches = [m for r in rounds for m in r.matches]
         links = await views.next_game_links(uow, matches, now=ctx.now())
@@ -433,7 +433,7 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
 async def player_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     player_id = _player_id(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")

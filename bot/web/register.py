@@ -1,9 +1,12 @@
 """Players register themselves (issue 17): ``/register`` with Login with Lichess while the
-config's registration window is open; the eligibility check runs at once and says each reason,
-the team check says which team to join, and a player may withdraw before the first round. The
-TDs see the list at ``/register/list`` and add or refuse a Lichess account by hand with a
-reason (audited), one that never registered too: a refusal stands, listed there, until a TD adds
-the account (rules 2.2.4)."""
+config's registration window is open. The eligibility check reads the player's games from
+Lichess at lila's pace (minutes for a long history), so it runs in the background (issue 25,
+:mod:`bot.service.registration_queue`): the button answers at once that the check is running,
+and the page (live: it updates by itself) shows the games read so far, then each reason the
+player may not play, the team to join first, or the registration. A player may withdraw before
+the first round. The TDs see the list at ``/register/list`` and add or refuse a Lichess account
+by hand with a reason (audited), one that never registered too: a refusal stands, listed there,
+until a TD adds the account (rules 2.2.4)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from bot.service.registration import (
     standing_refusals,
     td_hand,
 )
+from bot.service.registration_queue import CheckState, check_of
 from bot.views.matches import published_rounds
 from bot.web.core import (
     bad_request,
@@ -42,10 +46,16 @@ def _registration(request: web.Request) -> Registration:
 
 
 async def _page(
-    request: web.Request, *, registered: bool, result: SelfRegistration | None
+    request: web.Request,
+    *,
+    registered: bool,
+    result: SelfRegistration | None,
+    check: CheckState | None = None,
 ) -> web.StreamResponse:
     ctx = context(request)
     reg = ctx.config.registration
+    if check is not None and not check.running and result is None and not registered:
+        result = check.result  # the last check's verdict, until the player asks again
     return await render(
         request,
         "register.html",
@@ -56,6 +66,7 @@ async def _page(
             "closes": reg.closes,
             "registered": registered,
             "result": result,
+            "check": check if check is not None and check.running else None,
             "season_started": await _season_started(request),
         },
     )
@@ -66,30 +77,41 @@ async def register_page(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     who = viewer(request)
     registered = False
+    check = None
     if who is not None:
-        async with ctx.db.uow() as uow:
+        async with ctx.db.reads() as uow:
             registered = await uow.players.get(normalise_username(who.username)) is not None
-    return await _page(request, registered=registered, result=None)
+            check = await check_of(uow, who.username)
+    return await _page(request, registered=registered, result=None, check=check)
 
 
 async def _season_started(request: web.Request) -> bool:
     """Pairings are out: a registration can no longer be taken back here (the TDs handle a
     withdrawal then)."""
-    async with context(request).db.uow() as uow:
+    async with context(request).db.reads() as uow:
         return bool(await published_rounds(uow))
 
 
 async def register(request: web.Request) -> web.StreamResponse:
-    """``POST /register``: check the logged-in account and register it if it may play."""
+    """``POST /register``: what is known at once (the window, the TDs' refusal, an entry made),
+    or the account's check queued for the background: the page says it runs."""
     who, _ = await read_form(request, {})
     ctx = context(request)
+    checks = ctx.services.registration_checks
+    if checks is None:
+        raise bad_request("Registration needs Lichess, and this service runs without it.")
     try:
-        result = await _registration(request).register_self(who.username, now=ctx.now())
+        async with ctx.db.uow() as uow:
+            found = await checks.request(uow, who.username, now=ctx.now())
+            await uow.commit()
     except OperationError as e:
         return redirect_with(request, "/register", str(e), ok=False)
-    if result.registered:
-        ctx.changed()
-    return await _page(request, registered=result.registered, result=result)
+    if isinstance(found, CheckState):
+        checks.wake()
+        return redirect_with(
+            request, "/register", "Your account is being checked: this page shows how far."
+        )
+    return await _page(request, registered=found.registered, result=found)
 
 
 async def withdraw(request: web.Request) -> web.StreamResponse:

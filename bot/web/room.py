@@ -52,18 +52,6 @@ log = logging.getLogger(__name__)
 
 OFFER_FIELDS = ("time1", "time2", "time3")
 LOCAL_INPUT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
-ACTIONS = (
-    "text",
-    "offer",
-    "accept",
-    "time",
-    "report",
-    "bid",
-    "rps",
-    "claim",
-    "break",
-    "button",
-)
 TIME_VERBS: dict[str, type[ProposeChange] | type[ChooseTime]] = {
     "change": ProposeChange,
     "choose": ChooseTime,
@@ -98,51 +86,57 @@ def parse_local_input(value: str) -> dt.datetime:
     return parsed.replace(tzinfo=UTC)
 
 
-def command_from_form(values: dict[str, str]) -> str:
-    """The grammar's text for what the form asked; raises a 400 page for an impossible form."""
-    action = values.get("action", "text")
-    if action not in ACTIONS:
-        raise bad_request("That is not something the match room can do.")
-    if action == "text":
-        text = values.get("text", "").strip()
-        if not text:
-            raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
-        return text
-    if action == "offer":
-        times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
-        if not times:
-            raise bad_request("Pick at least one start time to offer.")
-        return format_command(Offer(tuple(times)))
-    if action == "accept":
-        index = whole_number(values.get("index", "").strip(), digits=6)
-        if index is None:
-            raise bad_request("Say which offer to accept.")
-        return f"accept {index}"
-    if action == "time":
-        verb = TIME_VERBS.get(values.get("verb", ""))
-        if verb is None or not values.get("time", "").strip():
-            raise bad_request("Pick a time.")
-        return format_command(verb(parse_local_input(values["time"])))
-    if action == "report":
-        text = " ".join(values.get("report", "").split())
-        if not text:
-            raise bad_request("Write what you want the TDs to know.")
-        return f"report {text}"
-    if action == "bid":
-        bid = values.get("bid", "").strip()
-        if not bid:
-            raise bad_request("Give your bid, e.g. 3:30.")
-        return f"bid {bid}"
-    if action == "rps":
-        hand = values.get("hand", "")
-        if hand not in HANDS:
-            raise bad_request("Pick rock, paper or scissors.")
-        return f"rps {hand}"
-    if action == "claim":
-        return "claim win"
-    if action == "break":
-        return "break"
-    # "button": a canned command a button carries (accept change, decline change, ...)
+def _typed(values: dict[str, str]) -> str:
+    text = values.get("text", "").strip()
+    if not text:
+        raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
+    return text
+
+
+def _offer(values: dict[str, str]) -> str:
+    times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
+    if not times:
+        raise bad_request("Pick at least one start time to offer.")
+    return format_command(Offer(tuple(times)))
+
+
+def _accept(values: dict[str, str]) -> str:
+    index = whole_number(values.get("index", "").strip(), digits=6)
+    if index is None:
+        raise bad_request("Say which offer to accept.")
+    return f"accept {index}"
+
+
+def _time(values: dict[str, str]) -> str:
+    verb = TIME_VERBS.get(values.get("verb", ""))
+    if verb is None or not values.get("time", "").strip():
+        raise bad_request("Pick a time.")
+    return format_command(verb(parse_local_input(values["time"])))
+
+
+def _report(values: dict[str, str]) -> str:
+    text = " ".join(values.get("report", "").split())
+    if not text:
+        raise bad_request("Write what you want the TDs to know.")
+    return f"report {text}"
+
+
+def _bid(values: dict[str, str]) -> str:
+    bid = values.get("bid", "").strip()
+    if not bid:
+        raise bad_request("Give your bid, e.g. 3:30.")
+    return f"bid {bid}"
+
+
+def _rps(values: dict[str, str]) -> str:
+    hand = values.get("hand", "")
+    if hand not in HANDS:
+        raise bad_request("Pick rock, paper or scissors.")
+    return f"rps {hand}"
+
+
+def _button(values: dict[str, str]) -> str:
+    """A canned command a button carries (accept change, decline change, ...)."""
     command = " ".join(values.get("command", "").split())
     withdrawn = command.removeprefix("withdraw offer ")
     if command.startswith("withdraw offer ") and whole_number(withdrawn, digits=6) is not None:
@@ -150,6 +144,30 @@ def command_from_form(values: dict[str, str]) -> str:
     if command not in BUTTON_COMMANDS:
         raise bad_request("That button carries no command the room knows.")
     return command
+
+
+_FORMS: dict[str, Callable[[dict[str, str]], str]] = {
+    "text": _typed,
+    "offer": _offer,
+    "accept": _accept,
+    "time": _time,
+    "report": _report,
+    "bid": _bid,
+    "rps": _rps,
+    "claim": lambda _: "claim win",
+    "break": lambda _: "break",
+    "button": _button,
+}
+"""Each action of the room's forms: the grammar's text for it (a 400 page for an impossible one)."""
+
+
+def command_from_form(values: dict[str, str]) -> str:
+    """The grammar's text for what the form asked; raises a 400 page for an impossible form."""
+    action = values.get("action", "text")
+    form = _FORMS.get(action)
+    if form is None:
+        raise bad_request("That is not something the match room can do.")
+    return form(values)
 
 
 async def say(
@@ -252,7 +270,7 @@ def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) 
 async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
     ctx = context(request)
     match_id = match_id_of(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
             raise not_found("There is no such match.")
@@ -271,7 +289,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
     """``GET /match``: the viewer's current match room."""
     who = require_login(request)
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         row = await views.current_match(uow, who.user_id)
     if row is None:
         if who.is_td:
@@ -294,7 +312,7 @@ async def room(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     config = ctx.config
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         line = await views.match_line(uow, row, all_games=True)
         rnd = await uow.tournaments.round(row.round_id)
         view = None
@@ -304,19 +322,18 @@ async def room(request: web.Request) -> web.StreamResponse:
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)
         notices = []
-        if is_mine:  # "your notices": read here, so marked read once shown
+        seen = _seen_up_to(request, who.user_id)
+        if is_mine:  # "your notices": new until shown once (the cookie below, no write)
             notices = await player_notices(
-                uow, player=who.user_id, team=config.tournament.team, now=now
+                uow, player=who.user_id, team=config.tournament.team, now=now, seen_up_to=seen
             )
-            if await uow.notices.mark_seen([n.id for n in notices if n.unread], at=now):
-                await uow.commit()
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
     opponent = line.second if who.user_id == row.white_first else line.first
     deadlines = [
         (label, when(at, now))
         for label, at in week_deadlines(row, rnd.week_start if rnd else None, config.rules)
     ]
-    return await render(
+    page = await render(
         request,
         "room.html",
         {
@@ -341,6 +358,31 @@ async def room(request: web.Request) -> web.StreamResponse:
             },
         },
     )
+    newest = max((n.id for n in notices), default=0)
+    if newest > seen:
+        page.set_cookie(
+            SEEN_COOKIE,
+            ctx.signer.sign("seen", f"{who.user_id}:{newest}"),
+            max_age=SEEN_COOKIE_AGE,
+            httponly=True,
+            samesite="Lax",
+            secure=ctx.secure_cookies,
+            path="/match",
+        )
+    return page
+
+
+SEEN_COOKIE = "acwc_seen"
+"""The newest notice a player's match room showed them (their id and its id, signed): a GET
+writes nothing, so the page's "new" marks rest on what this browser was shown."""
+SEEN_COOKIE_AGE = 366 * 24 * 3600
+
+
+def _seen_up_to(request: web.Request, user_id: str) -> int:
+    """The newest notice id ``user_id``'s room showed in this browser (0: none yet)."""
+    value = context(request).signer.unsign("seen", request.cookies.get(SEEN_COOKIE)) or ""
+    user, _, newest = value.rpartition(":")
+    return int(newest) if user == user_id and newest.isdigit() else 0
 
 
 async def act(request: web.Request) -> web.StreamResponse:

@@ -7,6 +7,11 @@ with an unpaired cell in that round (absent, a requested bye, withdrawn) was not
 so is absent for the engine too. Colours are compared where the file gives them (a forfeit
 may carry none); the board order is not compared. A file without the initial colour (``XXC``,
 ``152``) is checked with the one its first round shows (``infer_initial_colour``).
+
+When every round matches and the file declares its tie-breaks (TRF-2026 ``202`` or ``212``)
+and fills in the rank column, the standings after the rounds played are checked too
+(:mod:`rules.swiss.fide_tiebreaks`): a rank the tie-break list does not give is a failure, as a
+wrong pairing is.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from dataclasses import dataclass, replace
 
 from rules.core.colour import Colour
 from rules.swiss.dutch import NoLegalPairingError, RoundPairing
+from rules.swiss.fide_mode import check_fide_mode
+from rules.swiss.fide_tiebreaks import StandingDifference, TieBreak, check_standings
 from rules.swiss.trf import (
     TrfResult,
     TrfTournament,
@@ -48,10 +55,29 @@ class RoundDifference:
 
 @dataclass(frozen=True, slots=True)
 class TournamentCheck:
-    """The rounds compared and the first that differs (None: every round matches)."""
+    """The rounds compared and the first that differs (None: every round matches); then the
+    tie-break list the standings were checked by (None: not checked) and the first rank that
+    differs."""
 
     rounds: int
     difference: RoundDifference | None
+    tiebreaks: tuple[TieBreak, ...] | None = None
+    standing: StandingDifference | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.difference is None and self.standing is None
+
+    def describe(self) -> str:
+        if self.difference is not None:
+            return self.difference.describe()
+        if self.standing is not None:
+            return self.standing.describe()
+        text = f"all {self.rounds} rounds match the FIDE Dutch pairing"
+        if self.tiebreaks is None:
+            return text + "; standings not checked (no 202/212 tie-break list or no ranks)"
+        listed = ",".join(t.label for t in self.tiebreaks)
+        return text + f"; every rank matches the tie-break list {listed}"
 
 
 def _file_games(tournament: TrfTournament, round_number: int) -> dict[frozenset[int], str]:
@@ -110,12 +136,17 @@ def check_round(tournament: TrfTournament, round_number: int) -> RoundDifference
     )
 
 
-def check_tournament(tournament: TrfTournament) -> TournamentCheck:
-    """Pair every round of the file again, in order, up to the first that differs.
+def check_tournament(tournament: TrfTournament, *, fide_mode: bool = True) -> TournamentCheck:
+    """Pair every round of the file again, in order, up to the first that differs; then check
+    the standings the file records against its tie-break list.
 
     Raises:
-        TrfError: the file is invalid (as for pairing its next round).
+        TrfError: the file is invalid (as for pairing its next round), asks for what FIDE
+            mode does not allow (with ``fide_mode``), or declares a tie-break that is not
+            implemented.
     """
+    if fide_mode:
+        check_fide_mode(tournament)
     rounds = rounds_played(tournament)
     if tournament.total_rounds is None:
         # A finished tournament need not say how many rounds it had: the ones it shows.
@@ -127,4 +158,7 @@ def check_tournament(tournament: TrfTournament) -> TournamentCheck:
         difference = check_round(tournament, round_number)
         if difference is not None:
             return TournamentCheck(rounds, difference)
-    return TournamentCheck(rounds, None)
+    checked = check_standings(tournament, rounds)
+    if checked is None:
+        return TournamentCheck(rounds, None)
+    return TournamentCheck(rounds, None, *checked)

@@ -22,6 +22,10 @@ files): ``Key=Value`` lines, ``#`` comments.
                     ``WithdrawalsPerRound`` (as many as there are players or games to take)
 ``ForbiddenPairs``  this many random pairs of players may not meet (``XXP``, or ``260``)
 ``Trf2026``         1: write TRF-2026 records (``142``, ``152``, ``260``) instead of ``XX``
+``BakuAcceleration`` 1: the Baku Acceleration Method (C.04.5.1), written as ``192
+                    FIDE_DUTCH_2025_BAKU`` and the ``250`` records of its virtual points
+``TieBreaks``       the tie-break list, as in a ``202`` record (``BH/C1,BH,SB``): written as
+                    ``202`` with the rank column by it (:mod:`rules.swiss.fide_tiebreaks`)
 ``PointsForWin``    the scoring: only 1, 0.5 and 0 (the engine's) are accepted
 ``PointsForDraw``
 ``PointsForLoss``
@@ -30,7 +34,7 @@ files): ``Key=Value`` lines, ``#`` comments.
 
 A game that is not drawn is won by the higher-rated player with the Elo expectation. When a
 round has no legal pairing (a small field, many rounds) the tournament ends there. Not made
-yet: accelerated rounds (the engine does not pair them) and other scorings.
+yet: other scorings. Without ``TieBreaks`` the rank column orders by points, then number.
 """
 
 from __future__ import annotations
@@ -38,12 +42,15 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
+from typing import Any
 
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
+from rules.swiss.acceleration import baku_records
 from rules.swiss.dutch import NoLegalPairingError, RoundPairing
+from rules.swiss.fide_tiebreaks import parse_tiebreaks, standings
 from rules.swiss.trf import (
     TrfCell,
     TrfPlayer,
@@ -53,10 +60,11 @@ from rules.swiss.trf import (
     TrfTournament,
     pair_trf_round,
 )
-from rules.swiss.trf_model import PLAYED_POINTS, UNPLAYED_POINTS
+from rules.swiss.trf_model import PLAYED_POINTS, UNPLAYED_POINTS, TrfError, TrfTieBreakLine
 
 __all__ = [
     "FIDE_MODE",
+    "FIDE_MODE_BAKU",
     "GeneratedTournament",
     "GeneratorConfig",
     "GeneratorError",
@@ -66,6 +74,10 @@ __all__ = [
 
 FIDE_MODE = ("092 FIDE Dutch system (FIDE mode)", "192 FIDE_DUTCH_2025")
 """The label of a tournament paired in FIDE mode (type of tournament, and its TRF-2026 code)."""
+FIDE_MODE_BAKU = (
+    "092 FIDE Dutch system, Baku acceleration (FIDE mode)",
+    "192 FIDE_DUTCH_2025_BAKU",
+)
 
 
 class GeneratorError(RulesError):
@@ -102,6 +114,8 @@ class GeneratorConfig:
     withdrawals: int = 0
     forbidden_pairs: int = 0
     trf2026: int = 0
+    baku: int = 0
+    tiebreaks: str = ""
     seed: int = 0
 
 
@@ -127,9 +141,39 @@ _KEYS = {
     "WithdrawalsPerRound": ("withdrawals", 0, 20000),
     "ForbiddenPairs": ("forbidden_pairs", 0, 10**6),
     "Trf2026": ("trf2026", 0, 1),
+    "BakuAcceleration": ("baku", 0, 1),
     "Seed": ("seed", 0, 2**63),
 }
 _SCORING = {"PointsForWin": Fraction(1), "PointsForDraw": Fraction(1, 2), "PointsForLoss": 0}
+
+
+def _check_scoring(key: str, value: str, number: int) -> None:
+    try:
+        points = Fraction(value)
+    except ValueError:
+        raise GeneratorError(number, f"{key} must be a number, found {value!r}") from None
+    if points != _SCORING[key]:
+        raise GeneratorError(number, f"{key}={value}: only the scoring 1, 0.5, 0 is supported")
+
+
+def _check_tiebreaks(value: str, number: int) -> str:
+    try:
+        parse_tiebreaks(TrfTieBreakLine(f"202 {value}", number))
+    except TrfError as error:
+        raise GeneratorError(number, f"TieBreaks: {error.message}") from None
+    return value
+
+
+def _whole_number(key: str, value: str, number: int) -> int:
+    if key not in _KEYS:
+        known = ", ".join([*_KEYS, "TieBreaks", *_SCORING])
+        raise GeneratorError(number, f"unknown key {key!r} (known: {known})")
+    _, low, high = _KEYS[key]
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise GeneratorError(
+            number, f"{key} must be a whole number from {low} to {high}, found {value!r}"
+        )
+    return int(value)
 
 
 def parse_config(text: str) -> GeneratorConfig:
@@ -137,9 +181,11 @@ def parse_config(text: str) -> GeneratorConfig:
 
     Raises:
         GeneratorError: an unknown key, a value that is not a whole number or out of range,
-            a key given twice, or a scoring the engine does not use.
+            a key given twice, a tie-break list that is not implemented, or a scoring the
+            engine does not use.
     """
-    values: dict[str, int] = {}
+    values: dict[str, Any] = {}  # the whole-number fields, by name
+    tiebreaks: str | None = None
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -148,27 +194,16 @@ def parse_config(text: str) -> GeneratorConfig:
         if not equals:
             raise GeneratorError(number, f"expected Key=Value, found {raw.strip()!r}")
         if key in _SCORING:
-            try:
-                points = Fraction(value)
-            except ValueError:
-                raise GeneratorError(number, f"{key} must be a number, found {value!r}") from None
-            if points != _SCORING[key]:
-                raise GeneratorError(
-                    number, f"{key}={value}: only the scoring 1, 0.5, 0 is supported"
-                )
+            _check_scoring(key, value, number)
             continue
-        if key not in _KEYS:
-            known = ", ".join([*_KEYS, *_SCORING])
-            raise GeneratorError(number, f"unknown key {key!r} (known: {known})")
-        name, low, high = _KEYS[key]
-        if name in values:
+        name = "tiebreaks" if key == "TieBreaks" else _KEYS.get(key, (key, 0, 0))[0]
+        if name in values or (name == "tiebreaks" and tiebreaks is not None):
             raise GeneratorError(number, f"{key} is given twice")
-        if not value.isdigit() or not low <= int(value) <= high:
-            raise GeneratorError(
-                number, f"{key} must be a whole number from {low} to {high}, found {value!r}"
-            )
-        values[name] = int(value)
-    config = GeneratorConfig(**values)
+        if name == "tiebreaks":
+            tiebreaks = _check_tiebreaks(value, number)
+        else:
+            values[name] = _whole_number(key, value, number)
+    config = GeneratorConfig(tiebreaks=tiebreaks or "", **values)
     if config.lowest_rating > config.highest_rating:
         raise GeneratorError(0, "LowestRating is above HighestRating")
     return config
@@ -301,18 +336,37 @@ def _tournament(
         name = f"Player{entrant.number:05d}, Random"
         static = _static(name, entrant.rating, points[entrant.number], rank[entrant.number])
         players.append(TrfPlayer(entrant.number, static, tuple(entrant.cells)))
-    return TrfTournament(
+    declared = TrfTieBreakLine(f"202 {config.tiebreaks}") if config.tiebreaks else None
+    made = TrfTournament(
         players=tuple(players),
         total_rounds=config.rounds,
         initial_colour=initial,
         prohibitions=prohibitions,
+        accelerations=baku_records(config.players, config.rounds) if config.baku else (),
+        tiebreaks=declared,
         trf2026=bool(config.trf2026),
         other_lines=(
             f"012 Random tournament, {config.players} players, {config.rounds} rounds, "
             f"seed {config.seed}",
-            *FIDE_MODE,
+            *(FIDE_MODE_BAKU if config.baku else FIDE_MODE),
+            *([declared.text] if declared else []),
         ),
     )
+    return made if declared is None else _ranked(made, declared)
+
+
+def _ranked(tournament: TrfTournament, declared: TrfTieBreakLine) -> TrfTournament:
+    """The rank column (86-89) by the tie-break list, after the rounds in the cells."""
+    rounds = max((len(player.rounds) for player in tournament.players), default=0)
+    rank = {
+        standing.number: standing.rank
+        for standing in standings(tournament, rounds, parse_tiebreaks(declared))
+    }
+    players = tuple(
+        replace(player, static=f"{player.static[:77]}{rank[player.number]:4d}")
+        for player in tournament.players
+    )
+    return replace(tournament, players=players)
 
 
 def _forbidden(config: GeneratorConfig, rng: random.Random) -> tuple[TrfProhibition, ...]:
@@ -377,4 +431,6 @@ def generate(config: GeneratorConfig) -> GeneratedTournament:
     return GeneratedTournament(_tournament(config, entrants, initial, prohibitions), None)
 
 
-assert {name for name, _, _ in _KEYS.values()} == {field.name for field in fields(GeneratorConfig)}
+assert {name for name, _, _ in _KEYS.values()} | {"tiebreaks"} == {
+    field.name for field in fields(GeneratorConfig)
+}

@@ -28,10 +28,12 @@ Conventions (the standard's where it speaks, bbpPairings' where it is silent; do
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
+from rules.swiss.acceleration import baku_records, virtual_points
 from rules.swiss.dutch import (
     NoLegalPairingError,
     PlayerNumber,
@@ -41,8 +43,10 @@ from rules.swiss.dutch import (
     SwissPlayer,
     pair_round,
 )
+from rules.swiss.fide_mode import check_fide_mode
 
 __all__ = [
+    "TrfAcceleration",
     "TrfBye",
     "TrfCell",
     "TrfError",
@@ -51,6 +55,7 @@ __all__ = [
     "TrfReason",
     "TrfResult",
     "TrfTournament",
+    "accelerations",
     "decode_trf",
     "format_pairing",
     "infer_initial_colour",
@@ -69,6 +74,7 @@ from rules.swiss.trf_model import (
     FIRST_CELL,
     PLAYED_POINTS,
     UNPLAYED_POINTS,
+    TrfAcceleration,
     TrfBye,
     TrfCell,
     TrfError,
@@ -76,6 +82,7 @@ from rules.swiss.trf_model import (
     TrfProhibition,
     TrfReason,
     TrfResult,
+    TrfTieBreakLine,
     TrfTournament,
 )
 
@@ -246,6 +253,9 @@ class _Reading:
         self.initial: Colour | None = None
         self.prohibitions: list[TrfProhibition] = []
         self.byes: list[TrfBye] = []
+        self.tiebreaks: TrfTieBreakLine | None = None
+        self.accelerations: list[TrfAcceleration] = []
+        self.baku = False
         self.trf2026 = False
         self.numbers: set[int] = set()
 
@@ -268,14 +278,33 @@ class _Reading:
         elif tag in ("XXP", "260"):
             self.prohibitions.append(_prohibition(line, number))
             self.trf2026 |= tag == "260"
-        elif tag == "240":
-            self.byes.append(_bye_record(line, number))
-            self.trf2026 = True
-        elif tag in _UNSUPPORTED:
-            _check_supported(line, number)
-            self.others.append(line)
+        elif tag in ("240", "250"):
+            self.read_record(line, number)
+        elif tag in ("192", "202", "212") or tag in _UNSUPPORTED:
+            self.read_kept(line, number)
         elif line.strip():
             self.others.append(line)
+
+    def read_record(self, line: str, number: int) -> None:
+        """A TRF-2026 record that is not written back verbatim: ``240`` or ``250``."""
+        if line[:3] == "240":
+            self.byes.append(_bye_record(line, number))
+        else:
+            self.accelerations.append(_acceleration_record(line, number))
+        self.trf2026 = True
+
+    def read_kept(self, line: str, number: int) -> None:
+        """A line written back verbatim that says something: the tournament type (Baku
+        acceleration), the tie-break list, or a record the engine may not support."""
+        tag = line[:3]
+        if tag == "192" and line[4:].strip().upper() in _BAKU:
+            self.baku = True
+        elif tag in ("202", "212"):
+            if self.tiebreaks is None or tag == "212":
+                self.tiebreaks = TrfTieBreakLine(line, number)
+        else:
+            _check_supported(line, number)
+        self.others.append(line)
 
 
 def _initial_colour_line(line: str, number: int) -> Colour | None:
@@ -319,9 +348,8 @@ _UNSUPPORTED = {
     "BBF": "point systems other than 1, 1/2, 0",
     "BBU": "point systems other than 1, 1/2, 0",
     "XXS": "point systems other than 1, 1/2, 0",
-    "250": "accelerated rounds",
-    "XXA": "accelerated rounds",
-    "192": "accelerated rounds",
+    "XXA": "accelerations by XXA lines (write 250 records)",
+    "192": "tournament types other than the FIDE Dutch system",
     "299": "abnormal assignment points",
     "013": "team tournaments",
     "310": "team tournaments",
@@ -340,10 +368,41 @@ def _check_supported(line: str, number: int) -> None:
         ):
             return
     if tag == "192" and "BAKU" not in line.upper():
-        return
+        return  # the Dutch system (a Baku one is read before this)
     if tag == "BBU" and line[4:].strip() in ("1", "1.0"):
         return
     raise TrfError(number, 1, f"{tag}: {_UNSUPPORTED[tag]} are not supported by this engine")
+
+
+_BAKU = ("FIDE_DUTCH_2025_BAKU", "FIDE_DUTCH_BAKU")
+
+
+def _points_field(text: str, line: int, column: int) -> Fraction:
+    try:
+        return Fraction(text.strip())
+    except ValueError:
+        raise TrfError(line, column, f"expected points such as 1.0, found {text!r}") from None
+
+
+def _acceleration_record(line: str, number: int) -> TrfAcceleration:
+    """A ``250`` record: ``250 MMMM GGGG RRF RRL PPPF PPPL`` (match points, empty for
+    individuals; virtual points; first and last round; first and last player)."""
+    if line[4:8].strip() and _points_field(line[4:8], number, 5):
+        raise TrfError(number, 5, "250: match points are for team competitions")
+    points = _points_field(line[9:13], number, 10)
+    if points <= 0:
+        raise TrfError(number, 10, "250: the virtual points must be above 0")
+    first = _int_field(line[14:17], number, 15, "first round")
+    last = _int_field(line[18:21], number, 19, "last round")
+    low = _int_field(line[22:26], number, 23, "first player")
+    high = _int_field(line[27:31], number, 28, "last player")
+    if first < 1 or last < first:
+        raise TrfError(number, 19 if first >= 1 else 15, "250: the rounds are not a range")
+    if low < 1 or high < low:
+        raise TrfError(number, 28 if low >= 1 else 23, "250: the players are not a range")
+    if line[31:].strip():
+        raise TrfError(number, 32, "250: unexpected text after the last player")
+    return TrfAcceleration(points, first, last, low, high, line=number)
 
 
 _BYE_KINDS = {"F": TrfResult.FULL_BYE, "H": TrfResult.HALF_BYE, "Z": TrfResult.ZERO_BYE}
@@ -381,6 +440,9 @@ def parse_trf(text: str) -> TrfTournament:
         initial_colour=reading.initial,
         prohibitions=tuple(reading.prohibitions),
         byes=tuple(reading.byes),
+        accelerations=tuple(reading.accelerations),
+        baku=reading.baku,
+        tiebreaks=reading.tiebreaks,
         trf2026=reading.trf2026,
         other_lines=tuple(reading.others),
     )
@@ -443,6 +505,11 @@ def write_trf(tournament: TrfTournament) -> str:
     for bye in tournament.byes:
         numbers = " ".join(f"{number:4d}" for number in bye.players)
         lines.append(f"240 {bye.kind.value} {bye.round_number:03d} {numbers}")
+    for record in tournament.accelerations:
+        lines.append(
+            f"250      {float(record.points):4.1f} {record.first_round:03d} "
+            f"{record.last_round:03d} {record.first_player:4d} {record.last_player:4d}"
+        )
     for prohibition in tournament.prohibitions:
         numbers = " ".join(f"{number:4d}" for number in prohibition.players)
         if prohibition.first is not None:
@@ -589,6 +656,7 @@ def players_before(
         if bye.round_number == round_number
         for number in bye.players
     }
+    virtual = accelerations(tournament)
     result: list[SwissPlayer] = []
     for position, player in enumerate(tournament.players):
         line = player.line or position + 1
@@ -622,9 +690,19 @@ def players_before(
                 number=PlayerNumber(player.number),
                 history=tuple(_record(cell) for cell in cells),
                 present=present,
+                acceleration=virtual.get(player.number, ())[:round_number],
             )
         )
     return result
+
+
+def accelerations(tournament: TrfTournament) -> Mapping[int, tuple[Fraction, ...]]:
+    """Each player's virtual points per round: the ``250`` records, else the Baku method's
+    when a ``192`` record asks for it (C.04.5.1, for the file's players and rounds)."""
+    records = tournament.accelerations
+    if not records and tournament.baku and tournament.total_rounds is not None:
+        records = baku_records(len(tournament.players), tournament.total_rounds)
+    return virtual_points(records, [player.number for player in tournament.players])
 
 
 def pair_trf_round(
@@ -669,12 +747,15 @@ def format_pairing(pairing: RoundPairing) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_pair(trf: str | bytes) -> tuple[int, str]:
+def run_pair(trf: str | bytes, *, fide_mode: bool = True) -> tuple[int, str]:
     """Pair the next round of a TRF (its text, or its bytes: UTF-8): ``(0, pairing)``,
     ``(1, reason)`` when no legal pairing exists, ``(3, message)`` for invalid input (the
-    message names line and column)."""
+    message names line and column), including what FIDE mode does not allow
+    (:mod:`rules.swiss.fide_mode`)."""
     try:
         tournament = parse_trf(decode_trf(trf) if isinstance(trf, bytes) else trf)
+        if fide_mode:
+            check_fide_mode(tournament)
         round_number = next_round_number(tournament)
         if tournament.total_rounds is None:
             return 3, "no XXR or 142 line: the number of rounds is unknown"

@@ -12,6 +12,7 @@ from rules.core.colour import Colour
 from rules.core.errors import RulesError
 
 __all__ = [
+    "TrfAcceleration",
     "TrfBye",
     "TrfCell",
     "TrfError",
@@ -19,6 +20,7 @@ __all__ = [
     "TrfProhibition",
     "TrfReason",
     "TrfResult",
+    "TrfTieBreakLine",
     "TrfTournament",
 ]
 
@@ -138,6 +140,34 @@ class TrfBye:
 
 
 @dataclass(frozen=True, slots=True)
+class TrfAcceleration:
+    """A TRF-2026 ``250`` record: ``points`` virtual points for the players ``first_player`` to
+    ``last_player`` in the rounds ``first_round`` to ``last_round`` (C.04.5)."""
+
+    points: Fraction
+    first_round: int
+    last_round: int
+    first_player: int
+    last_player: int
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TrfTieBreakLine:
+    """A TRF-2026 ``202`` (the tie-breaks) or ``212`` (the standings: ``PTS`` and the
+    tie-breaks) record, as written; :mod:`rules.swiss.fide_tiebreaks` reads its codes."""
+
+    text: str
+    line: int = field(default=0, compare=False)
+
+    @property
+    def with_points(self) -> bool:
+        """A ``212`` record lists the points (``PTS``) itself; a ``202`` record implies them
+        first."""
+        return self.text.startswith("212")
+
+
+@dataclass(frozen=True, slots=True)
 class TrfTournament:
     """The content of a TRF file that pairing needs, plus every other line verbatim."""
 
@@ -147,6 +177,13 @@ class TrfTournament:
     prohibitions: tuple[TrfProhibition, ...] = ()
     byes: tuple[TrfBye, ...] = ()
     """TRF-2026 ``240`` records; the one for the round being paired makes its players absent."""
+    accelerations: tuple[TrfAcceleration, ...] = ()
+    """TRF-2026 ``250`` records (they override ``baku``)."""
+    baku: bool = False
+    """A ``192 FIDE_DUTCH_2025_BAKU`` (or ``FIDE_DUTCH_BAKU``) record: the Baku acceleration
+    (C.04.5.1) when no ``250`` record gives the virtual points."""
+    tiebreaks: TrfTieBreakLine | None = None
+    """The ``212`` record, else the ``202`` one (also kept in ``other_lines``)."""
     trf2026: bool = False
     """Write the round count, initial colour and prohibitions as 142/152/260 records."""
     other_lines: tuple[str, ...] = ()

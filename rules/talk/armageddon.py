@@ -18,9 +18,11 @@ __all__ = [
     "game_needs_a_look",
     "game_wrong_increment",
     "knockout_repeat",
+    "no_armageddon",
     "phase_reply",
     "rps_round",
     "rps_sealed",
+    "white_named",
     "winner_of",
 ]
 
@@ -72,6 +74,17 @@ def phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
             " White. Send `rps rock`, `rps paper` or `rps scissors`."
         )
     return "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
+
+
+def white_named(match_id: int, proc: ArmageddonProcedure) -> str:
+    """The TDs named White (rules 3.ix.1.3), as the desk says it back to them."""
+    assert proc.white is not None
+    assert proc.white_seconds is not None
+    return (
+        f"Armageddon of match {match_id}: {proc.white} plays White with "
+        f"{format_clock(proc.white_seconds)}, {proc.black} Black with "
+        f"{format_clock(proc.black_seconds)} and draw odds (named by the TDs, rules 3.ix.1.3)."
+    )
 
 
 def bidding_opened(match_id: int, proc: ArmageddonProcedure) -> str:
@@ -139,3 +152,8 @@ def winner_of(winner: str, loser: str, link: str, match_id: int) -> str:
 
 def game_needs_a_look(link: str, match_id: int, winner: str, facts: str) -> str:
     return f"Armageddon game {link} of match {match_id} ({winner} won) needs a look: {facts}"
+
+
+def no_armageddon(match_id: int) -> str:
+    """A bid or a hand sent to a match that has no armageddon game."""
+    return f"Match {match_id} has no armageddon game to bid or choose for."

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shlex
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -40,6 +43,25 @@ def test_a_real_season_config_loads_with_the_seasons_dates(in_tmp: Path, capsys)
     assert "scopes%5B%5D=msg%3Awrite" in out  # the token page with its scopes ticked
     assert "`acwc db upgrade`" in out
     assert "`acwc doctor`" in out
+
+
+def test_a_real_season_is_told_to_set_the_players_token_key_and_how(  # type: ignore[no-untyped-def]
+    in_tmp: Path, capsys
+) -> None:
+    """On lichess.org with bulk pairing (the default) `acwc doctor` wants ACWC_TOKEN_KEY: the
+    steps name it, and the command they give makes a key the config accepts."""
+    assert main(["init", "--yes", *REAL, "--database-url", "sqlite+aiosqlite:///s.db"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "ACWC_TOKEN_KEY" in x)
+    command = shlex.split(line.split("`")[1])
+    assert command[0] == "python3"
+    key = subprocess.run(
+        [sys.executable, *command[1:]], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    config = load_config(in_tmp / "config.toml", {"ACWC_TOKEN_KEY": key})
+    assert config.secrets.token_key == key
+    Path("config.toml").unlink()
+    assert main(["init", "--yes", "--lichess-url", "sandbox", "--tds", "ODMWND"]) == 0
+    assert "ACWC_TOKEN_KEY" not in capsys.readouterr().out  # the sandbox makes its own
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ What differs on a test machine, and only that: paths under ``/var/lib/acwc-bot``
 hand before a command (``PREPARE``), the test does it. The TDs' guide has a test of its own
 (``tests/docs/test_td_guide.py``, on PostgreSQL), which reads it through the same module.
 
-The benchmarks' commands (docs/benchmarks.md, in its tables) are parsed by the benchmark's own
-parser, and every ``acwc …`` any document names in backticks is a command of ``acwc``.
+The Python commands the documents give in backticks (the benchmarks' tables, the tools) are parsed
+by the program's own parser, and every ``acwc …`` a document names in backticks is a command of
+``acwc``.
 """
 
 from __future__ import annotations
@@ -37,13 +38,33 @@ RUN_ELSEWHERE = {"docs/td-guide.md": "tests/docs/test_td_guide.py"}
 # The commands a test cannot run, with the reason; each is parsed instead (``acwc`` by its
 # parser, a script of scripts/ by ``bash -n`` and the ``acwc`` command it hands its arguments to,
 # anything else by ``bash -n``).
+# A path under /opt/acwc-bot (the install's copy of the repository) names a file of this one.
+INSTALL = "changes the machine as root (a system user, /opt, /etc, systemd) or downloads packages"
 NOT_RUN = {
     ("README.md", "./scripts/demo"): "a whole 48-player championship, about a minute on two "
     "cores; tests/demo/ plays the demo's seasons",
     ("README.md", "./scripts/test"): "the whole suite, 15 to 25 minutes, this test among it",
     ("docs/reference.md", "acwc demo --players 48 --seed 1"): "the README's demo with its "
     "defaults, about a minute; its output is quoted as a run printed it",
+    **{
+        ("docs/operations.md", line): INSTALL
+        for line in (
+            "useradd --system --home-dir /var/lib/acwc-bot --shell /usr/sbin/nologin acwc",
+            "python3.11 -m venv /opt/acwc-bot/.venv",
+            "/opt/acwc-bot/.venv/bin/pip install --require-hashes -r "
+            "/opt/acwc-bot/requirements.lock",
+            "/opt/acwc-bot/.venv/bin/pip install --no-deps -e /opt/acwc-bot",
+            "install -d -m 0750 -g acwc /etc/acwc-bot",
+            "install -m 0640 -g acwc config.toml /etc/acwc-bot/config.toml",
+            "install -m 0600 /dev/null /etc/acwc-bot/env",
+            "cp /opt/acwc-bot/deploy/acwc-bot.service /etc/systemd/system/",
+            "systemctl daemon-reload",
+            "systemctl enable --now acwc-bot",
+            "journalctl -u acwc-bot -o cat",
+        )
+    },
 }
+INSTALLED = re.compile(r"/opt/acwc-bot/((?!\.venv)[\w./-]+)")
 
 
 def _move_the_sqlite_file_aside(folder: Path) -> None:
@@ -181,6 +202,8 @@ def test_a_command_not_run_is_parsed(document: str, command: str) -> None:
             assert said[1:] == [], f"{command}: arguments to a script that takes none"
     else:
         _bash_n(["bash", "-n", "-c", command])
+    for named in INSTALLED.findall(command):
+        assert (ROOT / named).exists(), f"{command}: {named} is not in the repository"
 
 
 def _parse_acwc(argv: list[str]) -> None:
@@ -195,9 +218,10 @@ def _bash_n(argv: list[str]) -> None:
     assert done.returncode == 0, done.stderr
 
 
-# The benchmarks: the commands in backticks of docs/benchmarks.md that start a benchmark.
-BENCH = ROOT / "docs" / "benchmarks.md"
+# The Python commands in backticks (the benchmarks' tables, the tools): each parsed by its own
+# parser. `python -m bot` names the process entry beside `acwc`, not a command line.
 SPAN = re.compile(r"`([^`]+)`")
+ENTRY_NAMES = {"python -m bot"}
 PARSE_ONLY = """
 import argparse, runpy, sys
 parse = argparse.ArgumentParser.parse_args
@@ -210,16 +234,17 @@ if target.endswith(".py"):
     runpy.run_path(target, run_name="__main__")
 else:
     runpy.run_module(target, run_name="__main__", alter_sys=True)
-raise SystemExit("the benchmark ran without parsing its arguments")
+raise SystemExit("the program ran without parsing its arguments")
 """
 
 
-def benchmark_commands() -> list[str]:
+def python_commands() -> list[str]:
     found = []
-    for span in SPAN.findall(BENCH.read_text(encoding="utf-8")):
-        said = _program(span.split())
-        if said and said[0] == "python":
-            found.append(span)
+    for path in documents():
+        for span in SPAN.findall(path.read_text(encoding="utf-8")):
+            said = _program(span.split())
+            if said and said[0] == "python" and span not in ENTRY_NAMES:
+                found.append(span)
     return list(dict.fromkeys(found))
 
 
@@ -230,8 +255,8 @@ def _program(said: list[str]) -> list[str]:
     return said
 
 
-@pytest.mark.parametrize("span", benchmark_commands())
-def test_a_benchmark_command_parses(span: str) -> None:
+@pytest.mark.parametrize("span", python_commands())
+def test_a_python_command_parses(span: str) -> None:
     said = _program(shlex.split(span))
     target = said[2] if said[1] == "-m" else said[1]
     rest = said[3:] if said[1] == "-m" else said[2:]
@@ -247,8 +272,10 @@ def test_a_benchmark_command_parses(span: str) -> None:
     assert done.returncode == 0, f"{span}\n{done.stderr}"
 
 
-def test_the_benchmark_walk_sees_the_commands() -> None:
-    assert len(benchmark_commands()) >= 10
+def test_the_python_walk_sees_the_commands() -> None:
+    found = python_commands()
+    assert len(found) >= 12
+    assert "python -m bench.screenshots" in found
 
 
 def test_every_acwc_command_a_document_names_exists() -> None:

@@ -40,6 +40,18 @@ def guide_commands() -> list[str]:
     return [command.text for command in shell_commands(GUIDE)]
 
 
+def exported(line: str) -> tuple[str, str]:
+    """The variable an ``export NAME=value`` line sets, and its value as the shell makes it."""
+    name = line.removeprefix("export ").split("=", 1)[0]
+    value = subprocess.run(
+        ["bash", "-c", f'{line}\nprintf %s "${name}"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return name, value
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -49,11 +61,7 @@ def _free_port() -> int:
 @pytest.fixture
 def sandbox() -> Iterator[str]:
     """``python -m bot.sandbox`` with the team and the token the guide names."""
-    exports = dict(
-        line.removeprefix("export ").split("=", 1)
-        for line in guide_commands()
-        if line.startswith("export ")
-    )
+    exports = dict(exported(line) for line in guide_commands() if line.startswith("export "))
     init = next(line for line in guide_commands() if line.startswith("acwc init"))
     team = shlex.split(init)[shlex.split(init).index("--team") + 1]
     port = _free_port()
@@ -116,7 +124,7 @@ def test_the_td_guide_runs_from_init_to_round_one_published(  # type: ignore[no-
     try:
         for line in guide_commands():
             if line.startswith("export "):
-                name, value = line.removeprefix("export ").split("=", 1)
+                name, value = exported(line)
                 monkeypatch.setenv(name, value)
                 continue
             words = shlex.split(line)

@@ -421,9 +421,10 @@ async def test_an_attempt_a_crash_cut_off_is_made_at_once_when_the_service_leads
     clock: FakeClock,
     failed: bool,
 ) -> None:
-    """What a SIGKILL while Lichess was asked leaves: the attempt claimed and its next attempt
-    committed, its outcome never. Leading again, the service asks at once; an attempt Lichess
-    refused (its failure audited) keeps its next attempt five minutes later."""
+    """What a SIGKILL while Lichess was asked leaves: the attempt's first firing committed (the
+    attempt claimed, its next attempt and its answer's row), the second never. Leading again,
+    the service fires the answer's row at once, asking again; an attempt Lichess refused (its
+    answer fired, the failure audited) keeps its next attempt five minutes later."""
     match_id = await published_match(db)
     now = clock.now()
     payload = {"week": 1, "game": 1, "white": "alice"}
@@ -441,6 +442,13 @@ async def test_an_attempt_a_crash_cut_off_is_made_at_once_when_the_service_leads
         )  # fmt: skip
         await uow.deadlines.add(claimed)
         await uow.deadlines.add(retry)
+        await uow.deadlines.add(
+            DeadlineRow(
+                kind=f"{CHALLENGE_DEADLINE}.answer", due_at=now, match_id=match_id,
+                subject="week 1 game 1", payload={"of": claimed.id}, created_at=now,
+                fired_at=now if failed else None,
+            )
+        )  # fmt: skip
         if failed:
             await uow.audit.record(
                 at=now, actor="bot", action="challenge.failed", match_id=match_id,

@@ -16,6 +16,7 @@ from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.sandbox.challenges import ChallengeError, join_challenge
+from bot.sandbox.schemas import millis
 from bot.sandbox.state import SandboxState
 from bot.service.challenges import ChallengeSpec
 
@@ -399,3 +400,124 @@ async def test_users_by_ids_reads_300_names_and_no_token_Api_scala(
     assert body[7]["tosViolation"] is True
     assert body[8] == {"id": "player8", "username": "player8", "disabled": True}
     assert "createdAt" in body[0]
+
+
+# --- rate limits: modules/web/src/main/Limiters.scala, modules/team/src/main/TeamMsgApi.scala --
+
+
+async def test_open_challenges_500_per_10_minutes_per_ip_Limiters_scala(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    """``Challenge.openCreate`` runs under ``limit.challenge``: 500 per IP in 10 minutes, no
+    limit per account."""
+    state.limits.allow("challenge.create.ip", "127.0.0.1", clock.now(), cost=499)
+    assert (await post(sandbox_url, OPEN, FORM))[0] == 200
+    status, _ = await post(sandbox_url, OPEN, FORM)
+    assert status == 429
+    clock.advance(dt.timedelta(minutes=10))
+    assert (await post(sandbox_url, OPEN, FORM))[0] == 200
+
+
+async def test_ten_tours_and_a_hundred_rounds_a_day_Limiters_scala(
+    sandbox_url: str, state: SandboxState, bot_token: str, clock: FakeClock
+) -> None:
+    """``RelayTour.rateLimitCreation``: an ordinary account pays 10 of its 100 credits a day
+    for a tour (``relayTour``) and of its 1,000 for a round (``relay``); a marked account may
+    not broadcast at all (``NoLameOrBot``)."""
+    tours = [
+        await post(sandbox_url, "/broadcast/new", {"name": f"T{i:03d}"}, bot_token)
+        for i in range(11)
+    ]
+    assert [status for status, _ in tours].count(200) == 10
+    assert tours[-1][0] == 429
+    tid = tours[0][1]["tour"]["id"]
+    form = {"syncSource": "users", "syncUsers": "Alice Bob", "status": "new"}
+    state.add_user("Alice")
+    state.add_user("Bob")
+    for i in range(64):  # 64 rounds a tour at most: the rest in a second tour
+        assert (
+            await post(
+                sandbox_url, f"/broadcast/{tid}/new", {**form, "name": f"R{i:03d}"}, bot_token
+            )
+        )[0] == 200
+    other = tours[1][1]["tour"]["id"]
+    codes = [
+        (
+            await post(
+                sandbox_url, f"/broadcast/{other}/new", {**form, "name": f"S{i:03d}"}, bot_token
+            )
+        )[0]
+        for i in range(37)
+    ]
+    assert codes.count(200) == 36
+    assert codes[-1] == 429
+    clock.advance(dt.timedelta(days=1))
+    assert (await post(sandbox_url, "/broadcast/new", {"name": "Next day"}, bot_token))[0] == 200
+    state.add_user("Marked", tos_violation=True)
+    marked = state.add_token("Marked")
+    assert (await post(sandbox_url, "/broadcast/new", {"name": "ACWC"}, marked))[0] == 403
+
+
+async def test_team_updates_8_a_week_and_no_repeat_in_10_minutes_TeamMsgApi_scala(
+    sandbox_url: str, state: SandboxState, bot_token: str, clock: FakeClock
+) -> None:
+    """``TeamMsgApi``: the same text to a team again within 10 minutes is refused (``dedup``);
+    a team gets 8 updates in 7 days (40 credits at 5 an update); over that, a 429."""
+    path = f"/team/{TEAM}/pm-all"
+    assert (await post(sandbox_url, path, {"message": "Round 1 is out"}, bot_token))[0] == 200
+    assert (await post(sandbox_url, path, {"message": "Round 1 is out"}, bot_token))[0] == 400
+    codes = [
+        (await post(sandbox_url, path, {"message": f"Update {i}"}, bot_token))[0] for i in range(8)
+    ]
+    assert codes == [200] * 7 + [429]
+    clock.advance(dt.timedelta(days=7))
+    assert (await post(sandbox_url, path, {"message": "Round 1 is out"}, bot_token))[0] == 200
+
+
+async def test_play_time_grows_when_a_game_with_a_clock_ends_Finisher_scala(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    """``Finisher.incNbGames``: a finished game with a clock adds its length and 2 seconds to
+    both players' ``playTime.total``; an aborted one, or one without a clock, adds nothing."""
+    game = state.start_game(white="Alice", black="Bob")
+    clock.advance(dt.timedelta(minutes=5))
+    state.finish_game(game.id, winner="white")
+    aborted = state.start_game(white="Alice", black="Bob")
+    state.abort_game(aborted.id)
+    slow = state.start_game(white="Alice", black="Bob", clock_limit=None, rated=False)
+    state.finish_game(slow.id, winner="black")
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sandbox_url + "/api/users", data="alice,bob") as resp,
+    ):
+        body = await resp.json()
+    assert [u["playTime"]["total"] for u in body] == [302, 302]
+
+
+async def test_an_open_challenge_lapses_after_24_hours_or_at_expires_at_SetupForm_scala(
+    sandbox_url: str, state: SandboxState, clock: FakeClock
+) -> None:
+    """``SetupForm.api.open``: ``expiresAt`` at most two weeks ahead; without it the challenge
+    lapses after 24 hours, and a click after that makes no game."""
+    too_far = millis(clock.now() + dt.timedelta(weeks=2, minutes=1))
+    assert (await post(sandbox_url, OPEN, {**FORM, "expiresAt": str(too_far)}))[0] == 400
+    _, body = await post(sandbox_url, OPEN, FORM)
+    clock.advance(dt.timedelta(hours=24))
+    with pytest.raises(ChallengeError):
+        join_challenge(state, body["id"], "Alice")
+
+
+async def test_the_token_test_lists_each_token_with_its_scopes_OAuth_scala(
+    sandbox_url: str, state: SandboxState
+) -> None:
+    """``POST /api/token/test``: each token of the body with its user and scopes, ``null`` for
+    an unknown one: how the bot learns whether it may send its token with a call."""
+    token = state.add_token("Carol", scopes={"msg:write", "challenge:write"})
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sandbox_url + "/api/token/test", data=f"{token},lip_unknown") as resp,
+    ):
+        body = await resp.json()
+    assert body[token]["userId"] == "carol"
+    assert set(body[token]["scopes"].split(",")) == {"msg:write", "challenge:write"}
+    assert body["lip_unknown"] is None

@@ -7,6 +7,7 @@ the unit where systemd is present."""
 
 from __future__ import annotations
 
+import base64
 import configparser
 import re
 import shutil
@@ -20,7 +21,11 @@ from bot.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-ENV = {"ACWC_LICHESS_TOKEN": "lip_x", "ACWC_SESSION_SECRET": "y" * 40}
+ENV = {
+    "ACWC_LICHESS_TOKEN": "lip_x",
+    "ACWC_SESSION_SECRET": "y" * 40,
+    "ACWC_TOKEN_KEY": base64.urlsafe_b64encode(bytes(32)).decode(),
+}
 
 
 def _compose() -> list[str] | None:

@@ -112,7 +112,10 @@ def test_a_round_with_no_legal_pairing_keeps_the_state() -> None:
     [
         ("Trf2026=2", "Trf2026 must be a whole number from 0 to 1"),
         ("ForfeitsPerRound=-1", "ForfeitsPerRound must be a whole number"),
-        ("BakuAcceleration=1", "unknown key 'BakuAcceleration'"),
+        ("Acceleration=1", "unknown key 'Acceleration'"),
+        ("BakuAcceleration=2", "BakuAcceleration must be a whole number from 0 to 1"),
+        ("TieBreaks=BH,TPR", "TieBreaks: line 1, column 8: tie-break TPR is not implemented"),
+        ("TieBreaks=BH\nTieBreaks=SB", "TieBreaks is given twice"),
     ],
 )
 def test_bad_knobs_are_refused(config: str, problem: str) -> None:

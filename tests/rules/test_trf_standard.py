@@ -155,9 +155,11 @@ def test_the_initial_colour_is_inferred_when_no_line_gives_it() -> None:
             "a second pairing-allocated bye in round 1 (player 1 has one)",
         ),
         (["XXR 0"], 1, 5, "at least 1"),
-        (["250 00.0 01.0 001 002 0001 0004"], 1, 1, "accelerated rounds are not supported"),
+        (["250       0.0 001 002    1    4"], 1, 10, "the virtual points must be above 0"),
+        (["250       1.0 003 002    1    4"], 1, 19, "the rounds are not a range"),
+        (["XXA    1  1.0"], 1, 1, "accelerations by XXA lines"),
         (["162  W 3.0 D 1.0"], 1, 1, "point systems other than 1, 1/2, 0"),
-        (["192 FIDE_DUTCH_BAKU"], 1, 1, "accelerated rounds"),
+        (["192 FIDE_BURSTEIN_BAKU"], 1, 1, "tournament types other than the FIDE Dutch"),
     ],
 )
 def test_nonsense_is_refused_with_line_and_column(
@@ -184,7 +186,7 @@ def test_every_kind_of_line_the_generators_write_is_read() -> None:
         "152 B",
         "162  W 1.0    D 0.5",
         "192 FIDE_DUTCH_2025",
-        "202 BH:C1,BH,SB",
+        "202 BH/C1,BH,SB",
         _player(1, "     2 w 1", points="1.0"),
         _player(2, "     1 b 0", points="0.0"),
         _player(3, "  0000 - H", points="0.5"),
@@ -197,7 +199,7 @@ def test_every_kind_of_line_the_generators_write_is_read() -> None:
     tournament = parse_trf("\r".join(lines) + "\r")
     assert (tournament.total_rounds, tournament.initial_colour) == (3, Colour.BLACK)
     assert tournament.other_lines[0] == "012 AutoTest Tournament 7"
-    assert "202 BH:C1,BH,SB" in tournament.other_lines
+    assert "202 BH/C1,BH,SB" in tournament.other_lines
     assert len(tournament.prohibitions) == 2
     assert parse_trf(write_trf(tournament)) == tournament
     assert check_tournament(parse_trf(decode_trf(("\r".join(lines)).encode()))).rounds == 1

@@ -66,7 +66,7 @@ async def test_naive_datetimes_are_refused(any_db: Database) -> None:
             )
 
 
-async def test_audit_log_filters_by_player_and_match(any_db: Database) -> None:
+async def test_audit_log_filters_by_player_match_and_actions(any_db: Database) -> None:
     async with any_db.uow() as uow:
         await uow.audit.record(
             at=NOW, actor="bot", action="a", player="alice", details={"x": [1, 2]}
@@ -77,6 +77,8 @@ async def test_audit_log_filters_by_player_and_match(any_db: Database) -> None:
     async with any_db.uow() as uow:
         assert [r.action for r in await uow.audit.list(player="alice")] == ["a", "c"]
         assert [r.action for r in await uow.audit.list(match_id=7)] == ["b", "c"]
+        assert [r.action for r in await uow.audit.list(actions=("c", "a"))] == ["a", "c"]
+        assert [r.action for r in await uow.audit.list(actions=("b",), player="alice")] == []
         first = (await uow.audit.list(limit=1))[0]
     assert first.details == {"x": [1, 2]}
 

@@ -7,9 +7,11 @@ result, disqualifies a player (rules 8, before and after shown), pastes the foru
 pending list is empty at the end. On the way every desk button the week can reach: the pairing
 editor (check, keep), the offers by Friday, a forfeit waived, an overdue match adjudicated from
 its card and another by hand, the stage sync, the eligibility re-check in the background, the
-deadlines and the outbox. (The armageddon's buttons need a knockout match:
-tests/stages/test_desk_armageddon.py.) The players act in their own rooms over HTTP; the bot's
-deadlines fire as the clock reaches them.
+deadlines and the outbox. The buttons a qualification week cannot reach (the armageddon's,
+the stage's start, a game forfeit, a 6.5 disqualification, the relay, the pairing review, a game
+that did not count, the registrations list, a 7.3 mark) are pressed in
+``test_chromium_td_buttons.py``. The players act in their own rooms over
+HTTP; the bot's deadlines fire as the clock reaches them.
 
 Screenshots go to $ACWC_SHOTS (default: artifacts/ in the repository).
 """
@@ -97,11 +99,24 @@ async def fire_at(site: Site, when: dt.datetime) -> None:
     await site.service.runner.fire_due()
 
 
-async def decide(b: Chromium, choice: str, reason: str, *, changes: tuple[str, ...] = ()) -> str:
+def in_card(choice: str, key: str | None = None) -> str:
+    """The button ``choice`` of a decision's card (of the card ``key``: two may offer one)."""
+    card = "form.decide" if key is None else f'form.decide:has(input[name=key][value="{key}"])'
+    return f'{card} button[value="{choice}"]'
+
+
+async def decide(
+    b: Chromium,
+    choice: str,
+    reason: str,
+    *,
+    changes: tuple[str, ...] = (),
+    key: str | None = None,
+) -> str:
     """Press a decision's button with a reason (the reason field sits in the same card); a
     ruling that can change the standings first shows the lines it changes (``changes``: the
     players whose line must be among them), then the TD confirms."""
-    button = f'form.decide button[value="{choice}"]'
+    button = in_card(choice, key)
     await b.script(
         "const form = document.querySelector(arguments[0]).form;"
         "form.querySelector('input[name=reason]').value = arguments[1];",

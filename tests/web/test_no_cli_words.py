@@ -6,7 +6,9 @@ The scan reads every string the modules that write those texts hold (not their d
 comments, which are for the programmers) and every template, for ``acwc <command>`` inside a
 sentence. A string that is a command line and nothing else (it starts with ``acwc ``: a TD
 alert's ``command``, for the command line's own listing) is not text a reader is shown; the
-alerts' own text is checked by ``test_an_alert_names_no_command``."""
+alerts' own text is checked by ``test_an_alert_names_no_command``. What only the terminal
+prints may name commands: the command line's own output (``bot/cli``), the start-up refusals of
+``acwc run`` (``bot/app.py``) and storage's backup and run-lock errors."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ WRITERS = (
     "rules/week",
     "rules/stages",
     "bot/notify",
+    "bot/runtime",  # the outbox's holds and the deadlines' notes, shown on the desk
+    "bot/lichess",  # Lichess's errors, said to the TDs on the desk and in alerts
     "bot/service",
     "bot/views",
     "bot/web",

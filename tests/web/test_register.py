@@ -4,6 +4,8 @@ sees each reason; the team check, the window, a withdrawal and the TDs' hand ove
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 from collections.abc import AsyncIterator
@@ -19,6 +21,7 @@ from rules.core.model import PlayerId
 from tests.lichess.test_registration import history
 from tests.web.helpers import NOW, TD, Browser, Site, flash_text, make_config
 from tests.web.test_chromium import login, logout
+from tests.web.test_live import WAIT_FOR_TEXT
 from tests.web.webdriver import chromium, chromium_paths
 
 UTC = dt.UTC
@@ -62,7 +65,22 @@ async def reg_site(database_url: str) -> AsyncIterator[tuple[Site, SandboxState]
         async with svc.db.uow() as uow:
             await svc.services.tournament.create(uow, now=NOW, actor=TD)
             await uow.commit()
-        yield Site(service=svc, clock=clock, url=svc.web_url, matches={}), state
+        checks = svc.services.registration_checks
+        assert checks is not None
+        leader = asyncio.create_task(checks.run())  # the leader's background checks
+        try:
+            yield Site(service=svc, clock=clock, url=svc.web_url, matches={}), state
+        finally:
+            leader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await leader
+
+
+async def checked(site: Site, *names: str) -> None:
+    """Wait until the background checks of ``names`` are done (an event, not a time)."""
+    checks = site.service.services.registration_checks
+    assert checks is not None
+    await checks.wait_done(list(names))
 
 
 async def test_a_player_registers_from_the_home_page_in_chromium(
@@ -80,7 +98,10 @@ async def test_a_player_registers_from_the_home_page_in_chromium(
         await b.type("input[name=username]", "Regina\ue007")
         assert (await b.wait_for_url(site.url + "/register")).endswith("/register")
         await b.submit("#register-button")
-        assert "You are registered, Regina." in await b.text("#registered")
+        assert "Your account is being checked" in await b.text("#reply")
+        # the page updates by itself when the background check is done (its live stream)
+        registered = str(await b.wait_in_page(WAIT_FOR_TEXT, "#page", "You are registered"))
+        assert "You are registered, Regina." in registered
         await logout(b)
 
         await login(b, site, TD)
@@ -99,6 +120,8 @@ async def test_a_player_registers_from_the_home_page_in_chromium(
             await login(b, site, name)
             await b.go(site.url + "/register")
             await b.submit("#register-button")
+            await checked(site, name)
+            await b.go(site.url + "/register")
             result = await b.text("#register-result")
             for w in words:
                 assert w in result, (name, w, result)
@@ -115,11 +138,16 @@ async def test_the_team_check_then_a_withdrawal_before_round_one(
     try:
         await otto.login("Otto", next_path="/register")
         html = await otto.post("/register", {})
+        assert flash_text(html) == "Your account is being checked: this page shows how far."
+        await checked(site, "Otto")
+        html = await otto.get("/register")
         assert f'Join the team <a href="https://lichess.org/team/{TEAM}">' in html
         async with site.db.uow() as uow:
             assert await uow.players.get(PlayerId("otto")) is None
         state.join_team(TEAM, "Otto")  # he joins on Lichess and tries again
-        html = await otto.post("/register", {})
+        await otto.post("/register", {})
+        await checked(site, "Otto")
+        html = await otto.get("/register")
         assert "You are registered, Otto." in html
         html = await otto.post("/register/withdraw", {})
         assert flash_text(html) == "Your registration is withdrawn."

@@ -16,6 +16,10 @@ from bot.service.forum import AlreadyPostedError, Forum
 from bot.web.desk.decisions import alert_body
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
+from rules.core.scoring import Outcome
+from rules.core.states import DecidedBy, MatchState
+from rules.talk.notices import DM_LIMIT, fit
+from rules.week.calendar import label_time
 from storage.models import OutboxRow, PlayerRow, StageEntrantRow
 from tests.weekly.harness import TDS, Week, at
 
@@ -255,3 +259,49 @@ async def test_a_game_keeps_the_carried_standings_and_a_disqualification_redraws
     _, redrawn = await week.outbox("forum_draft")
     assert "Round 1 results:\n1. Alice - Bob: 0-6, Bob wins by forfeit" in redrawn.body
     assert "\n1. Bob 1 " in redrawn.body
+
+
+async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week: Week) -> None:
+    """A round of 130 matches does not fit in one post: the draft is the whole text cut where
+    a message is (``fit``), results and agreed times as they are, the lines past the cut not
+    computed; a result inside the part shown still rewrites it."""
+    pairs = [(f"w{i:03d}", f"b{i:03d}") for i in range(130)]
+    ids = await week.publish(*pairs)
+    agreed = at(14, 18)
+    async with week.db.uow() as uow:
+        for n, match_id in enumerate(ids):
+            row = await uow.matches.get(match_id)
+            assert row is not None
+            if n % 3 == 0:
+                row.outcome, row.decided_by = Outcome.FIRST_WINS, DecidedBy.FORFEIT
+                row.state = MatchState.COMPLETE
+            elif n % 3 == 1:
+                row.agreed_time = agreed
+            round_id = row.round_id
+        round_row = await uow.tournaments.round(round_id)
+        assert round_row is not None
+        await week.services.forum.pairings_post(uow, round_row, now=week.clock.now())
+        await uow.commit()
+
+    def line(n: int, *, decided: bool = False) -> str:
+        text = f"{n + 1}. w{n:03d} - b{n:03d}  {week.config.room_url(ids[n])}"
+        if decided:
+            return f"{text}  result: w{n:03d} wins by forfeit"
+        return f"{text}  agreed: {label_time(agreed)}" if n % 3 == 1 else text
+
+    (draft,) = await week.outbox("forum_draft")
+    head = draft.body[: draft.body.index("\n1. w000") + 1]
+    whole = head + "\n".join(line(n, decided=n % 3 == 0) for n in range(130))
+    assert len(whole) > DM_LIMIT
+    assert draft.body == fit(whole)
+
+    async with week.db.uow() as uow:  # match 2 (shown) is decided
+        row = await uow.matches.get(ids[1])
+        assert row is not None
+        row.outcome, row.decided_by = Outcome.FIRST_WINS, DecidedBy.FORFEIT
+        row.state = MatchState.COMPLETE
+        await week.services.forum.match_changed(uow, row, now=week.clock.now())
+        await uow.commit()
+    (draft,) = await week.outbox("forum_draft")
+    decided = {0, 1} | set(range(0, 130, 3))
+    assert draft.body == fit(head + "\n".join(line(n, decided=n in decided) for n in range(130)))

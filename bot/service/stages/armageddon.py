@@ -88,7 +88,7 @@ def _event_details(event: ArmageddonEvent) -> dict[str, Any]:
 def _no_armageddon(match_id: int) -> ArmageddonError:
     return ArmageddonError(
         ArmageddonErrorReason.WRONG_PHASE,
-        f"Match {match_id} has no armageddon game to bid or choose for.",
+        talk.no_armageddon(match_id),
     )
 
 
@@ -281,13 +281,14 @@ class Armageddons:
     async def td_decide(
         self, uow: UnitOfWork, *, match_id: int, white: str, now: dt.datetime, actor: str
     ) -> str:
-        """The TDs name White when neither player took part in rock-paper-scissors."""
+        """The TDs name White when neither player took part in rock-paper-scissors; what they
+        are told back (not a player's "You play White")."""
         arm = await uow.later_stages.armageddon_for_match(match_id)
         if arm is None:
             raise _no_armageddon(match_id)
         chosen = normalise_username(white)
         proc = await self._act(uow, arm, kind="td", now=now, actor=actor, player=chosen)
-        return talk.phase_reply(proc, chosen)
+        return talk.white_named(match_id, proc)
 
     async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> None:
         """A bid or rock-paper-scissors deadline passed: reveal what is in (rules 3.ix.1.2-3)."""

@@ -38,7 +38,7 @@ from rules.stages.qualification import Adjudication, Exit, ExitKind, ResultKind,
 from rules.swiss.tiebreaks import Standings
 from rules.talk import conduct as talk
 from storage.convert import to_match
-from storage.models import MatchRow, PlayerExitRow
+from storage.models import MatchRow, PlayerExitRow, PlayerRow
 from storage.uow import UnitOfWork
 
 __all__ = ["ExitPreview", "Exits"]
@@ -157,6 +157,27 @@ async def _award(
         at=now, actor=actor, action="match.forfeit", match_id=row.id, player=winner, reason=why
     )
     return f"match {row.id} goes to {winner} ({why})"
+
+
+async def _stages_entered(uow: UnitOfWork, pid: PlayerId) -> set[StageKind]:
+    """The stages with entrants (the qualification, the Candidates) that ``pid`` entered."""
+    entered = set()
+    for kind in (StageKind.QUALIFICATION, StageKind.CANDIDATES):
+        stage = await stage_row(uow, kind)
+        if any(e.player_id == pid for e in await uow.stages.entrants(stage.id)):
+            entered.add(kind)
+    return entered
+
+
+@dataclass(slots=True)
+class _StageExit:
+    """What an exit changed in the current stage (``stage``: its name in the exit row)."""
+
+    stage: str
+    last_round: int = 0
+    before: tuple[Table, ...] = ()
+    after: tuple[Table, ...] = ()
+    changes: list[str] = field(default_factory=list)
 
 
 class Exits:
@@ -376,50 +397,15 @@ class Exits:
         the caller commits to confirm. Raises :class:`OperationError` (unknown player, already out,
         bad kind, no reason) and ``RulesError`` from the rules (e.g. a decided final).
         """
-        config = self.config
-        if kind not in ("withdrawal", "disqualification"):
-            raise OperationError(f"{kind!r}: an exit is a withdrawal or a disqualification")
-        if engine_mark and kind != "disqualification":
-            raise OperationError("an engine mark leads to a disqualification, not a withdrawal")
-        if not reason.strip():
-            raise OperationError("a reason is required: it goes into the audit log")
+        row, exit_kind = await self._checked(
+            uow, player, kind=kind, reason=reason, engine_mark=engine_mark
+        )
         pid = normalise_username(player)
-        row = await uow.players.get(pid)
-        if row is None:
-            raise OperationError(f"{player} is not registered")
-        if row.status is not PlayerStatus.ACTIVE or any(
-            e.player_id == pid for e in await uow.stages.exits()
-        ):
-            raise OperationError(f"{row.username} has already left the championship ({row.status})")
-        exit_kind = ExitKind.ENGINE_DISQUALIFICATION if engine_mark else ExitKind(kind)
         tournament = await require_tournament(uow)
         current = StageKind(tournament.current_stage)
-        in_stage = set()
-        for k in (StageKind.QUALIFICATION, StageKind.CANDIDATES):
-            stage = await stage_row(uow, k)
-            if any(e.player_id == pid for e in await uow.stages.entrants(stage.id)):
-                in_stage.add(k)
-        last_round = 0
-        before: tuple[Table, ...] = ()
-        after: tuple[Table, ...] = ()
-        changes: list[str] = []
-        stage_name = current.value
-        if current is StageKind.QUALIFICATION:
-            if StageKind.QUALIFICATION in in_stage:
-                last_round, before, after, changes = await self._qualification_exit(
-                    uow, pid, exit_kind, now=now, actor=actor
-                )
-            else:
-                stage_name = "registration"
-                changes = await self._open_matches_exit(
-                    uow, pid, current, now=now, actor=actor
-                ) or ["not in a stage yet: left out of every pairing from now on"]
-        elif current is StageKind.CANDIDATES and StageKind.CANDIDATES in in_stage:
-            last_round, before, after, changes = await self._candidates_exit(uow, pid, now=now)
-        elif current in KNOCKOUT:
-            before, after, changes = await self._knockout_exit(uow, pid, now=now, actor=actor)
-        else:
-            changes = [f"not in the {current.value} stage: nothing else changes"]
+        in_stage = await _stages_entered(uow, pid)
+        done = await self._stage_exit(uow, pid, exit_kind, current, in_stage, now=now, actor=actor)
+        stage_name, last_round, changes = done.stage, done.last_round, done.changes
         await uow.stages.add_exit(
             PlayerExitRow(
                 player_id=pid,
@@ -435,12 +421,9 @@ class Exits:
         row.status_reason = reason
         row.engine_mark = row.engine_mark or engine_mark
         await uow.flush()
-        if current is StageKind.QUALIFICATION and StageKind.QUALIFICATION in in_stage:
-            # Recomputed from storage: the rules' report ranks only rounds it was given whole.
-            after = (_qual_table(await standings(uow, config.rules), "qualification standings"),)
-        if current is StageKind.CANDIDATES and StageKind.CANDIDATES in in_stage:
-            after_tables = await pool_tables(uow, config)
-            after = tuple(_pool_table(p, t[1]) for p, t in after_tables.items())
+        after = done.after
+        if current in in_stage:  # recomputed from storage, the exit included
+            after = await self._tables_after(uow, current)
         await uow.audit.record(
             at=now,
             actor=actor,
@@ -463,7 +446,70 @@ class Exits:
             stage=stage_name,
             last_round=last_round,
             reason=reason,
-            before=before,
+            before=done.before,
             after=after,
             changes=tuple(changes),
         )
+
+    async def _checked(
+        self, uow: UnitOfWork, player: str, *, kind: str, reason: str, engine_mark: bool
+    ) -> tuple[PlayerRow, ExitKind]:
+        """The registered, active ``player`` and the kind of their exit; OperationError else."""
+        if kind not in ("withdrawal", "disqualification"):
+            raise OperationError(f"{kind!r}: an exit is a withdrawal or a disqualification")
+        if engine_mark and kind != "disqualification":
+            raise OperationError("an engine mark leads to a disqualification, not a withdrawal")
+        if not reason.strip():
+            raise OperationError("a reason is required: it goes into the audit log")
+        pid = normalise_username(player)
+        row = await uow.players.get(pid)
+        if row is None:
+            raise OperationError(f"{player} is not registered")
+        if row.status is not PlayerStatus.ACTIVE or any(
+            e.player_id == pid for e in await uow.stages.exits()
+        ):
+            raise OperationError(f"{row.username} has already left the championship ({row.status})")
+        return row, ExitKind.ENGINE_DISQUALIFICATION if engine_mark else ExitKind(kind)
+
+    async def _stage_exit(
+        self,
+        uow: UnitOfWork,
+        pid: PlayerId,
+        exit_kind: ExitKind,
+        current: StageKind,
+        in_stage: set[StageKind],
+        *,
+        now: dt.datetime,
+        actor: str,
+    ) -> _StageExit:
+        """The current stage's consequence of the exit (rules 8.i-iv)."""
+        if current is StageKind.QUALIFICATION:
+            if StageKind.QUALIFICATION in in_stage:
+                last_round, before, after, changes = await self._qualification_exit(
+                    uow, pid, exit_kind, now=now, actor=actor
+                )
+                return _StageExit(current.value, last_round, before, after, changes)
+            changes = await self._open_matches_exit(uow, pid, current, now=now, actor=actor)
+            return _StageExit(
+                "registration",
+                changes=changes or ["not in a stage yet: left out of every pairing from now on"],
+            )
+        if current is StageKind.CANDIDATES and StageKind.CANDIDATES in in_stage:
+            last_round, before, after, changes = await self._candidates_exit(uow, pid, now=now)
+            return _StageExit(current.value, last_round, before, after, changes)
+        if current in KNOCKOUT:
+            before, after, changes = await self._knockout_exit(uow, pid, now=now, actor=actor)
+            return _StageExit(current.value, 0, before, after, changes)
+        return _StageExit(
+            current.value, changes=[f"not in the {current.value} stage: nothing else changes"]
+        )
+
+    async def _tables_after(self, uow: UnitOfWork, stage: StageKind) -> tuple[Table, ...]:
+        """The standings of ``stage`` (the qualification or the Candidates) as they are now: the
+        rules' report ranks only rounds it was given whole."""
+        if stage is StageKind.QUALIFICATION:
+            return (
+                _qual_table(await standings(uow, self.config.rules), "qualification standings"),
+            )
+        tables = await pool_tables(uow, self.config)
+        return tuple(_pool_table(p, t[1]) for p, t in tables.items())

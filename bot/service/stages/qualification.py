@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -208,37 +209,17 @@ class Qualification:
             for name in (a, b):
                 if normalise_username(name) not in ids:
                     raise OperationError(f"{name} is not a qualification entrant")
+        if swap and proposal is None:
+            raise OperationError("a swap works on a proposed round: pair it first")
+        made = _ForbiddenPairs(stage.id, actor, now)
         for a, b in forbid:
             await uow.stages.add_forbidden(
-                ForbiddenPairRow(
-                    stage_id=stage.id,
-                    round=None,
-                    first=normalise_username(a),
-                    second=normalise_username(b),
-                    created_by=actor,
-                    created_at=now,
-                    reason="forbid",
-                )
+                made.row(normalise_username(a), normalise_username(b), None, "forbid")
             )
-        if swap:
-            if proposal is None:
-                raise OperationError("a swap works on a proposed round: pair it first")
+        if proposal is not None:
             for a, b in swap:
-                for name in (a, b):
-                    pid = normalise_username(name)
-                    for m in proposal.matches:
-                        if m.black_first is not None and pid in (m.white_first, m.black_first):
-                            await uow.stages.add_forbidden(
-                                ForbiddenPairRow(
-                                    stage_id=stage.id,
-                                    round=number,
-                                    first=m.white_first,
-                                    second=m.black_first,
-                                    created_by=actor,
-                                    created_at=now,
-                                    reason=f"swap {a} {b}",
-                                )
-                            )
+                for white, black in _proposed_pairs_of(proposal.matches, (a, b)):
+                    await uow.stages.add_forbidden(made.row(white, black, number, f"swap {a} {b}"))
         field, players, total, forbidden = await pairing_input(uow, stage, config, number)
         pairing = engine_pairing(config.rules, players, number, total, forbidden)
         by_number = {e.pairing_number: e.player for e in field}
@@ -289,6 +270,38 @@ class Qualification:
         """:func:`approve_proposed`, then the published round's boards with scores and colours."""
         row = await self.approve_proposed(uow, now=now, actor=actor)
         return await round_view(uow, self.config, row.number)
+
+
+@dataclass(frozen=True, slots=True)
+class _ForbiddenPairs:
+    """The TDs' forbidden pairs of one request: the stage, who asked and when."""
+
+    stage_id: int
+    actor: str
+    now: dt.datetime
+
+    def row(self, first: str, second: str, round: int | None, reason: str) -> ForbiddenPairRow:
+        """``first`` and ``second`` may not meet (in ``round``; None: in the whole stage)."""
+        return ForbiddenPairRow(
+            stage_id=self.stage_id,
+            round=round,
+            first=first,
+            second=second,
+            created_by=self.actor,
+            created_at=self.now,
+            reason=reason,
+        )
+
+
+def _proposed_pairs_of(matches: Sequence[MatchRow], pair: tuple[str, str]) -> list[tuple[str, str]]:
+    """The proposed pairings (byes aside) of each of ``pair``, in the order of ``pair``: a swap
+    forbids them for this round, so the engine pairs those players otherwise."""
+    return [
+        (m.white_first, m.black_first)
+        for name in pair
+        for m in matches
+        if m.black_first is not None and normalise_username(name) in (m.white_first, m.black_first)
+    ]
 
 
 class QualificationStage:

@@ -28,8 +28,8 @@ class MarkedAccounts:
         active = {p.id for p in await uow.players.list(status=PlayerStatus.ACTIVE)}
         names = await player_names(uow)
         latest = {}
-        for entry in await uow.audit.list():
-            if entry.action == MARK_ACTION and entry.player in active:
+        for entry in await uow.audit.list(actions=(MARK_ACTION,)):
+            if entry.player in active:
                 latest[entry.player] = entry
         out = []
         for player, entry in latest.items():

@@ -89,7 +89,7 @@ async def desk(request: web.Request) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         decisions = await pending_decisions(uow, ctx.services, now=now)
         drafts = await uow.web.forum_drafts()
         notes = await uow.outbox.recent_notes()
@@ -410,7 +410,7 @@ async def audit_page(request: web.Request) -> web.StreamResponse:
     match_id = whole_number(filters["match"])
     if filters["match"] and match_id is None:
         raise bad_request("The match filter must be a match number.")
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rows = await uow.web.recent_audit(
             limit=AUDIT_PAGE,
             before=whole_number(query.get("before")),

@@ -25,7 +25,7 @@ async def rounds_page(request: web.Request) -> web.StreamResponse:
     require_td(request)
     ctx = context(request)
     now = ctx.now()
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         tournament = await uow.tournaments.current()
         names = {p.id: p.username for p in await uow.players.list()}
         stages: list[tuple[str, list[tuple[RoundRow, Sequence[Any]]]]] = []

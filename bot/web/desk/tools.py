@@ -220,7 +220,7 @@ async def offers_page(request: web.Request) -> web.StreamResponse:
     who made how many offers, how many count, who answered, the agreed time or the ruling."""
     require_td(request)
     ctx = context(request)
-    async with ctx.db.uow() as uow:
+    async with ctx.db.reads() as uow:
         rounds = await views.published_rounds(uow)
         latest = rounds[0].week_start if rounds else None
         lines = []

@@ -201,7 +201,9 @@ def pair_round(
             if colour is Colour.WHITE
             else Board(white=lower.number, black=higher.number)
         )
-        boards.append(((-higher.score, -lower.score, higher.rank), board))
+        # C.04.2 board order, by the scores without virtual points (as bbpPairings).
+        first, second = sorted((a, b), key=lambda state: (-state.points, state.rank))
+        boards.append(((-first.points, -second.points, first.rank), board))
     boards.sort(key=lambda item: item[0])
     return RoundPairing(
         boards=tuple(board for _, board in boards),

@@ -68,11 +68,15 @@ class SwissPlayer:
 
     ``history`` has one record per past round, oldest first; every player has exactly
     ``round_number - 1`` records. ``present`` is False for a player who is not to be paired.
+    ``acceleration`` holds virtual points (C.04.5.1 Baku or TRF ``250`` records).
     """
 
     number: PlayerNumber
     history: tuple[RoundRecord, ...]
     present: bool = True
+    acceleration: tuple[Fraction, ...] = ()
+    """Virtual points of accelerated rounds (C.04.5), one per round from round 1 (missing: 0):
+    the pairing score of a round is the score before it plus that round's virtual points."""
 
     @property
     def score(self) -> Fraction:

@@ -31,6 +31,7 @@ class PlayerState:
 
     number: PlayerNumber
     score: Fraction
+    """The pairing score: the score plus the round's virtual points (C.04.5)."""
     level: int
     rank: int
     preference: Colour | None
@@ -44,6 +45,8 @@ class PlayerState:
     topscorer: bool
     floats: tuple[Float, Float]
     met: frozenset[PlayerNumber]
+    points: Fraction
+    """The score without virtual points (C.04.2 orders the boards by it)."""
 
 
 def colour_data(
@@ -76,30 +79,26 @@ def colour_data(
     return preference, absolute, strong, imbalance, repeated
 
 
-def score_before(player: SwissPlayer, rounds_back: int) -> Fraction:
-    history = player.history
-    return sum((record.points for record in history[: len(history) - rounds_back]), Fraction(0))
-
-
 def float_in(
     player: SwissPlayer,
     rounds_back: int,
     by_number: Mapping[PlayerNumber, SwissPlayer],
     totals: Mapping[PlayerNumber, Sequence[Fraction]] | None = None,
 ) -> Float:
-    """The float a player received ``rounds_back`` rounds ago (C.04.3 1.4.2-1.4.3);
-    ``totals`` (each player's score after each round, 0 first) spares summing histories."""
+    """The float a player received ``rounds_back`` rounds ago (C.04.3 1.4.2-1.4.3), by the
+    pairing scores of that round; ``totals`` (:func:`_running_totals` of every player) spares
+    summing histories."""
     if len(player.history) < rounds_back:
         return Float.NONE
     record = player.history[len(player.history) - rounds_back]
     if record.kind is not RoundKind.PLAYED:
         return Float.DOWN if record.points > 0 else Float.NONE
     assert record.opponent is not None
+    at = len(player.history) - rounds_back
     if totals is None:
-        own = score_before(player, rounds_back)
-        other = score_before(by_number[record.opponent], rounds_back)
+        own = _running_totals(player)[at]
+        other = _running_totals(by_number[record.opponent])[at]
     else:
-        at = len(player.history) - rounds_back
         own, other = totals[player.number][at], totals[record.opponent][at]
     if own > other:
         return Float.DOWN
@@ -156,10 +155,15 @@ def validate_players(players: Sequence[SwissPlayer], round_number: int, total_ro
 
 
 def _running_totals(player: SwissPlayer) -> list[Fraction]:
-    """The player's score before round 1, after round 1, and so on."""
+    """The player's pairing score in round 1, in round 2, and so on up to the round being
+    paired: the score before the round plus its virtual points (C.04.5; bbpPairings uses these
+    for brackets, floats, the PAB and colours alike)."""
     totals = [Fraction(0)]
     for record in player.history:
         totals.append(totals[-1] + record.points)
+    virtual = player.acceleration
+    if any(virtual):
+        return [total + (virtual[i] if i < len(virtual) else 0) for i, total in enumerate(totals)]
     return totals
 
 
@@ -227,6 +231,7 @@ def player_states(
                     float_in(player, 2, by_number, totals),
                 ),
                 met=met,
+                points=sum((record.points for record in player.history), Fraction(0)),
             )
         )
     result.sort(key=lambda state: (-state.score, state.rank))

@@ -1,0 +1,255 @@
+"""A player's own registration with its eligibility check off the request path (issue 25).
+
+lila streams a player's game export at 20 to 30 games a second (``Game.apiExportByUser``), so
+reading a history of a few thousand antichess games takes minutes: too long for a page request.
+``POST /register`` therefore only asks for the check (:meth:`RegistrationChecks.request`): what
+is known without Lichess (the window, a TDs' refusal, an entry already made) is answered at once;
+otherwise a check is queued and the page says so at once. The leading process runs the queue
+(:meth:`RegistrationChecks.run`, one check at a time: the bot keeps one request queue to
+Lichess), and the player's page shows the check's state and the games read so far while it runs,
+then its result (``/register`` is a live page: :meth:`RegistrationChecks.subscribe`).
+
+Each check is a row of ``settings`` under :data:`CHECK_PREFIX` and the player's id, in JSON:
+``queued`` (asked for, or to be tried again after Lichess could not be reached), ``reading``
+(the leader reads the account; a process that dies leaves it so, and the next leader starts it
+again), ``done`` (with the result: registered, or each reason not, or the team to join first).
+The games read so far are written every :data:`PROGRESS_EVERY` games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.runtime.clock import Clock
+from bot.runtime.deadlines import Gate, no_gate
+from bot.runtime.wakeup import WaitingLoop
+from bot.service.registration import Registration, SelfRegistration
+from rules.core.model import normalise_username
+from storage.db import Database
+from storage.uow import UnitOfWork
+
+__all__ = ["CHECK_PREFIX", "CheckState", "RegistrationChecks"]
+
+log = logging.getLogger(__name__)
+
+CHECK_PREFIX = "registration.check."
+PROGRESS_EVERY = 25
+"""Write the games read so far after this many more (about a second of lila's pace)."""
+RETRY = dt.timedelta(minutes=5)
+"""A check Lichess could not answer is tried again this long after."""
+POLL = dt.timedelta(minutes=1)
+"""With the wall clock, look at the queue at least this often (another process's page)."""
+QUEUED, READING, DONE = "queued", "reading", "done"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckState:
+    """One player's eligibility check: where it is, the games read so far, and its result."""
+
+    username: str
+    state: str
+    requested_at: dt.datetime
+    games: int = 0
+    """Games read from Lichess so far."""
+    not_before: dt.datetime | None = None
+    """A queued check waits until then (Lichess could not be reached)."""
+    problem: str | None = None
+    """Why the last try did not finish (Lichess unreachable)."""
+    registered: bool = False
+    reasons: tuple[str, ...] = ()
+    join_team: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.state != DONE
+
+    @property
+    def result(self) -> SelfRegistration | None:
+        if self.state != DONE:
+            return None
+        return SelfRegistration(self.username, self.registered, self.reasons, self.join_team)
+
+    def text(self) -> str:
+        data = dataclasses.asdict(self)
+        data["requested_at"] = self.requested_at.isoformat()
+        data["not_before"] = None if self.not_before is None else self.not_before.isoformat()
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def read(cls, text: str) -> CheckState:
+        data: dict[str, Any] = json.loads(text)
+        data["requested_at"] = dt.datetime.fromisoformat(data["requested_at"])
+        if data.get("not_before"):
+            data["not_before"] = dt.datetime.fromisoformat(data["not_before"])
+        data["reasons"] = tuple(data.get("reasons", ()))
+        return cls(**data)
+
+
+def _key(username: str) -> str:
+    return CHECK_PREFIX + normalise_username(username)
+
+
+async def check_of(uow: UnitOfWork, username: str) -> CheckState | None:
+    """The player's last eligibility check, if any."""
+    text = await uow.settings.get(_key(username))
+    return None if text is None else CheckState.read(text)
+
+
+class RegistrationChecks(WaitingLoop):
+    """The queue of players' own eligibility checks, and the leader's loop that runs it."""
+
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        registration: Registration,
+        *,
+        gate: Gate = no_gate,
+        on_wait: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(clock, on_wait=on_wait)
+        self.db = db
+        self.registration = registration
+        self.gate = gate
+        self._listeners: list[Callable[[], None]] = []
+        self.checked = 0
+        """Checks finished by this process."""
+
+    # --- the page's side ------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` (quick, no database) each time a check moves on; returns what
+        unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _moved(self) -> None:
+        for listener in tuple(self._listeners):
+            listener()
+
+    async def request(
+        self, uow: UnitOfWork, username: str, *, now: dt.datetime
+    ) -> SelfRegistration | CheckState:
+        """A logged-in player asks to register: the answer known without Lichess, or their
+        check (queued now, or the one already running). Raises ``OperationError`` outside the
+        window. The caller commits, then :meth:`wake` s the loop."""
+        settled = await self.registration.settled(username, now=now)
+        if settled is not None:
+            return settled
+        current = await check_of(uow, username)
+        if current is not None and current.running:
+            return current
+        state = CheckState(username=username, state=QUEUED, requested_at=now)
+        await uow.settings.set(_key(username), state.text())
+        return state
+
+    # --- the leader's loop ----------------------------------------------------------------
+
+    async def _queue(self) -> list[CheckState]:
+        async with self.db.reads() as uow:
+            found = await uow.settings.with_prefix(CHECK_PREFIX)
+        checks = [CheckState.read(text) for text in found.values()]
+        running = (c for c in checks if c.running)  # first asked, first read (then by name)
+        return sorted(running, key=lambda c: (c.requested_at, normalise_username(c.username)))
+
+    async def _store(self, state: CheckState) -> None:
+        async with self.gate(), self.db.uow() as uow:
+            await uow.settings.set(_key(state.username), state.text())
+            await uow.commit()
+        self._moved()
+
+    async def run_due(self) -> dt.datetime | None:
+        """Run every check that is due now, one at a time; when the next waits until."""
+        while True:
+            now = self.clock.now()
+            queue = await self._queue()
+            due = [c for c in queue if c.not_before is None or c.not_before <= now]
+            if not due:
+                return min((c.not_before for c in queue if c.not_before), default=None)
+            await self.check(due[0])
+
+    async def check(self, state: CheckState) -> CheckState:
+        """Read the account (the games read so far written as they come), then register the
+        player or store each reason not: the check's last state."""
+        state = dataclasses.replace(state, state=READING, games=0, problem=None)
+        await self._store(state)
+        loop = asyncio.get_running_loop()
+        read = 0
+        more = asyncio.Event()
+
+        def on_game() -> None:  # in the client's worker thread
+            nonlocal read
+            read += 1
+            if read % PROGRESS_EVERY == 0:
+                loop.call_soon_threadsafe(more.set)
+
+        task = asyncio.create_task(self.registration.check_player(state.username, on_game))
+        result: SelfRegistration | None = None
+        problem: str | None = None
+        try:
+            while not task.done():
+                waiter = asyncio.create_task(more.wait())
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if more.is_set():
+                    more.clear()
+                    state = dataclasses.replace(state, games=read)
+                    await self._store(state)
+            found = task.result()
+            if found.unreachable:  # not a verdict: asked again when Lichess is back
+                problem = found.problem
+            else:
+                now = self.clock.now()
+                result = await self.registration.register_checked(state.username, found, now=now)
+        except Exception as e:  # a failure of this check, not of the queue: tried again later
+            log.exception("the eligibility check of %s failed", state.username)
+            problem = f"the check stopped: {e.__class__.__name__}: {e}"
+        finally:
+            task.cancel()
+        now = self.clock.now()
+        if result is None:
+            state = dataclasses.replace(
+                state, state=QUEUED, games=read, not_before=now + RETRY, problem=problem
+            )
+        else:
+            state = dataclasses.replace(
+                state,
+                state=DONE,
+                games=read,
+                not_before=None,
+                registered=result.registered,
+                reasons=result.reasons,
+                join_team=result.join_team,
+            )
+            self.checked += 1
+        await self._store(state)
+        return state
+
+    async def run(self) -> None:
+        """Until cancelled: run the checks as they are asked for."""
+        while True:
+            self.wakeup.looking()
+            await self.idle(await self.run_due(), poll=POLL)
+
+    async def wait_done(self, usernames: list[str]) -> list[CheckState]:
+        """Wait until the checks of ``usernames`` are done (each move wakes this); their last
+        states. (The demo waits so for its players; the loop must be running.)"""
+        moved = asyncio.Event()
+        unsubscribe = self.subscribe(moved.set)
+        try:
+            while True:
+                moved.clear()
+                async with self.db.reads() as uow:
+                    states = [await check_of(uow, name) for name in usernames]
+                if all(s is not None and not s.running for s in states):
+                    return [s for s in states if s is not None]
+                await moved.wait()
+        finally:
+            unsubscribe()
