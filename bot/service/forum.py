@@ -120,7 +120,7 @@ class Forum:
         if row is None:
             await self.notifier.forum(uow, now=now, subject=subject, body=body, key=key)
             return
-        body = self.notifier.fitted(body)
+        body = await self.notifier.as_stored(uow, body)
         if row.status is OutboxStatus.POSTED:
             row.revised_body = None if body == row.body else body
         else:
