@@ -92,6 +92,9 @@ HEADER = (
 )
 
 
+SETTLE = [60.0]
+"""Wall seconds the driver waits for the service to deal with what is due (``--settle-timeout``:
+a burst of game ends on a busy machine can take longer than the default)."""
 PACE = [True]
 """Whether the sandbox streams game exports at lila's pace in real time (``--no-export-pace``:
 not, so that the registration's reading of every history is not a wait of minutes)."""
@@ -122,6 +125,7 @@ async def _one(
         database_url=url,
         serve_web=False,
         sandbox_setup=_paced(setup),
+        settle_timeout=SETTLE[0],
     )
     return await run_season(Config(), options, reporter=Reporter(write=None))
 
@@ -294,7 +298,11 @@ def demo_row(players: int, seed: int) -> None:
         path = Path(folder)
         with (path / "demo.txt").open("w") as out:
             options = DemoOptions(
-                players=players, seed=seed, folder=path, sandbox_setup=_paced(None)
+                players=players,
+                seed=seed,
+                folder=path,
+                sandbox_setup=_paced(None),
+                settle_timeout=SETTLE[0],
             )
             reporter = Reporter(write=lambda line: print(line, file=out))
             result, cpu = _timed(run_season(Config(), options, reporter=reporter))
@@ -329,8 +337,16 @@ def main(argv: list[str] | None = None) -> None:
         help="the sandbox streams game exports at once, not at lila's 20-30 games a real "
         "second (the registration's reading of every player's history: minutes of waiting)",
     )
+    parser.add_argument(
+        "--settle-timeout",
+        type=float,
+        default=60.0,
+        help="wall seconds the service may take over what is due before the run fails "
+        "(default 60; a 512-player round's burst of game ends on a busy machine takes longer)",
+    )
     args = parser.parse_args(argv)
     PACE[0] = not args.no_export_pace
+    SETTLE[0] = args.settle_timeout
     logging.basicConfig(level=logging.ERROR)
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:
