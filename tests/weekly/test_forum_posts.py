@@ -284,13 +284,13 @@ async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week:
         await uow.commit()
 
     def line(n: int, *, decided: bool = False) -> str:
-        text = f"{n + 1}. w{n:03d} - b{n:03d}  {week.config.room_url(ids[n])}"
+        text = f"{n + 1}. W{n:03d} - B{n:03d}  {week.config.room_url(ids[n])}"  # as spelled
         if decided:
-            return f"{text}  result: w{n:03d} wins by forfeit"
+            return f"{text}  result: W{n:03d} wins by forfeit"
         return f"{text}  agreed: {label_time(agreed)}" if n % 3 == 1 else text
 
     (draft,) = await week.outbox("forum_draft")
-    head = draft.body[: draft.body.index("\n1. w000") + 1]
+    head = draft.body[: draft.body.index("\n1. W000") + 1]
     whole = head + "\n".join(line(n, decided=n % 3 == 0) for n in range(130))
     assert len(whole) > DM_LIMIT
     assert draft.body == fit(whole)
