@@ -25,8 +25,12 @@ Where the time goes (bot/demo): the service's own work per event dominates (the 
 game, about 7 ms; each DM through the berserk client in a worker thread to the sandbox, about
 5 ms; the deadline runner), then the actors' reads of what changed and the TDs' routine.
 
-``--side-by-side`` runs the first size on a SQLite file and then on a new PostgreSQL database
-of the server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
+Each row gives the wall time, the registration's share of it (every player's rated history
+read at lila's pace, 20-30 games a real second, two exports at once: a wait, not work) and this
+process's CPU seconds (the machine may be shared: CPU is the steadier figure).
+
+``--side-by-side`` runs each size on a SQLite file and then on a new PostgreSQL database of the
+server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
 trips (statements, transactions begun: PostgreSQL's reads and one-statement writes in
 autocommit, ``Database.reads``/``one_write``, begin none) per game, and whether the champion
 and standings agree.
@@ -38,6 +42,7 @@ import argparse
 import asyncio
 import logging
 import tempfile
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -57,6 +62,32 @@ from bot.lichess.pause import RATE_LIMIT_HOLD
 from bot.notify.kinds import Channel, NoticeKind, OutboxStatus
 from bot.sandbox.state import SandboxState
 from storage.db import Database
+
+
+def _timed(run: Any) -> tuple[Any, float]:
+    """``asyncio.run(run)`` and the process's CPU seconds it took (every thread's)."""
+    began = time.process_time()
+    result = asyncio.run(run)
+    return result, time.process_time() - began
+
+
+def _row(players: int, result: SeasonResult, cpu: float, matches: int) -> str:
+    """A size's line: wall (and the registration's share of it: the players' histories read
+    at lila's pace, in real time), CPU, requests a match, game end to row."""
+    p50 = percentile(result.game_delays, 0.5) or 0.0
+    p99 = percentile(result.game_delays, 0.99) or 0.0
+    return (
+        f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
+        f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
+        f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
+        f"{p50 * 1000:>15.1f} {p99 * 1000:>7.1f} {result.peak_mb:>8.1f}"
+    )
+
+
+HEADER = (
+    f"{'players':>7} {'matches':>7} {'games':>6} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
+    f"{'req/match':>9} {'end->row p50 ms':>15} {'p99 ms':>7} {'peak MB':>8}"
+)
 
 
 async def _one(
@@ -167,9 +198,43 @@ class RoundTrips:
         return found
 
 
-def side_by_side(players: int, seed: int, pg: str) -> None:
-    """The same season on SQLite and on PostgreSQL, one after the other, and the ratio."""
+def side_by_side(sizes: list[int], seed: int, pg: str) -> None:
+    """The same seasons on SQLite and on PostgreSQL, one after the other, and the ratios.
+
+    The ratio is of the seasons' wall time less the registration (the players' histories read
+    at lila's pace in real time, the same on both); CPU is this process's (the PostgreSQL
+    server's is not in it)."""
     trips = RoundTrips()
+    print(
+        f"{'players':>7} {'database':<11} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
+        f"{'end->row p50 ms':>15} {'p99 ms':>7} {'statements/game':>15} "
+        f"{'transactions/game':>17}",
+        flush=True,
+    )
+    for players in sizes:
+        runs = _both(players, seed, pg, trips)
+        sqlite, postgresql = runs["sqlite"][0], runs["postgresql"][0]
+
+        def season(r: SeasonResult) -> float:
+            return r.wall_seconds - r.timings.get("registration", 0.0)
+
+        print(
+            f"{players:>7} PostgreSQL / SQLite season wall (less registration): "
+            f"{season(postgresql) / season(sqlite):.2f}x, CPU "
+            f"{runs['postgresql'][1] / runs['sqlite'][1]:.2f}x; same champion "
+            f"({sqlite.champion}) and standings: {_agree(sqlite, postgresql)}",
+            flush=True,
+        )
+
+
+def _agree(a: SeasonResult, b: SeasonResult) -> bool:
+    return a.champion == b.champion and a.standings == b.standings
+
+
+def _both(
+    players: int, seed: int, pg: str, trips: RoundTrips
+) -> dict[str, tuple[SeasonResult, float]]:
+    """One size's season on a SQLite file, then on a new PostgreSQL database; prints each."""
     name = f"acwc_bench_{uuid.uuid4().hex[:10]}"
 
     async def admin(sql: str) -> None:
@@ -179,35 +244,28 @@ def side_by_side(players: int, seed: int, pg: str) -> None:
         finally:
             await conn.close()
 
-    runs: dict[str, tuple[SeasonResult, Counter[str]]] = {}
+    runs: dict[str, tuple[SeasonResult, float]] = {}
     asyncio.run(admin(f'CREATE DATABASE "{name}"'))
     try:
         for kind in ("sqlite", "postgresql"):
             url = None if kind == "sqlite" else f"postgresql+asyncpg://{pg.split('://')[1]}/{name}"
             with tempfile.TemporaryDirectory(prefix="acwc-bench-side-") as folder:
                 trips.take()
-                result = asyncio.run(_one(players, seed, url, Path(folder)))
-                runs[kind] = (result, trips.take())
+                result, cpu = _timed(_one(players, seed, url, Path(folder)))
+                counts = trips.take()
+            runs[kind] = (result, cpu)
+            games = max(result.season_games, 1)
+            print(
+                f"{players:>7} {kind:<11} {result.wall_seconds:>7.1f} "
+                f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
+                f"{(percentile(result.game_delays, 0.5) or 0) * 1000:>15.1f} "
+                f"{(percentile(result.game_delays, 0.99) or 0) * 1000:>7.1f} "
+                f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f}",
+                flush=True,
+            )
     finally:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    print(
-        f"{'database':<11} {'wall s':>7} {'end->row p50 ms':>15} {'p99 ms':>7} "
-        f"{'statements/game':>15} {'transactions/game':>17}"
-    )
-    for kind, (result, counts) in runs.items():
-        games = max(result.season_games, 1)
-        print(
-            f"{kind:<11} {result.wall_seconds:>7.1f} "
-            f"{(percentile(result.game_delays, 0.5) or 0) * 1000:>15.1f} "
-            f"{(percentile(result.game_delays, 0.99) or 0) * 1000:>7.1f} "
-            f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f}"
-        )
-    sqlite, postgresql = runs["sqlite"][0], runs["postgresql"][0]
-    print(
-        f"PostgreSQL / SQLite wall: {postgresql.wall_seconds / sqlite.wall_seconds:.2f}x; "
-        f"same champion ({sqlite.champion}) and standings: "
-        f"{sqlite.champion == postgresql.champion and sqlite.standings == postgresql.standings}"
-    )
+    return runs
 
 
 def demo_row(players: int, seed: int) -> None:
@@ -219,16 +277,9 @@ def demo_row(players: int, seed: int) -> None:
         with (path / "demo.txt").open("w") as out:
             options = DemoOptions(players=players, seed=seed, folder=path)
             reporter = Reporter(write=lambda line: print(line, file=out))
-            result = asyncio.run(run_season(Config(), options, reporter=reporter))
+            result, cpu = _timed(run_season(Config(), options, reporter=reporter))
     matches = sum(1 for m in result.matches if m[6] is not None and m[7] != "void")
-    p50 = percentile(result.game_delays, 0.5) or 0.0
-    p99 = percentile(result.game_delays, 0.99) or 0.0
-    print(
-        f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
-        f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
-        f"{p50 * 1000:>15.1f} {p99 * 1000:>7.1f} {result.peak_mb:>8.1f}  (acwc demo)",
-        flush=True,
-    )
+    print(f"{_row(players, result, cpu, matches)}  (acwc demo)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -240,7 +291,7 @@ def main(argv: list[str] | None = None) -> None:
         "--no-dm-limits", action="store_true", help="the sandbox without lila's message limits"
     )
     parser.add_argument(
-        "--side-by-side", action="store_true", help="the first size on SQLite, then PostgreSQL"
+        "--side-by-side", action="store_true", help="each size on SQLite, then PostgreSQL"
     )
     parser.add_argument(
         "--pg", default="postgresql://postgres@127.0.0.1:5432", help="server for --side-by-side"
@@ -256,13 +307,9 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.ERROR)
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:
-        side_by_side(sizes[0], args.seed, args.pg)
+        side_by_side(sizes, args.seed, args.pg)
         return
-    print(
-        f"{'players':>7} {'matches':>7} {'games':>6} {'wall s':>7} {'req/match':>9} "
-        f"{'end->row p50 ms':>15} {'p99 ms':>7} {'peak MB':>8}",
-        flush=True,
-    )
+    print(HEADER, flush=True)
     endpoints: list[tuple[int, SeasonResult, int]] = []
     notices: list[tuple[int, str]] = []
     for i, players in enumerate(sizes):
@@ -270,18 +317,11 @@ def main(argv: list[str] | None = None) -> None:
         setup = dm_limits_setup(figures, limits=not args.no_dm_limits)
         with tempfile.TemporaryDirectory(prefix="acwc-bench-season-") as folder:
             url = args.database_url if i == 0 else None
-            result = asyncio.run(_one(players, args.seed, url, Path(folder), setup))
+            result, cpu = _timed(_one(players, args.seed, url, Path(folder), setup))
             matches = sum(1 for m in result.matches if m[6] is not None and m[7] != "void")
             db_url = url or f"sqlite+aiosqlite:///{Path(folder) / 'acwc-demo.db'}"
             notices.append((players, asyncio.run(notice_figures(db_url, figures, matches))))
-        p50 = percentile(result.game_delays, 0.5) or 0.0
-        p99 = percentile(result.game_delays, 0.99) or 0.0
-        print(
-            f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
-            f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
-            f"{p50 * 1000:>15.1f} {p99 * 1000:>7.1f} {result.peak_mb:>8.1f}",
-            flush=True,
-        )
+        print(_row(players, result, cpu, matches), flush=True)
         endpoints.append((players, result, matches))
     if args.demo:
         demo_row(args.demo, args.seed)

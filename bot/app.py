@@ -126,6 +126,7 @@ def bootstrap(
     player_tokens = PlayerTokens(config, TokenVault.for_config(config))
     accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
     registration = None if accounts is None else Registration(config, db, accounts)
+    checks = None if registration is None else RegistrationChecks(db, clock, registration)
     challenges = GameChallenges(
         config, notifier, _challenge_maker(config, db, clock, player_tokens, lichess)
     )
@@ -138,13 +139,9 @@ def bootstrap(
     armageddons = Armageddons(config, notifier, challenges=challenges)
     armageddon_games = ArmageddonGames(config, notifier, armageddons)
     knockout = Knockout(config, notifier, publication=publication, armageddons=armageddons)
+    presence = None if lichess is None else lichess.get_statuses  # who is online on Lichess
     weekly_deadlines = WeeklyDeadlines(
-        config,
-        clock,
-        notifier,
-        announcements=announcements,
-        conduct=conduct,
-        presence=None if lichess is None else lichess.get_statuses,
+        config, clock, notifier, announcements=announcements, conduct=conduct, presence=presence
     )
     listeners = MatchListeners((weekly_deadlines.on_match_changed, knockout.on_match_changed))
     texts = PlayerTexts(
@@ -186,9 +183,7 @@ def bootstrap(
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
-        registration_checks=None
-        if registration is None
-        else RegistrationChecks(db, clock, registration),
+        registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for

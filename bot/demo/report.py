@@ -64,6 +64,10 @@ class Reporter:
         if self.write is not None:
             self.write(text)
 
+    def say_all(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.say(line)
+
     def event(self, when: dt.datetime, text: str) -> None:
         self.say(f"  {_stamp(when)}  {text}")
 

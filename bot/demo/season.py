@@ -262,24 +262,16 @@ async def run_season(
     reporter = reporter or Reporter()
     wall = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        folder = options.folder
-        if folder is None and options.database_url is None:
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="acwc-demo-")))
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-        if options.database_url is not None:
-            url = options.database_url
-        else:
-            assert folder is not None
-            url = f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+        url = _database_url(options, stack)
         port = _free_port() if options.serve_web else 0
         config = demo_config(base, database_url=url, web_port=port)
-        start = dt.datetime.combine(
-            config.rules.calendar.first_publication - dt.timedelta(days=7),
-            dt.time(9, 0),
-            tzinfo=dt.UTC,
+        clock = FakeClock(
+            dt.datetime.combine(
+                config.rules.calendar.first_publication - dt.timedelta(days=7),
+                dt.time(9, 0),
+                tzinfo=dt.UTC,
+            )
         )
-        clock = FakeClock(start)
         sandbox = SandboxState(now=clock.now)
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
@@ -301,33 +293,16 @@ async def run_season(
             reporter.say(f"  sandbox Lichess: {service.lichess_url}  ({history} history games)")
             if service.web_url:
                 reporter.say(f"  web pages:       {service.web_url}/")
-                for line in _how_to_look(config, roster):
-                    reporter.say(line)
-            port_ = InProcessService(service, watch)
-            driver = SeasonDriver(
-                service.db, clock, port_, actors=[], settle_timeout=options.settle_timeout
-            )
-            driver.outage = lambda: _near_outage(sandbox, clock.now())
-            world = World(
-                db=service.db,
-                config=config,
-                services=service.services,
-                seed=options.seed,
-                roster=roster,
-                sandbox=sandbox,
-                notes=reporter,
-                poke=port_.poke,
-                on_game=driver.expect,
-                changes=service.db.track_changes(),
-            )
-            td = TDActor(world)
-            games = GameActor(world)
-            driver.actors = [td, MatchActor(world), games, Progress(service.db, reporter)]
+                reporter.say_all(_how_to_look(config, roster))
+            cast = _cast(service, watch, clock, options, roster, sandbox, reporter)
+            driver, world, td = cast.driver, cast.world, cast.td
             before = len(sandbox.requests)
             async with asyncio.TaskGroup() as tasks:
                 runner = tasks.create_task(service.run(), name="service")
                 try:
+                    began = time.perf_counter()
                     await _register(service, world, clock.now())
+                    driver.timings["registration"] = time.perf_counter() - began
                     await driver.run(finished=td)
                     await driver.drain(config.outbox.merge_window)
                     standings = await _standings(service, config)
@@ -336,22 +311,93 @@ async def run_season(
                         touches = await season_touches(uow, config)
                     if options.keep_open and service.web_url:
                         champion = roster.player(td.placement[0]).username
-                        reporter.say(f"The season is over: the champion is {champion}.")
-                        reporter.say(f"Keeping {service.web_url}/ open; Ctrl-C to stop.")
-                        await _until_interrupted()
+                        await _keep_open(reporter, champion, service.web_url)
                 finally:
                     runner.cancel()
             requests = request_table(sandbox.requests[before:])
             challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
             contract = contract_figures(sandbox, touches.notices.get("failed", 0))
+    result = _result(
+        cast,
+        reporter,
+        standings=standings,
+        matches=matches,
+        stored_games=stored_games,
+        touches=touches,
+        requests=requests,
+        challenged=challenged,
+        contract=contract,
+        wall=wall,
+    )
+    played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
+    _say_result(reporter, result, roster, played=played)
+    return result
+
+
+def _cast(
+    service: Service,
+    watch: SettleWatch,
+    clock: FakeClock,
+    options: DemoOptions,
+    roster: Roster,
+    sandbox: SandboxState,
+    reporter: Reporter,
+) -> _Cast:
+    """The season's driver and its world, with the actors: the TDs, the players in their
+    matches, the games on the sandbox Lichess, and the progress report."""
+    port = InProcessService(service, watch)
+    driver = SeasonDriver(service.db, clock, port, actors=[], settle_timeout=options.settle_timeout)
+    driver.outage = lambda: _near_outage(sandbox, clock.now())
+    world = World(
+        db=service.db,
+        config=service.config,
+        services=service.services,
+        seed=options.seed,
+        roster=roster,
+        sandbox=sandbox,
+        notes=reporter,
+        poke=port.poke,
+        on_game=driver.expect,
+        changes=service.db.track_changes(),
+    )
+    td, games = TDActor(world), GameActor(world)
+    driver.actors = [td, MatchActor(world), games, Progress(service.db, reporter)]
+    return _Cast(driver, world, td, games)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cast:
+    """The season's driver and world; the TDs' actor (its placement ends the season) and the
+    games' (its count of games)."""
+
+    driver: SeasonDriver
+    world: World
+    td: TDActor
+    games: GameActor
+
+
+def _result(
+    cast: _Cast,
+    reporter: Reporter,
+    *,
+    standings: list[str],
+    matches: list[tuple[Any, ...]],
+    stored_games: list[tuple[Any, ...]],
+    touches: Touches,
+    requests: Counter[str],
+    challenged: set[str],
+    contract: Contract,
+    wall: float,
+) -> SeasonResult:
+    """The season's result and figures, from what it stored and what the sandbox saw."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-    played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
     counted = [g[0] for g in stored_games if g[6]]
     refused = Counter(g[7] for g in stored_games if g[7] and g[7] != ARMAGEDDON_GAME)
-    result = SeasonResult(
-        champion=td.placement[0],
-        placement=td.placement,
+    driver = cast.driver
+    return SeasonResult(
+        champion=cast.td.placement[0],
+        placement=cast.td.placement,
         standings=standings,
         matches=matches,
         games=stored_games,
@@ -360,7 +406,7 @@ async def run_season(
         game_delays=driver.game_delays,
         peak_mb=peak_mb,
         steps=driver.steps,
-        season_games=games.games_played,
+        season_games=cast.games.games_played,
         counted_games=len(counted),
         counted_from_challenges=sum(1 for g in counted if g in challenged),
         refused=refused,
@@ -370,26 +416,48 @@ async def run_season(
         touches=touches,
         contract=contract,
     )
+
+
+async def _keep_open(reporter: Reporter, champion: str, web_url: str) -> None:
+    reporter.say(f"The season is over: the champion is {champion}.")
+    reporter.say(f"Keeping {web_url}/ open; Ctrl-C to stop.")
+    await _until_interrupted()
+
+
+def _database_url(options: DemoOptions, stack: contextlib.ExitStack) -> str:
+    """The season's database: the one asked for, or a SQLite file in its folder (a temporary
+    one, removed with ``stack``, when none is given)."""
+    folder = options.folder
+    if folder is None and options.database_url is None:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="acwc-demo-")))
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    if options.database_url is not None:
+        return options.database_url
+    assert folder is not None
+    return f"sqlite+aiosqlite:///{folder / 'acwc-demo.db'}"
+
+
+def _say_result(reporter: Reporter, result: SeasonResult, roster: Roster, *, played: int) -> None:
+    """The season's end: the standings, the placement, the figures, the touches, the champion."""
     reporter.say("")
-    for line in standings:
-        reporter.say(line)
-    names = [roster.player(p).username for p in td.placement]
+    reporter.say_all(result.standings)
+    names = [roster.player(p).username for p in result.placement]
     reporter.say("Final placement: " + ", ".join(f"{i}. {n}" for i, n in enumerate(names, 1)))
-    for line in figures_table(
-        wall=result.wall_seconds,
-        requests=requests,
-        matches=played,
-        games=result.season_games,
-        delays=result.game_delays,
-        peak_mb=peak_mb,
-        steps=driver.steps,
-        counted=result.counted_games,
-        from_challenges=result.counted_from_challenges,
-        refused=result.refused,
-        contract=contract,
-    ):
-        reporter.say(line)
-    for line in touches.table():
-        reporter.say(line)
+    reporter.say_all(
+        figures_table(
+            wall=result.wall_seconds,
+            requests=result.requests,
+            matches=played,
+            games=result.season_games,
+            delays=result.game_delays,
+            peak_mb=result.peak_mb,
+            steps=result.steps,
+            counted=result.counted_games,
+            from_challenges=result.counted_from_challenges,
+            refused=result.refused,
+            contract=result.contract,
+        )
+    )
+    reporter.say_all(result.touches.table())
     reporter.say(f"Champion: {roster.player(result.champion).username}")
-    return result

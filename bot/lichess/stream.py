@@ -31,7 +31,7 @@ import asyncio
 import collections
 import datetime as dt
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -77,6 +77,23 @@ def chunk_players(
     everyone = set(players)
     for a, b in edges:
         everyone.update((a, b))
+    chunks: list[set[PlayerId]] = []
+    for group in _linked_groups(everyone, edges):
+        if len(group) <= limit:
+            target = next((c for c in chunks if len(c) + len(group) <= limit), None)
+            if target is None:
+                chunks.append(set(group))
+            else:
+                target.update(group)
+        else:
+            _cover_pair_by_pair(chunks, group, edges, limit)
+    return [frozenset(c) for c in chunks]
+
+
+def _linked_groups(
+    everyone: set[PlayerId], edges: Sequence[tuple[PlayerId, ...]]
+) -> list[set[PlayerId]]:
+    """The players linked by pairings, group by group (union-find), largest first."""
     parent = {p: p for p in everyone}
 
     def find(p: PlayerId) -> PlayerId:
@@ -92,25 +109,25 @@ def chunk_players(
     groups: dict[PlayerId, set[PlayerId]] = collections.defaultdict(set)
     for p in everyone:
         groups[find(p)].add(p)
-    ordered = sorted(groups.values(), key=lambda g: (-len(g), min(g)))
-    chunks: list[set[PlayerId]] = []
-    for group in ordered:
-        if len(group) <= limit:
-            target = next((c for c in chunks if len(c) + len(group) <= limit), None)
-            if target is None:
-                chunks.append(set(group))
-            else:
-                target.update(group)
+    return sorted(groups.values(), key=lambda g: (-len(g), min(g)))
+
+
+def _cover_pair_by_pair(
+    chunks: list[set[PlayerId]],
+    group: set[PlayerId],
+    edges: Sequence[tuple[PlayerId, ...]],
+    limit: int,
+) -> None:
+    """A group larger than ``limit``: each of its pairs put in a list that holds both players
+    (a player may then be in several lists)."""
+    for a, b in edges:
+        if a not in group or any(a in c and b in c for c in chunks):
             continue
-        for a, b in edges:
-            if a not in group or any(a in c and b in c for c in chunks):
-                continue
-            fitting = next((c for c in chunks if len(c | {a, b}) <= limit), None)
-            if fitting is None:
-                chunks.append({a, b})
-            else:
-                fitting.update((a, b))
-    return [frozenset(c) for c in chunks]
+        fitting = next((c for c in chunks if len(c | {a, b}) <= limit), None)
+        if fitting is None:
+            chunks.append({a, b})
+        else:
+            fitting.update((a, b))
 
 
 @dataclass

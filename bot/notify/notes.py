@@ -7,6 +7,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from bot.notify.kinds import NoticeKind, notice_label
+from rules.talk import alerts
 from rules.talk.notices import DM_LIMIT
 from storage.models import OutboxRow
 
@@ -14,7 +15,7 @@ __all__ = ["FOLDED_HEAD", "LINE_LIMIT", "digest_text", "folded_notes", "note_lin
 
 LINE_LIMIT = 300
 """A note's first line, cut to this length in the digest (the desk shows it whole)."""
-FOLDED_HEAD = "Also since the last digest (nothing here needs a decision):"
+FOLDED_HEAD = alerts.DIGEST_FOLDED_HEAD
 """The line before the notes an alert carries (the desk shows the alert without them)."""
 
 
@@ -24,13 +25,13 @@ def _label(row: OutboxRow) -> str:
     except ValueError:  # a kind a later version wrote
         kind = None
     label = notice_label(kind) if kind is not None else "Note"
-    return f"{label}, match {row.match_id}" if row.match_id is not None else label
+    return alerts.note_label(label, row.match_id)
 
 
 def note_line(row: OutboxRow) -> str:
     """One note as a line of the digest: its kind, its match, its first line."""
     first = row.body.strip().splitlines()[0] if row.body.strip() else ""
-    return f"- {_label(row)}: {first[:LINE_LIMIT]}"
+    return alerts.digest_line(_label(row), first[:LINE_LIMIT])
 
 
 def _fitting(
@@ -54,7 +55,7 @@ def digest_text(
 ) -> tuple[str, list[OutboxRow]]:
     """The digest's words, one line a note, and the notes it carries: as many as fit in one
     message (the rest wait for the next digest)."""
-    head = f"ACWC daily digest, {day:%a %d %b %Y} (nothing here needs a decision)."
+    head = alerts.digest_head(day)
     lines, carried = _fitting(len(head), notes, limit)
     return "\n".join([head, *lines]), carried
 

@@ -29,7 +29,7 @@ def missed_label(row: OutboxRow) -> str:
         label = notice_label(NoticeKind(row.notice)) if row.notice else "a message"
     except ValueError:
         label = row.notice or "a message"
-    return label if row.match_id is None else f"{label} (match {row.match_id})"
+    return alerts.missed_notice(label, row.match_id)
 
 
 class UndeliveredAlerts:
@@ -56,9 +56,5 @@ class UndeliveredAlerts:
     ) -> None:
         """Tell the TDs (a note, once an outage) that Lichess has not been reachable since
         ``since`` and ``waiting`` messages wait: they go out when it is back, late, not lost."""
-        text = (
-            f"Lichess has not been reachable since {since:%a %d %b %H:%M} UTC: {waiting} "
-            "message(s) to players and TDs wait and go out as soon as it is back. They will "
-            "be late, not lost; nothing needs doing."
-        )
+        text = alerts.lichess_unreachable(since, waiting)
         await self.notifier.td_note(uow, now=now, text=text, key=keys.late(since.isoformat()))

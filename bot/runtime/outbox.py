@@ -188,6 +188,31 @@ def merge(rows: Sequence[OutboxRow], limit: int = MERGE_LIMIT) -> list[list[Outb
     return groups
 
 
+def _retry_or_give_up(
+    stored: OutboxRow, error: BaseException, *, now: dt.datetime, reply: bool
+) -> str | None:
+    """After a failed send of ``stored``: its next attempt set (None returned), or it marked
+    failed, and then why in the TDs' words ("": Lichess refused it). ``reply``: the player
+    already had a message of this kind (a spent budget is then tried again sooner)."""
+    if is_refused(error):
+        stored.status = OutboxStatus.FAILED
+        return "the player does not accept messages from the bot"
+    if is_limited(error):
+        if now - stored.created_at >= LIMIT_GIVE_UP:
+            stored.status = OutboxStatus.FAILED
+            return "the bot's daily message budget kept it back for a day"
+        stored.next_attempt_at = now + (REPLY_DELAY if reply else limit_delay(stored.attempts))
+        return None
+    if is_outage(error):  # late, never lost: tried again when Lichess is back
+        stored.next_attempt_at = now + min(retry_delay(stored.attempts), OUTAGE_RETRY_CAP)
+        return None
+    if is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
+        stored.status = OutboxStatus.FAILED
+        return ""
+    stored.next_attempt_at = now + retry_delay(stored.attempts)
+    return None
+
+
 class OutboxDispatcher(WaitingLoop):
     def __init__(
         self,
@@ -264,28 +289,10 @@ class OutboxDispatcher(WaitingLoop):
         sent = 0
         self._next_known = False
         while True:
-            async with self.db.reads() as uow:
-                if self.stopped is not None or not self._hold_read:
-                    hold = await uow.holds.get(OUTBOX_HOLD)
-                    self.stopped = None if hold is None else (hold.reason or "stopped")
-                    self._hold_read = True
-                if self.stopped is not None:
-                    return sent
-                now = self.clock.now()
-                due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
-                batch = len(due)
-                later = await uow.outbox.next_after(now, SENDABLE_KINDS) if batch < BATCH else None
-                # and whatever else is due to the same people, so it goes in the same message
-                taken = {r.id for r in due}
-                due += [
-                    r
-                    for r in await uow.outbox.due_to(
-                        {r.recipient for r in due if r.kind is not Channel.TEAM_UPDATE},
-                        now,
-                        kinds=PERSONAL_KINDS,
-                    )
-                    if r.id not in taken
-                ]
+            looked = await self._look()
+            if looked is None:
+                return sent
+            due, batch, later = looked
             due = self._not_in_doubt(due)
             if due:  # one fenced claim for the whole batch (one round trip, not one a DM)
                 async with self.gate():
@@ -293,42 +300,80 @@ class OutboxDispatcher(WaitingLoop):
             if not due:
                 self.next_attempt, self._next_known = later, True
                 return sent
-            failed = False
-            groups = merge(sorted(due, key=lambda r: r.id))
-            for n, group in enumerate(groups):
-                if group[0].kind is not Channel.TEAM_UPDATE and await self._paced(group):
-                    self.sent += sent
-                    return sent
-                if self.may_act() is not None:  # lost since the claim: the rest go back
-                    await self._unclaim([r for g in groups[n:] for r in g])
-                async with self.gate():  # (which stops this loop if lost)
-                    error: BaseException | None = None
-                    try:
-                        await self._send(group)
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception as e:  # delivery failures are recorded, never fatal
-                        error = e
-                    if error is None:
-                        sent += await self._sent(group)
-                    elif is_unauthorised(error):
-                        await self._stop(error)
-                        self.sent += sent
-                        return sent
-                    else:
-                        await self._failed(group, error)
-                        failed = True
-                        if is_outage(error):  # Lichess is down: the rest wait with this one
-                            await self._hold_during_outage()
-                            self.sent += sent
-                            return sent
+            count, done, failed = await self._deliver_batch(due)
+            sent += count
             self.sent += sent
+            if done:
+                return sent
             if batch < BATCH:
                 # That was every message due when we looked; one queued since woke us and
                 # is sent on the next round of run(). Each went out (a failure set a later
                 # attempt: read again), so the next is the first that was not due.
                 self.next_attempt, self._next_known = later, not failed
                 return sent
+
+    async def _look(self) -> tuple[list[OutboxRow], int, dt.datetime | None] | None:
+        """What is due now (a batch, with whatever else is due to the same people), how many the
+        batch held, and when the first message not yet due is (when the batch held them all);
+        None while the outbox is stopped."""
+        async with self.db.reads() as uow:
+            if self.stopped is not None or not self._hold_read:
+                hold = await uow.holds.get(OUTBOX_HOLD)
+                self.stopped = None if hold is None else (hold.reason or "stopped")
+                self._hold_read = True
+            if self.stopped is not None:
+                return None
+            now = self.clock.now()
+            due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
+            batch = len(due)
+            later = await uow.outbox.next_after(now, SENDABLE_KINDS) if batch < BATCH else None
+            # and whatever else is due to the same people, so it goes in the same message
+            taken = {r.id for r in due}
+            due += [
+                r
+                for r in await uow.outbox.due_to(
+                    {r.recipient for r in due if r.kind is not Channel.TEAM_UPDATE},
+                    now,
+                    kinds=PERSONAL_KINDS,
+                )
+                if r.id not in taken
+            ]
+        return due, batch, later
+
+    async def _deliver_batch(self, due: list[OutboxRow]) -> tuple[int, bool, bool]:
+        """Send the claimed ``due``, merged into one message per person: how many went out,
+        whether this look is over (paced, stopped, or Lichess down) and whether one failed."""
+        sent, failed = 0, False
+        groups = merge(sorted(due, key=lambda r: r.id))
+        for n, group in enumerate(groups):
+            if group[0].kind is not Channel.TEAM_UPDATE and await self._paced(group):
+                return sent, True, failed
+            if self.may_act() is not None:  # lost since the claim: the rest go back
+                await self._unclaim([r for g in groups[n:] for r in g])
+            async with self.gate():  # (which stops this loop if lost)
+                error = await self._try_send(group)
+                if error is None:
+                    sent += await self._sent(group)
+                elif is_unauthorised(error):
+                    await self._stop(error)
+                    return sent, True, failed
+                else:
+                    await self._failed(group, error)
+                    failed = True
+                    if is_outage(error):  # Lichess is down: the rest wait with this one
+                        await self._hold_during_outage()
+                        return sent, True, failed
+        return sent, False, failed
+
+    async def _try_send(self, group: Sequence[OutboxRow]) -> BaseException | None:
+        """Send ``group`` as one message: the failure, or None."""
+        try:
+            await self._send(group)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # delivery failures are recorded, never fatal
+            return e
+        return None
 
     async def _claim(self, group: list[OutboxRow]) -> list[OutboxRow]:
         """The rows of ``group`` claimed to be sent under this process's leadership epoch, in
@@ -454,28 +499,10 @@ class OutboxDispatcher(WaitingLoop):
                     continue
                 stored.attempts += 1
                 stored.last_error = note
-                if is_refused(error):
-                    stored.status = OutboxStatus.FAILED
+                gave_up = _retry_or_give_up(stored, error, now=now, reply=reply)
+                if gave_up is not None:
                     given_up.append(stored)
-                    why = "the player does not accept messages from the bot"
-                elif is_limited(error):
-                    if now - stored.created_at >= LIMIT_GIVE_UP:
-                        stored.status = OutboxStatus.FAILED
-                        given_up.append(stored)
-                        why = "the bot's daily message budget kept it back for a day"
-                    elif reply:
-                        stored.next_attempt_at = now + REPLY_DELAY
-                    else:
-                        stored.next_attempt_at = now + limit_delay(stored.attempts)
-                elif is_outage(error):  # late, never lost: tried again when Lichess is back
-                    stored.next_attempt_at = now + min(
-                        retry_delay(stored.attempts), OUTAGE_RETRY_CAP
-                    )
-                elif is_permanent(error) or stored.attempts >= MAX_ATTEMPTS:
-                    stored.status = OutboxStatus.FAILED
-                    given_up.append(stored)
-                else:
-                    stored.next_attempt_at = now + retry_delay(stored.attempts)
+                    why = gave_up or why
             row = group[0]
             if is_limited(error):
                 held = [r.next_attempt_at for r in rows if r is not None and r.next_attempt_at]
@@ -484,15 +511,29 @@ class OutboxDispatcher(WaitingLoop):
                 log.info("message budget: %s's messages held", row.recipient)
             if is_refused(error):
                 await uow.holds.put(REFUSED_HOLD + row.recipient.lower(), since=now, reason=note)
-            if given_up and row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
-                await uow.notices.uncover(row.created_at, now=now)
             if is_outage(error):
                 await self._outage(uow, now)
             if given_up:
-                log.warning("outbox to %s failed: %s", row.recipient, error)
-                if self.alerts is not None and row.kind is not Channel.TD_ALERT:
-                    await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
+                await self._given_up(uow, row, given_up, error, why=why, now=now)
             await uow.commit()
+
+    async def _given_up(
+        self,
+        uow: UnitOfWork,
+        row: OutboxRow,
+        given_up: list[OutboxRow],
+        error: BaseException,
+        *,
+        why: str,
+        now: dt.datetime,
+    ) -> None:
+        """Messages that will not go out: a team message's notices go by DM instead, and the
+        TDs hear of the others in their digest."""
+        if row.kind is Channel.TEAM_UPDATE:  # its notices go by DM instead
+            await uow.notices.uncover(row.created_at, now=now)
+        log.warning("outbox to %s failed: %s", row.recipient, error)
+        if self.alerts is not None and row.kind is not Channel.TD_ALERT:
+            await self.alerts.undelivered(uow, now=now, rows=given_up, why=why)
 
     async def _hold_during_outage(self) -> None:
         """Hold every due message until the next try (backing off to

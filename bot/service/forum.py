@@ -30,10 +30,10 @@ from bot.views.qualification import standings as qualification_standings
 from bot.views.scores import match_state
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
-from rules.core.states import DecidedBy, MatchState, RoundState
-from rules.stages.formats import STAGE_FORMATS, stage_name
+from rules.core.states import MatchState, RoundState
+from rules.stages.formats import STAGE_FORMATS
+from rules.talk import forum as talk
 from rules.talk.notices import DM_LIMIT
-from rules.week.calendar import label_time
 from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.uow import UnitOfWork
 
@@ -52,33 +52,47 @@ class AlreadyPostedError(OperationError):
     """The draft was marked posted before."""
 
 
-_HOW = {
-    DecidedBy.FORFEIT: " by forfeit",
-    DecidedBy.TD: " by TD decision",
-    DecidedBy.ARMAGEDDON: " after the armageddon",
-}
+def _forum_match(row: MatchRow, room_url: str, result: talk.MatchResult) -> talk.ForumMatch:
+    """``row`` as a forum post shows it: its players, room, agreed time and ``result``."""
+    return talk.ForumMatch(
+        stage=row.stage,
+        board=row.board,
+        white=row.white_first,
+        black=row.black_first,
+        week=row.week,
+        room_url=room_url,
+        agreed=row.agreed_time,
+        result=result,
+    )
 
 
-def _stage_name(stage: str) -> str:
-    return stage_name(stage).lower()
-
-
-async def _result_text(uow: UnitOfWork, row: MatchRow) -> str:
-    """``6 - 2, alice wins`` (or by forfeit, by TD decision, by armageddon)."""
+async def _result(uow: UnitOfWork, row: MatchRow) -> talk.MatchResult:
     if row.black_first is None:
-        return "bye"
+        return talk.MatchResult(bye=True)
     if row.state is MatchState.VOID:
-        return "void (rules 8)"
-    if row.outcome is None and row.state is not MatchState.REPEAT:
-        return ""
+        return talk.MatchResult(void=True)
+    repeat = row.state is MatchState.REPEAT
+    if row.outcome is None and not repeat:
+        return talk.MatchResult()
     state = await match_state(uow, row.id)
-    score = f"{state.score}, " if state.games and state.score is not None else ""
-    if row.state is MatchState.REPEAT:
-        return f"{score}tied, played again the next week"
     winner = {Outcome.FIRST_WINS: row.white_first, Outcome.SECOND_WINS: row.black_first}
-    how = _HOW.get(row.decided_by, "") if row.decided_by is not None else ""
-    name = winner.get(row.outcome) if row.outcome is not None else None
-    return f"{score}{name} wins{how}" if name else f"{score}tied{how}"
+    return talk.MatchResult(
+        repeat=repeat,
+        decided=row.outcome is not None,
+        score=str(state.score) if state.games and state.score is not None else None,
+        winner=winner.get(row.outcome) if row.outcome is not None else None,
+        decided_by=row.decided_by,
+    )
+
+
+async def _stage_names(uow: UnitOfWork, rounds: list[RoundRow]) -> str:
+    """The stages of the rounds' matches, in words (a post may cover two)."""
+    stages: list[str] = []
+    for r in rounds:
+        for m in await uow.matches.for_round(r.id):
+            if m.stage not in stages:
+                stages.append(m.stage)
+    return talk.stage_names(stages)
 
 
 class Forum:
@@ -132,18 +146,6 @@ class Forum:
                     out.append(other)
         return out if round_row in out else [round_row]
 
-    def _match_head(self, m: MatchRow, *, multi: bool) -> str:
-        """A match's line up to its result: board, players, room link, agreed time."""
-        head = f"{_stage_name(m.stage)} " if multi else ""
-        if m.black_first is None:
-            return f"{head}{m.board}. {m.white_first}: bye"
-        week = f" (week {m.week})" if m.week > 1 else ""
-        line = f"{head}{m.board}. {m.white_first} - {m.black_first}{week}  "
-        line += self.config.room_url(m.id)
-        if m.agreed_time is not None and m.outcome is None:
-            line += f"  agreed: {label_time(m.agreed_time)}"
-        return line
-
     async def _match_lines(
         self, uow: UnitOfWork, rounds: list[RoundRow], *, room: int | None = None
     ) -> list[str]:
@@ -159,27 +161,26 @@ class Forum:
             for r in rounds
             for m in sorted(await uow.matches.for_round(r.id), key=lambda m: (m.board, m.week))
         ]
-        shown: list[tuple[MatchRow, str]] = []
+        shown: list[MatchRow] = []
         length = 0
         for m in ordered:  # the lines the post can show (a result only lengthens a line)
             if room is not None and length > room + 1:
                 break
-            shown.append((m, self._match_head(m, multi=multi)))
-            length += len(shown[-1][1]) + 1
+            shown.append(m)
+            undecided = talk.MatchResult(decided=m.outcome is not None)  # its line but the result
+            head = _forum_match(m, self.config.room_url(m.id), undecided)
+            length += len(talk.room_line(head, named=multi)) + 1
         await uow.games.preload(  # one query, for the results shown
-            m.id for m, _ in shown if m.outcome is not None or m.state is MatchState.REPEAT
+            m.id for m in shown if m.outcome is not None or m.state is MatchState.REPEAT
         )
         lines = []
         length = 0
-        for m, line in shown:
+        for m in shown:
             if room is not None and length > room + 1:
                 break  # the text is longer than the post already: it is cut here (fit)
-            if m.black_first is not None:
-                result = await _result_text(uow, m)
-                if result:
-                    line += f"  result: {result}"
-            lines.append(line)
-            length += len(line) + 1
+            match = _forum_match(m, self.config.room_url(m.id), await _result(uow, m))
+            lines.append(talk.room_line(match, named=multi))
+            length += len(lines[-1]) + 1
         return lines
 
     async def pairings_post(
@@ -202,23 +203,15 @@ class Forum:
         owner = rounds[0]
         if owner.week_end is None:
             return
-        stages = []
-        for r in rounds:
-            for m in await uow.matches.for_round(r.id):
-                if m.stage not in stages:
-                    stages.append(m.stage)
-        names = " and ".join(_stage_name(s) for s in stages) or "?"
-        title = f"ACWC {names} round {owner.number} pairings"
-        lines = [
+        title = talk.pairings_title(await _stage_names(uow, rounds), owner.number)
+        live = await uow.lichess.broadcast_round(owner.id)  # (bot/service/broadcasts.py)
+        lines = talk.pairings_header(
             title,
-            f"Play by {label_time(owner.week_end)} (rules 4.5); all times UTC.",
-            f"Agreed times and results are also on {self.config.service.public_url.rstrip('/')}/",
-        ]
-        live = await uow.lichess.broadcast_round(owner.id)
-        if live is not None:  # this round's live broadcast (bot/service/broadcasts.py)
-            lines.append(f"Follow every game live on Lichess: {live.url}")
-        elif self.config.tournament.broadcast_url:
-            lines.append(f"Lichess broadcast: {self.config.tournament.broadcast_url}")
+            week_end=owner.week_end,
+            public_url=self.config.service.public_url,
+            live_url=None if live is None else live.url,
+            broadcast_url=self.config.tournament.broadcast_url,
+        )
         room = DM_LIMIT - len("\n".join(lines)) - 2  # past the blank line
         lines += ["", *await self._match_lines(uow, rounds, room=room)]
         previous = await self._carried(uow, owner)
@@ -243,7 +236,7 @@ class Forum:
         if row is None:
             return None
         text = row.revised_body if row.revised_body is not None else row.body
-        start = text.find(f"\n\nRound {previous.number} results:\n")
+        start = text.find(f"\n\n{talk.results_heading(previous.number)}\n")
         return None if start < 0 else text[start + 2 :].split("\n")
 
     async def _neighbour(self, uow: UnitOfWork, round_row: RoundRow, step: int) -> RoundRow | None:
@@ -260,10 +253,12 @@ class Forum:
         if await self._neighbour(uow, round_row, 1) is not None:
             return False
         stage = await uow.tournaments.stage_by_id(round_row.stage_id)
-        if stage is None or StageKind(stage.kind) is not StageKind.QUALIFICATION:
+        if stage is None:
+            return True
+        fmt = STAGE_FORMATS[StageKind(stage.kind)]
+        if fmt.fixed_rounds:  # all stored when the stage starts
             return True
         field = len(await entrants(uow, stage))
-        fmt = STAGE_FORMATS[StageKind.QUALIFICATION]
         return field < 2 or round_row.number >= fmt.round_count(
             entrants=field, ruleset=self.config.rules
         )
@@ -319,13 +314,7 @@ class Forum:
                 if not reuse_carried or await self._drafted_closing(uow, key, owner) is None:
                     await self.pairings_post(uow, following, now=now, reuse_carried=reuse_carried)
             return True  # the next round's pairings post carries it when it is published
-        stages = []
-        for r in rounds:
-            for m in await uow.matches.for_round(r.id):
-                if m.stage not in stages:
-                    stages.append(m.stage)
-        names = " and ".join(_stage_name(s) for s in stages)
-        title = f"ACWC {names} round {owner.number}: results"
+        title = talk.closing_title(await _stage_names(uow, rounds), owner.number)
         body = "\n".join([title, "", *await self._closing_lines(uow, rounds)])
         await self._draft(uow, key, subject=title, body=body.rstrip(), now=now)
         return True
@@ -333,18 +322,14 @@ class Forum:
     async def _closing_lines(self, uow: UnitOfWork, rounds: list[RoundRow]) -> list[str]:
         """The rounds' results and the standings after them (a closing post's body)."""
         multi = len(rounds) > 1
-        lines = [f"Round {rounds[0].number} results:"]
+        lines = [talk.results_heading(rounds[0].number)]
         stage = "?"
         for r in rounds:
             matches = list(await uow.matches.for_round(r.id))
             for m in sorted(matches, key=lambda m: (m.board, m.week)):
                 stage = m.stage
-                head = f"{_stage_name(m.stage)} " if multi else ""
-                pair = (
-                    m.white_first if m.black_first is None else f"{m.white_first} - {m.black_first}"
-                )
-                week = f" (week {m.week})" if m.week > 1 else ""
-                lines.append(f"{head}{m.board}. {pair}{week}: {await _result_text(uow, m)}")
+                match = _forum_match(m, self.config.room_url(m.id), await _result(uow, m))
+                lines.append(talk.result_line(match, named=multi))
         if multi:
             return lines
         standings = await self._standings(uow, stage, through=rounds[0].number)
@@ -357,18 +342,24 @@ class Forum:
                 table = await qualification_standings(uow, self.config.rules, through=through)
             except OperationError:  # matches added by hand, without a fixed field
                 return []
-            lines = [f"Standings after round {through} (match points, Median-Buchholz):"]
-            lines += [
-                f"{r.rank}. {r.username} {float(r.match_points):g} {float(r.buchholz_median):g}"
-                for r in table.rows
-            ]
-            return lines
+            return talk.qualification_standings_lines(
+                through,
+                (
+                    talk.StandingLine(
+                        r.rank, r.username, float(r.match_points), float(r.buchholz_median)
+                    )
+                    for r in table.rows
+                ),
+            )
         if stage == StageKind.CANDIDATES:
-            lines = [f"Standings after round {through}:"]
-            for pool in await candidates_view(uow, self.config, through=through):
-                order = [str(r["player"]) for r in pool.get("standings", [])]
-                lines.append(f"{pool.get('pool', 'pool')} pool: " + ", ".join(order))
-            return lines
+            pools = await candidates_view(uow, self.config, through=through)
+            return talk.pool_standings_lines(
+                through,
+                (
+                    (str(p.get("pool", "pool")), [str(r["player"]) for r in p.get("standings", [])])
+                    for p in pools
+                ),
+            )
         return []
 
     async def match_changed(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:

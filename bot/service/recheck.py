@@ -36,7 +36,7 @@ from bot.notify import keys as notice
 from bot.runtime.deadlines import Firing, Handler
 from rules.core.states import PlayerStatus, StageState
 from rules.stages.seeding import AccountFacts, cheat_grounds
-from rules.talk.conduct import account_marked
+from rules.talk.conduct import account_mark_evidence, account_marked
 from rules.talk.notices import TDAlert
 from storage.models import AuditRow, DeadlineRow
 from storage.uow import UnitOfWork
@@ -252,10 +252,7 @@ class AccountRecheck:
             player=player,
             details={"marks": marks, "cheat_games": games},
         )
-        evidence = (
-            f"https://lichess.org/@/{username}",
-            *(f"https://lichess.org/{g} (created {at[:10]})" for g, at in games.items()),
-        )
+        evidence = account_mark_evidence(username, games)
         alert = TDAlert(None, account_marked(username, marks), evidence, None)
         what = ",".join([*marks, *games])  # a new "cheat detected" game is news of its own
         await self.notifier.td_alert(

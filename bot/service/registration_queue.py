@@ -156,7 +156,8 @@ class RegistrationChecks(WaitingLoop):
         async with self.db.reads() as uow:
             found = await uow.settings.with_prefix(CHECK_PREFIX)
         checks = [CheckState.read(text) for text in found.values()]
-        return sorted((c for c in checks if c.running), key=lambda c: c.requested_at)
+        running = (c for c in checks if c.running)  # first asked, first read (then by name)
+        return sorted(running, key=lambda c: (c.requested_at, normalise_username(c.username)))
 
     async def _store(self, state: CheckState) -> None:
         async with self.gate(), self.db.uow() as uow:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.views.bracket import VOID, armageddon_view
+from bot.views.bracket import KNOCKOUT, VOID, armageddon_view
 from bot.views.scores import ScoredMatch, scored
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
@@ -314,7 +314,7 @@ async def knockout(uow: UnitOfWork, ruleset: Ruleset) -> dict[str, list[MatchLin
     match, and the armageddon that decided a tie as the public may see it."""
     names = await _names(uow)
     out: dict[str, list[MatchLine]] = {}
-    for kind in (StageKind.SEMIFINAL, StageKind.FINAL, StageKind.THIRD_PLACE):
+    for kind in KNOCKOUT:
         lines = []
         for m in await public_matches(uow, kind.value):
             if m.state == VOID:

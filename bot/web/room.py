@@ -51,18 +51,6 @@ log = logging.getLogger(__name__)
 
 OFFER_FIELDS = ("time1", "time2", "time3")
 LOCAL_INPUT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
-ACTIONS = (
-    "text",
-    "offer",
-    "accept",
-    "time",
-    "report",
-    "bid",
-    "rps",
-    "claim",
-    "break",
-    "button",
-)
 TIME_VERBS: dict[str, type[ProposeChange] | type[ChooseTime]] = {
     "change": ProposeChange,
     "choose": ChooseTime,
@@ -97,51 +85,57 @@ def parse_local_input(value: str) -> dt.datetime:
     return parsed.replace(tzinfo=UTC)
 
 
-def command_from_form(values: dict[str, str]) -> str:
-    """The grammar's text for what the form asked; raises a 400 page for an impossible form."""
-    action = values.get("action", "text")
-    if action not in ACTIONS:
-        raise bad_request("That is not something the match room can do.")
-    if action == "text":
-        text = values.get("text", "").strip()
-        if not text:
-            raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
-        return text
-    if action == "offer":
-        times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
-        if not times:
-            raise bad_request("Pick at least one start time to offer.")
-        return format_command(Offer(tuple(times)))
-    if action == "accept":
-        index = whole_number(values.get("index", "").strip(), digits=6)
-        if index is None:
-            raise bad_request("Say which offer to accept.")
-        return f"accept {index}"
-    if action == "time":
-        verb = TIME_VERBS.get(values.get("verb", ""))
-        if verb is None or not values.get("time", "").strip():
-            raise bad_request("Pick a time.")
-        return format_command(verb(parse_local_input(values["time"])))
-    if action == "report":
-        text = " ".join(values.get("report", "").split())
-        if not text:
-            raise bad_request("Write what you want the TDs to know.")
-        return f"report {text}"
-    if action == "bid":
-        bid = values.get("bid", "").strip()
-        if not bid:
-            raise bad_request("Give your bid, e.g. 3:30.")
-        return f"bid {bid}"
-    if action == "rps":
-        hand = values.get("hand", "")
-        if hand not in HANDS:
-            raise bad_request("Pick rock, paper or scissors.")
-        return f"rps {hand}"
-    if action == "claim":
-        return "claim win"
-    if action == "break":
-        return "break"
-    # "button": a canned command a button carries (accept change, decline change, ...)
+def _typed(values: dict[str, str]) -> str:
+    text = values.get("text", "").strip()
+    if not text:
+        raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
+    return text
+
+
+def _offer(values: dict[str, str]) -> str:
+    times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
+    if not times:
+        raise bad_request("Pick at least one start time to offer.")
+    return format_command(Offer(tuple(times)))
+
+
+def _accept(values: dict[str, str]) -> str:
+    index = whole_number(values.get("index", "").strip(), digits=6)
+    if index is None:
+        raise bad_request("Say which offer to accept.")
+    return f"accept {index}"
+
+
+def _time(values: dict[str, str]) -> str:
+    verb = TIME_VERBS.get(values.get("verb", ""))
+    if verb is None or not values.get("time", "").strip():
+        raise bad_request("Pick a time.")
+    return format_command(verb(parse_local_input(values["time"])))
+
+
+def _report(values: dict[str, str]) -> str:
+    text = " ".join(values.get("report", "").split())
+    if not text:
+        raise bad_request("Write what you want the TDs to know.")
+    return f"report {text}"
+
+
+def _bid(values: dict[str, str]) -> str:
+    bid = values.get("bid", "").strip()
+    if not bid:
+        raise bad_request("Give your bid, e.g. 3:30.")
+    return f"bid {bid}"
+
+
+def _rps(values: dict[str, str]) -> str:
+    hand = values.get("hand", "")
+    if hand not in HANDS:
+        raise bad_request("Pick rock, paper or scissors.")
+    return f"rps {hand}"
+
+
+def _button(values: dict[str, str]) -> str:
+    """A canned command a button carries (accept change, decline change, ...)."""
     command = " ".join(values.get("command", "").split())
     withdrawn = command.removeprefix("withdraw offer ")
     if command.startswith("withdraw offer ") and whole_number(withdrawn, digits=6) is not None:
@@ -149,6 +143,30 @@ def command_from_form(values: dict[str, str]) -> str:
     if command not in BUTTON_COMMANDS:
         raise bad_request("That button carries no command the room knows.")
     return command
+
+
+_FORMS: dict[str, Callable[[dict[str, str]], str]] = {
+    "text": _typed,
+    "offer": _offer,
+    "accept": _accept,
+    "time": _time,
+    "report": _report,
+    "bid": _bid,
+    "rps": _rps,
+    "claim": lambda _: "claim win",
+    "break": lambda _: "break",
+    "button": _button,
+}
+"""Each action of the room's forms: the grammar's text for it (a 400 page for an impossible one)."""
+
+
+def command_from_form(values: dict[str, str]) -> str:
+    """The grammar's text for what the form asked; raises a 400 page for an impossible form."""
+    action = values.get("action", "text")
+    form = _FORMS.get(action)
+    if form is None:
+        raise bad_request("That is not something the match room can do.")
+    return form(values)
 
 
 async def say(

@@ -79,7 +79,9 @@ class StageFormat(Protocol):
         """The stage's rounds (a tied final's repeat weeks are matches of its one round)."""
         ...
 
-    def match_format(self, ruleset: Ruleset) -> MatchFormat: ...
+    def match_format(self, ruleset: Ruleset, kind: StageKind | None = None) -> MatchFormat:
+        """The format of a match of ``kind`` (one of :attr:`members`; None: :attr:`kind`)."""
+        ...
 
 
 @runtime_checkable
@@ -132,8 +134,8 @@ class _Format:
     def round_count(self, *, entrants: int, ruleset: Ruleset) -> int:
         return 1
 
-    def match_format(self, ruleset: Ruleset) -> MatchFormat:
-        return ruleset.formats.for_stage(self.kind)
+    def match_format(self, ruleset: Ruleset, kind: StageKind | None = None) -> MatchFormat:
+        return ruleset.formats.for_stage(self.kind if kind is None else kind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class PlayInFormat:
     def round_count(self, *, entrants: int, ruleset: Ruleset) -> int:
         return 1
 
-    def match_format(self, ruleset: Ruleset) -> MatchFormat:
+    def match_format(self, ruleset: Ruleset, kind: StageKind | None = None) -> MatchFormat:
         return ruleset.formats.play_in
 
     def pairings(

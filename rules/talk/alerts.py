@@ -11,10 +11,16 @@ from rules.core.model import Game
 from rules.week.calendar import label_time
 
 __all__ = [
+    "DIGEST_FOLDED_HEAD",
     "armageddon_undecided",
+    "digest_head",
+    "digest_line",
     "forfeit_line",
     "game_flagged",
     "game_refused",
+    "lichess_unreachable",
+    "missed_notice",
+    "note_label",
     "undelivered",
 ]
 
@@ -63,3 +69,36 @@ def undelivered(recipient: str, *, why: str, missed: Sequence[str]) -> str:
 def forfeit_line(match_id: int, kind: str, reason: str, at: dt.datetime) -> str:
     """One forfeit in the evidence of a disqualification the TDs confirm (rules 6.5)."""
     return f"forfeit in match {match_id} ({kind}, {reason}) on {label_time(at)}"
+
+
+def missed_notice(label: str, match_id: int | None) -> str:
+    """What one undelivered notice was, in a few words: its kind and match."""
+    return label if match_id is None else f"{label} (match {match_id})"
+
+
+def lichess_unreachable(since: dt.datetime, waiting: int) -> str:
+    """The TDs' note of an outage: the waiting messages will be late, not lost."""
+    return (
+        f"Lichess has not been reachable since {since:%a %d %b %H:%M} UTC: {waiting} "
+        "message(s) to players and TDs wait and go out as soon as it is back. They will "
+        "be late, not lost; nothing needs doing."
+    )
+
+
+DIGEST_FOLDED_HEAD = "Also since the last digest (nothing here needs a decision):"
+"""The line before the notes a decision's alert carries (the desk shows the alert without them)."""
+
+
+def digest_head(day: dt.date) -> str:
+    """The TDs' daily digest's first line."""
+    return f"ACWC daily digest, {day:%a %d %b %Y} (nothing here needs a decision)."
+
+
+def note_label(label: str, match_id: int | None) -> str:
+    """A note's kind (``label``) and its match, as the digest names it."""
+    return f"{label}, match {match_id}" if match_id is not None else label
+
+
+def digest_line(label: str, first: str) -> str:
+    """One note as a line of the digest: its label and its first line."""
+    return f"- {label}: {first}"

@@ -18,6 +18,7 @@ __all__ = [
     "game_needs_a_look",
     "game_wrong_increment",
     "knockout_repeat",
+    "no_armageddon",
     "phase_reply",
     "rps_round",
     "rps_sealed",
@@ -151,3 +152,8 @@ def winner_of(winner: str, loser: str, link: str, match_id: int) -> str:
 
 def game_needs_a_look(link: str, match_id: int, winner: str, facts: str) -> str:
     return f"Armageddon game {link} of match {match_id} ({winner} won) needs a look: {facts}"
+
+
+def no_armageddon(match_id: int) -> str:
+    """A bid or a hand sent to a match that has no armageddon game."""
+    return f"Match {match_id} has no armageddon game to bid or choose for."

@@ -10,12 +10,14 @@ from rules.week.calendar import label_time
 
 __all__ = [
     "CLAIM_MADE_BEFORE",
+    "account_mark_evidence",
     "account_marked",
     "awarded_after_exit",
     "break_started",
     "claim_dismissed",
     "claim_open",
     "claim_sent",
+    "disqualification_proposed",
     "disqualified",
     "disregarded_after_exit",
     "game_forfeited",
@@ -130,4 +132,17 @@ def account_marked(username: str, marks: list[str]) -> str:
         f"The daily look (rules 7.3): {username}'s account is {mark_words(marks)}. A player "
         "marked during the championship is disqualified (rules 7.3); the TD desk has the "
         "one-click disqualification, or dismiss it."
+    )
+
+
+def disqualification_proposed(proposal: str) -> str:
+    """The TDs' alert of a disqualification the forfeits call for (rules 6.5)."""
+    return f"{proposal} Confirm it, or waive a forfeit, on the TD desk."
+
+
+def account_mark_evidence(username: str, games: dict[str, str]) -> tuple[str, ...]:
+    """A marked account's evidence: its page, and its "cheat detected" games (id: created)."""
+    return (
+        f"https://lichess.org/@/{username}",
+        *(f"https://lichess.org/{g} (created {at[:10]})" for g, at in games.items()),
     )

@@ -43,6 +43,7 @@ __all__ = [
     "deadline_missed",
     "describe_time",
     "fit",
+    "late_check_note",
     "match_result",
     "no_show_notice",
     "offer_received",
@@ -50,9 +51,12 @@ __all__ = [
     "offers_sent",
     "pairing_published",
     "reply_reminder",
+    "result_score",
     "round_pairings",
     "status_text",
+    "statuses_unavailable",
     "td_claim_alert",
+    "td_completion_alert",
     "td_disqualification_alert",
     "td_no_show_alert",
     "td_offers_verdict_alert",
@@ -612,3 +616,53 @@ def td_disqualification_alert(case: DisqualificationCase) -> TDAlert:
         evidence,
         f"acwc dq confirm {case.player}",
     )
+
+
+def late_check_note(due_at: dt.datetime, late_by: dt.timedelta) -> str:
+    """The line a notice of a check that ran late carries (the service was not running)."""
+    return (
+        f"(This check was due {label_time(due_at)} and ran "
+        f"{label_duration(late_by)} late: the service was not running.)"
+    )
+
+
+def statuses_unavailable(error: str) -> str:
+    """A no-show check's evidence when Lichess did not say who is online (``error``: why)."""
+    return f"Lichess statuses unavailable ({error}): 'seen' is from earlier checks only."
+
+
+def td_completion_alert(
+    match_id: MatchId,
+    players: tuple[str, str],
+    week_end: dt.datetime,
+    *,
+    score: str,
+    played: int,
+    games: int,
+    agreed: dt.datetime | None,
+    history: Sequence[str],
+) -> TDAlert:
+    """Rules 4.5: a match not completed by the end of its week, with its score, its agreed
+    time and the last lines of its history."""
+    return TDAlert(
+        match_id,
+        f"{players[0]} - {players[1]} was not completed by {label_time(week_end)} (rules 4.5).",
+        (
+            f"score {score} after {played} of {games} games",
+            f"agreed time: {label_time(agreed) if agreed else 'none'}",
+            *history,
+        ),
+        "record the missing games (Record or correct a result), a forfeit win to either "
+        "player, or no forfeit",
+    )
+
+
+def result_score(score: str, *, decided_by: str | None, games_played: bool) -> str:
+    """A decided match's score in its result notice: the games' score, and who decided it when
+    a forfeit or the TDs did (alone when no game was played)."""
+    decision = {"forfeit": "forfeit", "td": "the TDs"}.get(decided_by or "")
+    if decision is None:
+        return score
+    if not games_played:
+        return "by forfeit" if decided_by == "forfeit" else "by TD decision"
+    return f"{score} (decided by {decision})"

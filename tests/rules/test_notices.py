@@ -8,6 +8,7 @@ import pytest
 
 from rules.core.model import GameId, MatchId, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET
+from rules.talk import notices
 from rules.talk.cheat_reports import (
     ReportError,
     ReportErrorReason,
@@ -286,3 +287,41 @@ def test_empty_or_long_report_is_refused() -> None:
         make_cheat_report(Report("   "), reporter=ALICE, now=at(14, 19))
     with pytest.raises(ReportError, check=lambda e: e.reason is ReportErrorReason.TOO_LONG):
         make_cheat_report(Report("x" * 501), reporter=ALICE, now=at(14, 19))
+
+
+@pytest.mark.parametrize(
+    ("decided_by", "games_played", "words"),
+    [
+        ("games", True, "6 - 2"),
+        ("forfeit", True, "6 - 2 (decided by forfeit)"),
+        ("td", True, "6 - 2 (decided by the TDs)"),
+        ("forfeit", False, "by forfeit"),
+        ("td", False, "by TD decision"),
+    ],
+)
+def test_a_result_notice_says_who_decided_the_match(
+    decided_by: str, games_played: bool, words: str
+) -> None:
+    assert notices.result_score("6 - 2", decided_by=decided_by, games_played=games_played) == words
+
+
+def test_a_match_not_completed_by_the_week_end_alerts_the_tds_with_its_evidence() -> None:
+    end = dt.datetime(2021, 10, 18, 23, 59, tzinfo=dt.UTC)
+    alert = notices.td_completion_alert(
+        MatchId(4),
+        ("alice", "bob"),
+        end,
+        score="3 - 2",
+        played=5,
+        games=10,
+        agreed=None,
+        history=["line"],
+    )
+    assert alert.what == "alice - bob was not completed by Mon 18 Oct 23:59 UTC (rules 4.5)."
+    assert alert.evidence == ("score 3 - 2 after 5 of 10 games", "agreed time: none", "line")
+
+
+def test_a_late_check_says_how_late_it_ran() -> None:
+    due = dt.datetime(2021, 10, 15, 23, 59, tzinfo=dt.UTC)
+    note = notices.late_check_note(due, dt.timedelta(hours=2))
+    assert note.startswith("(This check was due Fri 15 Oct 23:59 UTC and ran 2 hours late")

@@ -9,7 +9,14 @@ import pytest
 
 from rules.core.ruleset import DEFAULT_RULESET, Calendar, StageKind, Stages
 from rules.core.scoring import Outcome
-from rules.stages.formats import STAGES, next_stage, stage_kinds, stage_name, stage_title
+from rules.stages.formats import (
+    STAGES,
+    next_stage,
+    stage_format,
+    stage_kinds,
+    stage_name,
+    stage_title,
+)
 from rules.stages.order import (
     MatchStatus,
     Missing,
@@ -181,3 +188,17 @@ def test_calendar_refuses_a_first_publication_off_the_weekday() -> None:
     with pytest.raises(StageError) as err:
         season_calendar(qualification_rounds=0, ruleset=R)
     assert err.value.reason is StageErrorReason.BAD_ROUNDS
+
+
+def test_each_stage_declares_the_match_format_of_each_of_its_members() -> None:
+    formats = dataclasses.replace(
+        DEFAULT_RULESET.formats,
+        third_place=dataclasses.replace(DEFAULT_RULESET.formats.final, games=8),
+    )
+    ruleset = dataclasses.replace(DEFAULT_RULESET, formats=formats)
+    for fmt in STAGES:
+        for kind in fmt.members:
+            assert fmt.match_format(ruleset, kind) == formats.for_stage(kind), kind
+    final = stage_format(StageKind.FINAL)
+    assert final.match_format(ruleset).games == 12
+    assert final.match_format(ruleset, StageKind.THIRD_PLACE).games == 8

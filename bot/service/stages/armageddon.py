@@ -88,7 +88,7 @@ def _event_details(event: ArmageddonEvent) -> dict[str, Any]:
 def _no_armageddon(match_id: int) -> ArmageddonError:
     return ArmageddonError(
         ArmageddonErrorReason.WRONG_PHASE,
-        f"Match {match_id} has no armageddon game to bid or choose for.",
+        talk.no_armageddon(match_id),
     )
 
 

@@ -77,7 +77,7 @@ class Progression:
 
     async def _round_count(self, uow: UnitOfWork, fmt: StageFormat) -> int:
         field = 0
-        if fmt.kind is StageKind.QUALIFICATION:
+        if not fmt.fixed_rounds:  # paired round by round: as many rounds as its field asks
             field = len(await entrants(uow, await stage_row(uow, fmt.kind)))
         return fmt.round_count(entrants=field, ruleset=self.config.rules)
 

@@ -12,6 +12,7 @@ from bot.service.weekly.publication import Publication, publication_date
 from bot.views.tournament import stage_row
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.states import MatchState, RoundState, StageState
+from rules.stages.formats import stage_format
 from storage.convert import fraction_to_text
 from storage.models import MatchRow, RoundRow, StageRow
 from storage.uow import UnitOfWork
@@ -29,7 +30,7 @@ def new_match(
     round_row: RoundRow, stage: StageKind, board: int, white: str, black: str, ruleset: Ruleset
 ) -> MatchRow:
     """A match of ``stage`` in the stage's format, scheduled if its round is published."""
-    fmt = ruleset.formats.for_stage(stage)
+    fmt = stage_format(stage).match_format(ruleset, stage)
     return MatchRow(
         round_id=round_row.id,
         stage=stage.value,
@@ -119,9 +120,9 @@ class StageRounds:
         round is not published, a stage that has not started, and a publication before the
         round's earliest date (rules 4.1-4.2: one round a week, the break between stages).
         """
-        if stage is StageKind.QUALIFICATION:
+        if not stage_format(stage).fixed_rounds:  # the TDs pair it round by round
             raise OperationError(
-                "qualification rounds are approved with their own Approve pairings card"
+                f"{stage.value} rounds are approved with their own Approve pairings card"
             )
         row = await stage_row(uow, stage)
         if row.state is not StageState.ACTIVE:

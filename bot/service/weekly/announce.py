@@ -16,7 +16,7 @@ from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
-from rules.talk.notices import match_result, time_agreed
+from rules.talk.notices import match_result, result_score, time_agreed
 from rules.week.negotiation import Negotiation
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
@@ -82,13 +82,9 @@ class Announcements:
             if row.outcome is Outcome.SECOND_WINS
             else None
         )
-        if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD) and not state.games:
-            score = "by forfeit" if row.decided_by == DecidedBy.FORFEIT else "by TD decision"
-        else:
-            score = str(state.score)
-            if row.decided_by in (DecidedBy.FORFEIT, DecidedBy.TD):
-                who = "forfeit" if row.decided_by is DecidedBy.FORFEIT else "the TDs"
-                score += f" (decided by {who})"
+        score = result_score(
+            str(state.score), decided_by=row.decided_by, games_played=bool(state.games)
+        )
         players = (PlayerId(row.white_first), PlayerId(row.black_first))
         key = notice.result(row.id, row.week, row.outcome, row.decided_by)
         for note in match_result(

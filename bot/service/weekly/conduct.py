@@ -225,8 +225,7 @@ class Conduct:
             evidence = tuple(
                 forfeit_line(r.match_id, r.kind, r.reason, r.at) for r in rows if not r.waived
             )
-            what = f"{proposal.text} Confirm it, or waive a forfeit, on the TD desk."
-            alert = TDAlert(None, what, evidence, None)
+            alert = TDAlert(None, talk.disqualification_proposed(proposal.text), evidence, None)
             await self.notifier.td_alert(
                 uow,
                 now=now,

@@ -27,14 +27,16 @@ from rules.talk.conduct import claim_open
 from rules.talk.notices import (
     TDAlert,
     deadline_missed,
+    late_check_note,
     no_show_notice,
     reply_reminder,
+    statuses_unavailable,
+    td_completion_alert,
     td_no_show_alert,
     td_offers_verdict_alert,
     td_pause_alert,
     td_weekend_alert,
 )
-from rules.week.calendar import label_duration, label_time
 from rules.week.conduct import (
     ClaimRight,
     NoShowAlert,
@@ -75,10 +77,7 @@ PresenceSource = Callable[[Iterable[str]], Awaitable[Sequence[Presence]]]
 def _late_note(firing: Firing) -> str:
     if not firing.is_late:
         return ""
-    return (
-        f"(This check was due {label_time(firing.deadline.due_at)} and ran "
-        f"{label_duration(firing.late_by)} late: the service was not running.)"
-    )
+    return late_check_note(firing.deadline.due_at, firing.late_by)
 
 
 def _with_note(text: str, note: str) -> str:
@@ -309,10 +308,7 @@ class WeeklyDeadlines:
                     if status.online or (status.playing and not bulk):
                         seen.add(PlayerId(status.id))
             except Exception as e:  # Lichess down: the alert says so rather than guessing
-                unavailable = (
-                    f"Lichess statuses unavailable ({type(e).__name__}): 'seen' is from "
-                    "earlier checks only."
-                )
+                unavailable = statuses_unavailable(type(e).__name__)
                 log.warning("no-show check of match %s: statuses failed: %s", row.id, e)
         alert = assess_no_show(
             match_id=MatchId(row.id),
@@ -392,17 +388,15 @@ class WeeklyDeadlines:
         row = loaded.row
         state = await match_state(uow, row.id)
         agreed = loaded.negotiation.agreement
-        alert = TDAlert(
+        alert = td_completion_alert(
             MatchId(row.id),
-            f"{row.white_first} - {row.black_first} was not completed by "
-            f"{label_time(loaded.negotiation.week.end)} (rules 4.5).",
-            (
-                f"score {state.score} after {len(state.games)} of {row.games} games",
-                f"agreed time: {label_time(agreed.time) if agreed else 'none'}",
-                *(e.line for e in (await timeline(uow, row.id, audit=False))[-10:]),
-            ),
-            "record the missing games (Record or correct a result), a forfeit win to either "
-            "player, or no forfeit",
+            (row.white_first, row.black_first or ""),
+            loaded.negotiation.week.end,
+            score=str(state.score),
+            played=len(state.games),
+            games=row.games,
+            agreed=agreed.time if agreed else None,
+            history=[e.line for e in (await timeline(uow, row.id, audit=False))[-10:]],
         )
         await self._alert(
             uow,
