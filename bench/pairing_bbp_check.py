@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python bench/pairing_bbp_check.py --bbp BBP [--tournaments 5000]
         [--min-players 9] [--max-players 40] [--seed 0] [--keep DIR] [--max-seconds S]
+        [--baku]
 
 FIDE's test of a pairing program (C.04.A): random tournaments from the program's generator,
 checked by an endorsed program's checker; at most 10 discrepancies in 5,000 tournaments. Each
@@ -14,7 +15,9 @@ included). A round it lists, or a file it refuses, is a discrepancy. A tournamen
 early because our engine finds no legal pairing for a round gives that state to ``BBP --dutch
 STATE -p`` too: bbpPairings must find none either (exit code 1), or it is a discrepancy. The
 files of discrepancies are kept in ``--keep`` (default: a new folder under the system's
-temporary directory). Prints the figures, and each discrepancy on a line of its own.
+temporary directory). Prints the figures, and each discrepancy on a line of its own. With
+``--baku`` every tournament also uses the Baku acceleration (its ``250`` records written out,
+which bbpPairings reads as our engine does).
 ``BBP`` is built outside this repository (see ``bench/pairing_diff.py``).
 """
 
@@ -26,7 +29,7 @@ import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench.pairing_diff import bbp_trf, run_bbp
@@ -112,6 +115,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="where to keep the files that differ")
     parser.add_argument("--max-seconds", type=float, help="stop early with the figures so far")
+    parser.add_argument("--baku", action="store_true", help="Baku acceleration in every one")
     arguments = parser.parse_args()
     keep = arguments.keep or Path(tempfile.mkdtemp(prefix="acwc-bbp-check-"))
     keep.mkdir(parents=True, exist_ok=True)
@@ -123,6 +127,8 @@ def main() -> int:
             config = random_config(
                 rng, index, arguments.min_players, arguments.max_players, arguments.seed
             )
+            if arguments.baku:
+                config = replace(config, baku=1)
             made = generate(config)
             text = write_trf(made.tournament)
             name = f"seed{config.seed}-{config.players}p{config.rounds}r"
@@ -157,7 +163,8 @@ def main() -> int:
                 break
     print(
         f"tournaments: {tally.tournaments} ({arguments.min_players}-{arguments.max_players} "
-        f"players, every knob of the generator), rounds checked: {tally.rounds}, ended early "
+        f"players, every knob of the generator{', Baku acceleration' if arguments.baku else ''}"
+        f"), rounds checked: {tally.rounds}, ended early "
         f"for want of a legal pairing: {tally.stopped} (bbpPairings finds none either: "
         f"{tally.unpairable_agreed})"
     )

@@ -27,6 +27,7 @@ from bot.views.scores import ScoredMatch, match_state
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.scoring import format_points
+from rules.core.states import PlayerStatus
 from storage import migrate
 from storage.urls import shown
 
@@ -57,7 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument("--rating", type=int, help="seeding rating (rules 3.v.3)")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
     p = command(player, "list", player_list, "list registered players")
-    p.add_argument("--status", choices=["active", "withdrawn", "disqualified"])
+    p.add_argument("--status", choices=[s.value for s in PlayerStatus])
     p.add_argument("--json", action="store_true", help="print JSON")
     p = command(player, "remove", player_remove, "remove a registration made in error")
     p.add_argument("username", help="Lichess username")

@@ -3,6 +3,9 @@
 Messages are written in the caller's unit of work, so they commit with the change that caused
 them (DESIGN.md: effects go through an outbox); the dispatcher sends them afterwards.
 
+Players are named as they spell their usernames (``Bob``, where the texts have the id ``bob``):
+:mod:`bot.notify.spelling`, once, as a message is written.
+
 A DM to a player waits ``[outbox] merge_window_seconds`` before it is due, and a DM to them
 written while one waits is due with it: the dispatcher sends every DM due together to one
 player as one message (issue 13: a burst of offers, an agreement and its link, a result and the
@@ -18,6 +21,7 @@ from bot.config import Config
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NEEDS_DECISION, Channel, NoticeKind
 from bot.notify.notes import folded_notes
+from bot.notify.spelling import spelled
 from rules.talk.notices import fit
 from storage.models import DeadlineRow, OutboxRow, OutboxStatus
 from storage.uow import UnitOfWork
@@ -54,10 +58,9 @@ class Notifier:
         self._digest_at = config.tournament.digest_time
         self._window = config.outbox.merge_window
 
-    @staticmethod
-    def fitted(body: str) -> str:
-        """``body`` as it is stored (cut to a message's length)."""
-        return fit(body)
+    async def as_stored(self, uow: UnitOfWork, body: str) -> str:
+        """``body`` as it is stored: the players spelled, cut to a message's length."""
+        return fit(await spelled(uow, body, tds=self._tds))
 
     async def _enqueue(
         self,
@@ -72,13 +75,14 @@ class Notifier:
         player: str | None = None,
         due_at: dt.datetime | None = None,
     ) -> OutboxRow | None:
-        """The queued row (``None``: this event's copy to ``to`` is queued already)."""
+        """The queued row (``None``: this event's copy to ``to`` is queued already); the
+        players in ``body`` are spelled as they spell their usernames."""
         queued = await uow.outbox.enqueue(
             now=now,
             kind=channel.value,
             recipient=to,
             subject=subject,
-            body=fit(body),
+            body=await self.as_stored(uow, body),
             dedupe_key=key.dedupe(to),
             notice=key.kind.value,
             event=key.event,
@@ -137,6 +141,7 @@ class Notifier:
             return
         rows = []
         merged = key.kind in MERGED_ALERTS
+        text = await spelled(uow, text, tds=self._tds)
         for td in self._tds:
             due_at = await self._alert_due(uow, td, now=now, merged=merged)
             row = await self._enqueue(

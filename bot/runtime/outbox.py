@@ -47,6 +47,7 @@ from bot.notify.kinds import SENDABLE, Channel, OutboxStatus
 from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop
+from rules.talk.spelling import as_lichess_message
 from storage.db import Database, broken_connection
 from storage.models import OutboxRow
 from storage.uow import UnitOfWork
@@ -245,6 +246,7 @@ class OutboxDispatcher(WaitingLoop):
         self.messenger = messenger
         self.alerts = alerts
         self.sent = 0
+        """Notices sent, all told."""
         self.messages = 0
         """Messages Lichess accepted (merged notices count once)."""
         self.stopped: str | None = None
@@ -265,7 +267,8 @@ class OutboxDispatcher(WaitingLoop):
 
     async def _send(self, group: Sequence[OutboxRow]) -> None:
         row = group[0]
-        body = MERGE_SEPARATOR.join(r.body for r in group)
+        # Lichess shows a message as plain text: a `command` goes as "command"
+        body = as_lichess_message(MERGE_SEPARATOR.join(r.body for r in group))
         if row.kind is Channel.TEAM_UPDATE:
             await self.messenger.team_update(row.recipient, body)
         else:
@@ -302,7 +305,7 @@ class OutboxDispatcher(WaitingLoop):
                 return sent
             count, done, failed = await self._deliver_batch(due)
             sent += count
-            self.sent += sent
+            self.sent += count
             if done:
                 return sent
             if batch < BATCH:

@@ -120,7 +120,7 @@ class Forum:
         if row is None:
             await self.notifier.forum(uow, now=now, subject=subject, body=body, key=key)
             return
-        body = self.notifier.fitted(body)
+        body = await self.notifier.as_stored(uow, body)
         if row.status is OutboxStatus.POSTED:
             row.revised_body = None if body == row.body else body
         else:
@@ -266,6 +266,8 @@ class Forum:
     async def _ended(self, uow: UnitOfWork, round_row: RoundRow) -> list[MatchRow] | None:
         """The round's matches if every one of them is decided, else ``None``."""
         if round_row.state is not RoundState.PUBLISHED:
+            return None
+        if await uow.matches.round_has_other(round_row.id, DONE):
             return None
         matches = list(await uow.matches.for_round(round_row.id))
         if not matches or any(m.state not in DONE for m in matches):

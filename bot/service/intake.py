@@ -107,6 +107,18 @@ class GameIntake:
             return False
         return game.last_move_at is None or (game.source is None and game.id not in bots)
 
+    def _needs_end_time(self, game: Game) -> bool:
+        """A finished game the stream gave without its end time (lila's games stream carries
+        no ``lastMoveAt``), with an export to ask it of."""
+        return game.status.is_finished and game.last_move_at is None and self.lookup is not None
+
+    async def _published_match(self, uow: UnitOfWork, game: Game) -> bool:
+        """Whether the game's two players have a published match (one it may belong to)."""
+        return any(
+            rnd.week_start is not None and rnd.week_end is not None
+            for _, rnd in await uow.matches.between(game.white, game.black)
+        )
+
     async def with_source(self, game: Game) -> Game:
         """``game`` with the source and the end time the export gives. Lookup errors raise (the
         watcher delivers the game again with its next backfill)."""
@@ -170,6 +182,10 @@ class GameIntake:
         existing = await uow.games.get(game.id)
         if existing is not None and (existing.status is game.status or existing.status.is_finished):
             return False  # seen in this state already, or already final
+        if look_up and self._needs_end_time(game):
+            # The export is asked whatever the match holds: the pair's published match is
+            # all this pass must find (its games and challenges are read after the export).
+            return None if await self._published_match(uow, game) else False
         bots: set[str] = set()
         found = await self._context(uow, game, bots)
         if found is None:

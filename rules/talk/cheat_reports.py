@@ -16,6 +16,7 @@ from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.talk.commands import MAX_LENGTH, Report
 from rules.talk.notices import Audience, Notice, TDAlert
+from rules.talk.spelling import quoted
 from rules.week.calendar import label_time
 
 __all__ = [
@@ -88,6 +89,6 @@ def td_cheat_report_alert(report: CheatReport) -> TDAlert:
         report.match_id,
         f"private report {report.reference} from {report.reporter}{where} (rules 7.1). "
         "Keep it private.",
-        (f"{report.reporter} wrote: {report.text}",),
+        (f"{report.reporter} wrote: {quoted(report.text)}",),  # their words, as written
         None,
     )

@@ -145,6 +145,7 @@ async def test_a_players_dms_go_together_even_beyond_one_batch(
     async with outbox(db, sandbox_url, bot_token, clock) as (dispatcher, _):
         assert await dispatcher.deliver_due() == BATCH + 7
         assert dispatcher.messages == BATCH + 6
+        assert dispatcher.sent == BATCH + 7  # each notice counted once, whatever the batches
     assert sandbox.inbox_of("alice") == [f"your pairing{MERGE_SEPARATOR}your reminder"]
 
 

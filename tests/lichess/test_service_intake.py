@@ -135,3 +135,27 @@ async def test_wrong_games_are_refused_with_a_reason_and_a_td_alert(
     assert all(a.recipient == "tds" for a in alerts)
     for game_id, words in ((blitz.id, "wrong clock"), (casual.id, "casual"), (cheat.id, "cheat")):
         assert any(game_id in t and words in t for t in texts), (game_id, texts)
+
+
+async def test_a_finished_game_is_asked_of_the_export_only_for_a_pair_with_a_match(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """The games stream gives no end time (lila's ``lastMoveAt``): a finished game of a pair
+    with a published match is completed from the export by ids, once; a game of Alice's
+    against a player she has no match with is never asked for."""
+    match_id = await published_match(db)
+    ended = dt.datetime(2021, 10, 13, 18, 7, tzinfo=dt.UTC)
+    async with service(db, sandbox_url, bot_token, clock):
+        before = len(state.requests)
+        casual = state.start_game(white="Alice", black="Carol")
+        state.finish_game(casual.id, status="resign", winner="black")
+        game = state.start_game(white="Alice", black="Bob")
+        state.finish_game(game.id, status="resign", winner="white", at=ended)
+        await stored_soon(db, match_id, {game.id}, counted=True)
+        exports = [p for _, p in state.requests[before:] if p == "/api/games/export/_ids"]
+    assert len(exports) == 1
+    async with db.uow() as uow:
+        stored = await uow.games.get(game.id)
+        assert await uow.games.get(casual.id) is None
+    assert stored is not None
+    assert stored.last_move_at == ended

@@ -60,6 +60,7 @@ from bot.service.stages.armageddon import set_salt_secret
 from bot.views.candidates import candidates_view
 from bot.views.qualification import standings as qualification_standings
 from rules.core.model import PlayerId, normalise_username
+from rules.talk.spelling import as_lichess_message
 from storage import migrate
 from storage.db import Database
 from storage.models import AuditRow, GameRow, MatchRow, OutboxRow, RoundRow
@@ -457,7 +458,8 @@ async def _outcome(
         if row.kind in ("team_update", "room"):  # a room notice went in a team message
             continue
         if row.status == "sent":
-            sent[(str(normalise_username(row.recipient)), row.body)] += 1
+            # as Lichess got it: a `command` in quotation marks (Lichess shows no Markdown)
+            sent[(str(normalise_username(row.recipient)), as_lichess_message(row.body))] += 1
         else:
             unsent.append((row.recipient, row.status, row.body[:60]))
     delivered = Counter(  # notices due together went out as one DM

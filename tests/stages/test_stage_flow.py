@@ -452,7 +452,10 @@ async def test_the_final_matches_go_out_with_the_advance_and_share_one_forum_pos
             for d in await uow.outbox.list(kind="forum_draft")
             if d.notice == "round_closing" and (d.subject or "").startswith("ACWC final")
         ]
+        name = {p.id: p.username for p in await uow.players.list()}  # as they spell it
     (post,) = closing
     assert post.subject == "ACWC final and third place round 1: results"
-    assert f"\nfinal 1. {final.white_first} - {final.black_first}: 7-0, " in post.body
-    assert f"\nthird place 1. {third.white_first} - {third.black_first}: 7-0, " in post.body
+    for stage, m in (("final", final), ("third place", third)):
+        assert m.black_first is not None
+        pair = f"{name[m.white_first]} - {name[m.black_first]}"
+        assert f"\n{stage} 1. {pair}: 7-0, " in post.body

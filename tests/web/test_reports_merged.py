@@ -30,7 +30,8 @@ async def test_ten_reports_in_five_minutes_are_one_message_to_each_td(
     for i in range(10):
         site.clock.set(NOW + dt.timedelta(seconds=30 * i))
         await alice.get(f"/match/{match_id}")
-        html = await alice.post(f"/match/{match_id}/say", {"action": "report", "report": f"n{i}"})
+        report = {"action": "report", "report": f"n{i}: bob played too fast, ask carol"}
+        html = await alice.post(f"/match/{match_id}/say", report)
         assert "flash ok" in html, flash_text(html)
     await site.service.dispatcher.deliver_due()
     assert not [m for m in await inbox(site, TD) if "private report" in m]  # still waiting
@@ -38,4 +39,6 @@ async def test_ten_reports_in_five_minutes_are_one_message_to_each_td(
     await site.service.dispatcher.deliver_due()
     reports = [m for m in await inbox(site, TD) if "private report" in m]
     assert len(reports) == 1, reports
-    assert all(f"wrote: n{i}" in reports[0] for i in range(10)), reports[0]
+    # the reporter as they spell their name; their words quoted as they wrote them
+    said = [f"Alice wrote: “n{i}: bob played too fast, ask carol”" for i in range(10)]
+    assert all(words in reports[0] for words in said), reports[0]

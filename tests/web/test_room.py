@@ -9,6 +9,7 @@ import re
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from tests.web.helpers import Browser, Site, flash_text
+from tests.web.test_reports_merged import inbox
 
 
 def game(game_id: str, white: str, black: str, when: dt.datetime, winner: Colour | None) -> Game:
@@ -45,6 +46,7 @@ async def offer_and_accept(site: Site, alice: Browser, bob: Browser) -> int:
         },
     )
     assert "flash ok" in html, flash_text(html)
+    assert "Your offers went to Bob:" in flash_text(html)  # Bob as he spells his username
     await bob.login("Bob")
     html = await bob.get(f"/match/{match_id}")
     assert "Thu 14 Oct 18:00 UTC" in html
@@ -68,6 +70,13 @@ async def test_an_offer_accepted_by_the_opponent_becomes_the_agreed_time(
         dms = {(r.recipient.lower(), r.kind) for r in await uow.outbox.list(kind="dm")}
     assert ("alice", "dm") in dms
     assert ("bob", "dm") in dms
+    await site.service.dispatcher.deliver_due()  # the DMs as Lichess shows them: plain text
+    site.clock.set(site.clock.now() + site.service.config.outbox.merge_window)
+    await site.service.dispatcher.deliver_due()
+    (offers,) = [m for m in await inbox(site, "bob") if "offered times" in m]  # with the pairing
+    assert "Alice offered times for your ACWC match:\n1. Alice: Thu 14 Oct" in offers
+    assert 'Reply with "accept 1" or offer other times ("offer ...")' in offers
+    assert "`" not in offers
 
 
 async def test_finished_games_show_in_the_room_with_their_lichess_links(

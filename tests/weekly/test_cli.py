@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.launch import main
+from rules.talk.spelling import spell_names
 from tests.acwc_words import as_td
 from tests.weekly.harness import Week, at
 
@@ -94,7 +95,7 @@ async def test_forum_drafts_are_listed_and_marked_posted(week: Week, acwc: Run) 
     code, out, _ = await acwc("outbox", "--kind", "forum_draft", "--json")
     (draft,) = json.loads(out)
     assert draft["recipient"] == "forum"
-    assert "alice - bob" in draft["body"]
+    assert "Alice - Bob" in draft["body"]
     code, out, _ = await acwc("forum", "posted", draft["id"], "--by", "shiaxou")
     assert code == 0
     code, _, err = await acwc("forum", "posted", draft["id"])
@@ -125,7 +126,8 @@ async def test_relayed_text_acts_for_the_player_and_names_the_td(week: Week) -> 
         )
         await uow.commit()
     assert reply.changed
-    assert (await week.dms_to("alice"))[-1] == reply.text  # the player hears it too
+    # the player hears it too, by their opponent's username
+    assert (await week.dms_to("alice"))[-1] == spell_names(reply.text, {"bob": "Bob"})
     async with week.db.uow() as uow:
         (entry,) = [a for a in await uow.audit.list(match_id=match_id) if a.action == "match.offer"]
     assert (entry.actor, entry.player, entry.details["via"]) == ("odmwnd", "alice", "td-relay")

@@ -7,6 +7,7 @@ import pytest
 
 from bot.errors import OperationError
 from rules.core.model import PlayerId
+from rules.talk.spelling import as_lichess_message
 from tests.weekly.harness import Week, at
 
 
@@ -23,8 +24,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     week.state.users[PlayerId("alice")].online = True
     assert await week.until(at(14, 18, 10)) == ["no_show_first"]
     (first,) = await week.alerts()
-    assert "bob has not shown up 10 minutes after the agreed time; alice is there" in first
-    assert "seen online since then: alice" in first
+    assert "Bob has not shown up 10 minutes after the agreed time; Alice is there" in first
+    assert "seen online since then: Alice" in first
     assert "The TDs have been told for you" in (await week.dms_to("alice"))[-1]
     assert "you have not shown up" in (await week.dms_to("bob"))[-1]
 
@@ -42,7 +43,7 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
     claim = await week.say(match_id, "alice", "claim win")
     assert claim.changed
     assert (
-        "alice claims the match win: bob did not show up (rules 6.3)" in (await week.alerts())[-1]
+        "Alice claims the match win: Bob did not show up (rules 6.3)" in (await week.alerts())[-1]
     )
     again = await week.say(match_id, "alice", "claim win")
     assert not again.changed
@@ -68,7 +69,8 @@ async def test_no_show_alerts_then_the_appearing_player_claims_and_wins(week: We
 
     sent = await week.deliver()
     assert sent > 0
-    assert week.received("alice") == await week.dms_to("alice")
+    # as stored, but a `command` reaches Lichess as "command" (no Markdown there)
+    assert week.received("alice") == [as_lichess_message(b) for b in await week.dms_to("alice")]
     alerts = [r for r in await week.outbox("td_alert") if r.recipient == "ODMWND"]
     assert len(week.received("odmwnd")) == len(alerts)
 
@@ -100,7 +102,7 @@ async def test_breaks_once_each_and_an_overrun_gives_the_opponent_a_claim(week: 
     reply = await week.say(match_id, "alice", "break")
     assert reply.changed
     assert "next game must start by Thu 14 Oct 18:17 UTC" in reply.text
-    assert "alice called their one break" in (await week.dms_to("bob"))[-1]
+    assert "Alice called their one break" in (await week.dms_to("bob"))[-1]
     await week.play("bob", "alice", start=at(14, 18, 15), minutes=6, winner="b")
     assert await week.alerts() == []  # a 9-minute break is within the rules
     week.clock.set(at(14, 18, 22))
@@ -109,10 +111,10 @@ async def test_breaks_once_each_and_an_overrun_gives_the_opponent_a_claim(week: 
     await week.play("alice", "bob", start=at(14, 18, 36), minutes=6)  # 15 minutes later
     (alert,) = [a for a in await week.alerts() if "Pause after game" in a]
     assert "longer than the 10 min 00 s a break may last" in alert
-    assert "taken by bob" in alert
+    assert "taken by Bob" in alert
     assert "You may send `claim win`" in (await week.dms_to("alice"))[-1]
     assert (await week.say(match_id, "alice", "claim win")).changed
-    assert "bob overran the break of 10 minutes" in (await week.alerts())[-1]
+    assert "Bob overran the break of 10 minutes" in (await week.alerts())[-1]
     view = await week.view(match_id, "bob")
     assert [b.player for b in view.breaks] == ["alice", "bob"]
     assert view.score == "3-0"  # game 2: alice won with Black
@@ -131,8 +133,8 @@ async def test_decided_match_sends_the_result_to_both_and_a_forum_draft(week: We
     assert (row.outcome, row.decided_by) == ("first_wins", "games")
     assert "result: Alice - Bob 6-0 (Alice wins)" in (await week.dms_to("bob"))[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert "1. alice - bob: 6-0, alice wins" in drafts[-1]  # the round's closing post
-    assert "result: 6-0, alice wins" in drafts[0]  # its pairings post, kept current
+    assert "1. Alice - Bob: 6-0, Alice wins" in drafts[-1]  # the round's closing post
+    assert "result: 6-0, Alice wins" in drafts[0]  # its pairings post, kept current
     assert await week.open_deadlines(match_id) == []
 
 
@@ -166,7 +168,7 @@ async def test_second_forfeit_in_another_match_leads_to_disqualification_once_co
         await uow.commit()
     dq_alerts = [a for a in await week.alerts() if "rules 6.5" in a]
     assert len(dq_alerts) == 1
-    assert f"alice was forfeited in 2 different matches ({first}, {second})" in dq_alerts[0]
+    assert f"Alice was forfeited in 2 different matches ({first}, {second})" in dq_alerts[0]
     assert "on the TD desk" in dq_alerts[0]
     assert "acwc dq" not in dq_alerts[0]
     async with week.db.uow() as uow:

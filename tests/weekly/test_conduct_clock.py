@@ -37,10 +37,10 @@ async def test_a_break_has_a_deadline_at_its_end_and_the_claim_opens_then(week: 
     assert await week.until(at(14, 18, 18)) == ["pause_check"]  # and nobody came back
     (alert,) = [a for a in await week.alerts() if "Pause after game 1" in a]
     assert "so far, longer than the 10 min 00 s a break may last" in alert
-    assert "taken by alice" in alert
+    assert "taken by Alice" in alert
     assert "You may send `claim win`" in (await week.dms_to("bob"))[-1]
     assert (await week.say(match_id, "bob", "claim win")).changed
-    assert "alice overran the break" in (await week.alerts())[-1]
+    assert "Alice overran the break" in (await week.alerts())[-1]
 
 
 async def test_a_leavers_ten_minutes_run_from_the_games_end(week: Week) -> None:
@@ -58,7 +58,7 @@ async def test_a_leavers_ten_minutes_run_from_the_games_end(week: Week) -> None:
     assert "You may send `claim win`" in (await week.dms_to("alice"))[-1]
     reply = await week.say(match_id, "alice", "claim win")  # +11 minutes
     assert reply.changed
-    assert "bob overran the break" in (await week.alerts())[-1]
+    assert "Bob overran the break" in (await week.alerts())[-1]
 
 
 async def test_a_game_that_comes_back_in_time_cancels_the_check(week: Week) -> None:
@@ -152,4 +152,4 @@ async def test_the_tds_charge_a_single_game_forfeit(week: Week) -> None:
     async with week.db.uow() as uow:
         (forfeit,) = await uow.weekly.forfeits(player="bob")
     assert (forfeit.kind, forfeit.match_id) == ("game", match_id)
-    assert "forfeited by bob (rules 6.2" in (await week.dms_to("alice"))[-1]
+    assert "forfeited by Bob (rules 6.2" in (await week.dms_to("alice"))[-1]

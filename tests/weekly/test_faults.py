@@ -18,11 +18,11 @@ async def test_player_without_three_offers_must_accept_the_opponents_choice(week
     await week.say(match_id, "bob", "offer sat 12:00")
     fired = await week.until(at(16, 1))
     assert fired == ["reply_reminder", "offers_check"]
-    assert "Reminder: bob's offers are waiting" in (await week.dms_to("alice"))[-2]
+    assert "Reminder: Bob's offers are waiting" in (await week.dms_to("alice"))[-2]
     assert "so you choose the match time: send `choose <time>`" in (await week.dms_to("alice"))[-1]
     assert "You are at fault" in (await week.dms_to("bob"))[-1]
     (alert,) = await week.alerts()
-    assert "bob did not make the required offers" in alert
+    assert "Bob did not make the required offers" in alert
     assert "buttons on the TD desk" in alert
     assert "acwc fault" not in alert
     refused = await week.say(match_id, "bob", "offer sun 12:00")
@@ -57,7 +57,7 @@ async def test_both_without_offers_is_a_tied_match_with_a_forfeit_each(week: Wee
     assert "recorded as a tied match: neither player made the required offers" in alice[-2]
     assert "result: Alice - Bob by forfeit (tied match)" in alice[-1]
     drafts = [r.body for r in await week.outbox("forum_draft")]
-    assert any("1. alice - bob: tied by forfeit" in d for d in drafts)
+    assert any("1. Alice - Bob: tied by forfeit" in d for d in drafts)
 
 
 async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fault(
@@ -71,7 +71,7 @@ async def test_both_offered_without_agreement_goes_to_the_tds_who_find_bob_at_fa
     (alert,) = await week.alerts()
     assert "both made their offers but agreed no time before the weekend" in alert
     assert "timeline:" in alert
-    assert "alice: offered Wed 13 Oct 09:00 UTC, Thu 14 Oct 09:00 UTC" in alert
+    assert "Alice: offered Wed 13 Oct 09:00 UTC, Thu 14 Oct 09:00 UTC" in alert
     assert "buttons on the TD desk" in alert
     async with week.db.uow() as uow:
         await week.services.decisions.decide_fault(

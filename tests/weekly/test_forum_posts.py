@@ -62,9 +62,9 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
         )
         start = week.clock.now()
     pairings, closing = await week.outbox("forum_draft")
-    assert "result: 6-0, alice wins" in (pairings.revised_body or "")
+    assert "result: 6-0, Alice wins" in (pairings.revised_body or "")
     assert closing.subject == "ACWC qualification round 1: results"
-    assert "1. alice - bob: 6-0, alice wins" in closing.body
+    assert "1. Alice - Bob: 6-0, Alice wins" in closing.body
 
 
 async def _field(week: Week, *players: str) -> None:
@@ -104,14 +104,14 @@ async def test_one_post_a_round_carries_the_previous_rounds_results_and_standing
     await _six_wins(week, "alice", "bob", at(13, 18), winner="alice")
     (first,) = await week.outbox("forum_draft")
     assert first.notice == "round_pairings"
-    assert "result: 6-0, alice wins" in first.body
+    assert "result: 6-0, Alice wins" in first.body
 
     week.clock.set(at(19, 9))
     await week.publish(("carol", "dave"))
     first_again, second = await week.outbox("forum_draft")
     assert first_again.body == first.body
     assert second.subject == "ACWC qualification round 2 pairings"
-    assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
+    assert "Round 1 results:\n1. Alice - Bob: 6-0, Alice wins" in second.body
     assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
 
     week.clock.set(at(19, 10))
@@ -121,7 +121,7 @@ async def test_one_post_a_round_carries_the_previous_rounds_results_and_standing
     await _six_wins(week, "carol", "dave", at(20, 18), winner="dave")
     drafts = await week.outbox("forum_draft")
     assert [d.notice for d in drafts] == ["round_pairings"] * 3  # still one post a round
-    assert "Round 2 results:\n1. carol - dave: 0-6, dave wins" in drafts[2].body
+    assert "Round 2 results:\n1. Carol - Dave: 0-6, Dave wins" in drafts[2].body
     assert "Standings after round 2 " in drafts[2].body
 
 
@@ -204,7 +204,7 @@ async def test_a_decisions_alert_carries_the_notes_and_the_digest_has_none_left(
     alerts = await week.outbox("td_alert")
     assert sorted(a.recipient for a in alerts) == sorted(TDS)
     body = alerts[0].body
-    assert body.startswith(f"[ACWC] match {match_id}: bob has not shown up 20 minutes")
+    assert body.startswith(f"[ACWC] match {match_id}: Bob has not shown up 20 minutes")
     assert f"{FOLDED_HEAD}\n- No-show, first check (rules 6.3), match {match_id}: " in body
     (note,) = await week.outbox("td_note")
     assert note.status == "sent"
@@ -240,9 +240,9 @@ async def test_a_game_keeps_the_carried_standings_and_a_disqualification_redraws
     await week.publish(("carol", "dave"))
     await week.play("carol", "dave", start=at(20, 18), minutes=6, winner="w")
     _, second = await week.outbox("forum_draft")
-    assert "1. carol - dave " in second.body
+    assert "1. Carol - Dave " in second.body
     assert "result: " not in second.body.split("\n\n")[1]
-    assert "Round 1 results:\n1. alice - bob: 6-0, alice wins" in second.body
+    assert "Round 1 results:\n1. Alice - Bob: 6-0, Alice wins" in second.body
     assert "Standings after round 1 (match points, Median-Buchholz):\n1. Alice 1 " in second.body
 
     async with week.db.uow() as uow:
@@ -257,7 +257,7 @@ async def test_a_game_keeps_the_carried_standings_and_a_disqualification_redraws
         )
         await uow.commit()
     _, redrawn = await week.outbox("forum_draft")
-    assert "Round 1 results:\n1. alice - bob: 0-6, bob wins by forfeit" in redrawn.body
+    assert "Round 1 results:\n1. Alice - Bob: 0-6, Bob wins by forfeit" in redrawn.body
     assert "\n1. Bob 1 " in redrawn.body
 
 
@@ -284,13 +284,13 @@ async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week:
         await uow.commit()
 
     def line(n: int, *, decided: bool = False) -> str:
-        text = f"{n + 1}. w{n:03d} - b{n:03d}  {week.config.room_url(ids[n])}"
+        text = f"{n + 1}. W{n:03d} - B{n:03d}  {week.config.room_url(ids[n])}"  # as spelled
         if decided:
-            return f"{text}  result: w{n:03d} wins by forfeit"
+            return f"{text}  result: W{n:03d} wins by forfeit"
         return f"{text}  agreed: {label_time(agreed)}" if n % 3 == 1 else text
 
     (draft,) = await week.outbox("forum_draft")
-    head = draft.body[: draft.body.index("\n1. w000") + 1]
+    head = draft.body[: draft.body.index("\n1. W000") + 1]
     whole = head + "\n".join(line(n, decided=n % 3 == 0) for n in range(130))
     assert len(whole) > DM_LIMIT
     assert draft.body == fit(whole)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.talk.spelling import spell_names
 from storage.models import GameRow
 from tests.weekly.harness import START, TEAM, Week, at
 
@@ -10,16 +11,16 @@ async def test_publication_queues_pairing_notices_and_plans_deadlines(week: Week
     (match_id,) = await week.publish(("alice", "bob"))
     alice = await week.dms_to("alice")
     assert len(alice) == 1
-    assert "you play bob" in alice[0]
+    assert "you play Bob" in alice[0]
     assert f"https://acwc.example/match/{match_id}" in alice[0]
     assert "Fri 15 Oct 23:59 UTC, in 3 days 14 hours" in alice[0]
     assert len(await week.dms_to("bob")) == 1
     (team,) = await week.outbox("team_update")
     assert team.recipient == TEAM
-    assert f"1. alice - bob  https://acwc.example/match/{match_id}" in team.body
+    assert f"1. Alice - Bob  https://acwc.example/match/{match_id}" in team.body
     (forum,) = await week.outbox("forum_draft")
     assert forum.recipient == "forum"
-    assert "alice - bob" in forum.body
+    assert "Alice - Bob" in forum.body
     assert await week.open_deadlines(match_id) == [
         ("offers_check", at(16, 0)),
         ("completion_check", at(19, 0)),
@@ -34,8 +35,9 @@ async def test_ordinary_negotiation_agrees_a_time_and_the_game_starts(week: Week
     assert reply.command == "offer 2021-10-13 18:00, 2021-10-14 18:00, 2021-10-15 20:00"
     assert "1. Wed 13 Oct 18:00 UTC, in 1 day 9 hours" in reply.text
     assert "You have made 3 of 3 offers" in reply.text
-    assert (await week.dms_to("alice"))[-1] == reply.text  # the same confirmation as a DM
-    assert "alice offered times" in (await week.dms_to("bob"))[-1]
+    # the same confirmation as a DM, the opponent named as they spell their username
+    assert (await week.dms_to("alice"))[-1] == spell_names(reply.text, {"bob": "Bob"})
+    assert "Alice offered times" in (await week.dms_to("bob"))[-1]
     assert ("reply_reminder", at(13, 9)) in await week.open_deadlines(match_id)
 
     week.clock.set(at(12, 20))
@@ -47,7 +49,7 @@ async def test_ordinary_negotiation_agrees_a_time_and_the_game_starts(week: Week
     assert (await week.match(match_id)).agreed_time == at(14, 18)
     drafts = [r.body for r in await week.outbox("forum_draft")]
     assert len(drafts) == 1  # the round's pairings post, rewritten in place (issue 17)
-    assert f"alice - bob  {week.config.room_url(match_id)}  agreed: Thu 14 Oct 18:00" in drafts[0]
+    assert f"Alice - Bob  {week.config.room_url(match_id)}  agreed: Thu 14 Oct 18:00" in drafts[0]
     assert await week.open_deadlines(match_id) == [
         ("no_show_first", at(14, 18, 10)),
         ("no_show_second", at(14, 18, 20)),

@@ -3,6 +3,8 @@ moved-down players paired, their opponents, S1 and S2, exchanges and transpositi
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -273,21 +275,7 @@ class RoundPairer:
         last = not graph.following and not graph.lower and len(graph.alive) == len(alive)
         if spare and graph.bracket is None and not last:
             return False
-        # Players of one kind mostly have the same row (in a 3,800-player bracket of round 2,
-        # 3 distinct rows for 1,900 S1 players): equal rows are one shared, read-only dict.
-        edges: dict[int, dict[int, int]] = {}
-        shared: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
-        for first in s1:
-            later = [second for second in s2 if second > first]
-            weights = graph.full_row(first, later)
-            key = (len(later), tuple(weights))  # ``later`` is fixed by its length
-            row = shared.get(key)
-            if row is None:
-                row = shared[key] = {
-                    second: w for second, w in zip(later, weights, strict=True) if w
-                }
-            edges[first] = row
-        del shared
+        edges = self._s1_rows(s1, s2)
         # A player left over for the next bracket (not the PAB) is paired below, with his
         # own part of the completion field: a player who may not take the PAB (C2) brings
         # it to whichever pair he is in. The dummy gives it him, or the whole-field weights
@@ -357,13 +345,12 @@ class RoundPairer:
             opponent = assign[player]
             reaching: set[int] | None = None
             failed = False
-            for candidate in s2:
-                if candidate not in graph.alive or candidate not in edges[player]:
+            # His tight pairs, in S2's order (his row's): the only opponents he can take.
+            for candidate in tight_pairs[player]:
+                if candidate not in graph.alive:
                     continue
                 if candidate == opponent:
                     break
-                if price[player] + s2_price[candidate] != edges[player][candidate]:
-                    continue  # not a tight pair
                 if failed:
                     # After a search in vain, rule out at once the candidates from whose
                     # holders no alternating path of tight pairs frees the opponent.
@@ -393,6 +380,66 @@ class RoundPairer:
             self._finalize(player, opponent)
         self._sync(mate, assign)
         return True
+
+    def _s1_rows(self, s1: Sequence[int], s2: Sequence[int]) -> dict[int, dict[int, int]]:
+        """Each S1-role player's nonzero whole-field weights with the later S2-role players.
+
+        Players of one kind mostly have the same row (in a 3,800-player bracket of round 2,
+        3 distinct rows for 1,900 S1 players): equal rows are one shared, read-only dict. A
+        row depends on the player only through his kind, his role, addend, C3 colour, PAB
+        candidacy and restriction, and his own exceptions (pairs blocked, set or zeroed); a
+        player without exceptions among S2 takes the row of the first player alike, without
+        computing it, and a player whose only exceptions are pairs blocked (opponents met
+        before, forbidden pairs) takes a copy without them (the S2 list must be ascending, so the
+        later players are its tail)."""
+        graph = self.graph
+        weights = graph.weights
+        s2_set = frozenset(s2)
+        ascending = all(a < b for a, b in itertools.pairwise(s2))
+        special: set[int] = set()
+        for u, v in graph.zeroed:
+            special.add(u)
+            special.add(v)
+        for u, row in graph.overrides.items():
+            if any(v in s2_set for v in row):
+                special.add(u)
+        edges: dict[int, dict[int, int]] = {}
+        shared: dict[tuple[int, tuple[int, ...]], dict[int, int]] = {}
+        alike: dict[tuple[object, ...], dict[int, int]] = {}
+        for first in s1:
+            start = bisect.bisect_right(s2, first) if ascending else 0
+            signature: tuple[object, ...] | None = None
+            blocked: frozenset[int] = frozenset()
+            if ascending and first in graph.members and first not in special:
+                signature = (
+                    len(s2) - start,
+                    weights.kind[first],
+                    graph.roles.get(first),
+                    graph.addends.get(first),
+                    weights.c3[first],
+                    first in weights.bye.candidates,
+                    first in graph.restricted,
+                )
+                blocked = s2_set.intersection(weights.blocked[first])
+                same = alike.get(signature)
+                if same is not None:
+                    if blocked:  # the row of his kind without the pairs he may not make
+                        same = dict(same)
+                        for second in blocked:
+                            same.pop(second, None)
+                    edges[first] = same
+                    continue
+            later = s2[start:] if ascending else [second for second in s2 if second > first]
+            full = graph.full_row(first, later)
+            key = (len(later), tuple(full))  # ``later`` is fixed by its length
+            found = shared.get(key)
+            if found is None:
+                found = {second: w for second, w in zip(later, full, strict=True) if w}
+                shared[key] = found
+            edges[first] = found
+            if signature is not None and not blocked:
+                alike[signature] = found
+        return edges
 
     @staticmethod
     def _columns(rows: Mapping[int, Iterable[int]]) -> dict[int, list[list[int]]]:
