@@ -210,6 +210,16 @@ class MatchRepository(_Repository):
         result = await self.session.execute(_MATCHES_OF_ROUND, {"round_id": round_id})
         return result.scalars().all()
 
+    async def round_has_other(self, round_id: int, states: Iterable[MatchState]) -> bool:
+        """Whether a match of the round is in none of ``states`` (one row read at most: the
+        question every match change asks of its round, whose matches grow with the field)."""
+        found = await self.session.scalar(
+            select(MatchRow.id)
+            .where(MatchRow.round_id == round_id, MatchRow.state.not_in(list(states)))
+            .limit(1)
+        )
+        return found is not None
+
     async def for_player(self, player_id: str) -> Sequence[MatchRow]:
         result = await self.session.execute(
             select(MatchRow)

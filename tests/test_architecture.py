@@ -433,3 +433,48 @@ def test_the_get_checker_follows_a_page_into_its_module() -> None:
     trees = {"bot.web.x": ast.parse(source)}
     assert get_handlers(trees) == {"bot.web.x.page"}
     assert writes_in(trees, "bot.web.x.page") == ["bot.web.x:4 .uow()", "bot.web.x:5 .commit()"]
+
+
+TRANSACTION_CALLS = {"commit", "rollback"}
+COMMITTING_SERVICES = {
+    "bot/service/registration.py": {"check_all", "register_checked"},
+    "bot/service/registration_queue.py": {"_store"},
+}
+"""Services that still commit, by function: to move to their entry points (the web handler,
+the command, the queue's loop). Shrink this list, never add to it."""
+
+
+def _committing_functions(tree: ast.AST) -> set[str]:
+    """The functions that call ``commit()`` or ``rollback()`` on anything."""
+    return {
+        function.name
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in TRANSACTION_CALLS
+    }
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "bot" / "service").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_no_service_commits_its_unit_of_work(path: Path) -> None:
+    """The entry point (a web handler, a command, a deadline's firing, an outbox send, a
+    stream event) opens the unit of work and commits it; a service works in the one it is given
+    (ARCHITECTURE.md, "Who commits")."""
+    name = str(path.relative_to(ROOT))
+    found = _committing_functions(ast.parse(path.read_text(), filename=name))
+    allowed = COMMITTING_SERVICES.get(name, set())
+    assert found <= allowed, f"{name}: {sorted(found - allowed)} commit; their caller should"
+    assert allowed <= found, f"{name}: {sorted(allowed - found)} commit no more; drop them"
+
+
+def test_the_commit_checker_finds_a_commit_in_a_nested_function() -> None:
+    source = (
+        "async def outer(db):\n    async def inner(uow):\n        await uow.commit()\n"
+        "async def fine(uow):\n    await uow.flush()\n"
+        "def undo(s):\n    s.rollback()\n"
+    )
+    assert _committing_functions(ast.parse(source)) == {"outer", "inner", "undo"}

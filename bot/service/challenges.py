@@ -37,7 +37,7 @@ from rules.talk.games import challenge_missing, challenge_name, game_link
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
-from storage.uow import UnitOfWork
+from storage.uow import UnitOfWork, Write
 
 __all__ = [
     "CHALLENGE_DEADLINE",
@@ -78,10 +78,13 @@ class ChallengeSpec:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MadeChallenge:
-    """What Lichess made: the challenge's id (its game's id) and its link."""
+    """What Lichess made: the challenge's id (its game's id) and its link; ``writes``: what the
+    maker did besides, recorded with it in the answer's firing (the maker runs outside any
+    transaction: :class:`bot.runtime.deadlines.Ask`)."""
 
     id: str
     url: str
+    writes: tuple[Write, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -108,7 +111,12 @@ class Announce:
 
 
 class ChallengeFailed(Exception):
-    """Lichess did not make the challenge (down, refused, unreadable); the text says why."""
+    """Lichess did not make the challenge (down, refused, unreadable); the text says why, and
+    ``writes`` records what the maker did on the way (:class:`MadeChallenge`)."""
+
+    def __init__(self, reason: str, writes: Sequence[Write] = ()) -> None:
+        super().__init__(reason)
+        self.writes = tuple(writes)
 
 
 class ChallengeMaker(Protocol):
@@ -230,7 +238,9 @@ class GameChallenges:
             return row.agreed_time + conduct.no_show_second_alert
         return now + conduct.break_length + conduct.no_show_second_alert
 
-    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> Ask[MadeChallenge | str] | None:
+    async def on_deadline(
+        self, uow: UnitOfWork, firing: Firing
+    ) -> Ask[MadeChallenge | ChallengeFailed] | None:
         """Ask for the challenge the deadline row asks for (an :class:`Ask`: Lichess is asked
         after this firing commits), unless the match no longer needs it."""
         deadline, now = firing.deadline, firing.now
@@ -346,22 +356,26 @@ class GameChallenges:
             answered=lambda uow, reply: self._answered(uow, attempt_made, reply),
         )
 
-    async def _ask(self, spec: ChallengeSpec) -> MadeChallenge | str:
+    async def _ask(self, spec: ChallengeSpec) -> MadeChallenge | ChallengeFailed:
         """Lichess's challenge, or why it made none."""
         assert self.maker is not None
         try:
             return await self.maker(spec)
         except ChallengeFailed as e:
-            return str(e)
+            return e
 
-    async def _answered(self, uow: UnitOfWork, made: _Attempt, reply: MadeChallenge | str) -> None:
+    async def _answered(
+        self, uow: UnitOfWork, made: _Attempt, reply: MadeChallenge | ChallengeFailed
+    ) -> None:
         """The second firing: the challenge Lichess made stored and its link sent, or the
-        failure audited (its next attempt planned by the first)."""
+        failure audited (its next attempt planned by the first); the maker's writes with it."""
         row, now, game = made.row, made.now, int(made.deadline.payload["game"])
         white, black = made.white, made.black
         white_name, black_name = made.names[white], made.names[black]
-        if isinstance(reply, str):
-            await self._failed(uow, row, made.deadline, made.attempt, reply, now=now)
+        for write in reply.writes:
+            await write(uow)
+        if isinstance(reply, ChallengeFailed):
+            await self._failed(uow, row, made.deadline, made.attempt, str(reply), now=now)
             if made.announce is not None:  # the time goes out now; the link follows, or the room
                 missing = challenge_missing(
                     names=(white_name, black_name),

@@ -267,6 +267,8 @@ class Forum:
         """The round's matches if every one of them is decided, else ``None``."""
         if round_row.state is not RoundState.PUBLISHED:
             return None
+        if await uow.matches.round_has_other(round_row.id, DONE):
+            return None
         matches = list(await uow.matches.for_round(round_row.id))
         if not matches or any(m.state not in DONE for m in matches):
             return None

@@ -243,13 +243,20 @@ class RegistrationChecks(WaitingLoop):
         states. (The demo waits so for its players; the loop must be running.)"""
         moved = asyncio.Event()
         unsubscribe = self.subscribe(moved.set)
+        done: dict[str, CheckState] = {}
         try:
             while True:
                 moved.clear()
                 async with self.db.reads() as uow:
-                    states = [await check_of(uow, name) for name in usernames]
-                if all(s is not None and not s.running for s in states):
-                    return [s for s in states if s is not None]
+                    for name in usernames:  # a done check stays done: each is read until then
+                        if name in done:
+                            continue
+                        state = await check_of(uow, name)
+                        if state is None or state.running:
+                            break  # the rest are read once this one is done
+                        done[name] = state
+                if len(done) == len(usernames):
+                    return [done[name] for name in usernames]
                 await moved.wait()
         finally:
             unsubscribe()

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from rules.core.colour import Colour
 from rules.core.model import Game, GameId, GameStatus, PlayerId
 from rules.core.ruleset import DEFAULT_RULESET
+from rules.core.states import MatchState
 from storage.convert import game_row_values, to_game, to_match
 from storage.db import Database, DatabaseURLError, check_url
 from storage.models import (
@@ -171,3 +172,19 @@ async def test_the_same_deadline_cannot_be_planned_twice(any_db: Database) -> No
 def test_unsupported_database_urls_are_refused(url: str) -> None:
     with pytest.raises(DatabaseURLError):
         check_url(url)
+
+
+async def test_a_round_says_whether_one_of_its_matches_is_in_none_of_some_states(
+    any_db: Database,
+) -> None:
+    match_id = await stored_match(any_db, "alice", "bob")
+    await stored_match(any_db, "carol", "dave")  # another round's match, never looked at
+    async with any_db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        row.state = MatchState.SCHEDULED
+        done = (MatchState.COMPLETE, MatchState.VOID)
+        assert await uow.matches.round_has_other(row.round_id, done)
+        row.state = MatchState.COMPLETE  # seen unflushed: the query flushes first
+        assert not await uow.matches.round_has_other(row.round_id, done)
+        assert await uow.matches.round_has_other(row.round_id, (MatchState.VOID,))

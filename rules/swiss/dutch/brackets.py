@@ -345,13 +345,12 @@ class RoundPairer:
             opponent = assign[player]
             reaching: set[int] | None = None
             failed = False
-            for candidate in s2:
-                if candidate not in graph.alive or candidate not in edges[player]:
+            # His tight pairs, in S2's order (his row's): the only opponents he can take.
+            for candidate in tight_pairs[player]:
+                if candidate not in graph.alive:
                     continue
                 if candidate == opponent:
                     break
-                if price[player] + s2_price[candidate] != edges[player][candidate]:
-                    continue  # not a tight pair
                 if failed:
                     # After a search in vain, rule out at once the candidates from whose
                     # holders no alternating path of tight pairs frees the opponent.
