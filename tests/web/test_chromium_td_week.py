@@ -124,7 +124,9 @@ async def decide(
         reason,
     )
     await b.submit(button)
-    assert "Nothing has changed yet." in await b.page_text()
+    page = await b.page_text()
+    assert "Nothing has changed yet." in page
+    assert "Confirm: Confirm:" not in page  # a choice named "Confirm: ..." is said once
     shown = await b.text("#main")
     for name in changes:
         assert name in shown, (name, shown)
