@@ -277,9 +277,7 @@ def test_the_words_checker_finds_sentences_and_spares_errors_logs_and_docstrings
 MAX_FUNCTION_LINES = 80
 """No function of bot/ or storage/ is longer (its def line to its last line)."""
 
-LONG_FUNCTIONS = {
-    "bot/service/challenges.py": {"on_deadline"},
-}
+LONG_FUNCTIONS: dict[str, set[str]] = {}
 """The functions still over the limit, to be split: shrink this list, never add to it."""
 
 
