@@ -163,6 +163,14 @@ class Browser:
         """The element's HTML as the page has it now (times keep their UTC in ``title``)."""
         return str(await self.script("return document.querySelector(arguments[0]).outerHTML;", css))
 
+    async def time_zone(self, zone: str) -> None:
+        """Pages read the clock in ``zone`` (an IANA name), as a browser there would."""
+        await self._call(
+            "POST",
+            "/goog/cdp/execute",
+            {"cmd": "Emulation.setTimezoneOverride", "params": {"timezoneId": zone}},
+        )
+
     async def resize(self, width: int, height: int) -> None:
         await self._call("POST", "/window/rect", {"width": width, "height": height})
 
