@@ -33,7 +33,7 @@ from bot.runtime.deadlines import Ask, Firing
 from rules.core.model import GameStatus, PlayerId
 from rules.core.ruleset import StageKind, TimeControl
 from rules.core.states import MatchState
-from rules.talk.games import challenge_missing, challenge_name, game_link
+from rules.talk.games import challenge_missing, challenge_name, game_link, room_link_line
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
@@ -498,7 +498,7 @@ class GameChallenges:
         """The agreed time's DM to each player with ``line`` (default: their room's link);
         returns whether each was queued (``False``: it went already)."""
         key = NoticeKey(NoticeKind.TIME_AGREED, announce.event, row.id)
-        room = f"Your match room: {self.config.room_url(row.id)}"
+        room = room_link_line(self.config.room_url(row.id))
         queued = {}
         for player, text in announce.texts.items():
             queued[player] = await self.notifier.dm_player(
