@@ -30,7 +30,7 @@ from bot.service.forum import Forum
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
 from rules.stages.formats import stage_title
-from rules.talk.games import time_control_text
+from rules.talk.games import broadcast_description, time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
 from storage.uow import UnitOfWork, Write
@@ -226,10 +226,7 @@ class Broadcasts:
         stage_name = stage_title(stage)
         name = f"{self.config.games.event} {stage_name}"
         control = time_control_text(self.config.rules.time_control)
-        markdown = (
-            f"The {stage_name} of the {self.config.tournament.name}, {control}: every game of "
-            "the week's players, live."
-        )
+        markdown = broadcast_description(stage_name, self.config.tournament.name, control)
         made = await self.maker.tour(name=name, markdown=markdown)
         row = BroadcastRow(
             id=made.id, stage=stage, name=name, url=made.url, created_at=self.clock.now()

@@ -33,6 +33,7 @@ from bot.service.challenges import (
 )
 from bot.service.player_tokens import PlayerTokens
 from rules.core.model import normalise_username
+from rules.talk.games import BULK_GAME_MESSAGE
 from storage.db import Database
 from storage.models_tokens import BulkGameRow
 from storage.uow import UnitOfWork, Write
@@ -77,7 +78,7 @@ class BulkPairer(Protocol):
         ...
 
 
-MESSAGE = "{name}: your game is ready: {{game}}"
+MESSAGE = BULK_GAME_MESSAGE
 """What Lichess writes each player when it creates the game (``{game}``: lila's link)."""
 
 
