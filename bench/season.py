@@ -27,7 +27,9 @@ game, about 7 ms; each DM through the berserk client in a worker thread to the s
 
 Each row gives the wall time, the registration's share of it (every player's rated history
 read at lila's pace, 20-30 games a real second, two exports at once: a wait, not work) and this
-process's CPU seconds (the machine may be shared: CPU is the steadier figure).
+process's CPU seconds (the machine may be shared: CPU is the steadier figure). With
+``--no-export-pace`` the sandbox streams those histories at once (the 512-player field's
+would otherwise wait a quarter of an hour or more).
 
 ``--side-by-side`` runs each size on a SQLite file and then on a new PostgreSQL database of the
 server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
@@ -90,6 +92,22 @@ HEADER = (
 )
 
 
+PACE = [True]
+"""Whether the sandbox streams game exports at lila's pace in real time (``--no-export-pace``:
+not, so that the registration's reading of every history is not a wait of minutes)."""
+
+
+def _paced(
+    setup: Callable[[SandboxState, Roster], None] | None,
+) -> Callable[[SandboxState, Roster], None]:
+    def paced(sandbox: SandboxState, roster: Roster) -> None:
+        sandbox.knobs.export_throttle = PACE[0]
+        if setup is not None:
+            setup(sandbox, roster)
+
+    return paced
+
+
 async def _one(
     players: int,
     seed: int,
@@ -103,7 +121,7 @@ async def _one(
         folder=folder,
         database_url=url,
         serve_web=False,
-        sandbox_setup=setup,
+        sandbox_setup=_paced(setup),
     )
     return await run_season(Config(), options, reporter=Reporter(write=None))
 
@@ -275,7 +293,9 @@ def demo_row(players: int, seed: int) -> None:
     with tempfile.TemporaryDirectory(prefix="acwc-bench-demo-") as folder:
         path = Path(folder)
         with (path / "demo.txt").open("w") as out:
-            options = DemoOptions(players=players, seed=seed, folder=path)
+            options = DemoOptions(
+                players=players, seed=seed, folder=path, sandbox_setup=_paced(None)
+            )
             reporter = Reporter(write=lambda line: print(line, file=out))
             result, cpu = _timed(run_season(Config(), options, reporter=reporter))
     matches = sum(1 for m in result.matches if m[6] is not None and m[7] != "void")
@@ -303,7 +323,14 @@ def main(argv: list[str] | None = None) -> None:
         help="also run `acwc demo --players N` as the command runs it (web pages served, every "
         "event printed, to a file here) and print it as one more row",
     )
+    parser.add_argument(
+        "--no-export-pace",
+        action="store_true",
+        help="the sandbox streams game exports at once, not at lila's 20-30 games a real "
+        "second (the registration's reading of every player's history: minutes of waiting)",
+    )
     args = parser.parse_args(argv)
+    PACE[0] = not args.no_export_pace
     logging.basicConfig(level=logging.ERROR)
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:

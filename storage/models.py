@@ -202,6 +202,7 @@ class OutboxRow(Base):
     __table_args__ = (
         Index("ix_outbox_status", "status"),
         Index("ix_outbox_notice", "kind", "notice"),
+        Index("ix_outbox_pending", "status", "kind"),  # a reader's DMs waiting to merge
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -236,7 +237,8 @@ class DeadlineRow(Base):
     __tablename__ = "deadlines"
     __table_args__ = (
         Index("ix_deadlines_due", "fired_at", "cancelled_at", "due_at"),
-        Index("ix_deadlines_match", "match_id"),  # a match's rows, planned again on each change
+        # a match's rows (planned again on each change), and its open ones
+        Index("ix_deadlines_match_open", "match_id", "fired_at", "cancelled_at", "due_at"),
         UniqueConstraint("kind", "match_id", "subject", "due_at", name="uq_deadlines_identity"),
     )
 
