@@ -30,6 +30,7 @@ from bot.lichess.broadcasts import LichessBroadcasts
 from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
+from bot.lichess.entries import StreamIntake, make_broadcasts
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
 from bot.lichess.scopes import LichessDoctorSource, check_token, run_scopes
@@ -146,6 +147,7 @@ def bootstrap(
     texts = PlayerTexts(
         config, notifier, announcements=announcements, conduct=conduct, armageddon=armageddons
     )
+    intake = _intake(config, clock, notifier, listeners, armageddon_games, challenges, lichess)
     services = Services(
         config=config,
         clock=clock,
@@ -155,16 +157,7 @@ def bootstrap(
         players=Players(config),
         results=Results(listeners),
         match_listeners=listeners,
-        intake=GameIntake(
-            db,
-            config,
-            clock,
-            notifier=notifier,
-            on_match_change=listeners,
-            armageddon=armageddon_games,
-            challenges=challenges,
-            lookup=None if lichess is None else lichess.export_games_by_ids,
-        ),
+        intake=StreamIntake(db, intake),
         publication=publication,
         texts=texts,
         conduct=conduct,
@@ -195,6 +188,27 @@ def bootstrap(
     if services.broadcasts is not None:  # a game starting wakes its broadcast round
         services.intake.on_start = services.broadcasts.wake_for
     return services
+
+
+def _intake(
+    config: Config,
+    clock: Clock,
+    notifier: Notifier,
+    listeners: MatchListeners,
+    armageddon_games: ArmageddonGames,
+    challenges: GameChallenges,
+    lichess: LichessClient | None,
+) -> GameIntake:
+    """The games' intake; the export of games by id tells it a game's source."""
+    return GameIntake(
+        config,
+        clock,
+        notifier=notifier,
+        on_match_change=listeners,
+        armageddon=armageddon_games,
+        challenges=challenges,
+        lookup=None if lichess is None else lichess.export_games_by_ids,
+    )
 
 
 def _challenge_maker(
@@ -577,7 +591,7 @@ class Service:
         if self.services.broadcasts is None or self.leadership.why_not() is not None:
             return  # the leader makes them (a standby's TD published: it wakes on the rounds)
         async with self._broadcasting, self.leadership.acting():
-            made = await self.services.broadcasts.sync()
+            made = await make_broadcasts(self.db, self.services.broadcasts)
         if made:
             self.changed()
 

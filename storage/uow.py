@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
@@ -27,6 +28,10 @@ from storage.repositories import (
     StageRepository,
     TournamentRepository,
 )
+
+Write = Callable[["UnitOfWork"], Awaitable[object]]
+"""A change a service hands its caller to make in a unit of work the caller opens and commits
+(the entry point owns the transaction: a web handler, a command, a deadline's firing)."""
 
 
 def _no_writes(*_: Any) -> None:

@@ -3,8 +3,9 @@
 Each stage the config lists (``games.broadcast_stages``) gets one Lichess broadcast, and each of
 its published rounds (a week) gets a round of it following the games of that week's players
 (``syncUsers``), so the community sees every game and its result on Lichess's own broadcast page.
-:meth:`Broadcasts.sync` makes whatever is missing: it reads the database in one transaction,
-asks Lichess outside any transaction, and stores each broadcast or round in its own; a Lichess
+:meth:`Broadcasts.sync` makes whatever is missing: it reads the database, asks Lichess
+outside any transaction, and hands each broadcast or round to its caller, which stores it in a
+transaction of its own (:func:`bot.lichess.entries.make_broadcasts`); a Lichess
 failure leaves the rest for the next sync (at start-up and whenever a round is published). The
 pages and the round's forum pairings post.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from bot.config import Config
@@ -29,11 +30,19 @@ from bot.service.forum import Forum
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState
 from rules.stages.formats import stage_title
-from rules.talk.games import time_control_text
+from rules.talk.games import broadcast_description, time_control_text
 from storage.db import Database
 from storage.models_games import BroadcastRoundRow, BroadcastRow
+from storage.uow import UnitOfWork, Write
 
-__all__ = ["BroadcastFailed", "BroadcastMaker", "Broadcasts", "MadeBroadcast", "RoundToBroadcast"]
+__all__ = [
+    "BroadcastFailed",
+    "BroadcastMaker",
+    "Broadcasts",
+    "Made",
+    "MadeBroadcast",
+    "RoundToBroadcast",
+]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +87,14 @@ class RoundToBroadcast:
     players: tuple[str, ...]
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Made:
+    """A broadcast, a round or a failure to record (``write``), and how many rounds it made."""
+
+    write: Write
+    rounds: int = 0
+
+
 class Broadcasts:
     def __init__(
         self, config: Config, db: Database, clock: Clock, forum: Forum, maker: BroadcastMaker
@@ -120,7 +137,7 @@ class Broadcasts:
         if not stages:
             return []
         out: list[RoundToBroadcast] = []
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             tournament = await uow.tournaments.current()
             if tournament is None:
                 return []
@@ -143,21 +160,24 @@ class Broadcasts:
                     )
         return out
 
-    async def sync(self) -> int:
-        """Make the missing broadcasts and rounds; how many rounds were made. Never raises for
-        a Lichess failure (logged and audited; the next sync tries again)."""
-        made = 0
+    async def sync(self) -> AsyncIterator[Made]:
+        """Make the missing broadcasts and rounds, one at a time: each is handed to the caller
+        (:func:`bot.lichess.entries.make_broadcasts`) to record in a transaction it commits
+        before Lichess is asked for the next, so a failure keeps what went before. Never raises
+        for a Lichess failure (logged, and its audit handed over; the next sync tries again)."""
         for todo in await self.missing():
             try:
-                tour = await self._tour(todo.stage)
+                tour, stored = await self._tour(todo.stage)
+                if not stored:
+                    yield Made(self._store_tour(tour))
                 name = f"Round {todo.number}"
                 result = await self.maker.round(
                     tour.id, name=name, players=todo.players, starts_at=self.clock.now()
                 )
             except BroadcastFailed as e:
                 log.warning("broadcast of %s round %d failed: %s", todo.stage, todo.number, e)
-                await self._audit_failure(todo, str(e))
-                return made
+                yield Made(self._audit_failure(todo, str(e)))
+                return
             now = self.clock.now()
             self.woken[result.id] = now
             made_row = BroadcastRoundRow(
@@ -169,21 +189,25 @@ class Broadcasts:
                 players=list(todo.players),
                 created_at=now,
             )
-            async with self.db.uow() as uow:
+
+            async def store(uow: UnitOfWork, made_row: BroadcastRoundRow = made_row) -> None:
                 await uow.lichess.add(made_row)
                 await uow.audit.record(
-                    at=now,
+                    at=made_row.created_at,
                     actor="bot",
                     action="broadcast.round",
-                    details={"round": todo.round_id, "broadcast": result.id, "url": result.url},
+                    details={
+                        "round": made_row.round_id,
+                        "broadcast": made_row.id,
+                        "url": made_row.url,
+                    },
                 )
-                round_row = await uow.tournaments.round(todo.round_id)
+                round_row = await uow.tournaments.round(made_row.round_id)
                 if round_row is not None:  # the round's one pairings post names it (issue 17)
-                    await self.forum.pairings_post(uow, round_row, now=now)
-                await uow.commit()
+                    await self.forum.pairings_post(uow, round_row, now=made_row.created_at)
+
+            yield Made(store, rounds=1)
             self._known = None  # read again, with the new round
-            made += 1
-        return made
 
     async def _rounds(self) -> list[BroadcastRoundRow]:
         """Every broadcast round made (read once; :meth:`sync` adds what it makes)."""
@@ -192,38 +216,44 @@ class Broadcasts:
                 self._known = list(await uow.lichess.all_broadcast_rounds())
         return self._known
 
-    async def _tour(self, stage: StageKind) -> BroadcastRow:
-        async with self.db.uow() as uow:
+    async def _tour(self, stage: StageKind) -> tuple[BroadcastRow, bool]:
+        """The stage's broadcast, and whether it is stored: the one stored, or one Lichess
+        makes now."""
+        async with self.db.reads() as uow:
             found = await uow.lichess.broadcast(stage)
         if found is not None:
-            return found
+            return found, True
         stage_name = stage_title(stage)
         name = f"{self.config.games.event} {stage_name}"
         control = time_control_text(self.config.rules.time_control)
-        markdown = (
-            f"The {stage_name} of the {self.config.tournament.name}, {control}: every game of "
-            "the week's players, live."
-        )
+        markdown = broadcast_description(stage_name, self.config.tournament.name, control)
         made = await self.maker.tour(name=name, markdown=markdown)
         row = BroadcastRow(
             id=made.id, stage=stage, name=name, url=made.url, created_at=self.clock.now()
         )
-        async with self.db.uow() as uow:
-            await uow.lichess.add(row)
-            await uow.commit()
-        return row
+        return row, False
 
-    async def _audit_failure(self, todo: RoundToBroadcast, why: str) -> None:
-        async with self.db.uow() as uow:
+    @staticmethod
+    def _store_tour(row: BroadcastRow) -> Write:
+        async def store(uow: UnitOfWork) -> None:
+            await uow.lichess.add(row)
+
+        return store
+
+    def _audit_failure(self, todo: RoundToBroadcast, why: str) -> Write:
+        at = self.clock.now()
+
+        async def record(uow: UnitOfWork) -> None:
             await uow.audit.record(
-                at=self.clock.now(),
+                at=at,
                 actor="bot",
                 action="broadcast.failed",
                 reason=why,
                 details={"round": todo.round_id, "stage": str(todo.stage)},
             )
-            await uow.commit()
+
+        return record
 
     async def for_round(self, round_id: int) -> BroadcastRoundRow | None:
-        async with self.db.uow() as uow:
+        async with self.db.reads() as uow:
             return await uow.lichess.broadcast_round(round_id)

@@ -25,11 +25,18 @@ from typing import Protocol
 
 from bot.config import Config
 from bot.runtime.clock import Clock
-from bot.service.challenges import ChallengeFailed, ChallengeMaker, ChallengeSpec, MadeChallenge
+from bot.service.challenges import (
+    ChallengeFailed,
+    ChallengeMaker,
+    ChallengeSpec,
+    MadeChallenge,
+)
 from bot.service.player_tokens import PlayerTokens
 from rules.core.model import normalise_username
+from rules.talk.games import BULK_GAME_MESSAGE
 from storage.db import Database
 from storage.models_tokens import BulkGameRow
+from storage.uow import UnitOfWork, Write
 
 __all__ = ["BulkMade", "BulkOrOpen", "BulkPairer", "BulkRefused"]
 
@@ -71,7 +78,7 @@ class BulkPairer(Protocol):
         ...
 
 
-MESSAGE = "{name}: your game is ready: {{game}}"
+MESSAGE = BULK_GAME_MESSAGE
 """What Lichess writes each player when it creates the game (``{game}``: lila's link)."""
 
 
@@ -95,21 +102,33 @@ class BulkOrOpen:
         self.open_maker = open_maker
 
     async def __call__(self, spec: ChallengeSpec) -> MadeChallenge:
+        """Asked outside any transaction (:class:`bot.runtime.deadlines.Ask`): it reads, and
+        what it did on Lichess goes back as the reply's ``writes``, recorded with the answer."""
         white, black = normalise_username(spec.white), normalise_username(spec.black)
+        writes: list[Write] = []
         if self.tokens.offered:
             async with self.db.reads() as uow:
                 found = await self.tokens.tokens(uow, (white, black))
             if white in found and black in found:
-                made = await self._bulk(spec, white, black, found)
+                made = await self._bulk(spec, white, black, found, writes)
                 if made is not None:
                     return made
-        return await self.open_maker(spec)
+        try:
+            made = await self.open_maker(spec)
+        except ChallengeFailed as e:
+            raise ChallengeFailed(str(e), [*writes, *e.writes]) from e
+        return dataclasses.replace(made, writes=(*writes, *made.writes))
 
     async def _bulk(
-        self, spec: ChallengeSpec, white: str, black: str, found: Mapping[str, str]
+        self,
+        spec: ChallengeSpec,
+        white: str,
+        black: str,
+        found: Mapping[str, str],
+        writes: list[Write],
     ) -> MadeChallenge | None:
         now = self.clock.now()
-        await self._cancel_pending(white, black, now=now)
+        writes.extend(await self._cancel_pending(white, black, now=now))
         pair_at = spec.starts_at if spec.starts_at is not None and spec.starts_at > now else None
         try:
             made = await self.pairer.create(
@@ -120,13 +139,14 @@ class BulkOrOpen:
             )
         except BulkRefused as e:
             refused = [p for p, token in found.items() if token in e.tokens]
-            await self._forget(refused, str(e), now=now)
+            writes.append(self._forget(refused, str(e), now=now))
             log.warning("bulk pairing of %s refused (%s): the open challenge instead", spec.name, e)
             return None
         except ChallengeFailed as e:
             log.warning("bulk pairing of %s failed (%s): the open challenge instead", spec.name, e)
             return None
-        async with self.db.uow() as uow:
+
+        async def record(uow: UnitOfWork) -> None:
             await uow.tokens.add_bulk_game(
                 BulkGameRow(
                     game_id=made.game_id,
@@ -144,11 +164,12 @@ class BulkOrOpen:
                 action="bulk.created",
                 details={"bulk": made.id, "game": made.game_id, "name": spec.name},
             )
-            await uow.commit()
-        return MadeChallenge(id=made.game_id, url=made.url)
 
-    async def _cancel_pending(self, white: str, black: str, *, now: dt.datetime) -> None:
-        """A game of theirs still to come is for a time no longer agreed: cancelled."""
+        return MadeChallenge(id=made.game_id, url=made.url, writes=(*writes, record))
+
+    async def _cancel_pending(self, white: str, black: str, *, now: dt.datetime) -> list[Write]:
+        """A game of theirs still to come is for a time no longer agreed: cancelled on
+        Lichess; the record of it to write."""
         async with self.db.reads() as uow:  # Lichess is asked outside a write transaction
             pending = [
                 (row.game_id, row.bulk_id)
@@ -163,8 +184,9 @@ class BulkOrOpen:
                 continue
             cancelled.append(game_id)
         if not cancelled:
-            return
-        async with self.db.uow() as uow:
+            return []
+
+        async def record(uow: UnitOfWork) -> None:
             repo = uow.tokens
             for game_id in cancelled:
                 row = await repo.bulk_game(game_id)
@@ -176,12 +198,14 @@ class BulkOrOpen:
                         action="bulk.cancelled",
                         details={"bulk": row.bulk_id, "game": row.game_id},
                     )
-            await uow.commit()
 
-    async def _forget(self, players: Sequence[str], reason: str, *, now: dt.datetime) -> None:
-        async with self.db.uow() as uow:
+        return [record]
+
+    def _forget(self, players: Sequence[str], reason: str, *, now: dt.datetime) -> Write:
+        async def record(uow: UnitOfWork) -> None:
             for player in players:
                 await self.tokens.withdraw(
                     uow, player, now=now, actor="bot", why=f"Lichess refused the token: {reason}"
                 )
-            await uow.commit()
+
+        return record

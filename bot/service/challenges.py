@@ -33,11 +33,11 @@ from bot.runtime.deadlines import Ask, Firing
 from rules.core.model import GameStatus, PlayerId
 from rules.core.ruleset import StageKind, TimeControl
 from rules.core.states import MatchState
-from rules.talk.games import challenge_missing, challenge_name, game_link
+from rules.talk.games import challenge_missing, challenge_name, game_link, room_link_line
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
 from storage.models_games import ChallengeRow
-from storage.uow import UnitOfWork
+from storage.uow import UnitOfWork, Write
 
 __all__ = [
     "CHALLENGE_DEADLINE",
@@ -78,10 +78,13 @@ class ChallengeSpec:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MadeChallenge:
-    """What Lichess made: the challenge's id (its game's id) and its link."""
+    """What Lichess made: the challenge's id (its game's id) and its link; ``writes``: what the
+    maker did besides, recorded with it in the answer's firing (the maker runs outside any
+    transaction: :class:`bot.runtime.deadlines.Ask`)."""
 
     id: str
     url: str
+    writes: tuple[Write, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -108,7 +111,12 @@ class Announce:
 
 
 class ChallengeFailed(Exception):
-    """Lichess did not make the challenge (down, refused, unreadable); the text says why."""
+    """Lichess did not make the challenge (down, refused, unreadable); the text says why, and
+    ``writes`` records what the maker did on the way (:class:`MadeChallenge`)."""
+
+    def __init__(self, reason: str, writes: Sequence[Write] = ()) -> None:
+        super().__init__(reason)
+        self.writes = tuple(writes)
 
 
 class ChallengeMaker(Protocol):
@@ -143,6 +151,27 @@ class _Attempt:
     by_dm: Sequence[str]
     retry: int | None
     now: dt.datetime
+
+
+async def _lasting(
+    uow: UnitOfWork, row: MatchRow, *, week: int, game: int, expires_at: dt.datetime
+) -> ChallengeRow | None:
+    """A challenge of the game already made that lasts until ``expires_at`` and was not spent
+    by an aborted game (lila)."""
+    spent = {
+        g.id
+        for g in await uow.games.for_match(row.id, counted_only=False)
+        if g.status is GameStatus.ABORTED
+    }
+    for lasting in await uow.lichess.challenges(row.id):
+        if (
+            lasting.week == week
+            and lasting.game_number == game
+            and lasting.expires_at >= expires_at
+            and lasting.id not in spent
+        ):
+            return lasting
+    return None
 
 
 class GameChallenges:
@@ -230,7 +259,9 @@ class GameChallenges:
             return row.agreed_time + conduct.no_show_second_alert
         return now + conduct.break_length + conduct.no_show_second_alert
 
-    async def on_deadline(self, uow: UnitOfWork, firing: Firing) -> Ask[MadeChallenge | str] | None:
+    async def on_deadline(
+        self, uow: UnitOfWork, firing: Firing
+    ) -> Ask[MadeChallenge | ChallengeFailed] | None:
         """Ask for the challenge the deadline row asks for (an :class:`Ask`: Lichess is asked
         after this firing commits), unless the match no longer needs it."""
         deadline, now = firing.deadline, firing.now
@@ -247,72 +278,29 @@ class GameChallenges:
         row, rnd = found  # the round's number names the challenge: read with it, one query
         if row.black_first is None or row.week != week:
             return None  # an agreement of a week gone by is announced no more
-        wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
-        if (
-            self.maker is None
-            or row.state != wanted_state
-            or (row.outcome is not None and game != ARMAGEDDON)
-        ):
+        if not self._wanted(row, game):
             if announce is not None:  # the time was agreed all the same
                 await self._announce(uow, announce, row, now=now, line={})
             return None
-        repo = uow.lichess
         expires_at = self._expiry(row, game, now)
-        spent = {
-            g.id
-            for g in await uow.games.for_match(row.id, counted_only=False)
-            if g.status is GameStatus.ABORTED
-        }
-        for lasting in await repo.challenges(row.id):
-            if (
-                lasting.week == week
-                and lasting.game_number == game
-                and lasting.expires_at >= expires_at
-                and lasting.id not in spent  # an aborted game spends its challenge (lila)
-            ):
-                # one lasts long enough already (a time moved later needs a new one)
-                if announce is not None:
-                    key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
-                    names = {
-                        p: await self._username(uow, PlayerId(p))
-                        for p in (lasting.white, lasting.black)
-                    }
-                    await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
-                return None
+        lasting = await _lasting(uow, row, week=week, game=game, expires_at=expires_at)
+        if lasting is not None:  # one lasts long enough already (a later time needs a new one)
+            if announce is not None:
+                key = notice.deadline(NoticeKind.TIME_AGREED, deadline.id, row.id)
+                names = {
+                    p: await self._username(uow, PlayerId(p))
+                    for p in (lasting.white, lasting.black)
+                }
+                await self._announce_link(uow, announce, row, lasting, names, now=now, key=key)
+            return None
         match = to_match(row, round=rnd.number)
         chosen = deadline.payload.get("white")
         white = PlayerId(chosen) if game == ARMAGEDDON and chosen else match.white_in_game(game)
         black = match.opponent_of(white)
         players = await uow.players.get_many((white, black))  # one read for both
-        white_name, black_name = (
-            players[p].username if p in players else p for p in (white, black)
-        )
-        control = self.config.rules.time_control
-        if game == ARMAGEDDON:
-            armageddon = self.config.rules.armageddon
-            control = dataclasses.replace(
-                control,
-                limit_seconds=armageddon.black_seconds,
-                increment_seconds=armageddon.increment_seconds,
-            )
-        spec = ChallengeSpec(
-            white=white_name,
-            black=black_name,
-            rated=control.rated,
-            clock_limit=control.limit_seconds,
-            clock_increment=control.increment_seconds,
-            variant=control.variant,
-            name=challenge_name(
-                event=self.config.games.event,
-                stage=StageKind(row.stage),
-                round=match.round,
-                white=white_name,
-                black=black_name,
-                game=None if game == ARMAGEDDON else game,
-            ),
-            expires_at=expires_at,
-            starts_at=row.agreed_time if game == 1 else None,
-        )
+        names = {p: players[p].username if p in players else p for p in (white, black)}
+        control = self._control(game)
+        spec = self._spec(row, match.round, game, (names[white], names[black]), control, expires_at)
         # Lichess is asked outside the database's write lock, which the claim of this row holds
         # (on SQLite a writer waiting on Lichess, through a 429's minute, would hold up every
         # other writer, the game intake too): two firings (an Ask), the runner committing the
@@ -336,7 +324,7 @@ class GameChallenges:
             control=control,
             white=white,
             black=black,
-            names={white: white_name, black: black_name},
+            names=names,
             by_dm=by_dm,
             retry=None if retry is None else retry.id,
             now=now,
@@ -346,22 +334,78 @@ class GameChallenges:
             answered=lambda uow, reply: self._answered(uow, attempt_made, reply),
         )
 
-    async def _ask(self, spec: ChallengeSpec) -> MadeChallenge | str:
+    def _wanted(self, row: MatchRow, game: int) -> bool:
+        """The match still needs game ``game``'s challenge: a maker, and the match scheduled
+        and undecided (or at its armageddon, for the armageddon game)."""
+        wanted_state = MatchState.ARMAGEDDON if game == ARMAGEDDON else MatchState.SCHEDULED
+        return (
+            self.maker is not None
+            and row.state == wanted_state
+            and (row.outcome is None or game == ARMAGEDDON)
+        )
+
+    def _spec(
+        self,
+        row: MatchRow,
+        round: int,
+        game: int,
+        names: tuple[str, str],
+        control: TimeControl,
+        expires_at: dt.datetime,
+    ) -> ChallengeSpec:
+        """The challenge of game ``game`` between ``names`` (White first), as Lichess is asked."""
+        white_name, black_name = names
+        return ChallengeSpec(
+            white=white_name,
+            black=black_name,
+            rated=control.rated,
+            clock_limit=control.limit_seconds,
+            clock_increment=control.increment_seconds,
+            variant=control.variant,
+            name=challenge_name(
+                event=self.config.games.event,
+                stage=StageKind(row.stage),
+                round=round,
+                white=white_name,
+                black=black_name,
+                game=None if game == ARMAGEDDON else game,
+            ),
+            expires_at=expires_at,
+            starts_at=row.agreed_time if game == 1 else None,
+        )
+
+    def _control(self, game: int) -> TimeControl:
+        """The game's time control: the rules', or the armageddon's (rules 3.ix)."""
+        control = self.config.rules.time_control
+        if game != ARMAGEDDON:
+            return control
+        armageddon = self.config.rules.armageddon
+        return dataclasses.replace(
+            control,
+            limit_seconds=armageddon.black_seconds,
+            increment_seconds=armageddon.increment_seconds,
+        )
+
+    async def _ask(self, spec: ChallengeSpec) -> MadeChallenge | ChallengeFailed:
         """Lichess's challenge, or why it made none."""
         assert self.maker is not None
         try:
             return await self.maker(spec)
         except ChallengeFailed as e:
-            return str(e)
+            return e
 
-    async def _answered(self, uow: UnitOfWork, made: _Attempt, reply: MadeChallenge | str) -> None:
+    async def _answered(
+        self, uow: UnitOfWork, made: _Attempt, reply: MadeChallenge | ChallengeFailed
+    ) -> None:
         """The second firing: the challenge Lichess made stored and its link sent, or the
-        failure audited (its next attempt planned by the first)."""
+        failure audited (its next attempt planned by the first); the maker's writes with it."""
         row, now, game = made.row, made.now, int(made.deadline.payload["game"])
         white, black = made.white, made.black
         white_name, black_name = made.names[white], made.names[black]
-        if isinstance(reply, str):
-            await self._failed(uow, row, made.deadline, made.attempt, reply, now=now)
+        for write in reply.writes:
+            await write(uow)
+        if isinstance(reply, ChallengeFailed):
+            await self._failed(uow, row, made.deadline, made.attempt, str(reply), now=now)
             if made.announce is not None:  # the time goes out now; the link follows, or the room
                 missing = challenge_missing(
                     names=(white_name, black_name),
@@ -454,7 +498,7 @@ class GameChallenges:
         """The agreed time's DM to each player with ``line`` (default: their room's link);
         returns whether each was queued (``False``: it went already)."""
         key = NoticeKey(NoticeKind.TIME_AGREED, announce.event, row.id)
-        room = f"Your match room: {self.config.room_url(row.id)}"
+        room = room_link_line(self.config.room_url(row.id))
         queued = {}
         for player, text in announce.texts.items():
             queued[player] = await self.notifier.dm_player(

@@ -33,11 +33,10 @@ from rules.core.states import MatchState
 from rules.talk import alerts
 from rules.week.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
 from storage.convert import to_match
-from storage.db import Database
 from storage.models import MatchRow
 from storage.uow import UnitOfWork
 
-__all__ = ["ArmageddonIntake", "GameIntake", "GameLookup"]
+__all__ = ["ArmageddonIntake", "GameIntake", "GameLookup", "Intake"]
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +60,26 @@ def _spent(refusal: str | None, game_id: str, bots: set[str]) -> bool:
     return refusal == RefusalReason.ABORTED.value and game_id in bots
 
 
+class Intake(Protocol):
+    """The entry point of a game the stream or a backfill delivers (``await intake(game)``:
+    whether stored state changed), which owns its transactions
+    (:class:`bot.lichess.intake.StreamIntake`)."""
+
+    on_start: Callable[[str, str], Awaitable[object]] | None
+
+    @property
+    def recorded(self) -> int:
+        """How many games changed stored state."""
+        ...
+
+    async def __call__(self, game: Game) -> bool: ...
+
+
 class GameIntake:
-    """The ``on_game`` callback of the games watcher: ``await intake(game)`` records it in a
-    transaction of its own and says whether stored state changed."""
+    """Records a delivered game in its caller's unit of work (:meth:`record`), which commits."""
 
     def __init__(
         self,
-        db: Database,
         config: Config,
         clock: Clock,
         *,
@@ -77,7 +89,6 @@ class GameIntake:
         challenges: GameChallenges | None = None,
         lookup: GameLookup | None = None,
     ) -> None:
-        self.db = db
         self.config = config
         self.clock = clock
         self.notifier = notifier
@@ -86,28 +97,6 @@ class GameIntake:
         self.challenges = challenges
         self.lookup = lookup
         self.recorded = 0
-        self.on_start: Callable[[str, str], Awaitable[object]] | None = None
-        """Told of each game that starts (its White and Black), once it is recorded: the
-        broadcasts wake the players' round (:meth:`bot.service.broadcasts.Broadcasts.wake_for`),
-        so Lichess's broadcast picks the game up while it goes on."""
-
-    async def __call__(self, game: Game) -> bool:
-        changed = await self._take(game)
-        if self.on_start is not None and not game.status.is_finished:
-            await self.on_start(game.white, game.black)
-        return changed
-
-    async def _take(self, game: Game) -> bool:
-        async with self.db.uow() as uow:
-            changed = await self.record(uow, game, look_up=True)
-            if changed is not None:
-                await uow.commit()
-                return changed
-        game = await self._with_source(game)
-        async with self.db.uow() as uow:
-            changed = await self.record(uow, game)
-            await uow.commit()
-        return bool(changed)
 
     def _needs_export(self, game: Game, bots: set[str]) -> bool:
         """A finished game the export must complete first, with an export to ask: its source
@@ -130,7 +119,7 @@ class GameIntake:
             for _, rnd in await uow.matches.between(game.white, game.black)
         )
 
-    async def _with_source(self, game: Game) -> Game:
+    async def with_source(self, game: Game) -> Game:
         """``game`` with the source and the end time the export gives. Lookup errors raise (the
         watcher delivers the game again with its next backfill)."""
         assert self.lookup is not None

@@ -400,22 +400,20 @@ class Registration:
             await uow.commit()
         return SelfRegistration(username, True)
 
-    async def withdraw_self(self, username: str, *, now: dt.datetime) -> None:
+    async def withdraw_self(self, uow: UnitOfWork, username: str, *, now: dt.datetime) -> None:
         """A player takes back their registration before their first pairing (audited)."""
-        async with self.db.uow() as uow:
-            player = await uow.players.get(normalise_username(username))
-            if player is None:
-                raise OperationError("You are not registered.")
-            if await uow.matches.count_for_player(player.id):
-                raise OperationError(
-                    "You have been paired already; write to the TDs to withdraw (rules 8)."
-                )
-            await uow.audit.record(
-                at=now,
-                actor=username,
-                action="registration.withdraw",
-                player=player.id,
-                details={"username": player.username, "seed_rating": player.seed_rating},
+        player = await uow.players.get(normalise_username(username))
+        if player is None:
+            raise OperationError("You are not registered.")
+        if await uow.matches.count_for_player(player.id):
+            raise OperationError(
+                "You have been paired already; write to the TDs to withdraw (rules 8)."
             )
-            await uow.players.remove(player)
-            await uow.commit()
+        await uow.audit.record(
+            at=now,
+            actor=username,
+            action="registration.withdraw",
+            player=player.id,
+            details={"username": player.username, "seed_rating": player.seed_rating},
+        )
+        await uow.players.remove(player)

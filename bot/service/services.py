@@ -13,7 +13,7 @@ from bot.service.broadcasts import Broadcasts
 from bot.service.challenges import GameChallenges
 from bot.service.doctor import DoctorService
 from bot.service.forum import Forum
-from bot.service.intake import GameIntake
+from bot.service.intake import Intake
 from bot.service.player_tokens import PlayerTokens
 from bot.service.players import Players
 from bot.service.registration import Registration
@@ -49,7 +49,7 @@ class Services:
     players: Players
     results: Results
     match_listeners: MatchListeners
-    intake: GameIntake
+    intake: Intake
     publication: Publication
     texts: PlayerTexts
     conduct: Conduct

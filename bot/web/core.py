@@ -23,6 +23,7 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from bot.config import Config
+from bot.notify.spelling import spelled
 from bot.runtime.clock import Clock
 from bot.service.services import Services
 from bot.web.limits import ActionLimiter
@@ -365,7 +366,22 @@ async def base_context(request: web.Request) -> dict[str, Any]:
         "now": when(now, now),
         "path": request.path,
         "live": _live_source(request),
-    } | flash(request)
+    } | await _spelled_flash(request)
+
+
+async def _spelled_flash(request: web.Request) -> dict[str, str | None]:
+    """The page's one-line messages, the players in them as they spell their usernames (the
+    bot's replies name them by their ids)."""
+    found = flash(request)
+    if not any(found.values()):
+        return found
+    ctx = context(request)
+    tds = ctx.config.tournament.tds
+    async with ctx.db.reads() as uow:
+        return {
+            key: None if text is None else await spelled(uow, text, tds=tds)
+            for key, text in found.items()
+        }
 
 
 LIVE_SOURCE: web.AppKey[Callable[[web.Request], str | None]] = web.AppKey("acwc.live_source")

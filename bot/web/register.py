@@ -119,7 +119,9 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
     who, _ = await read_form(request, {})
     ctx = context(request)
     try:
-        await _registration(request).withdraw_self(who.username, now=ctx.now())
+        async with ctx.db.uow() as uow:
+            await _registration(request).withdraw_self(uow, who.username, now=ctx.now())
+            await uow.commit()
     except OperationError as e:
         return redirect_with(request, "/register", str(e), ok=False)
     ctx.changed()

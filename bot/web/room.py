@@ -19,7 +19,6 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from bot.errors import OperationError
-from bot.notify.spelling import spelled
 from bot.service.weekly.texts import PlayerTexts
 from bot.views import matches as views
 from bot.views.match_room import match_view
@@ -184,9 +183,8 @@ async def say(
     """One line of the grammar from ``player`` on ``match_id``, through the one door for a
     player's text.
 
-    Returns (the reply, with the players as they spell their usernames; whether it was a
-    success; whether its changes may be committed: not after an exception, so a refusal changes
-    nothing).
+    Returns (the reply, whether it was a success, whether its changes may be committed: not
+    after an exception, so a refusal changes nothing).
     """
     try:
         reply = await texts.handle(
@@ -199,8 +197,8 @@ async def say(
             relayed_by=relayed_by,
         )
     except (RulesError, OperationError) as e:
-        return await spelled(uow, str(e)), False, False
-    return await spelled(uow, reply.text), reply.ok, reply.changed
+        return str(e), False, False
+    return reply.text, reply.ok, reply.changed
 
 
 AfterSay = Callable[[UnitOfWork, str, bool], Awaitable[None]]

@@ -11,7 +11,15 @@ from rules.stages.formats import stage_name
 from rules.talk.notices import Audience, Notice, fit
 from rules.week.calendar import label_time
 
-__all__ = ["challenge_missing", "challenge_name", "game_link", "time_control_text"]
+__all__ = [
+    "BULK_GAME_MESSAGE",
+    "broadcast_description",
+    "challenge_missing",
+    "challenge_name",
+    "game_link",
+    "room_link_line",
+    "time_control_text",
+]
 
 
 def _minutes(seconds: int) -> str:
@@ -76,3 +84,21 @@ def challenge_missing(
         f"from your match room, {room_url}, which shows its settings: {names[0]} (White) "
         f"challenges {names[1]} (Black) on Lichess to {time_control_text(control)}."
     )
+
+
+def room_link_line(room_url: str) -> str:
+    """The agreed time's DM's last line when it carries no game link."""
+    return f"Your match room: {room_url}"
+
+
+def broadcast_description(stage_title: str, championship: str, control: str) -> str:
+    """A stage's Lichess broadcast, in its own words (markdown)."""
+    return (
+        f"The {stage_title} of the {championship}, {control}: every game of the week's "
+        "players, live."
+    )
+
+
+BULK_GAME_MESSAGE = "{name}: your game is ready: {{game}}"
+"""What Lichess writes each player when it creates a bulk-paired game (``{name}``: the
+challenge's name; ``{game}``: lila's link)."""

@@ -147,6 +147,7 @@ async def test_a_token_lichess_refuses_is_forgotten_and_the_open_challenge_made(
             del state.tokens[value]  # Bob revoked it on Lichess
         await ask_challenge(svc, db, match_id, agreed=clock.now() + dt.timedelta(hours=2))
         await until(lambda: len(state.challenges) == 1)
+        await stored_challenges(db, match_id, 1)  # the answer's firing, which forgets the token
     assert bulks_of(state) == {}
     async with db.uow() as uow:
         repo = uow.tokens

@@ -24,6 +24,7 @@ from bot.config import (
 from bot.lichess.accounts import LichessAccounts
 from bot.lichess.broadcasts import LichessBroadcasts
 from bot.lichess.client import LichessClient
+from bot.lichess.entries import make_broadcasts
 from bot.lichess.errors import LichessTransportError
 from bot.notify import Notifier
 from bot.runtime.clock import FakeClock
@@ -316,12 +317,12 @@ async def test_broadcast_rounds_follow_the_players_of_each_broadcast_stage_round
     broadcasts = Broadcasts(
         config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
     )
-    assert await broadcasts.sync() == 1
+    assert await make_broadcasts(db, broadcasts) == 1
     (tour,) = state.broadcasts.values()
     assert tour.name == "ACWC 2021 Candidates"
     (rnd,) = tour.rounds
     assert rnd.sync_users == ("alice", "bob", "carol", "dave")
-    assert await broadcasts.sync() == 0  # made once
+    assert await make_broadcasts(db, broadcasts) == 0  # made once
     async with db.uow() as uow:
         stored = await uow.lichess.broadcast_round(first.round_id)
         drafts = [d.body for d in await uow.outbox.list(kind="forum_draft")]
@@ -343,7 +344,7 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
         refused = Broadcasts(
             config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
         )
-        assert await refused.sync() == 0
+        assert await make_broadcasts(db, refused) == 0
     assert state.broadcasts == {}
     async with db.uow() as uow:
         audit = await uow.audit.list()
@@ -353,7 +354,7 @@ async def test_a_broadcast_lichess_refuses_is_left_for_the_next_sync(
         fixed = Broadcasts(
             config, db, clock, Forum(config, Notifier(config)), LichessBroadcasts(client)
         )
-        assert await fixed.sync() == 1
+        assert await make_broadcasts(db, fixed) == 1
 
 
 async def test_a_challenge_lichess_refuses_is_audited_and_asked_again_later(

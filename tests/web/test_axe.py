@@ -16,7 +16,7 @@ import pytest
 
 from tests.web.helpers import TD, Browser, Site
 from tests.web.test_chromium import login, logout
-from tests.web.test_phone_width import PUBLIC_PAGES, offers_on_both_sides
+from tests.web.test_phone_width import DESK_PAGES, PUBLIC_PAGES, offers_on_both_sides
 from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
 
@@ -71,5 +71,5 @@ async def test_no_page_has_an_accessibility_violation(
                 found[f"{path} (Bob) @{width}"] = problems
             await logout(b)
         await login(b, site, TD)
-        found |= await violations(b, site, axe, ("/desk", f"/match/{ab}"))
+        found |= await violations(b, site, axe, (*DESK_PAGES, f"/match/{ab}", "/match/999"))
     assert not found, found

@@ -107,6 +107,8 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
     sf1, sf2 = site.matches["sf1"], site.matches["sf2"]
     a1, b1 = await ten_draws(site, sf1)
     a2, b2 = await ten_draws(site, sf2)
+    async with site.db.reads() as uow:  # the desk names them as they spell their usernames
+        name = {p.id: p.username for p in await uow.players.list()}
     async with chromium() as td:
         await td.resize(1280, 1000)
         await login(td, site, TD)
@@ -114,7 +116,7 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         # Semifinal 1: the players wrote their bids to the TDs; the TD relays them (3.9.1.2).
         assert "sealed" in await relay(td, site, a1, sf1, "bid 2:30")
         said = await relay(td, site, b1, sf1, "bid 2:00")
-        assert f"{b1} plays White with 2:00, {a1} plays Black with 3:00 and draw odds" in said
+        assert f"{name[b1]} plays White with 2:00, {name[a1]} plays Black with 3:00" in said
 
         # Semifinal 2: nobody bids, nobody plays rock-paper-scissors: the TDs name White.
         for _ in range(8):
@@ -133,7 +135,8 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         assert titles[1].startswith(f"Armageddon game of match {sf1} ("), titles
         await td.submit(in_card(f"white:{b2}", f"{sf2}:white"))
         assert await td.text("#reply") == (
-            f"Armageddon of match {sf2}: {b2} plays White with 3:00, {a2} Black with 3:00 and "
+            f"Armageddon of match {sf2}: {name[b2]} plays White with 3:00, {name[a2]} Black with "
+            "3:00 and "
             "draw odds (named by the TDs, rules 3.ix.1.3)."
         )
         await td.full_screenshot(SHOTS / "td-knockout-armageddon.png", width=1280)
@@ -143,7 +146,7 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         won = await decide(td, "1-0", "played on a private link", key=f"{sf1}:game")
         assert f"Match {sf1}: " in won
         won = await decide(td, "1/2-1/2", "drawn on a private link", key=f"{sf2}:game")
-        assert won == f"Match {sf2}: {a2} wins the armageddon game."  # a draw: Black wins
+        assert won == f"Match {sf2}: {name[a2]} wins the armageddon game."  # a draw: Black wins
 
         # Both semifinals decided: the TD starts the final matches from the stage's card.
         await td.go(f"{site.url}/desk")
@@ -184,7 +187,9 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         await td.script("document.querySelector('#gf-player').value = arguments[0];", loser)
         await td.type("#gf-reason", "the rematch was not accepted at once, a second time")
         await td.submit("form[action$='/game-forfeit'] button")
-        assert await td.text("#reply") == (f"Game 1 recorded as forfeited by {loser} (rules 6.2).")
+        assert await td.text("#reply") == (
+            f"Game 1 recorded as forfeited by {name[loser]} (rules 6.2)."
+        )
 
         # A whole season behind it (five qualification rounds, the Candidates, the semifinals),
         # its forum posts pasted as they came: the desk opens on what needs the TDs, and the
@@ -218,7 +223,7 @@ async def test_a_td_rules_the_knockout_from_the_desk_in_chromium(knockout_site: 
         # the standings' change shown first, through the one exit path (rules 8.4).
         assert any("(rules 6.5)" in t for t in await pending_titles(td))
         said = await decide(td, "confirm", "forfeits in the Candidates and the final")
-        assert said == f"{loser} is disqualified.", said
+        assert said == f"{name[loser]} is disqualified.", said
 
     async with site.db.reads() as uow:
         actions = {r.action for r in await uow.audit.list()}

@@ -124,7 +124,9 @@ async def decide(
         reason,
     )
     await b.submit(button)
-    assert "Nothing has changed yet." in await b.page_text()
+    page = await b.page_text()
+    assert "Nothing has changed yet." in page
+    assert "Confirm: Confirm:" not in page  # a choice named "Confirm: ..." is said once
     shown = await b.text("#main")
     for name in changes:
         assert name in shown, (name, shown)
@@ -207,11 +209,11 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         await td.resize(1280, 1000)
 
         await td.go(f"{site.url}/desk")
-        assert "ruled alice at fault" in await decide(td, "fault:alice", "no reply to offers")
+        assert "ruled Alice at fault" in await decide(td, "fault:alice", "no reply to offers")
         won = await decide(td, "grant:carol", "Dave absent 20 minutes", changes=("Carol",))
-        assert "won by carol" in won
+        assert "won by Carol" in won
         won = await decide(td, "grant:erin", "Finn absent, Erin waited", changes=("Erin", "Finn"))
-        assert "won by erin" in won
+        assert "won by Erin" in won
         assert await pending_titles(td) == []
 
         # Dave's forfeit (the no-show) waived with a reason (rules 5.10): on record, not counted.
@@ -220,7 +222,7 @@ async def test_a_td_runs_a_whole_week_from_the_desk_in_chromium(week_site: Site)
         await td.go(f"{site.url}/desk/forfeits")
         await td.type(f"#waive-{forfeit.id}", "Dave was ill; the TDs waive it")
         await td.submit(f"#waive-button-{forfeit.id}")
-        assert f"Forfeit {forfeit.id} of dave waived." in await td.text("#reply")
+        assert f"Forfeit {forfeit.id} of Dave waived." in await td.text("#reply")
         assert "waived by Tina" in await td.text(f"#forfeit-{forfeit.id}")
         await td.go(f"{site.url}/desk")
 

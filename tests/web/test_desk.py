@@ -77,7 +77,7 @@ async def test_a_td_relays_a_players_message_through_the_same_handler(
     b = await td(browsers)
     html = await b.post("/desk/relay", {"player": "alice", "text": "offer thu 18:00"})
     assert "flash ok" in html, flash_text(html)
-    assert "alice (relayed)" in flash_text(html)
+    assert "Alice (relayed)" in flash_text(html)
     relays = await audit(site, "desk.relay")
     assert relays == [(TD, None)]
     alice = browsers["alice"]
@@ -197,7 +197,7 @@ async def test_both_offered_and_no_agreement_asks_the_tds_who_is_at_fault(
         "/desk/decide",
         {"kind": "fault", "key": f"{match_id}:w1", "choice": "fault:alice", "reason": "no reply"},
     )
-    assert "ruled alice at fault" in flash_text(html), flash_text(html)
+    assert "ruled Alice at fault" in flash_text(html), flash_text(html)
     assert "No agreed time in match" not in html
     assert (TD, "no reply") in await audit(site, "fault.decide")
     assert "Settle it" not in html  # the alerts' way to settle is the buttons
@@ -352,7 +352,7 @@ async def test_a_disqualification_card_confirms_or_waives_one_of_its_forfeits(
         "/desk/decide",
         {"kind": "dq", "key": key, "choice": f"waive:{first_id}", "reason": "Lichess was down"},
     )
-    assert f"Forfeit {first_id} of bob waived" in flash_text(html)
+    assert f"Forfeit {first_id} of Bob waived" in flash_text(html)
     assert "Disqualify Bob?" not in html
     assert (TD, "Lichess was down") in await audit(site, "forfeit.waive")
     async with site.db.uow() as uow:

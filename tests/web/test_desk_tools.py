@@ -80,7 +80,7 @@ async def test_rulings_by_hand_refuse_bad_input_and_change_nothing(
     html = await b.post(
         "/desk/adjudicate/preview", {"match_id": str(match), "winner": "carol", "reason": "x"}
     )
-    assert "carol does not play match" in flash_text(html)
+    assert "Carol does not play match" in flash_text(html)
     html = await b.post(
         "/desk/adjudicate", {"match_id": str(match), "winner": "tied", "reason": " "}
     )

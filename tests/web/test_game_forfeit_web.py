@@ -27,7 +27,7 @@ async def test_a_td_charges_a_game_forfeit_from_the_room(
         f"/desk/match/{match_id}/game-forfeit",
         {"player": "bob", "reason": "no rematch offered, again"},
     )
-    assert flash_text(html) == "Game 1 recorded as forfeited by bob (rules 6.2)."
+    assert flash_text(html) == "Game 1 recorded as forfeited by Bob (rules 6.2)."
     async with site.db.uow() as uow:
         (forfeit,) = await uow.weekly.forfeits(player="bob")
         (game,) = await uow.games.for_match(match_id)

@@ -119,3 +119,65 @@ async def test_pairings_and_standings_update_for_a_visitor(site: Site) -> None:
         assert "Alice" in pairings
         standings = str(await c.wait_in_page(WAIT_FOR_TEXT, "#page", "provisional"))
         assert "Alice" in standings
+
+
+NO_EVENT_SOURCE = """
+delete window.EventSource;
+window.__polls = [];
+const every = window.setInterval;
+window.setInterval = function (fn, ms) {  // the page's own polling, run here when the test says
+  if (ms >= 10000) { window.__polls.push([fn, ms]); return 0; }
+  return every.apply(this, arguments);
+};
+"""
+
+
+async def test_a_browser_without_server_sent_events_polls_the_room(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    """Without EventSource the room polls itself: the page's poll (its timer held by the test,
+    which runs it once the game is stored, instead of waiting 20 s) brings the game in."""
+    chromium_paths()
+    match_id = await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    site.clock.set(THURSDAY + dt.timedelta(minutes=1))
+    async with chromium() as b:
+        await b.before_each_page(NO_EVENT_SOURCE)
+        await login(b, site, "Alice")
+        await b.go(f"{site.url}/match/{match_id}")
+        assert await b.script("return window.EventSource === undefined;")
+        # it polls instead, every 20 s (the page's other timer keeps its countdowns current)
+        assert 20000 in await b.script("return window.__polls.map(([, ms]) => ms);")
+        await site.service.intake(game("LiveQ001", "alice", "bob", THURSDAY, Colour.WHITE))
+        await b.script("window.__polls.forEach(([fn]) => fn());")  # their timers fire
+        games = await room_waits_for(b, "Alice – Bob")
+        assert "1-0" in games
+
+
+async def test_the_games_link_reaches_an_open_room_once_a_time_is_agreed(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    """Alice waits in her room; Bob accepts her offer; the bot's challenge for game 1 is made:
+    her card shows its link without a reload (it once took a reload)."""
+    chromium_paths()
+    match_id = site.matches["alice-bob"]
+    alice, bob = browsers["alice"], browsers["bob"]
+    await alice.login("Alice")
+    await alice.get(f"/match/{match_id}")
+    offer = {"action": "offer", "time1": "2021-10-14T18:00", "time2": "2021-10-15T18:00"}
+    await alice.post(f"/match/{match_id}/say", offer | {"time3": "2021-10-16T12:00"})
+    async with chromium() as b:
+        await login(b, site, "Alice")
+        await b.go(f"{site.url}/match/{match_id}")
+        assert await b.script("return document.querySelector('#now').dataset.step;") == (
+            "wait_answer"
+        )
+        await bob.login("Bob")
+        await bob.get(f"/match/{match_id}")
+        await bob.post(f"/match/{match_id}/say", {"action": "accept", "index": "1"})
+        await site.service.runner.fire_due()  # the bot's challenge for game 1, due at once
+        card = str(await b.wait_in_page(WAIT_FOR_TEXT, "#now", "Join game 1 on Lichess"))
+        assert "Play game 1 at the agreed time" in card
+        link = await b.script("return document.querySelector('#now a.challenge').href;")
+    async with site.db.reads() as uow:
+        (made,) = await uow.lichess.challenges(match_id)
+    assert str(link).endswith(f"/{made.id}"), link  # the bot's challenge

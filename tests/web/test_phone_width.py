@@ -19,6 +19,18 @@ from tests.web.webdriver import chromium, chromium_paths
 
 PHONE = 375
 PUBLIC_PAGES = ("/", "/pairings", "/standings", "/candidates", "/knockout", "/players", "/rules")
+DESK_PAGES = (
+    "/desk",
+    "/desk/rounds",
+    "/desk/pairing",
+    "/desk/audit",
+    "/desk/offers",
+    "/desk/forfeits",
+    "/desk/outbox",
+    "/desk/deadlines",
+    "/desk/registration",
+    "/register/list",
+)
 
 
 async def widths(b: Chromium, site: Site, paths: tuple[str, ...]) -> dict[str, tuple[int, int]]:
@@ -60,7 +72,11 @@ async def test_every_page_fits_a_375_px_phone(site: Site, browsers: dict[str, Br
         await site.service.intake(game(f"GameW{i:02d}", white, black, at, Colour.WHITE))
     async with chromium() as b:
         await b.resize(PHONE, 800)
-        measured = await widths(b, site, (*PUBLIC_PAGES, "/players/alice", "/register"))
+        measured = await widths(
+            b,
+            site,
+            (*PUBLIC_PAGES, "/players/alice", "/register", "/match/999"),  # a 404 too
+        )
         await login(b, site, "Alice")
         measured |= await widths(b, site, (f"/match/{ab}", "/account", "/register"))
         measured[f"/match/{ab} (Alice)"] = measured.pop(f"/match/{ab}")
@@ -69,8 +85,27 @@ async def test_every_page_fits_a_375_px_phone(site: Site, browsers: dict[str, Br
         measured |= await widths(b, site, (f"/match/{ab}",))
         await logout(b)
         await login(b, site, TD)
-        measured |= await widths(
-            b, site, ("/desk", "/desk/rounds", "/desk/audit", "/register/list", f"/match/{ab}")
-        )
+        measured |= await widths(b, site, (*DESK_PAGES, f"/match/{ab}"))
     wider = {path: w for path, w in measured.items() if w[0] > w[1]}
     assert not wider, f"pages wider than a {PHONE}-px screen (scrollWidth, fits): {wider}"
+
+
+async def test_every_page_has_the_logo_and_its_icon(site: Site) -> None:
+    """The logo shows and the icon a page names loads (once a 404 on every page); so does the
+    ``/favicon.ico`` a browser asks for by itself."""
+    chromium_paths()
+    async with chromium() as b:
+        for path in (*PUBLIC_PAGES, "/register"):
+            await b.go(site.url + path)
+            found = await b.wait_in_page(
+                """
+                const done = arguments[arguments.length - 1];
+                const logo = document.querySelector('header .brand img');
+                const icon = document.querySelector('link[rel=icon]');
+                Promise.all([icon.href, '/favicon.ico'].map((u) => fetch(u))).then(
+                  (answers) => done([logo.complete && logo.naturalWidth > 0,
+                    ...answers.map((r) => [r.status, r.headers.get('Content-Type')])]),
+                  (e) => done([String(e)]));
+                """
+            )
+            assert found == [True, [200, "image/svg+xml"], [200, "image/svg+xml"]], (path, found)

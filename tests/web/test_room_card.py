@@ -35,6 +35,7 @@ PHONE = (375, 667)
 THURSDAY = dt.datetime(2021, 10, 14, 18, 0, tzinfo=dt.UTC)
 SATURDAY = dt.datetime(2021, 10, 16, 0, 1, tzinfo=dt.UTC)  # the offers deadline has passed
 SUNDAY = dt.datetime(2021, 10, 17, 12, 0, tzinfo=dt.UTC)
+OFFERED = ("2021-10-14T18:00", "2021-10-15T18:00", "2021-10-16T12:00")
 
 
 async def card(b: Chromium, site: Site, match_id: int, shot: str) -> tuple[str, str]:
@@ -48,6 +49,15 @@ async def card(b: Chromium, site: Site, match_id: int, shot: str) -> tuple[str, 
     assert float(bottom) <= float(screen), (shot, bottom, screen)
     await b.screenshot(SHOTS / f"room-{shot}.png")
     return step, await b.text("#now")
+
+
+async def results(b: Chromium) -> list[tuple[str, str]]:
+    """The room's game results as shown: (class, colour) of each."""
+    found = await b.script(
+        "return [...document.querySelectorAll('ol.games .res')]"
+        ".map((e) => [e.className, getComputedStyle(e).color]);"
+    )
+    return [(str(cls), str(colour)) for cls, colour in found]
 
 
 async def phone(b: Chromium) -> None:
@@ -101,6 +111,9 @@ async def test_the_card_shows_each_step_of_a_week(site: Site, browsers: dict[str
 
         await c.submit('#now button[aria-label="Accept offer 1"]')  # the card's own button
         await expect(a, site, ab, "4-play-at", "play_at", "Play game 1 at the agreed time")
+        for b in (a, c):  # agreed: neither room asks for offers any more
+            await b.go(f"{site.url}/match/{ab}")
+            assert "needed" not in await b.page_text()
 
         await say(bob, ab, {"action": "time", "verb": "change", "time": "2021-10-14T20:00"})
         await expect(a, site, ab, "5-answer-change", "answer_change", "Accept the new time")
@@ -123,6 +136,12 @@ async def test_the_card_shows_each_step_of_a_week(site: Site, browsers: dict[str
             at = THURSDAY + dt.timedelta(minutes=20 + 9 * i)
             await site.service.intake(game(f"CardG{i + 1:02d}", white, black, at, winner))
         await expect(a, site, ab, "9-done", "done", "The match is over")
+        # results in colour, from the reader's side: Alice's six wins are Bob's six losses
+        await c.go(f"{site.url}/match/{ab}")
+        won, lost = await results(a), await results(c)
+        assert [cls for cls, _ in won] == ["res win"] * 6, won
+        assert [cls for cls, _ in lost] == ["res loss"] * 6, lost
+        assert won[0][1] != lost[0][1]  # green and red
 
     # Carol and Dave: Dave does not come; Carol claims, then waits for the TDs.
     site.clock.set(THURSDAY + dt.timedelta(minutes=21))
@@ -210,3 +229,30 @@ async def test_the_card_asks_for_the_armageddon_bid(db: Database, database_url: 
                 shown = await b.script("return document.querySelector('#now .due time').dateTime;")
                 assert dt.datetime.fromisoformat(shown) == due  # the bids', not the week's end
                 await logout(b)
+
+
+async def test_times_show_once_in_the_readers_own_time_zone(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    """A reader in Tokyo (UTC+9) sees Bob's offer of Thu 14 Oct 18:00 UTC as Fri 15 Oct
+    03:00 in their own time, once; the UTC time is the element's title (shown on hover)."""
+    chromium_paths()
+    ab = site.matches["alice-bob"]
+    bob = browsers["bob"]
+    await bob.login("Bob")
+    await say(bob, ab, {"action": "offer"} | dict(zip(OFFER_FIELDS, OFFERED, strict=True)))
+    async with chromium() as b:
+        await b.time_zone("Asia/Tokyo")
+        await login(b, site, "Alice")
+        await b.go(f"{site.url}/match/{ab}")
+        shown = await b.script(
+            "const t = document.querySelector('#now time');"
+            "return [t.textContent, t.title, t.dateTime];"
+        )
+        card = await b.text("#now")
+    text, title, iso = (str(x) for x in shown)
+    assert dt.datetime.fromisoformat(iso) == THURSDAY
+    assert title == "Thu 14 Oct 18:00 UTC"  # the UTC time, on hover
+    assert all(part in text for part in ("15", "03:00", "GMT+9")), text  # the reader's time
+    assert f"Bob offers {text} (in 2 days" in card, card
+    assert "UTC" not in card, card  # the time once, in the reader's zone

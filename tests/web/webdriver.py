@@ -163,6 +163,22 @@ class Browser:
         """The element's HTML as the page has it now (times keep their UTC in ``title``)."""
         return str(await self.script("return document.querySelector(arguments[0]).outerHTML;", css))
 
+    async def before_each_page(self, source: str) -> None:
+        """Run ``source`` in every page this browser opens from now on, before its scripts."""
+        await self._call(
+            "POST",
+            "/goog/cdp/execute",
+            {"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source": source}},
+        )
+
+    async def time_zone(self, zone: str) -> None:
+        """Pages read the clock in ``zone`` (an IANA name), as a browser there would."""
+        await self._call(
+            "POST",
+            "/goog/cdp/execute",
+            {"cmd": "Emulation.setTimezoneOverride", "params": {"timezoneId": zone}},
+        )
+
     async def resize(self, width: int, height: int) -> None:
         await self._call("POST", "/window/rect", {"width": width, "height": height})
 

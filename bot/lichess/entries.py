@@ -1,0 +1,67 @@
+"""The entry points of what Lichess delivers and of what the bot makes there: their transactions.
+
+A service records in the unit of work it is given and never commits; these open and commit it.
+:class:`StreamIntake`: a game the stream or a backfill delivers, which
+:class:`bot.service.intake.GameIntake` records. A finished game whose source only the export
+says is two transactions: the first finds that it must ask (and stores nothing), the export is
+asked outside any transaction, and the second records the game with what the export said.
+:func:`make_broadcasts`: each broadcast or round Lichess made, stored in its own transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from bot.service.broadcasts import Broadcasts
+from bot.service.intake import GameIntake
+from rules.core.model import Game
+from storage.db import Database
+
+__all__ = ["StreamIntake", "make_broadcasts"]
+
+
+class StreamIntake:
+    """``await intake(game)``: ``game`` recorded in a transaction of its own; whether stored
+    state changed (:class:`bot.service.intake.Intake`)."""
+
+    def __init__(self, db: Database, intake: GameIntake) -> None:
+        self.db = db
+        self.intake = intake
+        self.on_start: Callable[[str, str], Awaitable[object]] | None = None
+        """Told of each game that starts (its White and Black), once it is recorded: the
+        broadcasts wake the players' round (:meth:`bot.service.broadcasts.Broadcasts.wake_for`),
+        so Lichess's broadcast picks the game up while it goes on."""
+
+    @property
+    def recorded(self) -> int:
+        return self.intake.recorded
+
+    async def __call__(self, game: Game) -> bool:
+        changed = await self._take(game)
+        if self.on_start is not None and not game.status.is_finished:
+            await self.on_start(game.white, game.black)
+        return changed
+
+    async def _take(self, game: Game) -> bool:
+        async with self.db.uow() as uow:
+            changed = await self.intake.record(uow, game, look_up=True)
+            if changed is not None:
+                await uow.commit()
+                return changed
+        game = await self.intake.with_source(game)
+        async with self.db.uow() as uow:
+            changed = await self.intake.record(uow, game)
+            await uow.commit()
+        return bool(changed)
+
+
+async def make_broadcasts(db: Database, broadcasts: Broadcasts) -> int:
+    """The broadcasts and rounds the published rounds miss, each stored in its own transaction
+    once Lichess made it (:meth:`Broadcasts.sync`); how many rounds were made."""
+    made = 0
+    async for step in broadcasts.sync():
+        async with db.uow() as uow:
+            await step.write(uow)
+            await uow.commit()
+        made += step.rounds
+    return made
