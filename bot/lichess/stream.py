@@ -217,9 +217,12 @@ class GameWatcher:
         return self._last_seen
 
     def set_players(self, players: Iterable[PlayerId]) -> None:
-        """Watch these players from now on; restarts the streams if the set changed."""
+        """Watch these players from now on; restarts the streams if the set changed, or if
+        they are split over several streams: each carries whole pairs (lila streams the games
+        between its listed players), and the pairs may have changed (a new round of the same
+        players: 512 players' second round was not seen across the two lists)."""
         new = frozenset(normalise_username(p) for p in players)
-        if new != self._players:
+        if new != self._players or len(self._streams) > 1:
             self._players = new
             self.restart()
 

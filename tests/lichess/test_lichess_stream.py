@@ -331,3 +331,33 @@ def test_small_groups_stay_whole_in_one_stream() -> None:
 def test_chunk_limit_below_two_is_refused() -> None:
     with pytest.raises(ValueError, match="at least the two players"):
         chunk_players([ALICE], [], limit=1)
+
+
+async def test_new_pairs_of_the_same_players_over_several_streams_restart_them(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """Past the limit each stream carries whole pairs (lila streams the games between its
+    listed players): a new round pairs the same players otherwise, and the streams follow."""
+    inbox = Inbox()
+    pairs: list[tuple[PlayerId, PlayerId]] = [(ALICE, BOB), (CAROL, DAVE)]
+
+    async def provider() -> Iterable[tuple[PlayerId, PlayerId]]:
+        return list(pairs)
+
+    players = [ALICE, BOB, CAROL, DAVE]
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=inbox,
+        players=players,
+        pairs_provider=provider,
+        chunk_limit=2,
+    )
+    async with watching(watcher):
+        assert watcher.connections == 2
+        pairs[:] = [(ALICE, CAROL), (BOB, DAVE)]
+        watcher.set_players(players)  # the next round is published: the same players
+        await until(lambda: watcher.connections == 4)
+        await watcher.connected.wait()
+        game = state.start_game(white="Alice", black="Carol")
+        await inbox.wait_for(game.id, GameStatus.STARTED)
