@@ -214,8 +214,11 @@ class Forum:
         )
         room = DM_LIMIT - len("\n".join(lines)) - 2  # past the blank line
         lines += ["", *await self._match_lines(uow, rounds, room=room)]
-        previous = await self._carried(uow, owner)
         key = notice.round_pairings(owner.id)
+        # Past a message's length the post is cut before the previous round's results and
+        # standings (fit): a 256-player round's post computed the standings on every result.
+        cut = len("\n".join(lines)) > DM_LIMIT
+        previous = None if cut else await self._carried(uow, owner)
         if previous is not None:
             kept = await self._drafted_closing(uow, key, previous) if reuse_carried else None
             lines += ["", *(kept or await self._closing_lines(uow, [previous]))]
