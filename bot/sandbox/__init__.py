@@ -8,7 +8,8 @@ aiohttp app serving it at the root; ``python -m bot.sandbox --port 8765`` runs i
 cannot share a mistake with the client it tests.
 """
 
-from bot.sandbox.app import make_app, pkce_challenge, run_sandbox
+from bot.sandbox.app import make_app, run_sandbox
+from bot.sandbox.oauth import pkce_challenge
 from bot.sandbox.schemas import make_game
 from bot.sandbox.state import Knobs, SandboxState
 

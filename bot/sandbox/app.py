@@ -9,18 +9,12 @@ state and read what the bot sent.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
-import hashlib
-import html
 import json
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
-from urllib.parse import urlencode
 
 from aiohttp import web
 
@@ -29,11 +23,9 @@ from bot.sandbox.broadcasts import broadcast_routes
 from bot.sandbox.bulk import bulk_routes
 from bot.sandbox.challenges import challenge_routes
 from bot.sandbox.encode import (
-    access_token_json,
     error_json,
     game_json,
     game_stream_json,
-    oauth_error_json,
     ok_json,
     user_json,
     user_status_json,
@@ -41,11 +33,11 @@ from bot.sandbox.encode import (
 )
 from bot.sandbox.history import OffBoardGame, offboard_game_json
 from bot.sandbox.inbox import Verdict
+from bot.sandbox.oauth import oauth_routes
 from bot.sandbox.schemas import GameJson, is_over, millis, user_id
 from bot.sandbox.state import (
     InboxMessage,
     Knobs,
-    OAuthCode,
     SandboxState,
     StreamListener,
     TeamUpdate,
@@ -73,7 +65,6 @@ EXPORT_IDS_LIMIT = 300
 STATUS_IDS_LIMIT = 100
 USERS_IDS_LIMIT = 300
 """``POST /api/users`` reads the first 300 names (``Api.usersByIds``)."""
-TOKEN_LIFETIME = 31536000
 MESSAGE_MAX = 8000
 TEAM_UPDATE_MAX = 9000
 """lila cuts a private message at this many characters (``MsgApi``)."""
@@ -96,15 +87,12 @@ def make_app(state: SandboxState | None = None) -> web.Application:
             web.post("/inbox/{username}", send_message),
             web.post("/team/{teamId}/pm-all", team_update),
             web.post("/api/stream/games-by-users", stream_games_by_users),
-            web.get("/oauth", oauth_authorize),
-            web.post("/api/token", oauth_token),
-            web.delete("/api/token", oauth_revoke),
             web.get("/api/account", account),
             # the admin API, not Lichess
             *admin_routes(_state, _error),
-            web.post("/_sandbox/oauth/authorize", admin_oauth_decide),
             *team_routes(_state),
             *token_routes(_state),
+            *oauth_routes(_state, _authed),
             *challenge_routes(_state, _error, _authed),
             *broadcast_routes(_state, _error, _authed),
             *bulk_routes(_state, _authed),
@@ -628,165 +616,6 @@ async def team_update(request: web.Request, token: Token | None) -> web.StreamRe
         TeamUpdate(team_id=team_id, sender=token.user, message=message, at=state.now())
     )
     return web.json_response(ok_json())
-
-
-# --- OAuth -----------------------------------------------------------------------------------
-
-_OAUTH_FIELDS = (
-    "response_type",
-    "client_id",
-    "redirect_uri",
-    "code_challenge_method",
-    "code_challenge",
-    "scope",
-    "state",
-)
-
-
-def _oauth_request_problem(params: Any) -> str | None:
-    if params.get("response_type") != "code":
-        return "response_type must be code"
-    if params.get("code_challenge_method") != "S256":
-        return "code_challenge_method must be S256"
-    for name in ("client_id", "redirect_uri", "code_challenge"):
-        if not params.get(name):
-            return f"{name} is required"
-    return None
-
-
-def _issue_code(state: SandboxState, params: Any, username: str) -> str:
-    uid = user_id(username)
-    if uid not in state.users:
-        state.add_user(username)
-    code = "liu_" + secrets.token_urlsafe(24)
-    state.codes[code] = OAuthCode(
-        code=code,
-        user=uid,
-        client_id=params["client_id"],
-        redirect_uri=params["redirect_uri"],
-        code_challenge=params["code_challenge"],
-        scopes=frozenset(params.get("scope", "").split()),
-    )
-    return code
-
-
-def _redirect(uri: str, query: dict[str, str]) -> NoReturn:
-    joiner = "&" if "?" in uri else "?"
-    raise web.HTTPFound(uri + joiner + urlencode(query))
-
-
-async def oauth_authorize(request: web.Request) -> web.StreamResponse:
-    """GET /oauth: a page to pick the user who logs in (the sandbox has no passwords)."""
-    state = _state(request)
-    params = request.query
-    problem = _oauth_request_problem(params)
-    if problem is not None:
-        return web.Response(status=400, text=f"Invalid OAuth request: {problem}")
-    hint = params.get("username", "")
-    if state.knobs.auto_approve_oauth and hint:
-        code = _issue_code(state, params, hint)
-        return _redirect(params["redirect_uri"], _with_state({"code": code}, params))
-    hidden = "".join(
-        f'<input type="hidden" name="{name}" value="{html.escape(params.get(name, ""))}">'
-        for name in _OAUTH_FIELDS
-    )
-    options = "".join(
-        f'<option value="{html.escape(u.username)}">'
-        for u in sorted(state.users.values(), key=lambda u: u.id)
-    )
-    page = f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>Sandbox Lichess: log in</title></head>
-<body><h1>Sandbox Lichess</h1>
-<p>{html.escape(params["client_id"])} wants to know who you are
-(scopes: {html.escape(params.get("scope", "") or "none")}).</p>
-<form method="post" action="/_sandbox/oauth/authorize">{hidden}
-<label>Username <input name="username" list="users" value="{html.escape(hint)}" required></label>
-<datalist id="users">{options}</datalist>
-<button name="decision" value="approve">Authorize</button>
-<button name="decision" value="deny" formnovalidate>Cancel</button>
-</form></body></html>"""
-    return web.Response(text=page, content_type="text/html")
-
-
-def _with_state(query: dict[str, str], params: Any) -> dict[str, str]:
-    if params.get("state"):
-        query["state"] = params["state"]
-    return query
-
-
-async def admin_oauth_decide(request: web.Request) -> web.StreamResponse:
-    """POST /_sandbox/oauth/authorize: the sandbox login form's answer."""
-    state = _state(request)
-    form = await request.post()
-    params = {name: str(form.get(name, "")) for name in _OAUTH_FIELDS}
-    problem = _oauth_request_problem(params)
-    if problem is not None:
-        return web.Response(status=400, text=f"Invalid OAuth request: {problem}")
-    if form.get("decision") == "deny":
-        return _redirect(
-            params["redirect_uri"],
-            _with_state(
-                {"error": "access_denied", "error_description": "user cancelled authorization"},
-                params,
-            ),
-        )
-    username = str(form.get("username", "")).strip()
-    if not username:
-        return web.Response(status=400, text="Pick a username")
-    code = _issue_code(state, params, username)
-    return _redirect(params["redirect_uri"], _with_state({"code": code}, params))
-
-
-def _oauth_error(error: str, description: str) -> web.Response:
-    return web.json_response(oauth_error_json(error, description), status=400)
-
-
-async def oauth_token(request: web.Request) -> web.StreamResponse:
-    """POST /api/token: authorization code + PKCE verifier -> access token."""
-    state = _state(request)
-    form = await request.post()
-    if form.get("grant_type") != "authorization_code":
-        return _oauth_error("unsupported_grant_type", "grant_type must be authorization_code")
-    given = {
-        "code": form.get("code"),
-        "code_verifier": form.get("code_verifier"),
-        "redirect_uri": form.get("redirect_uri"),
-        "client_id": form.get("client_id"),
-    }
-    values: dict[str, str] = {}
-    for name, value in given.items():
-        if not isinstance(value, str) or not value:
-            return _oauth_error("invalid_request", f"{name} required")
-        values[name] = value
-    code = state.codes.get(values["code"])
-    if code is None:
-        return _oauth_error("invalid_grant", "unknown or expired authorization code")
-    if code.used:
-        return _oauth_error("invalid_grant", "authorization code already used")
-    code.used = True
-    if values["redirect_uri"] != code.redirect_uri:
-        return _oauth_error("invalid_grant", "redirect_uri does not match")
-    if values["client_id"] != code.client_id:
-        return _oauth_error("invalid_client", "client_id does not match")
-    if pkce_challenge(values["code_verifier"]) != code.code_challenge:
-        return _oauth_error("invalid_grant", "hash of code_verifier does not match code_challenge")
-    access = "lio_" + secrets.token_urlsafe(24)
-    state.tokens[access] = Token(user=code.user, scopes=code.scopes)
-    return web.json_response(access_token_json(access, expires_in=TOKEN_LIFETIME))
-
-
-@_authed(required=True)
-async def oauth_revoke(request: web.Request, token: Token | None) -> web.StreamResponse:
-    """DELETE /api/token"""
-    header = request.headers["Authorization"].partition(" ")[2].strip()
-    _state(request).tokens.pop(header, None)
-    return web.Response(status=204)
-
-
-def pkce_challenge(verifier: str) -> str:
-    """BASE64URL(SHA256(verifier)) without padding, as RFC 7636 S256 says."""
-    digest = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
 # --- admin API (not Lichess) -----------------------------------------------------------------
