@@ -342,3 +342,37 @@ async def test_a_token_goes_when_its_player_leaves_and_every_one_when_the_champi
     finally:
         for b in browsers.values():
             await b.close()
+
+
+async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    async with site.db.uow() as uow:  # registered, not yet paired
+        for name in ("Erin", "Fred"):
+            await site.service.services.players.add(uow, name, seed_rating=2100, now=NOW, actor=TD)
+        await uow.commit()
+    erin, fred, td = Browser(site), Browser(site), Browser(site)
+    try:
+        for b, name in ((erin, "Erin"), (fred, "Fred")):
+            await b.login(name)
+            assert "may now start" in await grant_games(b, site.service.lichess_url, name)
+            assert _tokens_of(lichess, name.lower())
+        await erin.get("/account")
+        page = await erin.post("/register/withdraw", {})
+        assert flash_text(page) == "Your registration is withdrawn."
+        assert _tokens_of(lichess, "erin") == []  # revoked on Lichess, not only deleted here
+        await td.login(TD)
+        await td.get("/register/list")
+        page = await td.post(
+            "/register/list", {"username": "Fred", "action": "refuse", "reason": "not eligible"}
+        )
+        assert flash_text(page) == "Fred refused."
+        assert _tokens_of(lichess, "fred") == []
+        async with site.db.reads() as uow:
+            for pid in ("erin", "fred"):
+                assert await uow.tokens.get(pid) is None
+                assert await uow.players.get(pid) is None
+    finally:
+        for b in (erin, fred, td):
+            await b.close()
