@@ -181,7 +181,9 @@ class PrivacyRepository:
             "settings": await self._delete(SettingRow, SettingRow.key.in_(list(settings))),
         }
         result = await self.session.execute(
-            update(PlayerRow).where(PlayerRow.id == pid).values(game_links_by_dm=False)
+            update(PlayerRow)
+            .where(PlayerRow.id == pid)
+            .values(game_links_by_dm=False, language=None)
         )
         counts["players"] = int(getattr(result, "rowcount", 0) or 0)
         return counts

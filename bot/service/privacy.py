@@ -5,8 +5,8 @@ table), secrets left out. A removal is asked by the player (``privacy.removal_as
 log, which puts a card on the TDs' desk) and made by a TD's button: what the regulations need for
 the record stays under the Lichess name (the player row with their seed and status, their
 matches, games, offers, forfeits, exits, the pairings, the audit log), and the rest goes: their
-browser sessions, the messages the bot sent them (DM texts and room notices), their choice of game
-links by DM, the hold kept while they refused DMs,
+browser sessions, the messages the bot sent them (DM texts and room notices), their choices (game
+links by DM, language), the hold kept while they refused DMs,
 their eligibility check's notes, and their stored Lichess token, revoked on Lichess first
 (:data:`~bot.service.player_tokens.FORGET`). The removal is audited with how many rows of each
 table went, nothing of what they held.
