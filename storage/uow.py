@@ -15,6 +15,7 @@ from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
 from storage.repo_players import PlayerRepository
+from storage.repo_privacy import PrivacyRepository
 from storage.repo_seasons import SeasonRepository
 from storage.repo_stages import LaterStagesRepository
 from storage.repo_tokens import PlayerTokenRepository
@@ -84,6 +85,7 @@ class UnitOfWork:
         self.lichess = LichessRepository(self.session)
         self.web = WebRepository(self.session)
         self.tokens = PlayerTokenRepository(self.session)
+        self.privacy = PrivacyRepository(self.session)
         self.claims = Claims(self.session, self._fence)
         return self
 
