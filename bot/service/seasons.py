@@ -109,6 +109,8 @@ class Seasons:
         kept = 0
         if last is not None:
             last.final_order = await final_order(uow)
+            # its own settings kept whole: its pages read them, not the config's of a later year
+            last.rules = season_table(season_rules(self.config.rules, last))
             last.state = SeasonState.ARCHIVED
             kept = await uow.seasons.keep_entries(last.id)
         draft.state = SeasonState.OPEN
@@ -130,12 +132,16 @@ class Seasons:
         )
         return draft
 
-    async def discard(self, uow: UnitOfWork, *, now: dt.datetime, actor: str) -> int | None:
+    async def discard(
+        self, uow: UnitOfWork, *, now: dt.datetime, actor: str, reason: str | None = None
+    ) -> int | None:
         """The draft thrown away (the open season goes on); its year."""
         draft = await self._draft(uow)
         year = draft.year
         await uow.seasons.remove(draft)
-        await uow.audit.record(at=now, actor=actor, action="season.discard", details={"year": year})
+        await uow.audit.record(
+            at=now, actor=actor, action="season.discard", reason=reason, details={"year": year}
+        )
         return year
 
     async def _draft(self, uow: UnitOfWork) -> TournamentRow:
