@@ -3,35 +3,79 @@ open, the draft of the next, and what an archived season keeps of its players.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Select, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import PlayerRow, RoundRow, SeasonState, StageRow, TournamentRow
 from storage.models_seasons import SeasonEntryRow
 
-__all__ = ["OPEN_SEASON", "SeasonRepository", "in_open_season", "of_open_season"]
+__all__ = [
+    "OPEN_SEASON",
+    "SeasonRepository",
+    "current_season",
+    "in_open_season",
+    "of_open_season",
+    "viewed_season",
+    "viewing",
+]
 
 _IS_OPEN = or_(TournamentRow.state.is_(None), TournamentRow.state == SeasonState.OPEN)
 OPEN_SEASON = select(TournamentRow).where(_IS_OPEN).order_by(TournamentRow.id.desc()).limit(1)
 """The season in play (a row the version before seasons wrote has no state: open)."""
 
+_VIEWED: ContextVar[int | None] = ContextVar("acwc_viewed_season", default=None)
+
+
+@contextmanager
+def viewing(season_id: int) -> Iterator[None]:
+    """Reads inside answer for season ``season_id`` instead of the open one: an archived
+    season's pages read it through the same read models (its players from its kept entries).
+    Only a page that reads sets it; the service's own work always answers for the open season."""
+    token = _VIEWED.set(season_id)
+    try:
+        yield
+    finally:
+        _VIEWED.reset(token)
+
+
+def viewed_season() -> int | None:
+    """The season :func:`viewing` set (None: the open one)."""
+    return _VIEWED.get()
+
+
+def current_season() -> Select[TournamentRow]:
+    """The season the reads answer for: the one viewed, else the open one."""
+    viewed = _VIEWED.get()
+    if viewed is None:
+        return OPEN_SEASON
+    return select(TournamentRow).where(TournamentRow.id == viewed)
+
+
+def _season_ids() -> Select[int]:
+    viewed = _VIEWED.get()
+    if viewed is None:
+        return select(TournamentRow.id).where(_IS_OPEN)
+    return select(TournamentRow.id).where(TournamentRow.id == viewed)
+
 
 def of_open_season() -> ColumnElement[bool]:
-    """A player whose entry is the open season's (or written before seasons named it)."""
-    open_ids = select(TournamentRow.id).where(_IS_OPEN).scalar_subquery()
-    return or_(PlayerRow.tournament_id.is_(None), PlayerRow.tournament_id == open_ids)
+    """A player whose entry is the season's (or written before seasons named it)."""
+    if _VIEWED.get() is not None:
+        return PlayerRow.tournament_id.in_(_season_ids())
+    return or_(PlayerRow.tournament_id.is_(None), PlayerRow.tournament_id.in_(_season_ids()))
 
 
 def in_open_season(round_id: Any) -> ColumnElement[bool]:
-    """A row whose round (``round_id``: its column) is one of the open season's."""
-    open_ids = select(TournamentRow.id).where(_IS_OPEN)
+    """A row whose round (``round_id``: its column) is one of the season's."""
     rounds = (
         select(RoundRow.id)
         .join(StageRow, StageRow.id == RoundRow.stage_id)
-        .where(StageRow.tournament_id.in_(open_ids))
+        .where(StageRow.tournament_id.in_(_season_ids()))
     )
     found: ColumnElement[bool] = round_id.in_(rounds)
     return found

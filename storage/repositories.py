@@ -40,7 +40,7 @@ from storage.models import (
     TournamentRow,
 )
 from storage.models_weekly import MatchEventRow
-from storage.repo_seasons import OPEN_SEASON, in_open_season
+from storage.repo_seasons import current_season, in_open_season
 
 _GAME_ORDER = (GameRow.created_at, GameRow.id)
 
@@ -103,7 +103,7 @@ class _Repository:
 class TournamentRepository(_Repository):
     async def current(self) -> TournamentRow | None:
         """The season in play (a draft or an archived one is never current)."""
-        result = await self.session.execute(OPEN_SEASON)
+        result = await self.session.execute(current_season())
         return result.scalars().first()
 
     async def add(self, row: TournamentRow) -> TournamentRow:
@@ -198,7 +198,10 @@ class MatchRepository(_Repository):
     async def for_player(self, player_id: str) -> Sequence[MatchRow]:
         result = await self.session.execute(
             select(MatchRow)
-            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+            .where(
+                or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id),
+                in_open_season(MatchRow.round_id),
+            )
             .order_by(MatchRow.id)
         )
         return result.scalars().all()
@@ -278,7 +281,10 @@ class MatchRepository(_Repository):
         result = await self.session.execute(
             select(func.count())
             .select_from(MatchRow)
-            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+            .where(
+                or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id),
+                in_open_season(MatchRow.round_id),
+            )
         )
         return int(result.scalar_one())
 
