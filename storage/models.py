@@ -324,9 +324,13 @@ class PlayerExitRow(Base):
     """A withdrawal or disqualification (rules 8): which stage, after which round, why."""
 
     __tablename__ = "player_exits"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "player_id", name="uq_player_exits_season_player"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), unique=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    tournament_id: Mapped[int | None]  # the season it was in (tournaments.id; None: the open one)
     stage: Mapped[str] = mapped_column(String(20))
     kind: Mapped[str] = mapped_column(String(30))  # withdrawal / disqualification / engine_...
     last_round: Mapped[int]

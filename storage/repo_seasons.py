@@ -20,6 +20,7 @@ __all__ = [
     "current_season",
     "in_open_season",
     "of_open_season",
+    "of_season",
     "viewed_season",
     "viewing",
 ]
@@ -68,6 +69,14 @@ def of_open_season() -> ColumnElement[bool]:
     if _VIEWED.get() is not None:
         return PlayerRow.tournament_id.in_(_season_ids())
     return or_(PlayerRow.tournament_id.is_(None), PlayerRow.tournament_id.in_(_season_ids()))
+
+
+def of_season(tournament_id: Any) -> ColumnElement[bool]:
+    """A row whose ``tournament_id`` column names the season (None: written for the open one)."""
+    if _VIEWED.get() is not None:
+        named: ColumnElement[bool] = tournament_id.in_(_season_ids())
+        return named
+    return or_(tournament_id.is_(None), tournament_id.in_(_season_ids()))
 
 
 def in_open_season(round_id: Any) -> ColumnElement[bool]:

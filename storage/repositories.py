@@ -40,7 +40,7 @@ from storage.models import (
     TournamentRow,
 )
 from storage.models_weekly import MatchEventRow
-from storage.repo_seasons import current_season, in_open_season
+from storage.repo_seasons import current_season, in_open_season, of_season
 
 _GAME_ORDER = (GameRow.created_at, GameRow.id)
 
@@ -704,13 +704,22 @@ class StageRepository(_Repository):
         return row
 
     async def exits(self, stage: str | None = None) -> Sequence[PlayerExitRow]:
-        query = select(PlayerExitRow).order_by(PlayerExitRow.id)
+        """The season's exits (of one stage)."""
+        query = (
+            select(PlayerExitRow)
+            .where(of_season(PlayerExitRow.tournament_id))
+            .order_by(PlayerExitRow.id)
+        )
         if stage is not None:
             query = query.where(PlayerExitRow.stage == stage)
         result = await self.session.execute(query)
         return result.scalars().all()
 
     async def add_exit(self, row: PlayerExitRow) -> PlayerExitRow:
+        if row.tournament_id is None:
+            row.tournament_id = await self.session.scalar(
+                current_season().with_only_columns(TournamentRow.id)
+            )
         self.session.add(row)
         await self.session.flush()
         return row
