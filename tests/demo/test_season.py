@@ -64,7 +64,7 @@ def without_export_pace(sandbox: SandboxState, roster: Roster) -> None:
     """The history exports at once: these seasons are about their results, and lila's real-time
     pace only adds half a minute of waiting to each (the pace has its own tests in
     tests/lichess/test_lila_contract.py and tests/web/test_register_check.py, and
-    tests/demo/test_outage_season.py plays a season with it on)."""
+    ``python -m bot demo`` plays a season with it on)."""
     sandbox.knobs.export_throttle = False
 
 
