@@ -128,6 +128,8 @@ class PlayerRow(Base):
     game_links_by_dm: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=sa_false()
     )  # the player's choice: each later game's fresh challenge link by DM too, not only the room
+    # the player's choice of the language of their notices and pages (None: English)
+    language: Mapped[str | None] = mapped_column(String(10))
     tournament_id: Mapped[int | None]  # tournaments.id (no foreign key: SQLite adds none in place)
     """The season the entry columns above (seed, status, registration) belong to: the player's
     last season (None in a row the version before seasons wrote: the open season). A season's

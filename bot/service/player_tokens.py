@@ -31,7 +31,9 @@ from cryptography.fernet import Fernet, InvalidToken
 from bot.config import Config
 from bot.errors import OperationError
 from bot.runtime.deadlines import Ask, Firing, Handler
-from rules.core.states import PlayerStatus, StageState
+from rules.core.ruleset import StageKind
+from rules.core.states import MatchState, PlayerStatus, StageState
+from rules.stages.formats import stage_format
 from storage.models import DeadlineRow
 from storage.models_tokens import PlayerTokenRow
 from storage.uow import UnitOfWork
@@ -264,5 +266,8 @@ class PlayerTokens:
         if stage.state == StageState.COMPLETE:
             return ids  # the championship is over
         playing = {e.player_id for e in await uow.stages.entrants(stage.id)}
-        playing |= set(await uow.matches.active_players())
+        kinds = [str(k) for k in stage_format(StageKind(stage.kind)).members]  # the third place
+        for match in await uow.later_stages.matches_of_stages(kinds):
+            if match.state != MatchState.COMPLETE:  # proposed ones too: a round to approve
+                playing.update(p for p in (match.white_first, match.black_first) if p)
         return [p for p in ids if p not in active or p not in playing]

@@ -16,7 +16,7 @@ Expand only: new nullable columns and a new table; the previous version neither 
 minds them, and reads the one season as before (``contract = False``).
 
 Revision ID: 0025
-Revises: 0023
+Revises: 0031
 Create Date: 2026-12-04 12:40:00
 """
 
@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0025"
-down_revision: str | None = "0023"
+down_revision: str | None = "0031"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 contract = False

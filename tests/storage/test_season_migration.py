@@ -1,6 +1,6 @@
 """Migration 0025 carries a played single-season database into seasons with nothing lost.
 
-The season is played on this version's schema and the database then taken back to 0023, the
+The season is played on this version's schema and the database then taken back to 0031, the
 schema the version before seasons wrote (the downgrade drops only what 0025 added), so what the
 upgrade meets is a database of the previous schema after a whole season. Every row of every
 table is read before and after: each value the previous schema held is unchanged, and the new
@@ -19,7 +19,7 @@ from storage import migrate
 from storage.db import Database
 from tests.stages.helpers import SEEDED, config_for, season_played
 
-PREVIOUS = "0023"
+PREVIOUS = "0031"  # the schema before seasons (0023, then the players' language)
 Snapshot = dict[str, list[dict[str, Any]]]
 
 
