@@ -54,6 +54,7 @@ from bot.service.forum import Forum
 from bot.service.intake import GameIntake
 from bot.service.player_tokens import PlayerTokens, TokenVault
 from bot.service.players import Players
+from bot.service.privacy import PlayerData
 from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.registration_queue import RegistrationChecks
@@ -124,7 +125,11 @@ def bootstrap(
     """Every application service, each given what it needs. Without ``lichess`` the no-show
     checks have no online statuses and there is no registration check."""
     notifier = Notifier(config)
-    player_tokens = PlayerTokens(config, TokenVault.for_config(config))
+    player_tokens = PlayerTokens(
+        config,
+        TokenVault.for_config(config),
+        revoke=None if lichess is None else lichess.revoke_token,
+    )
     accounts = None if lichess is None else LichessAccounts(lichess, config.rules)
     registration = None if accounts is None else Registration(config, db, accounts)
     checks = None if registration is None else RegistrationChecks(db, clock, registration)
@@ -179,11 +184,13 @@ def bootstrap(
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
             **AccountRecheck(config, notifier, accounts).handlers(),
+            **player_tokens.handlers(),
         },
         challenges=challenges,
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
+        player_data=PlayerData(config),
         registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round

@@ -14,6 +14,7 @@ from storage.fence import Claims, Fence
 from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
+from storage.repo_privacy import PrivacyRepository
 from storage.repo_stages import LaterStagesRepository
 from storage.repo_tokens import PlayerTokenRepository
 from storage.repo_web import WebRepository
@@ -82,6 +83,7 @@ class UnitOfWork:
         self.lichess = LichessRepository(self.session)
         self.web = WebRepository(self.session)
         self.tokens = PlayerTokenRepository(self.session)
+        self.privacy = PrivacyRepository(self.session)
         self.claims = Claims(self.session, self._fence)
         return self
 

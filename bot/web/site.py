@@ -12,7 +12,7 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
 
-from bot.web import auth, desk, games_permission, live, public, register, room
+from bot.web import auth, desk, games_permission, live, privacy, public, register, room
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -83,6 +83,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     public.add_routes(app)
     auth.add_routes(app)
     games_permission.add_routes(app)
+    privacy.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
     register.add_routes(app)

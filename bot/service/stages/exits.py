@@ -13,6 +13,7 @@ from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.service.forum import Forum
+from bot.service.player_tokens import plan_forget
 from bot.service.stages.knockout import save_bracket
 from bot.service.stages.rounds import new_match
 from bot.service.weekly.publication import Publication
@@ -439,6 +440,8 @@ class Exits:
         )
         if self.forum is not None:  # the forum drafts' standings change without a match event
             await self.forum.sweep(uow, now=now, fresh=True)
+        if await uow.tokens.get(pid) is not None:  # no more games to start for them
+            await plan_forget(uow, subject=pid, why=row.status.value, now=now)
         return ExitPreview(
             player=pid,
             username=row.username,
