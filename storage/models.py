@@ -95,6 +95,8 @@ class PlayerRow(Base):
     game_links_by_dm: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=sa_false()
     )  # the player's choice: each later game's fresh challenge link by DM too, not only the room
+    # the player's choice of the language of their notices and pages (None: English)
+    language: Mapped[str | None] = mapped_column(String(10))
 
 
 class StageRow(Base):

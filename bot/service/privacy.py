@@ -5,8 +5,8 @@ table), secrets left out. A removal is asked by the player (``privacy.removal_as
 log, which puts a card on the TDs' desk) and made by a TD's button: what the regulations need for
 the record stays under the Lichess name (the player row with their seed and status, their
 matches, games, offers, forfeits, exits, the pairings, the audit log), and the rest goes: their
-browser sessions, the messages the bot sent them (DM texts and room notices), their choice of game
-links by DM, the hold kept while they refused DMs,
+browser sessions, the messages the bot sent them (DM texts and room notices), their choices (game
+links by DM, language), the hold kept while they refused DMs,
 their eligibility check's notes, and their stored Lichess token, revoked on Lichess first
 (:data:`~bot.service.player_tokens.FORGET`). The removal is audited with how many rows of each
 table went, nothing of what they held.
@@ -18,10 +18,13 @@ import datetime as dt
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.notify import Notifier
+from bot.notify import keys as notice
 from bot.runtime.outbox import REFUSED_HOLD
 from bot.service.player_tokens import plan_forget
 from bot.service.registration_queue import CHECK_PREFIX
 from rules.core.model import normalise_username
+from rules.talk.alerts import data_removal_asked
 from storage.models import AuditRow
 from storage.uow import UnitOfWork
 
@@ -43,8 +46,9 @@ def _theirs(pid: str) -> dict[str, list[str]]:
 class PlayerData:
     """A player's data: the download and the removal."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, notifier: Notifier) -> None:
         self.config = config
+        self.notifier = notifier
 
     async def download(
         self, uow: UnitOfWork, player_id: str, *, now: dt.datetime
@@ -71,11 +75,16 @@ class PlayerData:
     async def ask_removal(
         self, uow: UnitOfWork, player_id: str, *, actor: str, now: dt.datetime
     ) -> None:
-        """The player's request, for the TDs to confirm (refused when one waits already)."""
+        """The player's request, for the TDs to confirm (refused when one waits already): an
+        alert to the TDs, and a card on their desk."""
         pid = normalise_username(player_id)
         if any(r.player == pid for r in await self.pending(uow)):
             raise OperationError("You asked already: the TDs will confirm it.")
-        await uow.audit.record(at=now, actor=actor, action=ASKED, player=pid)
+        asked = await uow.audit.record(at=now, actor=actor, action=ASKED, player=pid)
+        await uow.flush()  # the request's id names its alert
+        await self.notifier.td_alert(
+            uow, now=now, text=data_removal_asked(actor), key=notice.data_removal(pid, asked.id)
+        )
 
     async def _asked(self, uow: UnitOfWork, player_id: str) -> str:
         pid = normalise_username(player_id)

@@ -19,6 +19,7 @@ from bot.web.core import (
     WebRuntime,
     error_middleware,
     headers_middleware,
+    page_words,
     viewer_middleware,
 )
 from bot.web.limits import ActionLimiter
@@ -39,6 +40,14 @@ def environment(app: web.Application) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    # `_()` in a template: the words of the page's reader (bot.web.core.PAGE_WORDS)
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: page_words().gettext(message),
+        ngettext=lambda one, many, n: page_words().ngettext(one, many, n),
+        pgettext=lambda context, message: page_words().pgettext(context, message),
+        newstyle=True,
     )
     env.filters["capitalize_first"] = capitalize_first
     env.filters["code_spans"] = code_spans
