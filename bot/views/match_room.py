@@ -14,6 +14,7 @@ from bot.views.bracket import procedure
 from bot.views.scores import match_state
 from rules.core.model import GameStatus, PlayerId, normalise_username
 from rules.core.states import MatchState
+from rules.core.words import ENGLISH, Words
 from rules.talk.games import time_control_text
 from rules.talk.notices import describe_time
 from rules.talk.room import NoShowCheckSeen, change_asked_line, no_show_lines, ruling_line
@@ -146,9 +147,16 @@ class _Week:
 
 
 async def match_view(
-    uow: UnitOfWork, config: Config, *, match_id: int, viewer: str | None, now: dt.datetime
+    uow: UnitOfWork,
+    config: Config,
+    *,
+    match_id: int,
+    viewer: str | None,
+    now: dt.datetime,
+    words: Words = ENGLISH,
 ) -> MatchView:
-    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it.
+    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it, its
+    lines in ``words``.
 
     Raises :class:`OperationError` for an unknown match or a bye.
     """
@@ -171,7 +179,7 @@ async def match_view(
     all_games = await uow.games.for_match(row.id, counted_only=False)
     games = _games(all_games, name)
     decided = row.outcome is not None
-    week = _Week() if n is None else _week(n, decided=decided, now=now, name=name)
+    week = _Week() if n is None else _week(n, decided=decided, now=now, name=name, words=words)
     options = None
     if is_player and viewer_id is not None:
         moment = _moment(row, PlayerId(viewer_id), n, events, all_games, config, now=now)
@@ -186,7 +194,7 @@ async def match_view(
     no_show: tuple[str, ...] = ()
     if agreed is not None and not decided and not games and now >= agreed:
         no_show = no_show_lines(
-            config.rules.conduct, agreed, _checks(events, agreed, name), now=now
+            config.rules.conduct, agreed, _checks(events, agreed, name), now=now, words=words
         )
     upcoming = next_game(
         played=sum(1 for g in all_games if g.counted), total=row.games, decided=decided
@@ -281,13 +289,20 @@ async def _deadlines(
     )
 
 
-def _week(n: Negotiation, *, decided: bool, now: dt.datetime, name: Callable[[str], str]) -> _Week:
+def _week(
+    n: Negotiation,
+    *,
+    decided: bool,
+    now: dt.datetime,
+    name: Callable[[str], str],
+    words: Words = ENGLISH,
+) -> _Week:
     offers = tuple(
         OfferView(
             o.number,
             o.by,
             o.time,
-            describe_time(o.time, now=now),
+            describe_time(o.time, now=now, words=words),
             offer_state(n, o, decided=decided, now=now).value,
             counts_towards_duty(n, o),
             name(o.by),
@@ -301,10 +316,11 @@ def _week(n: Negotiation, *, decided: bool, now: dt.datetime, name: Callable[[st
             n.ruling.kind,
             at_fault=(name(p) for p in n.ruling.at_fault),
             chooser=name(n.ruling.chooser) if n.ruling.chooser else None,
+            words=words,
         )
     change = None
     if n.change is not None:
-        change = change_asked_line(name(n.change.by), n.change.time, now=now)
+        change = change_asked_line(name(n.change.by), n.change.time, now=now, words=words)
     return _Week(
         phase=n.phase.value,
         offers=offers,
