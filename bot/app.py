@@ -189,7 +189,7 @@ def bootstrap(
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
         doctor=None if lichess is None else DoctorService(config, db, LichessDoctorSource(lichess)),
         player_tokens=player_tokens,
-        player_data=PlayerData(config),
+        player_data=PlayerData(config, notifier),
         registration_checks=checks,
     )
     if services.broadcasts is not None:  # a game starting wakes its broadcast round

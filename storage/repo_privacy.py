@@ -3,8 +3,9 @@ and the removal of what the record of the championship does not need.
 
 What a row "about" a player is, table by table, is :data:`ABOUT`: the rows that name them (their
 player row, their matches and games, the offers and texts they made, the messages sent to them,
-their sessions, their stored permission, the audit lines about them or by them). A row of another
-player's match, a message to someone else, or another player's session is never one of them.
+their sessions, their stored permission, the audit lines about them, or by them about no one
+else). A row of another player's match, a message to someone else, or another player's session
+is never one of them.
 
 Secrets are left out of the download: a session's cookie hash and form token, a stored token's
 sealed value (:data:`SECRET_COLUMNS`).
@@ -86,7 +87,12 @@ ABOUT: tuple[tuple[type[Base], Where], ...] = (
             & _lower(OutboxRow.recipient, pid)
         ),
     ),
-    (AuditRow, lambda pid, _s, _h: or_(AuditRow.player == pid, _lower(AuditRow.actor, pid))),
+    (  # about them, or by them and about no other player (a TD's rulings are about others)
+        AuditRow,
+        lambda pid, _s, _h: or_(
+            AuditRow.player == pid, _lower(AuditRow.actor, pid) & AuditRow.player.is_(None)
+        ),
+    ),
     (WebSessionRow, lambda pid, _s, _h: WebSessionRow.user_id == pid),
     (PlayerTokenRow, lambda pid, _s, _h: PlayerTokenRow.player_id == pid),
     (HoldRow, lambda _p, _s, holds: HoldRow.name.in_(list(holds))),

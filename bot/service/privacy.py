@@ -18,10 +18,13 @@ import datetime as dt
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.notify import Notifier
+from bot.notify import keys as notice
 from bot.runtime.outbox import REFUSED_HOLD
 from bot.service.player_tokens import plan_forget
 from bot.service.registration_queue import CHECK_PREFIX
 from rules.core.model import normalise_username
+from rules.talk.alerts import data_removal_asked
 from storage.models import AuditRow
 from storage.uow import UnitOfWork
 
@@ -43,8 +46,9 @@ def _theirs(pid: str) -> dict[str, list[str]]:
 class PlayerData:
     """A player's data: the download and the removal."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, notifier: Notifier) -> None:
         self.config = config
+        self.notifier = notifier
 
     async def download(
         self, uow: UnitOfWork, player_id: str, *, now: dt.datetime
@@ -71,11 +75,16 @@ class PlayerData:
     async def ask_removal(
         self, uow: UnitOfWork, player_id: str, *, actor: str, now: dt.datetime
     ) -> None:
-        """The player's request, for the TDs to confirm (refused when one waits already)."""
+        """The player's request, for the TDs to confirm (refused when one waits already): an
+        alert to the TDs, and a card on their desk."""
         pid = normalise_username(player_id)
         if any(r.player == pid for r in await self.pending(uow)):
             raise OperationError("You asked already: the TDs will confirm it.")
-        await uow.audit.record(at=now, actor=actor, action=ASKED, player=pid)
+        asked = await uow.audit.record(at=now, actor=actor, action=ASKED, player=pid)
+        await uow.flush()  # the request's id names its alert
+        await self.notifier.td_alert(
+            uow, now=now, text=data_removal_asked(actor), key=notice.data_removal(pid, asked.id)
+        )
 
     async def _asked(self, uow: UnitOfWork, player_id: str) -> str:
         pid = normalise_username(player_id)

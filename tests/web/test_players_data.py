@@ -15,6 +15,7 @@ import pytest
 
 from bot.app import Service
 from bot.demo.bundled import bundled_sandbox
+from bot.notify.kinds import NoticeKind
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.service.player_tokens import SWEEP, plan_forget
@@ -134,7 +135,8 @@ async def test_the_download_holds_every_row_about_the_player_and_nobody_elses(
         assert token["player_id"] == "alice"
         assert "secret" not in token
         assert all(
-            a["player"] == "alice" or a["actor"].lower() == "alice" for a in tables["audit_log"]
+            a["player"] == "alice" or (a["actor"].lower() == "alice" and a["player"] is None)
+            for a in tables["audit_log"]
         )
         assert "games.allowed" in {a["action"] for a in tables["audit_log"]}
         text = json.dumps(data)
@@ -182,8 +184,15 @@ async def test_a_removal_the_td_confirms_keeps_the_record_and_removes_the_rest(
         page = await alice.post("/account/data/remove", {})
         assert flash_text(page) == "You asked already: the TDs will confirm it."
 
+        async with site.db.reads() as uow:  # the TDs are told at once
+            alerts = await uow.outbox.list(kind=Channel.TD_ALERT.value)
+        [alert] = [a for a in alerts if a.notice == NoticeKind.DATA_REMOVAL.value]
+        assert alert.recipient == TD
+        assert alert.player == "alice"
+        assert "Alice asks that their data be removed" in alert.body
         await td.login(TD)
         key = await _removal_key(td)
+        assert "A player asks that their data be removed" not in td.last_html  # the card only
         page = await td.post("/desk/decide", {"kind": "privacy", "key": key, "choice": "remove"})
         assert flash_text(page) == "Alice's data is removed; the record stays."
         assert "Remove Alice" not in page  # settled: off the desk
@@ -376,3 +385,34 @@ async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
     finally:
         for b in (erin, fred, td):
             await b.close()
+
+
+async def test_a_td_may_keep_the_data_with_a_reason_and_the_player_may_ask_again(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, _ = site_and_lichess
+    alice, td = Browser(site), Browser(site)
+    try:
+        await alice.login("Alice")
+        before = await _download_as(site, "alice")
+        await alice.get("/account")
+        await alice.post("/account/data/remove", {})
+        await td.login(TD)
+        key = await _removal_key(td)
+        page = await td.post("/desk/decide", {"kind": "privacy", "key": key, "choice": "keep"})
+        assert flash_text(page) == "Give a reason: it goes into the audit log."
+        page = await td.post(
+            "/desk/decide",
+            {"kind": "privacy", "key": key, "choice": "keep", "reason": "not Alice's request"},
+        )
+        assert flash_text(page) == "Alice's data is kept."
+        after = await _download_as(site, "alice")
+        for table in ("web_sessions", "outbox", "players", "matches", "games"):
+            assert after["tables"][table] == before["tables"][table], table
+        await alice.get("/account")
+        page = await alice.post("/account/data/remove", {})
+        assert "The TDs have your request" in flash_text(page)
+        assert await _removal_key(td) != key  # a new card
+    finally:
+        await alice.close()
+        await td.close()
