@@ -20,7 +20,7 @@ from rules.talk.notices import describe_time
 from rules.talk.room import NoShowCheckSeen, change_asked_line, no_show_lines, ruling_line
 from rules.week.faults import counts_towards_duty, offers_counted
 from rules.week.negotiation import Negotiation
-from rules.week.next_step import MatchMoment, NextStep, player_options
+from rules.week.next_step import MatchMoment, NextStep, PlayerOptions, player_options
 from rules.week.room import next_game, offer_state
 from storage.convert import to_match
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
@@ -155,10 +155,8 @@ async def match_view(
     now: dt.datetime,
     words: Words = ENGLISH,
 ) -> MatchView:
-    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it, its
-    lines in ``words``.
-
-    Raises :class:`OperationError` for an unknown match or a bye.
+    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it, in
+    ``words``. Raises :class:`OperationError` for an unknown match or a bye.
     """
     row = await _match_row(uow, match_id)
     viewer_id = normalise_username(viewer) if viewer else None
@@ -182,20 +180,14 @@ async def match_view(
     week = _Week() if n is None else _week(n, decided=decided, now=now, name=name, words=words)
     options = None
     if is_player and viewer_id is not None:
-        moment = _moment(row, PlayerId(viewer_id), n, events, all_games, config, now=now)
-        if moment.armageddon:
-            moment = dataclasses.replace(moment, armageddon_due=await _bids_due(uow, row, config))
-        options = player_options(moment)
-
-    def label(when: dt.datetime | None) -> str | None:
-        return describe_time(when, now=now) if when is not None else None
+        player = PlayerId(viewer_id)
+        options = await _options(uow, row, player, n, events, all_games, config, now=now)
 
     agreed = n.agreement.time if n is not None and n.agreement is not None else row.agreed_time
     no_show: tuple[str, ...] = ()
     if agreed is not None and not decided and not games and now >= agreed:
-        no_show = no_show_lines(
-            config.rules.conduct, agreed, _checks(events, agreed, name), now=now, words=words
-        )
+        checks = _checks(events, agreed, name)
+        no_show = no_show_lines(config.rules.conduct, agreed, checks, now=now, words=words)
     upcoming = next_game(
         played=sum(1 for g in all_games if g.counted), total=row.games, decided=decided
     )
@@ -214,7 +206,7 @@ async def match_view(
         offers_counted=week.counted,
         required_offers=config.rules.offers.required_offers,
         agreed_time=agreed,
-        agreed_label=label(agreed),
+        agreed_label=None if agreed is None else describe_time(agreed, now=now, words=words),
         change=week.change,
         ruling=week.ruling,
         chooser=week.chooser,
@@ -232,6 +224,24 @@ async def match_view(
         challenge_url=None if challenge is None else challenge.url,
         broadcast_url=None if broadcast is None else broadcast.url,
     )
+
+
+async def _options(
+    uow: UnitOfWork,
+    row: MatchRow,
+    player: PlayerId,
+    n: Negotiation | None,
+    events: Sequence[MatchEventRow],
+    all_games: Sequence[GameRow],
+    config: Config,
+    *,
+    now: dt.datetime,
+) -> PlayerOptions:
+    """What ``player`` may do in their match now, and the step the room's card shows."""
+    moment = _moment(row, player, n, events, all_games, config, now=now)
+    if moment.armageddon:
+        moment = dataclasses.replace(moment, armageddon_due=await _bids_due(uow, row, config))
+    return player_options(moment)
 
 
 async def _match_row(uow: UnitOfWork, match_id: int) -> MatchRow:
