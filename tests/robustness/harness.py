@@ -509,6 +509,9 @@ async def season(
     clock = SleeperClock(start)
     sandbox = SandboxState(now=clock.now)
     sandbox.knobs.keepalive_seconds = 30.0
+    # the histories at once: these runs are about crashes and faults, and lila's real-time export
+    # pace (tested in tests/lichess/test_lila_contract.py) only adds waiting to each of them
+    sandbox.knobs.export_throttle = False
     roster = make_roster(PLAYERS, seed, config.rules)
     seed_history(sandbox, roster, seed, config.rules)
     # lila's real message limits, with the players and TDs in the team the bot leads

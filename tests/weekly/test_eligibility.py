@@ -28,6 +28,9 @@ OLD = dt.datetime(2019, 1, 1, tzinfo=UTC)
 
 
 async def _registration(week: Week) -> Registration:
+    # each player's 110 games at once: these tests are about what the games say, and lila's
+    # real-time export pace (tests/lichess/test_lila_contract.py) would only add seconds of waiting
+    week.state.knobs.export_throttle = False
     config = dataclasses.replace(
         week.config,
         registration=RegistrationConfig(
