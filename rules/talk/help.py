@@ -3,9 +3,8 @@ TD who changes a setting never sends players the old regulations' figures."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH, Words
 from rules.week.calendar import label_duration
 from rules.week.conduct import no_show_rule
 
@@ -30,19 +29,32 @@ VERBS = (*HELP_TOPICS, "help", "decline")
 """Every word a command may start with."""
 
 
-def _weekday(number: int) -> str:
-    return dt.date(2021, 10, 11 + number).strftime("%A")  # 2021-10-11 was a Monday
+def _weekday_name(words: Words, number: int) -> str:
+    return (
+        words.gettext("Monday"),
+        words.gettext("Tuesday"),
+        words.gettext("Wednesday"),
+        words.gettext("Thursday"),
+        words.gettext("Friday"),
+        words.gettext("Saturday"),
+        words.gettext("Sunday"),
+    )[number]
 
 
-def offer_duty(ruleset: Ruleset) -> str:
+def offer_duty(ruleset: Ruleset, words: Words = ENGLISH) -> str:
     """Rules 5.1 and 5.4 in numbers: ``at least 3 by Friday 23:59 UTC, 3 hours apart, at most
     2 on one date``."""
     offers = ruleset.offers
-    deadline = f"{_weekday(offers.deadline_weekday)} {offers.deadline_time:%H:%M} UTC"
-    return (
-        f"at least {offers.required_offers} by {deadline}, {label_duration(offers.min_gap)} "
-        f"apart, at most {offers.max_per_date} on one date"
-    )
+    return words.gettext(
+        "at least %(required)s by %(weekday)s %(time)s UTC, %(gap)s apart, at most "
+        "%(per_date)s on one date"
+    ) % {
+        "required": offers.required_offers,
+        "weekday": _weekday_name(words, offers.deadline_weekday),
+        "time": f"{offers.deadline_time:%H:%M}",
+        "gap": label_duration(offers.min_gap, words),
+        "per_date": offers.max_per_date,
+    }
 
 
 def _topics(ruleset: Ruleset) -> dict[str, str]:

@@ -43,11 +43,20 @@ async def test_a_player_s_notices_and_pages_follow_the_language_they_chose(
         {"action": "offer", "time1": "2021-10-14T18:00", "time2": "2021-10-15T18:00"},
     )
     assert flash_text(html).startswith("Vos propositions ont été envoyées à Bob :\n1. jeu. 14 oct.")
+    # her room in French: what to do now, the offers' states, the deadlines
+    assert "À faire maintenant" in html
+    assert "Faites vos propositions" in html  # two of the three offers due made
+    assert "<td>ouverte</td>" in html
+    assert "Date limite des propositions (règle 5.1) :" in html
+    assert "ven. 15 oct. 23:59 UTC" in html
     (offered,) = [r for r in await _dms(site, "bob") if "offered times" in r.body]
     assert offered.body.startswith("Alice offered times for your ACWC match:\n1. Alice: Thu 14 Oct")
 
     # The agreed time reaches each of them in their own words
     await bob.login("Bob")
+    html = await bob.get(f"/match/{match_id}")  # his room stays English
+    assert "Answer Alice's offer" in html
+    assert "<td>open</td>" in html
     html = await bob.post(f"/match/{match_id}/say", {"action": "accept", "index": "1"})
     assert "flash ok" in html, flash_text(html)
     await site.service.runner.fire_due()  # game 1's challenge, sent with the agreed time
