@@ -49,6 +49,8 @@ async def test_a_player_s_notices_and_pages_follow_the_language_they_chose(
     assert "<td>ouverte</td>" in html
     assert "Date limite des propositions (règle 5.1) :" in html
     assert "ven. 15 oct. 23:59 UTC" in html
+    assert "<h2 id=\"h-notices\">Vos notifications</h2>" in html
+    assert "Appariement" in html  # the kind of her pairing notice (sent in English before)
     (offered,) = [r for r in await _dms(site, "bob") if "offered times" in r.body]
     assert offered.body.startswith("Alice offered times for your ACWC match:\n1. Alice: Thu 14 Oct")
 
