@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import gc
 import logging
 import signal
@@ -30,7 +31,7 @@ from bot.lichess.broadcasts import LichessBroadcasts
 from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
-from bot.lichess.entries import StreamIntake, make_broadcasts
+from bot.lichess.entries import StreamIntake, make_broadcasts, run_registration_checks
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
 from bot.lichess.scopes import LichessDoctorSource, check_token, run_scopes
@@ -635,7 +636,8 @@ class Service:
             tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
             checks = self.services.registration_checks
             if checks is not None:  # players' own eligibility checks (issue 25)
-                tasks.create_task(keep(checks.run, "registration checks"), name="checks")
+                run_checks = functools.partial(run_registration_checks, self.db, checks)
+                tasks.create_task(keep(run_checks, "registration checks"), name="checks")
 
 
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:

@@ -380,7 +380,10 @@ async def _register(db: Database, services: Services, world: World, now: dt.date
             )
         await uow.commit()
     assert services.registration is not None
-    await services.registration.check_all(now=now, actor=world.td)
+    checks = await services.registration.check_all()
+    async with db.uow() as uow:
+        await services.registration.record_checks(uow, checks, now=now, actor=world.td)
+        await uow.commit()
 
 
 async def _outcome(
