@@ -6,7 +6,6 @@ import datetime as dt
 
 from bot.config import Config
 from bot.errors import OperationError
-from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from rules.stages.formats import stage_kinds
 from storage.models import StageRow, TournamentRow
@@ -28,7 +27,7 @@ class Tournament:
             TournamentRow(
                 name=self.config.tournament.name,
                 created_at=now,
-                current_stage=StageKind.QUALIFICATION,
+                current_stage=stage_kinds(self.config.rules)[0],  # the first of the registry
             )
         )
         for kind in stage_kinds(self.config.rules):
