@@ -332,7 +332,12 @@ async def room(request: web.Request) -> web.StreamResponse:
         seen = _seen_up_to(request, who.user_id)
         if is_mine:  # "your notices": new until shown once (the cookie below, no write)
             notices = await player_notices(
-                uow, player=who.user_id, team=config.tournament.team, now=now, seen_up_to=seen
+                uow,
+                player=who.user_id,
+                team=config.tournament.team,
+                now=now,
+                seen_up_to=seen,
+                words=page_words(),
             )
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
     opponent = line.second if who.user_id == row.white_first else line.first

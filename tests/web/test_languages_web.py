@@ -49,6 +49,8 @@ async def test_a_player_s_notices_and_pages_follow_the_language_they_chose(
     assert "<td>ouverte</td>" in html
     assert "Date limite des propositions (règle 5.1) :" in html
     assert "ven. 15 oct. 23:59 UTC" in html
+    assert '<h2 id="h-notices">Vos notifications</h2>' in html
+    assert "Appariement" in html  # the kind of her pairing notice (sent in English before)
     (offered,) = [r for r in await _dms(site, "bob") if "offered times" in r.body]
     assert offered.body.startswith("Alice offered times for your ACWC match:\n1. Alice: Thu 14 Oct")
 
@@ -65,6 +67,12 @@ async def test_a_player_s_notices_and_pages_follow_the_language_they_chose(
     assert "si aucune partie n'a commencé 10 minutes après l'heure convenue" in hers.body
     (his,) = [r for r in await _dms(site, "bob") if "is fixed" in r.body]
     assert his.body.startswith("Your ACWC match against Alice is fixed: Thu 14 Oct 18:00 UTC")
+
+    # help in her words, the commands as they are typed
+    html = await alice.post(f"/match/{match_id}/say", {"action": "text", "text": "help break"})
+    assert flash_text(html) == (
+        "break - prendre votre unique pause entre deux parties, 10 minutes au plus (règle 6.1)"
+    )
 
     # Back to English: the page is English again
     html = await alice.post("/account/language", {"language": "en"})
