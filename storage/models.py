@@ -14,6 +14,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
     ForeignKey,
     Index,
     Integer,
@@ -29,7 +30,7 @@ from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState, StageState
 from storage.base import Base
-from storage.types import EnumText
+from storage.types import EnumText, UTCDateTime
 
 __all__ = [
     "AuditRow",
@@ -238,11 +239,17 @@ class OutboxRow(Base):
     """A DM, team update, TD alert or forum draft waiting to go out (DESIGN.md: outbox)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (
+    __table_args__: tuple[Any, ...] = (
         Index("ix_outbox_status", "status"),
         Index("ix_outbox_notice", "kind", "notice"),
         Index("ix_outbox_pending", "status", "kind"),  # a reader's DMs waiting to merge
+        # Retired: when a notice was opened in the room. Neither written nor read now (a GET
+        # writes nothing: the room's signed cookie says what it showed, bot/web/room.py), and
+        # not mapped, so no statement of this version names it; a later release drops it in a
+        # contract migration (ARCHITECTURE.md, "Retiring a column").
+        Column("seen_at", UTCDateTime(), nullable=True),
     )
+    __mapper_args__ = {"exclude_properties": ["seen_at"]}  # noqa: RUF012
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[dt.datetime]
@@ -264,8 +271,6 @@ class OutboxRow(Base):
     sent_at: Mapped[dt.datetime | None]
     claim_epoch: Mapped[int | None] = mapped_column(BigInteger)
     """The leadership epoch that claimed it last, to send it (``storage.fence``)."""
-    seen_at: Mapped[dt.datetime | None]  # opened in the room; no longer written (a GET writes
-    # nothing: the room's signed cookie says what it showed, bot/web/room.py)
     revised_body: Mapped[str | None] = mapped_column(Text)
     """A posted forum draft's newer text, for a TD to paste over the post (None: unchanged)."""
 

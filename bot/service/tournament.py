@@ -7,7 +7,6 @@ import datetime as dt
 from bot.config import Config
 from bot.errors import OperationError
 from bot.service.seasons import Seasons
-from rules.core.ruleset import StageKind
 from rules.core.states import StageState
 from rules.stages.formats import stage_kinds
 from storage.models import SeasonState, StageRow, TournamentRow
@@ -33,7 +32,7 @@ class Tournament:
             TournamentRow(
                 name=self.config.tournament.name,
                 created_at=now,
-                current_stage=StageKind.QUALIFICATION,
+                current_stage=stage_kinds(self.config.rules)[0],  # the first of the registry
                 year=self.config.rules.calendar.first_publication.year,
                 state=SeasonState.OPEN,
                 title_holder=self.config.rules.seeding.title_holder,

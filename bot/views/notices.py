@@ -131,7 +131,7 @@ async def player_notices(
                 text=row.body,
                 delivery=delivery,
                 delivered=delivered,
-                unread=row.seen_at is None and row.id > seen_up_to,
+                unread=row.id > seen_up_to,
                 summary=summary_line(row.body),
             )
         )

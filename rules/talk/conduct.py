@@ -117,7 +117,8 @@ def disregarded_after_exit(match_id: int, round_number: int, *, left: str) -> st
 
 
 def open_match_awarded(stage: str, match_id: int, *, left: str, why: str) -> str:
-    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left``."""
+    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left`` (``stage``:
+    its display name, ``Play-in``)."""
     return f"Your {stage} match {match_id} is awarded to you: {left} left the championship ({why})."
 
 

@@ -118,3 +118,33 @@ async def test_the_pairing_goes_out_in_the_player_s_chosen_language(database_url
     assert "Proposez au moins 3 horaires avant ven. 15 oct. 23:59 UTC" in dms["carol"]
     assert dms["dave"].startswith(f"ACWC pairing: you play Carol (match {match}).")
     assert dms["alice"].startswith("ACWC pairing: you play Bob")
+
+
+async def test_the_public_pages_follow_a_logged_in_player_s_language_not_a_visitor_s(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    alice, nobody = browsers["alice"], browsers["nobody"]
+    await alice.login("Alice")
+    await alice.get("/account")
+    await alice.post("/account/language", {"language": "fr"})
+    french = {
+        "/": "Semaine de match : du",
+        "/pairings": "<h1>Appariements et heures convenues</h1>",
+        "/standings": "<h1>Classement de la qualification</h1>",
+        "/candidates": "L'étape des Candidats n'a pas commencé.",
+        "/knockout": "<h1>Demi-finales et finale</h1>",
+        "/players": "<h1>Joueurs</h1>",
+        "/players/bob": "Profil Lichess",
+    }
+    english = {
+        "/": "Match week:",
+        "/pairings": "<h1>Pairings and agreed times</h1>",
+        "/standings": "<h1>Qualification standings</h1>",
+        "/candidates": "The Candidates stage has not started.",
+        "/knockout": "<h1>Semifinals and final</h1>",
+        "/players": "<h1>Players</h1>",
+        "/players/bob": "Lichess profile",
+    }
+    for path, words in french.items():
+        assert words in await alice.get(path), path
+        assert english[path] in await nobody.get(path), path  # a visitor reads English
