@@ -19,7 +19,7 @@ from bot.errors import OperationError
 from bot.service.stages.candidates import SMALL_FIELD
 from bot.views.bracket import load_bracket, with_results
 from bot.views.tournament import require_tournament
-from rules.core.ruleset import Ruleset, StageKind
+from rules.core.ruleset import Ruleset
 from rules.core.seasons import next_season_rules
 from rules.core.states import StageState
 from rules.stages.formats import stage_kinds
@@ -90,7 +90,7 @@ class Seasons:
             TournamentRow(
                 name=last.name,
                 created_at=now,
-                current_stage=StageKind.QUALIFICATION,
+                current_stage=stage_kinds(following)[0],  # the first of the registry
                 year=year + 1,
                 state=SeasonState.DRAFT,
                 rules=season_table(following),
