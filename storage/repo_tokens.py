@@ -31,6 +31,11 @@ class PlayerTokenRepository:
         )
         return {row.player_id: row for row in result.scalars()}
 
+    async def player_ids(self) -> list[str]:
+        """The players who have a stored token."""
+        result = await self.session.execute(select(PlayerTokenRow.player_id))
+        return sorted(result.scalars())
+
     async def put(self, row: PlayerTokenRow) -> None:
         """Store ``row``, replacing the player's earlier one."""
         await self.delete(row.player_id)

@@ -308,6 +308,28 @@ class LichessClient:
                 raise MessageRefusedError(e.body) from e
             raise
 
+    async def revoke_token(self, token: str) -> bool:
+        """``DELETE /api/token`` with a player's ``token`` (not the bot's), on the queue:
+        whether Lichess no longer knows it (a 401: already unknown); a failure is ``False``,
+        logged without the token."""
+        url = f"{self.base_url}/api/token"
+
+        def send() -> int:
+            try:
+                resp = self._session.delete(url, headers={"Authorization": f"Bearer {token}"})
+            except requests.RequestException as e:
+                raise LichessTransportError(f"Lichess unreachable: {e.__class__.__name__}") from e
+            if resp.status_code >= 500 or resp.status_code == 429:
+                raise http_error(resp.status_code, resp.text)
+            return int(resp.status_code)
+
+        try:
+            status = await self._call("revoke_token", send)
+        except LichessError as e:
+            log.warning("could not revoke a player's token: %s", e.__class__.__name__)
+            return False
+        return status < 400 or status == 401
+
     async def test_token(self) -> TokenInfo:
         """``POST /api/token/test`` for the bot's own token: its user and scopes."""
         if not self._token:

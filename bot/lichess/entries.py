@@ -6,18 +6,24 @@ A service records in the unit of work it is given and never commits; these open 
 says is two transactions: the first finds that it must ask (and stores nothing), the export is
 asked outside any transaction, and the second records the game with what the export said.
 :func:`make_broadcasts`: each broadcast or round Lichess made, stored in its own transaction.
+:func:`run_registration_checks`: the leader's loop of the players' own eligibility checks
+(:class:`bot.service.registration_queue.RegistrationChecks`), each step of a check a transaction
+of its own, the account read from Lichess between them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 from collections.abc import Awaitable, Callable
 
 from bot.service.broadcasts import Broadcasts
 from bot.service.intake import GameIntake
+from bot.service.registration_queue import POLL, CheckState, RegistrationChecks
 from rules.core.model import Game
 from storage.db import Database
 
-__all__ = ["StreamIntake", "make_broadcasts"]
+__all__ = ["StreamIntake", "check_due", "make_broadcasts", "run_registration_checks"]
 
 
 class StreamIntake:
@@ -65,3 +71,25 @@ async def make_broadcasts(db: Database, broadcasts: Broadcasts) -> int:
             await uow.commit()
         made += step.rounds
     return made
+
+
+async def check_due(db: Database, checks: RegistrationChecks) -> dt.datetime | None:
+    """Run every registration check due now, one at a time (the bot keeps one request queue
+    to Lichess), each step committed as it comes and the pages told; when the next waits until."""
+    while True:
+        due = await checks.next_due()
+        if not isinstance(due, CheckState):
+            return due
+        async with contextlib.aclosing(checks.steps(due)) as steps:
+            async for write in steps:
+                async with checks.gate(), db.uow() as uow:
+                    await write(uow)
+                    await uow.commit()
+                checks.moved()
+
+
+async def run_registration_checks(db: Database, checks: RegistrationChecks) -> None:
+    """Until cancelled: run the players' registration checks as they are asked for."""
+    while True:
+        checks.wakeup.looking()
+        await checks.idle(await check_due(db, checks), poll=POLL)

@@ -101,6 +101,11 @@ def cheat_report(report_id: int, match_id: int | None, reporter: str) -> NoticeK
     return NoticeKey(K.CHEAT_REPORT, f"report:{report_id}", match_id, reporter)
 
 
+def data_removal(player: str, asked: int) -> NoticeKey:
+    """A player's request that their data be removed (``asked``: the request's audit row)."""
+    return NoticeKey(K.DATA_REMOVAL, f"data-removal:{player}:{asked}", player=player)
+
+
 def report_receipt(report_id: int, match_id: int | None) -> NoticeKey:
     return NoticeKey(K.REPORT_RECEIPT, f"report:{report_id}:receipt", match_id)
 

@@ -64,6 +64,7 @@ class NoticeKind(enum.Enum):
     LATE = "late"  # Lichess unreachable: notices wait and go out when it is back
     # the TDs' daily digest of what needs no decision (issue 17)
     TD_DIGEST = "td_digest"  # a DM to each TD: the day's notes
+    DATA_REMOVAL = "data_removal"  # TD alert: a player asks that their data be removed
 
 
 NEEDS_DECISION = frozenset(
@@ -77,6 +78,7 @@ NEEDS_DECISION = frozenset(
         NoticeKind.ACCOUNT_MARKED,
         NoticeKind.GAME_FLAGGED,
         NoticeKind.ARMAGEDDON_NEEDS_TD,
+        NoticeKind.DATA_REMOVAL,
     }
 )
 """TD alerts a TD must act on: sent at once and listed on the desk. Any other TD notice (an
@@ -104,6 +106,7 @@ _LABELS = {
     NoticeKind.LATE: "Notices late: Lichess unreachable",
     NoticeKind.GAME_LINK: "Game link",
     NoticeKind.TD_DIGEST: "Daily digest (no decision needed)",
+    NoticeKind.DATA_REMOVAL: "A player asks that their data be removed",
 }
 
 

@@ -29,10 +29,12 @@ from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.notify.keys import NoticeKey
 from bot.notify.kinds import NoticeKind
+from bot.notify.languages import readers
 from bot.runtime.deadlines import Ask, Firing
 from rules.core.model import GameStatus, PlayerId
 from rules.core.ruleset import StageKind, TimeControl
 from rules.core.states import MatchState
+from rules.core.words import Readers
 from rules.talk.games import challenge_missing, challenge_name, game_link, room_link_line
 from storage.convert import to_match
 from storage.models import DeadlineRow, MatchRow
@@ -407,16 +409,19 @@ class GameChallenges:
         if isinstance(reply, ChallengeFailed):
             await self._failed(uow, row, made.deadline, made.attempt, str(reply), now=now)
             if made.announce is not None:  # the time goes out now; the link follows, or the room
-                missing = challenge_missing(
-                    names=(white_name, black_name),
-                    game=None if game == ARMAGEDDON else game,
-                    control=made.control,
-                    room_url=self.config.room_url(row.id),
-                    will_retry=made.retry is not None,
-                )
-                await self._announce(
-                    uow, made.announce, row, now=now, line={white: missing, black: missing}
-                )
+                tongues = await readers(uow, (white, black))
+                missing: dict[str, str] = {
+                    p: challenge_missing(
+                        names=(white_name, black_name),
+                        game=None if game == ARMAGEDDON else game,
+                        control=made.control,
+                        room_url=self.config.room_url(row.id),
+                        will_retry=made.retry is not None,
+                        words=tongues.of(p),
+                    )
+                    for p in (white, black)
+                }
+                await self._announce(uow, made.announce, row, now=now, line=missing)
             return
         if made.retry is not None:
             stored = await uow.deadlines.get(made.retry)
@@ -459,12 +464,13 @@ class GameChallenges:
             return
         # a later game's link is in the room, where the players are by then; by DM too to
         # those who asked for it on their account page
-        for player, text in self._link_texts(row, made_row, made.names).items():
+        tongues = await readers(uow, (made_row.white, made_row.black))
+        for player, text in self._link_texts(row, made_row, made.names, tongues).items():
             if player in made.by_dm:
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
 
     def _link_texts(
-        self, row: MatchRow, made: ChallengeRow, names: Mapping[str, str]
+        self, row: MatchRow, made: ChallengeRow, names: Mapping[str, str], tongues: Readers
     ) -> dict[str, str]:
         """Each player's words on the game of challenge ``made``: its link, colours, time
         control written out, and when it lapses (``names``: the players' usernames)."""
@@ -483,6 +489,7 @@ class GameChallenges:
             control=control,
             expires_at=made.expires_at,
             room_url=self.config.room_url(row.id),
+            readers=tongues,
         )
         return {str(n.recipient): n.text for n in notes if n.recipient is not None}
 
@@ -498,9 +505,10 @@ class GameChallenges:
         """The agreed time's DM to each player with ``line`` (default: their room's link);
         returns whether each was queued (``False``: it went already)."""
         key = NoticeKey(NoticeKind.TIME_AGREED, announce.event, row.id)
-        room = room_link_line(self.config.room_url(row.id))
+        tongues = await readers(uow, announce.texts)
         queued = {}
         for player, text in announce.texts.items():
+            room = room_link_line(self.config.room_url(row.id), tongues.of(player))
             queued[player] = await self.notifier.dm_player(
                 uow, now=now, player=player, text=text + line.get(player, room), key=key
             )
@@ -519,7 +527,7 @@ class GameChallenges:
     ) -> None:
         """The agreed time's DMs with the game's link; where the time went out already (Lichess
         failed on an earlier attempt), the link alone, with ``key``."""
-        links = self._link_texts(row, made, names)
+        links = self._link_texts(row, made, names, await readers(uow, (made.white, made.black)))
         queued = await self._announce(uow, announce, row, now=now, line=links)
         for player, went in queued.items():
             link = links.get(player)

@@ -8,6 +8,13 @@ value that is tampered with or read with another key does not decrypt at all) un
 Withdrawing deletes the row here, and the caller revokes the token on Lichess. A token Lichess
 refused (revoked there, say) is forgotten the same way, and the player is told.
 
+A token no longer needed is revoked and forgotten by a deadline of kind :data:`FORGET` (two
+firings, an ``Ask``: the token is read in the first, Lichess is asked outside any transaction,
+and the row deleted in the second, so a crash in between asks again): planned for one player
+when they leave the championship (rules 8, the exit path) or when a TD confirms the removal of
+their data, and for every stored token at each stage's change (a sweep: those of players out of
+the stage now in play, and every one once the championship is over).
+
 With a sandbox and no key set, each process makes a key of its own: the tokens of a sandbox are
 worth nothing after it stops.
 """
@@ -17,21 +24,51 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from cryptography.fernet import Fernet, InvalidToken
 
 from bot.config import Config
 from bot.errors import OperationError
+from bot.runtime.deadlines import Ask, Firing, Handler
+from rules.core.ruleset import StageKind
+from rules.core.states import MatchState, PlayerStatus, StageState
+from rules.stages.formats import stage_format
+from storage.models import DeadlineRow
 from storage.models_tokens import PlayerTokenRow
 from storage.uow import UnitOfWork
 
-__all__ = ["GAME_SCOPE", "Permission", "PlayerTokens", "TokenVault"]
+__all__ = [
+    "FORGET",
+    "GAME_SCOPE",
+    "SWEEP",
+    "Permission",
+    "PlayerTokens",
+    "Revoke",
+    "TokenVault",
+    "plan_forget",
+]
 
 log = logging.getLogger(__name__)
 
 GAME_SCOPE = "challenge:write"
 """What lila's bulk pairing needs of each player's token."""
+FORGET = "player_tokens.forget"
+"""The deadline that revokes and forgets stored tokens no longer needed (its subject: a player's
+id, or :data:`SWEEP`)."""
+SWEEP = "*"
+"""A :data:`FORGET` deadline's subject for every stored token not needed any more."""
+
+Revoke = Callable[[str], Awaitable[bool]]
+"""Revokes a token on Lichess (``DELETE /api/token``); whether Lichess took it (it raises
+nothing: a failure is ``False``)."""
+
+
+async def plan_forget(uow: UnitOfWork, *, subject: str, why: str, now: dt.datetime) -> None:
+    """Plan the :data:`FORGET` deadline, due at once: ``subject`` a player id or :data:`SWEEP`."""
+    await uow.deadlines.add(
+        DeadlineRow(kind=FORGET, due_at=now, subject=subject, payload={"why": why}, created_at=now)
+    )
 
 
 class TokenVault:
@@ -74,9 +111,13 @@ class Permission:
 class PlayerTokens:
     """Each player's permission to start their games, with the token that carries it."""
 
-    def __init__(self, config: Config, vault: TokenVault | None) -> None:
+    def __init__(
+        self, config: Config, vault: TokenVault | None, revoke: Revoke | None = None
+    ) -> None:
         self.config = config
         self.vault = vault
+        self.revoke = revoke
+        """Revokes a token on Lichess (``None``: no Lichess; the rows are deleted alone)."""
 
     @property
     def offered(self) -> bool:
@@ -153,3 +194,80 @@ class PlayerTokens:
                 continue
             out[player_id] = token
         return out
+
+    def handlers(self) -> dict[str, Handler]:
+        return {FORGET: self.on_forget}
+
+    async def on_forget(self, uow: UnitOfWork, firing: Firing) -> Ask[set[str]] | None:
+        """The :data:`FORGET` deadline: the tokens it names (one player's, or every one no
+        longer needed), revoked on Lichess after this firing commits and then deleted."""
+        deadline = firing.deadline
+        why = str((deadline.payload or {}).get("why", ""))
+        ids = [deadline.subject] if deadline.subject != SWEEP else await self.unneeded(uow)
+        rows = await uow.tokens.get_many(ids)
+        secrets = {pid: row.secret for pid, row in rows.items()}
+        if not secrets:
+            return None
+        opened = {pid: self.vault.open(s) if self.vault else None for pid, s in secrets.items()}
+        now = firing.now
+        revoke = self.revoke
+        if revoke is None:
+            await self._forgotten(uow, secrets, set(), why=why, now=now)
+            return None
+
+        async def ask() -> set[str]:
+            return {pid for pid, token in opened.items() if token and await revoke(token)}
+
+        async def answered(uow: UnitOfWork, revoked: set[str]) -> None:
+            await self._forgotten(uow, secrets, revoked, why=why, now=now)
+
+        return Ask(question=ask, answered=answered)
+
+    async def _forgotten(
+        self,
+        uow: UnitOfWork,
+        secrets: dict[str, str],
+        revoked: set[str],
+        *,
+        why: str,
+        now: dt.datetime,
+    ) -> None:
+        """Delete each row still holding the token read (a newer one the player gave since
+        stays), audited with whether Lichess revoked it."""
+        for pid, secret in sorted(secrets.items()):
+            row = await uow.tokens.get(pid)
+            if row is None or row.secret != secret:
+                continue
+            await uow.tokens.delete(pid)
+            await uow.audit.record(
+                at=now,
+                actor="bot",
+                action="games.withdrawn",
+                player=pid,
+                details={"why": why, "revoked_on_lichess": pid in revoked},
+            )
+
+    async def unneeded(self, uow: UnitOfWork) -> list[str]:
+        """The players whose stored token no longer serves: out of the championship, not in the
+        stage in play (nor in a match of it), or every one once the championship is over."""
+        ids = await uow.tokens.player_ids()
+        if not ids:
+            return []
+        tournament = await uow.tournaments.current()
+        stage = (
+            None
+            if tournament is None
+            else await uow.tournaments.stage(tournament.id, str(tournament.current_stage))
+        )
+        players = await uow.players.get_many(ids)
+        active = {p for p, row in players.items() if row.status == PlayerStatus.ACTIVE}
+        if stage is None or stage.state == StageState.PENDING:
+            return [p for p in ids if p not in active]  # registration: every player may play
+        if stage.state == StageState.COMPLETE:
+            return ids  # the championship is over
+        playing = {e.player_id for e in await uow.stages.entrants(stage.id)}
+        kinds = [str(k) for k in stage_format(StageKind(stage.kind)).members]  # the third place
+        for match in await uow.later_stages.matches_of_stages(kinds):
+            if match.state != MatchState.COMPLETE:  # proposed ones too: a round to approve
+                playing.update(p for p in (match.white_first, match.black_first) if p)
+        return [p for p in ids if p not in active or p not in playing]

@@ -6,6 +6,7 @@ import datetime as dt
 
 from bot.config import USERNAME, Config
 from bot.errors import OperationError
+from bot.notify.languages import DEFAULT, LANGUAGES
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.ruleset import Ruleset
@@ -92,6 +93,29 @@ class Players:
             details={"username": player.username, "seed_rating": player.seed_rating},
         )
         await uow.players.remove(player)
+
+    async def set_language(
+        self, uow: UnitOfWork, player_id: str, *, language: str, now: dt.datetime
+    ) -> PlayerRow:
+        """The player's choice of the language of their notices and their pages (issue 28)."""
+        if language not in LANGUAGES:
+            raise OperationError(
+                f"There is no language {language!r}: choose one of {', '.join(LANGUAGES)}."
+            )
+        player = await uow.players.get(normalise_username(player_id))
+        if player is None:
+            raise OperationError("Only a registered player has this choice.")
+        chosen = None if language == DEFAULT else language
+        if player.language != chosen:
+            player.language = chosen
+            await uow.audit.record(
+                at=now,
+                actor=player.id,
+                action="player.preferences",
+                player=player.id,
+                details={"language": language},
+            )
+        return player
 
     async def set_game_links_by_dm(
         self, uow: UnitOfWork, player_id: str, *, wanted: bool, now: dt.datetime

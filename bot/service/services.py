@@ -16,6 +16,7 @@ from bot.service.forum import Forum
 from bot.service.intake import Intake
 from bot.service.player_tokens import PlayerTokens
 from bot.service.players import Players
+from bot.service.privacy import PlayerData
 from bot.service.registration import Registration
 from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
@@ -75,5 +76,7 @@ class Services:
     """``acwc doctor``'s checks of the bot's account, token and team (they need Lichess)."""
     player_tokens: PlayerTokens | None = None
     """Players who let the bot start their games (bulk pairing), with their sealed tokens."""
+    player_data: PlayerData | None = None
+    """A player's data: its download, and its removal once a TD confirms it (issue 28)."""
     registration_checks: RegistrationChecks | None = None
     """Players' own eligibility checks, run in the background by the leader (with Lichess)."""

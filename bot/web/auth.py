@@ -31,9 +31,11 @@ from bot.lichess.oauth import (
     revoke_token,
     start_login,
 )
+from bot.notify.languages import LANGUAGES, words
 from bot.web.core import (
     bad_request,
     context,
+    page_words,
     read_form,
     redirect,
     redirect_with,
@@ -255,7 +257,12 @@ async def login_page(request: web.Request) -> web.StreamResponse:
     return await render(
         request,
         "account.html",
-        {"title": "Your account", "game_links_by_dm": links_by_dm, "games_permission": games},
+        {
+            "title": page_words().gettext("Your account"),
+            "game_links_by_dm": links_by_dm,
+            "games_permission": games,
+            "languages": LANGUAGES,
+        },
     )
 
 
@@ -287,6 +294,24 @@ async def preferences(request: web.Request) -> web.StreamResponse:
     )
 
 
+async def choose_language(request: web.Request) -> web.StreamResponse:
+    """``POST /account/language``: the language of a player's notices and pages."""
+    who, values = await read_form(request, {"language": 10})
+    language = values.get("language", "")
+    ctx = context(request)
+    try:
+        async with ctx.db.uow() as uow:
+            await ctx.services.players.set_language(
+                uow, who.user_id, language=language, now=ctx.now()
+            )
+            await uow.commit()
+    except OperationError as e:
+        return redirect_with(request, "/account", str(e), ok=False)
+    # the page that follows is in the new language already
+    said = words(language).gettext("Your notices and pages are now in %(language)s.")
+    return redirect_with(request, "/account", said % {"language": LANGUAGES[language]})
+
+
 async def logout(request: web.Request) -> web.StreamResponse:
     """``POST /logout`` (CSRF checked): the session row goes, so the cookie is dead everywhere."""
     ctx = context(request)
@@ -314,5 +339,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/login/callback", callback)
     app.router.add_get("/account", login_page)
     app.router.add_post("/account/preferences", preferences)
+    app.router.add_post("/account/language", choose_language)
     app.router.add_post("/logout", logout)
     app.cleanup_ctx.append(_http_session)

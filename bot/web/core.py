@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -23,11 +25,13 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from bot.config import Config
+from bot.notify.languages import DEFAULT, words
 from bot.notify.spelling import spelled
 from bot.runtime.clock import Clock
 from bot.service.services import Services
 from bot.web.limits import ActionLimiter
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
+from rules.core.words import ENGLISH, Words
 from rules.week.calendar import label_duration, label_time
 from storage.db import Database
 
@@ -57,6 +61,10 @@ class WebRuntime:
     logs in would be told at once that the login expired."""
 
 
+SEASON_CONFIG: ContextVar[Config | None] = ContextVar("acwc_season_config", default=None)
+"""The config of the season a page shows (``bot.web.seasons``; None: the open season's)."""
+
+
 @dataclass
 class WebContext:
     """The web app's state, kept on the aiohttp Application under :data:`CONTEXT`."""
@@ -75,7 +83,9 @@ class WebContext:
 
     @property
     def config(self) -> Config:
-        return self.runtime.services.config
+        """The config the page in hand reads: an archived season's page its season's rules."""
+        shown = SEASON_CONFIG.get()
+        return self.runtime.services.config if shown is None else shown
 
     @property
     def db(self) -> Database:
@@ -112,6 +122,7 @@ class Viewer:
     csrf: str
     is_td: bool
     is_player: bool
+    language: str | None = None  # a player's choice (None: English)
 
     @property
     def role(self) -> str:
@@ -125,6 +136,19 @@ VIEWER = web.RequestKey("acwc.viewer", Viewer)
 
 def viewer(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
+
+
+PAGE_WORDS: contextvars.ContextVar[Words] = contextvars.ContextVar(
+    "acwc_page_words", default=ENGLISH
+)
+"""The language the page being made is written in: the logged-in player's choice, else English
+(an anonymous visitor's pages are shared by :class:`bot.web.ops.PageCache`, so they are all in
+English). Set by :func:`viewer_middleware`; the templates' ``_()`` and :func:`when` read it
+(the worker thread that renders a page gets a copy of the request's context)."""
+
+
+def page_words() -> Words:
+    return PAGE_WORDS.get()
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -227,8 +251,10 @@ async def headers_middleware(request: web.Request, handler: Handler) -> web.Stre
 
 @web.middleware
 async def viewer_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Load the session named by the cookie (if it is genuine and alive) and the viewer's role."""
+    """Load the session named by the cookie (if it is genuine and alive), the viewer's role
+    and the language the page is written in."""
     ctx = context(request)
+    PAGE_WORDS.set(ENGLISH)
     token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
     if token is not None:
         async with ctx.db.uow() as uow:
@@ -242,7 +268,10 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
                     csrf=row.csrf,
                     is_td=ctx.config.is_td(row.username),
                     is_player=player is not None,
+                    language=None if player is None else player.language,
                 )
+                if player is not None:
+                    PAGE_WORDS.set(words(player.language))
     return await handler(request)
 
 
@@ -342,14 +371,19 @@ def when(value: dt.datetime | None, now: dt.datetime) -> dict[str, Any] | None:
     if value is None:
         return None
     delta = value - now
+    language = page_words()
     if abs(delta) < dt.timedelta(minutes=1):
-        relative = "now"
+        relative = language.gettext("now")
     elif delta.total_seconds() >= 0:
-        relative = f"in {label_duration(delta)}"
+        relative = language.gettext("in %(duration)s") % {
+            "duration": label_duration(delta, language)
+        }
     else:
-        relative = f"{label_duration(delta)} ago"
+        relative = language.gettext("%(duration)s ago") % {
+            "duration": label_duration(delta, language)
+        }
     return {
-        "label": label_time(value),
+        "label": label_time(value, language),
         "iso": value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
         "relative": relative,
         "past": delta.total_seconds() < 0,
@@ -360,8 +394,10 @@ async def base_context(request: web.Request) -> dict[str, Any]:
     ctx = context(request)
     config = ctx.config
     now = ctx.now()
+    who = viewer(request)
     return {
-        "viewer": viewer(request),
+        "viewer": who,
+        "language": (who.language if who is not None else None) or DEFAULT,
         "tournament_name": config.tournament.name,
         "now": when(now, now),
         "path": request.path,

@@ -36,7 +36,7 @@ from bot.web.core import (
 )
 from bot.web.security import LOGIN_LIFETIME
 
-__all__ = ["add_routes"]
+__all__ = ["add_routes", "revoke_on_lichess"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
     except LichessError:
         raise bad_request("Lichess could not be reached; please try again.") from None
     if user.id != who.user_id:
-        await _revoke(request, token)
+        await revoke_on_lichess(request, token)
         return _done(request, f"That was {user.username}'s Lichess account, not yours.", ok=False)
     try:
         async with ctx.db.uow() as uow:
@@ -114,7 +114,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
             await ctx.services.player_tokens.allow(uow, who.user_id, token, scopes, now=ctx.now())
             await uow.commit()
     except OperationError as e:
-        await _revoke(request, token)
+        await revoke_on_lichess(request, token)
         return _done(request, str(e), ok=False)
     return _done(
         request,
@@ -133,7 +133,7 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         token = await tokens.withdraw(uow, who.user_id, now=ctx.now(), actor=who.username)
         await uow.commit()
-    if token is not None and not await _revoke(request, token):
+    if token is not None and not await revoke_on_lichess(request, token):
         return redirect_with(
             request,
             "/account",
@@ -144,7 +144,7 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
     return redirect_with(request, "/account", "The bot no longer starts your games.")
 
 
-async def _revoke(request: web.Request, token: str) -> bool:
+async def revoke_on_lichess(request: web.Request, token: str) -> bool:
     """Revoke ``token`` on Lichess; whether it went (a failure is logged, never shown)."""
     try:
         await revoke_token(request.app[HTTP], context(request).runtime.lichess_url, token)

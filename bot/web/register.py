@@ -31,6 +31,7 @@ from bot.web.core import (
     require_td,
     viewer,
 )
+from bot.web.games_permission import revoke_on_lichess
 from rules.core.model import normalise_username
 
 __all__ = ["add_routes"]
@@ -118,12 +119,20 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
     """``POST /register/withdraw``: take back your registration before your first pairing."""
     who, _ = await read_form(request, {})
     ctx = context(request)
+    tokens = ctx.services.player_tokens
     try:
         async with ctx.db.uow() as uow:
+            token = None  # a stored token would go with the player row: revoked, not lost
+            if tokens is not None:
+                token = await tokens.withdraw(
+                    uow, who.user_id, now=ctx.now(), actor=who.username, why="withdrawn"
+                )
             await _registration(request).withdraw_self(uow, who.username, now=ctx.now())
             await uow.commit()
     except OperationError as e:
         return redirect_with(request, "/register", str(e), ok=False)
+    if token is not None:
+        await revoke_on_lichess(request, token)
     ctx.changed()
     return redirect_with(request, "/register", "Your registration is withdrawn.")
 
@@ -160,8 +169,13 @@ async def td_decide(request: web.Request) -> web.StreamResponse:
         )
     if action not in ("add", "refuse"):
         raise bad_request("That is not one of the buttons.")
+    tokens = ctx.services.player_tokens if action == "refuse" else None
     async with ctx.db.uow() as uow:
         try:
+            token = None  # a refused player's stored token: revoked, not lost with the row
+            if tokens is not None:
+                pid = normalise_username(username)
+                token = await tokens.withdraw(uow, pid, now=now, actor=who.username, why="refused")
             await td_hand(
                 uow,
                 ctx.services.players,
@@ -174,6 +188,8 @@ async def td_decide(request: web.Request) -> web.StreamResponse:
         except OperationError as e:
             return redirect_with(request, "/register/list", str(e), ok=False)
         await uow.commit()
+    if token is not None:
+        await revoke_on_lichess(request, token)
     ctx.changed()
     done = "added" if action == "add" else "refused"
     return redirect_with(request, "/register/list", f"{username} {done}.")

@@ -12,13 +12,14 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
 
-from bot.web import auth, desk, games_permission, live, public, register, room
+from bot.web import auth, desk, games_permission, live, privacy, public, register, room, seasons
 from bot.web.core import (
     CONTEXT,
     WebContext,
     WebRuntime,
     error_middleware,
     headers_middleware,
+    page_words,
     viewer_middleware,
 )
 from bot.web.limits import ActionLimiter
@@ -39,6 +40,14 @@ def environment(app: web.Application) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    # `_()` in a template: the words of the page's reader (bot.web.core.PAGE_WORDS)
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: page_words().gettext(message),
+        ngettext=lambda one, many, n: page_words().ngettext(one, many, n),
+        pgettext=lambda context, message: page_words().pgettext(context, message),
+        newstyle=True,
     )
     env.filters["capitalize_first"] = capitalize_first
     env.filters["code_spans"] = code_spans
@@ -81,8 +90,10 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     environment(app)
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
     public.add_routes(app)
+    seasons.add_routes(app, public.PAGES)
     auth.add_routes(app)
     games_permission.add_routes(app)
+    privacy.add_routes(app)
     room.add_routes(app)
     desk.add_routes(app)
     register.add_routes(app)

@@ -13,6 +13,7 @@ from rules.week.calendar import label_time
 __all__ = [
     "DIGEST_FOLDED_HEAD",
     "armageddon_undecided",
+    "data_removal_asked",
     "digest_head",
     "digest_line",
     "forfeit_line",
@@ -54,6 +55,14 @@ def armageddon_undecided(match_id: int, players: tuple[str, str]) -> str:
     return (
         f"Armageddon of match {match_id} ({players[0]} v {players[1]}): neither player chose in "
         "rock-paper-scissors. Decide who plays White with the buttons of its card on the TD desk."
+    )
+
+
+def data_removal_asked(name: str) -> str:
+    """A player asks that their data be removed: a TD confirms it, or keeps it with a reason."""
+    return (
+        f"{name} asks that their data be removed. Confirm it, or keep it with a reason, with "
+        "the buttons of its card on the TD desk: their results stay on record either way."
     )
 
 

@@ -7,6 +7,7 @@ import datetime as dt
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind, TimeControl
+from rules.core.words import ENGLISH, EVERYONE_IN_ENGLISH, Readers, Words
 from rules.stages.formats import stage_name
 from rules.talk.notices import Audience, Notice, fit
 from rules.week.calendar import label_time
@@ -52,18 +53,38 @@ def game_link(
     control: TimeControl,
     expires_at: dt.datetime,
     room_url: str,
+    readers: Readers = EVERYONE_IN_ENGLISH,
 ) -> tuple[Notice, ...]:
     """Both players' message with game ``game``'s link (None: the armageddon game): who has
     White (``names``: White's and Black's usernames), the time control, and when the challenge
     lapses."""
-    which = "The armageddon game" if game is None else f"Game {game}"
-    text = (
-        f"{which} of your ACWC match, {names[0]} (White) - {names[1]} (Black), "
-        f"{time_control_text(control)}: {url}\n"
-        "Only you two can join this game; open the link at the agreed time. "
-        f"It lapses at {label_time(expires_at)}. Your match room: {room_url}"
-    )
-    return tuple(Notice(Audience.PLAYER, p, fit(text)) for p in (white, black))
+    out = []
+    for p in (white, black):
+        words = readers.of(p)
+        values = {
+            "white": names[0],
+            "black": names[1],
+            "control": time_control_text(control),
+            "url": url,
+            "lapses": label_time(expires_at, words),
+            "room": room_url,
+            "game": game,
+        }
+        text = (
+            words.gettext(
+                "The armageddon game of your ACWC match, %(white)s (White) - %(black)s (Black), "
+                "%(control)s: %(url)s\nOnly you two can join this game; open the link at the "
+                "agreed time. It lapses at %(lapses)s. Your match room: %(room)s"
+            )
+            if game is None
+            else words.gettext(
+                "Game %(game)s of your ACWC match, %(white)s (White) - %(black)s (Black), "
+                "%(control)s: %(url)s\nOnly you two can join this game; open the link at the "
+                "agreed time. It lapses at %(lapses)s. Your match room: %(room)s"
+            )
+        ) % values
+        out.append(Notice(Audience.PLAYER, p, fit(text)))
+    return tuple(out)
 
 
 def challenge_missing(
@@ -73,22 +94,38 @@ def challenge_missing(
     control: TimeControl,
     room_url: str,
     will_retry: bool,
+    words: Words = ENGLISH,
 ) -> str:
     """What the players read when Lichess did not make game ``game``'s challenge (None: the
     armageddon game): who has White (``names``: White's and Black's usernames), the time
     control to challenge each other with, and the room."""
-    which = "the armageddon game" if game is None else f"game {game}"
-    later = " It sends the link when Lichess takes it." if will_retry else ""
+    head = (
+        words.gettext("The bot could not create the armageddon game's challenge on Lichess.")
+        if game is None
+        else words.gettext("The bot could not create game %(game)s's challenge on Lichess.")
+        % {"game": game}
+    )
+    if will_retry:
+        head += " " + words.gettext("It sends the link when Lichess takes it.")
     return (
-        f"The bot could not create {which}'s challenge on Lichess.{later} Meanwhile play it "
-        f"from your match room, {room_url}, which shows its settings: {names[0]} (White) "
-        f"challenges {names[1]} (Black) on Lichess to {time_control_text(control)}."
+        head
+        + " "
+        + words.gettext(
+            "Meanwhile play it from your match room, %(room)s, which shows its settings: "
+            "%(white)s (White) challenges %(black)s (Black) on Lichess to %(control)s."
+        )
+        % {
+            "room": room_url,
+            "white": names[0],
+            "black": names[1],
+            "control": time_control_text(control),
+        }
     )
 
 
-def room_link_line(room_url: str) -> str:
+def room_link_line(room_url: str, words: Words = ENGLISH) -> str:
     """The agreed time's DM's last line when it carries no game link."""
-    return f"Your match room: {room_url}"
+    return words.gettext("Your match room: %(room)s") % {"room": room_url}
 
 
 def broadcast_description(stage_title: str, championship: str, control: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH, EVERYONE_IN_ENGLISH, Readers, Words
 from rules.week.calendar import MatchWeek, label_duration, label_time
 from rules.week.conduct import (
     ClaimRight,
@@ -117,28 +118,33 @@ def fit(text: str, limit: int = DM_LIMIT) -> str:
     return text[: limit - len(_SHORTENED)] + _SHORTENED
 
 
-def describe_time(when: dt.datetime, *, now: dt.datetime) -> str:
+def describe_time(when: dt.datetime, *, now: dt.datetime, words: Words = ENGLISH) -> str:
     """``Thu 14 Oct 18:00 UTC, in 2 days 3 hours`` (or ``..., 5 minutes ago``, ``..., now``)."""
     delta = when - now
+    at = label_time(when, words)
     if abs(delta) < dt.timedelta(minutes=1):
-        return f"{label_time(when)}, now"
+        return words.gettext("%(time)s, now") % {"time": at}
+    duration = label_duration(delta, words)
     if delta > dt.timedelta(0):
-        return f"{label_time(when)}, in {label_duration(delta)}"
-    return f"{label_time(when)}, {label_duration(delta)} ago"
+        return words.gettext("%(time)s, in %(duration)s") % {"time": at, "duration": duration}
+    return words.gettext("%(time)s, %(duration)s ago") % {"time": at, "duration": duration}
 
 
-def _hours(delta: dt.timedelta) -> str:
+def _hours(delta: dt.timedelta, words: Words) -> str:
     """``24 hours`` rather than ``1 day``: how the regulations state reply times."""
     hours = delta / dt.timedelta(hours=1)
-    return f"{hours:g} hour{'' if hours == 1 else 's'}"
+    if hours != int(hours):
+        return words.gettext("%(hours)s hours") % {"hours": f"{hours:g}"}
+    n = int(hours)
+    return words.ngettext("%(n)d hour", "%(n)d hours", n) % {"n": n}
 
 
 def _player(recipient: PlayerId, text: str) -> Notice:
     return Notice(Audience.PLAYER, recipient, fit(text))
 
 
-def _offer_line(offer: StandingOffer, *, now: dt.datetime) -> str:
-    return f"{offer.number}. {offer.by}: {describe_time(offer.time, now=now)}"
+def _offer_line(offer: StandingOffer, *, now: dt.datetime, words: Words = ENGLISH) -> str:
+    return f"{offer.number}. {offer.by}: {describe_time(offer.time, now=now, words=words)}"
 
 
 def _offer_evidence(negotiation: Negotiation) -> tuple[str, ...]:
@@ -153,6 +159,7 @@ def _offer_evidence(negotiation: Negotiation) -> tuple[str, ...]:
 
 
 # --- player notices ------------------------------------------------------------------------------
+# Each is written in its reader's language: ``words`` for one reader, ``readers`` for several.
 
 
 def pairing_published(
@@ -164,21 +171,30 @@ def pairing_published(
     room_url: str,
     now: dt.datetime,
     ruleset: Ruleset,
+    words: Words = ENGLISH,
 ) -> Notice:
     """Tuesday: your opponent, the deadlines and the match room (rules 4, 5.1)."""
     rules = ruleset.offers
-    text = (
-        f"ACWC pairing: you play {opponent} (match {match_id}).\n"
-        f"Agree a start time in your match room: {room_url}\n"
-        f"- Offer at least {rules.required_offers} times by "
-        f"{describe_time(week.offer_deadline, now=now)} (rules 5.1), at least "
-        f"{label_duration(rules.min_gap)} apart and at most {rules.max_per_date} on one date "
-        "(rules 5.4). All times are UTC, e.g. `offer thu 18:00, fri 20:00`.\n"
-        f"- Answer your opponent's offers, preferably within "
-        f"{_hours(rules.reply_within)} (rules 5.7).\n"
-        f"- The match must be completed by {describe_time(week.end, now=now)} (rules 4.5).\n"
+    text = words.gettext(
+        "ACWC pairing: you play %(opponent)s (match %(match)s).\n"
+        "Agree a start time in your match room: %(room)s\n"
+        "- Offer at least %(required)s times by %(deadline)s (rules 5.1), at least %(gap)s "
+        "apart and at most %(per_date)s on one date (rules 5.4). All times are UTC, e.g. "
+        "`offer thu 18:00, fri 20:00`.\n"
+        "- Answer your opponent's offers, preferably within %(reply)s (rules 5.7).\n"
+        "- The match must be completed by %(end)s (rules 4.5).\n"
         "Send `help` in the match room for every command."
-    )
+    ) % {
+        "opponent": opponent,
+        "match": match_id,
+        "room": room_url,
+        "required": rules.required_offers,
+        "deadline": describe_time(week.offer_deadline, now=now, words=words),
+        "gap": label_duration(rules.min_gap, words),
+        "per_date": rules.max_per_date,
+        "reply": _hours(rules.reply_within, words),
+        "end": describe_time(week.end, now=now, words=words),
+    }
     return _player(player, text)
 
 
@@ -189,29 +205,76 @@ def offer_received(
     recipient: PlayerId,
     now: dt.datetime,
     ruleset: Ruleset,
+    words: Words = ENGLISH,
 ) -> Notice:
     """The opponent offered times: how to accept or counter (rules 5.7)."""
     by = negotiation.opponent_of(recipient)
-    lines = [f"{by} offered {'a time' if len(offers) == 1 else 'times'} for your ACWC match:"]
-    lines.extend(_offer_line(o, now=now) for o in sorted(offers, key=lambda o: o.number))
-    first = min(o.number for o in offers)
+    lines = [
+        words.ngettext(
+            "%(by)s offered a time for your ACWC match:",
+            "%(by)s offered times for your ACWC match:",
+            len(offers),
+        )
+        % {"by": by}
+    ]
+    lines.extend(
+        _offer_line(o, now=now, words=words) for o in sorted(offers, key=lambda o: o.number)
+    )
     lines.append(
-        f"Reply with `accept {first}` or offer other times (`offer ...`), preferably within "
-        f"{_hours(ruleset.offers.reply_within)} (rules 5.7)."
+        words.gettext(
+            "Reply with `accept %(first)s` or offer other times (`offer ...`), preferably "
+            "within %(reply)s (rules 5.7)."
+        )
+        % {
+            "first": min(o.number for o in offers),
+            "reply": _hours(ruleset.offers.reply_within, words),
+        }
     )
     return _player(recipient, "\n".join(lines))
 
 
-def reply_reminder(negotiation: Negotiation, pending: PendingReply, *, now: dt.datetime) -> Notice:
+def reply_reminder(
+    negotiation: Negotiation, pending: PendingReply, *, now: dt.datetime, words: Words = ENGLISH
+) -> Notice:
     """Rules 5.7: a reminder that the opponent's offers are still unanswered."""
     open_offers = [
         o for o in negotiation.offers if o.number in pending.offer_numbers and o.is_open(now=now)
     ]
     opponent = negotiation.opponent_of(pending.player)
-    lines = [f"Reminder: {opponent}'s offers are waiting for your answer (rules 5.7):"]
-    lines.extend(_offer_line(o, now=now) for o in open_offers)
-    lines.append("Send `accept <number>` or offer other times with `offer ...`.")
+    lines = [
+        words.gettext("Reminder: %(opponent)s's offers are waiting for your answer (rules 5.7):")
+        % {"opponent": opponent}
+    ]
+    lines.extend(_offer_line(o, now=now, words=words) for o in open_offers)
+    lines.append(words.gettext("Send `accept <number>` or offer other times with `offer ...`."))
     return _player(pending.player, "\n".join(lines))
+
+
+def _agreed_text(
+    negotiation: Negotiation,
+    player: PlayerId,
+    *,
+    now: dt.datetime,
+    ruleset: Ruleset,
+    games_line: str | None,
+    words: Words,
+) -> str:
+    agreement = negotiation.agreement
+    assert agreement is not None
+    text = words.gettext(
+        "Your ACWC match against %(opponent)s is fixed: %(when)s.\n"
+        "Be online on time: %(no_show_rule)s. The time changes only if both of you agree "
+        "(`change <time>`).\n"
+    ) % {
+        "opponent": negotiation.opponent_of(player),
+        "when": describe_time(agreement.time, now=now, words=words),
+        "no_show_rule": no_show_rule(ruleset.conduct, words),
+    }
+    if games_line is None:
+        games_line = words.gettext(
+            "The bot sends you each game's link: a challenge only you two can join."
+        )
+    return text + games_line
 
 
 def time_agreed(
@@ -221,6 +284,7 @@ def time_agreed(
     ruleset: Ruleset,
     names: Mapping[PlayerId, str] | None = None,
     games_line: str | None = None,
+    readers: Readers = EVERYONE_IN_ENGLISH,
 ) -> tuple[Notice, ...]:
     """The agreed time, to both players, and the public line for the schedule (rules 5.2);
     ``names``: the players as Lichess spells them, for the public line; ``games_line``: how
@@ -230,17 +294,16 @@ def time_agreed(
     if agreement is None:
         raise ValueError("no time is agreed")
     a, b = negotiation.players
-    when = describe_time(agreement.time, now=now)
     notices = [
         _player(
             p,
-            f"Your ACWC match against {negotiation.opponent_of(p)} is fixed: {when}.\n"
-            f"Be online on time: {no_show_rule(ruleset.conduct)}. "
-            "The time changes only if both of you agree (`change <time>`).\n"
-            + (
-                "The bot sends you each game's link: a challenge only you two can join."
-                if games_line is None
-                else games_line
+            _agreed_text(
+                negotiation,
+                p,
+                now=now,
+                ruleset=ruleset,
+                games_line=games_line,
+                words=readers.of(p),
             ),
         )
         for p in (a, b)
@@ -251,17 +314,22 @@ def time_agreed(
     return tuple(notices)
 
 
-def change_proposed(negotiation: Negotiation, *, now: dt.datetime) -> Notice:
+def change_proposed(
+    negotiation: Negotiation, *, now: dt.datetime, words: Words = ENGLISH
+) -> Notice:
     """Ask the opponent to consent to a new time."""
     proposal = negotiation.change
     if proposal is None or negotiation.agreement is None:
         raise ValueError("no change is proposed")
     recipient = negotiation.opponent_of(proposal.by)
-    text = (
-        f"{proposal.by} asks to move your match from {label_time(negotiation.agreement.time)} "
-        f"to {describe_time(proposal.time, now=now)}.\n"
+    text = words.gettext(
+        "%(by)s asks to move your match from %(agreed)s to %(proposed)s.\n"
         "Send `accept change` to agree or `decline change` to keep the agreed time."
-    )
+    ) % {
+        "by": proposal.by,
+        "agreed": label_time(negotiation.agreement.time, words),
+        "proposed": describe_time(proposal.time, now=now, words=words),
+    }
     return _player(recipient, text)
 
 
@@ -273,40 +341,68 @@ def offers_sent(
     counted: bool,
     now: dt.datetime,
     ruleset: Ruleset,
+    words: Words = ENGLISH,
 ) -> str:
     """What ``player`` is told of the ``offers`` they just made (``counted``: before the offers
     deadline, so they count towards rules 5.1)."""
     opponent = negotiation.opponent_of(player)
-    lines = [f"Your offer{'s' if len(offers) > 1 else ''} went to {opponent}:"]
-    lines.extend(f"{o.number}. {describe_time(o.time, now=now)}" for o in offers)
+    lines = [
+        words.ngettext(
+            "Your offer went to %(opponent)s:", "Your offers went to %(opponent)s:", len(offers)
+        )
+        % {"opponent": opponent}
+    ]
+    lines.extend(f"{o.number}. {describe_time(o.time, now=now, words=words)}" for o in offers)
     if not counted:
         lines.append(
-            "Made after the offers deadline: they do not count towards rules 5.1, "
-            "but your opponent can still accept them."
+            words.gettext(
+                "Made after the offers deadline: they do not count towards rules 5.1, "
+                "but your opponent can still accept them."
+            )
         )
     elif negotiation.phase is Phase.OPEN:
-        lines.append(
-            f"You have made {offers_counted(negotiation, player)} of "
-            f"{ruleset.offers.required_offers} offers due by "
-            f"{describe_time(negotiation.week.offer_deadline, now=now)} (rules 5.1)."
-        )
+        lines.append(_offers_made_line(negotiation, player, now=now, ruleset=ruleset, words=words))
     return "\n".join(lines)
 
 
-def offer_withdrawn(player: str, number: int, time: dt.datetime) -> tuple[str, str]:
-    """What ``player``, who withdrew their offer ``number``, and their opponent are told."""
+def _offers_made_line(
+    negotiation: Negotiation, player: PlayerId, *, now: dt.datetime, ruleset: Ruleset, words: Words
+) -> str:
+    return words.gettext(
+        "You have made %(made)s of %(required)s offers due by %(deadline)s (rules 5.1)."
+    ) % {
+        "made": offers_counted(negotiation, player),
+        "required": ruleset.offers.required_offers,
+        "deadline": describe_time(negotiation.week.offer_deadline, now=now, words=words),
+    }
+
+
+def offer_withdrawn(
+    player: str,
+    number: int,
+    time: dt.datetime,
+    *,
+    words: Words = ENGLISH,
+    opponent_words: Words = ENGLISH,
+) -> tuple[str, str]:
+    """What ``player``, who withdrew their offer ``number``, and their opponent are told (each
+    in their own words)."""
     return (
-        f"Offer {number} ({label_time(time)}) is withdrawn.",
-        f"{player} withdrew offer {number} ({label_time(time)}).",
+        words.gettext("Offer %(number)s (%(time)s) is withdrawn.")
+        % {"number": number, "time": label_time(time, words)},
+        opponent_words.gettext("%(player)s withdrew offer %(number)s (%(time)s).")
+        % {"player": player, "number": number, "time": label_time(time, opponent_words)},
     )
 
 
-def change_asked(opponent: str, time: dt.datetime, *, now: dt.datetime) -> str:
+def change_asked(
+    opponent: str, time: dt.datetime, *, now: dt.datetime, words: Words = ENGLISH
+) -> str:
     """What a player who asked ``opponent`` to move the agreed time to ``time`` is told."""
-    return (
-        f"You asked {opponent} to move the match to {describe_time(time, now=now)}; the "
-        "agreed time stays until they send `accept change`."
-    )
+    return words.gettext(
+        "You asked %(opponent)s to move the match to %(time)s; the agreed time stays until "
+        "they send `accept change`."
+    ) % {"opponent": opponent, "time": describe_time(time, now=now, words=words)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,99 +434,138 @@ def round_pairings(
     return title, "\n".join(lines)
 
 
-def change_refused(player: str, *, withdrawn: bool, kept: dt.datetime) -> tuple[str, str]:
+def change_refused(
+    player: str,
+    *,
+    withdrawn: bool,
+    kept: dt.datetime,
+    words: Words = ENGLISH,
+    opponent_words: Words = ENGLISH,
+) -> tuple[str, str]:
     """What ``player``, who withdrew their own request to move the match (``withdrawn``) or
     declined the opponent's, and that opponent are told: the match stays at ``kept``."""
-    at = label_time(kept)
+    mine, theirs = (
+        {"at": label_time(kept, words)},
+        {
+            "at": label_time(kept, opponent_words),
+            "player": player,
+        },
+    )
     if withdrawn:
         return (
-            f"You withdrew your request to move the match; it stays at {at}.",
-            f"{player} withdrew their request to move the match; it stays at {at}.",
+            words.gettext("You withdrew your request to move the match; it stays at %(at)s.")
+            % mine,
+            opponent_words.gettext(
+                "%(player)s withdrew their request to move the match; it stays at %(at)s."
+            )
+            % theirs,
         )
     return (
-        f"You declined the change; the match stays at {at}.",
-        f"{player} declined moving the match; it stays at {at}.",
+        words.gettext("You declined the change; the match stays at %(at)s.") % mine,
+        opponent_words.gettext("%(player)s declined moving the match; it stays at %(at)s.")
+        % theirs,
     )
 
 
-def deadline_missed(
-    negotiation: Negotiation, ruling: Ruling, *, now: dt.datetime
-) -> tuple[Notice, ...]:
-    """A fault ruling told to both players (rules 5.5, 5.6, 5.9)."""
-    week = negotiation.week
-    out: list[Notice] = []
-    for p in negotiation.players:
-        opponent = negotiation.opponent_of(p)
-        if ruling.tied:
-            reason = (
+def _fault_text(
+    ruling: Ruling, player: PlayerId, opponent: PlayerId, end: str, words: Words
+) -> str:
+    """A fault ruling as ``player`` reads it (``end``: when the week ends, in their words)."""
+    one_at_fault = ruling.kind is RulingKind.OFFERS_ONE_AT_FAULT
+    if ruling.tied:
+        reason = (
+            words.gettext(
                 "neither player made the required offers by the deadline (rules 5.6), and "
                 "both of you are charged with a forfeit"
-                if ruling.kind is RulingKind.OFFERS_BOTH_AT_FAULT
-                else "the TDs found neither player at fault (rules 5.9)"
             )
-            text = f"Your ACWC match against {opponent} is recorded as a tied match: {reason}."
-        elif ruling.chooser == p:
-            text = (
-                f"{opponent} is at fault ("
-                + (
-                    "not enough offers by the deadline, rules 5.5"
-                    if ruling.kind is RulingKind.OFFERS_ONE_AT_FAULT
-                    else "TD decision, rules 5.9"
-                )
-                + f"), so you choose the match time: send `choose <time>` (UTC), e.g. "
-                f"`choose sat 18:00`, before {describe_time(week.end, now=now)}."
-            )
-        else:
-            text = (
-                "You are at fault ("
-                + (
-                    "fewer than the required offers by the deadline, rules 5.5"
-                    if ruling.kind is RulingKind.OFFERS_ONE_AT_FAULT
-                    else "TD decision, rules 5.9"
-                )
-                + f"), so {opponent} chooses the match time and you must accept it. "
-                "You will be told the time as soon as it is chosen."
-            )
-        out.append(_player(p, text))
+            if ruling.kind is RulingKind.OFFERS_BOTH_AT_FAULT
+            else words.gettext("the TDs found neither player at fault (rules 5.9)")
+        )
+        return words.gettext(
+            "Your ACWC match against %(opponent)s is recorded as a tied match: %(reason)s."
+        ) % {"opponent": opponent, "reason": reason}
+    if ruling.chooser == player:
+        return words.gettext(
+            "%(opponent)s is at fault (%(why)s), so you choose the match time: send "
+            "`choose <time>` (UTC), e.g. `choose sat 18:00`, before %(end)s."
+        ) % {
+            "opponent": opponent,
+            "end": end,
+            "why": words.gettext("not enough offers by the deadline, rules 5.5")
+            if one_at_fault
+            else words.gettext("TD decision, rules 5.9"),
+        }
+    return words.gettext(
+        "You are at fault (%(why)s), so %(opponent)s chooses the match time and you must "
+        "accept it. You will be told the time as soon as it is chosen."
+    ) % {
+        "opponent": opponent,
+        "why": words.gettext("fewer than the required offers by the deadline, rules 5.5")
+        if one_at_fault
+        else words.gettext("TD decision, rules 5.9"),
+    }
+
+
+def deadline_missed(
+    negotiation: Negotiation,
+    ruling: Ruling,
+    *,
+    now: dt.datetime,
+    readers: Readers = EVERYONE_IN_ENGLISH,
+) -> tuple[Notice, ...]:
+    """A fault ruling told to both players (rules 5.5, 5.6, 5.9)."""
+    out: list[Notice] = []
+    for p in negotiation.players:
+        words = readers.of(p)
+        end = describe_time(negotiation.week.end, now=now, words=words)
+        out.append(_player(p, _fault_text(ruling, p, negotiation.opponent_of(p), end, words)))
     return tuple(out)
 
 
-def _no_show_after(alert: NoShowAlert, ruleset: Ruleset) -> str:
+def _no_show_after(alert: NoShowAlert, ruleset: Ruleset, words: Words = ENGLISH) -> str:
     """How long after the agreed time this check is (rules 6.3: the grace period, then more)."""
     conduct = ruleset.conduct
     first = alert.stage is NoShowStage.FIRST
-    return label_duration(conduct.no_show_grace if first else conduct.no_show_second_alert)
+    return label_duration(conduct.no_show_grace if first else conduct.no_show_second_alert, words)
 
 
-def no_show_notice(alert: NoShowAlert, *, now: dt.datetime, ruleset: Ruleset) -> tuple[Notice, ...]:
+def no_show_notice(
+    alert: NoShowAlert,
+    *,
+    now: dt.datetime,
+    ruleset: Ruleset,
+    readers: Readers = EVERYONE_IN_ENGLISH,
+) -> tuple[Notice, ...]:
     """Rules 6.3 to the players: the appearing player is told the TDs know, then their options."""
     out: list[Notice] = []
     appearing = alert.appearing_player
-    after = _no_show_after(alert, ruleset)
     for p in alert.appeared:
         if appearing is None:
             continue
-        absent = alert.absent[0]
+        words = readers.of(p)
+        values = {"absent": alert.absent[0], "after": _no_show_after(alert, ruleset, words)}
         if alert.stage is NoShowStage.FIRST:
-            text = (
-                f"{absent} has not shown up {after} after the agreed time "
-                f"({label_time(alert.scheduled)}). The TDs have been told for you (rules 6.3)."
-            )
+            text = words.gettext(
+                "%(absent)s has not shown up %(after)s after the agreed time (%(time)s). The "
+                "TDs have been told for you (rules 6.3)."
+            ) % (values | {"time": label_time(alert.scheduled, words)})
         else:
             text = (
-                f"{absent} has still not shown up {after} after the agreed time; the TDs have "
-                "been told again. You may `claim win`, or reschedule with `change <time>` "
-                "(rules 6.3)."
+                words.gettext(
+                    "%(absent)s has still not shown up %(after)s after the agreed time; the TDs "
+                    "have been told again. You may `claim win`, or reschedule with `change <time>` "
+                    "(rules 6.3)."
+                )
+                % values
             )
         out.append(_player(p, text))
     for p in alert.absent:
-        out.append(
-            _player(
-                p,
-                f"Your ACWC match was due at {describe_time(alert.scheduled, now=now)} and you "
-                "have not shown up. Start the game now or contact the TDs (rules 6.3).",
-            )
-        )
+        words = readers.of(p)
+        text = words.gettext(
+            "Your ACWC match was due at %(time)s and you have not shown up. Start the game now "
+            "or contact the TDs (rules 6.3)."
+        ) % {"time": describe_time(alert.scheduled, now=now, words=words)}
+        out.append(_player(p, text))
     return tuple(out)
 
 
@@ -441,52 +576,80 @@ def match_result(
     score: str,
     winner: PlayerId | None,
     names: Mapping[PlayerId, str] | None = None,
+    readers: Readers = EVERYONE_IN_ENGLISH,
+    scores: Mapping[PlayerId, str] | None = None,
 ) -> tuple[Notice, ...]:
     """The result, to both players and for the public pages (rules 6.6); ``names``: the
-    players as Lichess spells them."""
+    players as Lichess spells them; ``scores``: the score as each player reads it (``score``
+    for anyone not in it)."""
     spelled = names or {}
     a, b = (spelled.get(p, p) for p in players)
+    notices = []
+    for p in players:
+        words = readers.of(p)
+        outcome = (
+            words.gettext("%(winner)s wins") % {"winner": spelled.get(winner, winner)}
+            if winner is not None
+            else words.gettext("tied match")
+        )
+        mine = (scores or {}).get(p, score)
+        notices.append(
+            _player(
+                p,
+                words.gettext("ACWC match %(match)s result: %(line)s. Thank you for playing.")
+                % {"match": match_id, "line": f"{a} - {b} {mine} ({outcome})"},
+            )
+        )
     outcome = f"{spelled.get(winner, winner)} wins" if winner is not None else "tied match"
-    line = f"{a} - {b} {score} ({outcome})"
-    notices = [
-        _player(p, f"ACWC match {match_id} result: {line}. Thank you for playing.") for p in players
-    ]
-    notices.append(Notice(Audience.PUBLIC, None, line))
+    notices.append(Notice(Audience.PUBLIC, None, f"{a} - {b} {score} ({outcome})"))
     return tuple(notices)
 
 
 def status_text(
-    negotiation: Negotiation, *, player: PlayerId, now: dt.datetime, ruleset: Ruleset
+    negotiation: Negotiation,
+    *,
+    player: PlayerId,
+    now: dt.datetime,
+    ruleset: Ruleset,
+    words: Words = ENGLISH,
 ) -> str:
     """The reply to ``status``: the offers by number, the agreement, the duty and the deadlines."""
-    opponent = negotiation.opponent_of(player)
     week = negotiation.week
-    lines = [f"Match {negotiation.match_id}: you against {opponent}."]
+    lines = [
+        words.gettext("Match %(match)s: you against %(opponent)s.")
+        % {"match": negotiation.match_id, "opponent": negotiation.opponent_of(player)}
+    ]
     phase = negotiation.phase
     if phase is Phase.AGREED and negotiation.agreement is not None:
-        lines.append(f"Agreed time: {describe_time(negotiation.agreement.time, now=now)}.")
+        lines.append(
+            words.gettext("Agreed time: %(time)s.")
+            % {"time": describe_time(negotiation.agreement.time, now=now, words=words)}
+        )
         if negotiation.change is not None:
             lines.append(
-                f"{negotiation.change.by} asked to move it to "
-                f"{label_time(negotiation.change.time)}."
+                words.gettext("%(by)s asked to move it to %(time)s.")
+                % {
+                    "by": negotiation.change.by,
+                    "time": label_time(negotiation.change.time, words),
+                }
             )
     elif phase is Phase.TIED:
-        lines.append("Ruled a tied match; nothing to schedule.")
+        lines.append(words.gettext("Ruled a tied match; nothing to schedule."))
     elif phase is Phase.AWAITING_CHOICE and negotiation.ruling is not None:
-        lines.append(f"{negotiation.ruling.chooser} chooses the time (rules 5.5, 5.9).")
+        lines.append(
+            words.gettext("%(chooser)s chooses the time (rules 5.5, 5.9).")
+            % {"chooser": negotiation.ruling.chooser}
+        )
     offers = [o for o in negotiation.offers if not o.is_withdrawn]
     if offers and phase is not Phase.AGREED:
-        lines.append("Offers:")
-        lines.extend(_offer_line(o, now=now) for o in offers)
-    if phase is Phase.OPEN:
-        made = offers_counted(negotiation, player)
-        need = ruleset.offers.required_offers
-        if now < week.offers_close:
-            lines.append(
-                f"You have made {made} of {need} offers due by "
-                f"{describe_time(week.offer_deadline, now=now)} (rules 5.1)."
-            )
-    lines.append(f"Match must be completed by {describe_time(week.end, now=now)}.")
+        lines.append(words.gettext("Offers:"))
+        lines.extend(_offer_line(o, now=now, words=words) for o in offers)
+    if phase is Phase.OPEN and now < week.offers_close:
+        lines.append(_offers_made_line(negotiation, player, now=now, ruleset=ruleset, words=words))
+    lines.append(
+        words.gettext("Match must be completed by %(end)s.")
+        % {"end": describe_time(week.end, now=now, words=words)}
+    )
     return fit("\n".join(lines))
 
 
@@ -618,12 +781,11 @@ def td_disqualification_alert(case: DisqualificationCase) -> TDAlert:
     )
 
 
-def late_check_note(due_at: dt.datetime, late_by: dt.timedelta) -> str:
+def late_check_note(due_at: dt.datetime, late_by: dt.timedelta, words: Words = ENGLISH) -> str:
     """The line a notice of a check that ran late carries (the service was not running)."""
-    return (
-        f"(This check was due {label_time(due_at)} and ran "
-        f"{label_duration(late_by)} late: the service was not running.)"
-    )
+    return words.gettext(
+        "(This check was due %(due)s and ran %(late)s late: the service was not running.)"
+    ) % {"due": label_time(due_at, words), "late": label_duration(late_by, words)}
 
 
 def statuses_unavailable(error: str) -> str:
@@ -657,12 +819,17 @@ def td_completion_alert(
     )
 
 
-def result_score(score: str, *, decided_by: str | None, games_played: bool) -> str:
+def result_score(
+    score: str, *, decided_by: str | None, games_played: bool, words: Words = ENGLISH
+) -> str:
     """A decided match's score in its result notice: the games' score, and who decided it when
     a forfeit or the TDs did (alone when no game was played)."""
-    decision = {"forfeit": "forfeit", "td": "the TDs"}.get(decided_by or "")
-    if decision is None:
-        return score
-    if not games_played:
-        return "by forfeit" if decided_by == "forfeit" else "by TD decision"
-    return f"{score} (decided by {decision})"
+    if decided_by == "forfeit":
+        if not games_played:
+            return words.gettext("by forfeit")
+        return words.gettext("%(score)s (decided by forfeit)") % {"score": score}
+    if decided_by == "td":
+        if not games_played:
+            return words.gettext("by TD decision")
+        return words.gettext("%(score)s (decided by the TDs)") % {"score": score}
+    return score

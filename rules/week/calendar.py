@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH, Words
 
 UTC = dt.UTC
 MINUTE = dt.timedelta(minutes=1)
@@ -91,20 +92,60 @@ def match_week(publication_date: dt.date, ruleset: Ruleset) -> MatchWeek:
     return MatchWeek(start=start, end=end, offer_deadline=deadline)
 
 
-def label_time(when: dt.datetime) -> str:
-    """A time as players read it: ``Thu 14 Oct 18:00 UTC``."""
+def _weekday(words: Words, weekday: int) -> str:
+    return (
+        words.pgettext("weekday", "Mon"),
+        words.pgettext("weekday", "Tue"),
+        words.pgettext("weekday", "Wed"),
+        words.pgettext("weekday", "Thu"),
+        words.pgettext("weekday", "Fri"),
+        words.pgettext("weekday", "Sat"),
+        words.pgettext("weekday", "Sun"),
+    )[weekday]
+
+
+def _month(words: Words, month: int) -> str:
+    return (
+        words.pgettext("month", "Jan"),
+        words.pgettext("month", "Feb"),
+        words.pgettext("month", "Mar"),
+        words.pgettext("month", "Apr"),
+        words.pgettext("month", "May"),
+        words.pgettext("month", "Jun"),
+        words.pgettext("month", "Jul"),
+        words.pgettext("month", "Aug"),
+        words.pgettext("month", "Sep"),
+        words.pgettext("month", "Oct"),
+        words.pgettext("month", "Nov"),
+        words.pgettext("month", "Dec"),
+    )[month - 1]
+
+
+def label_time(when: dt.datetime, words: Words = ENGLISH) -> str:
+    """A time as players read it: ``Thu 14 Oct 18:00 UTC`` (in ``words``' language)."""
     utc = when.astimezone(UTC)
-    return f"{utc:%a} {utc.day} {utc:%b %H:%M} UTC"
+    return words.gettext("%(weekday)s %(day)d %(month)s %(time)s UTC") % {
+        "weekday": _weekday(words, utc.weekday()),
+        "day": utc.day,
+        "month": _month(words, utc.month),
+        "time": f"{utc:%H:%M}",
+    }
 
 
-def label_duration(delta: dt.timedelta) -> str:
+def label_duration(delta: dt.timedelta, words: Words = ENGLISH) -> str:
     """A duration in words, to the minute, largest two units: ``2 days 3 hours``, ``59 minutes``."""
     minutes = int(abs(delta).total_seconds() // 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
     parts = [
-        f"{value} {unit}{'' if value == 1 else 's'}"
-        for value, unit in ((days, "day"), (hours, "hour"), (mins, "minute"))
+        text % {"n": value}
+        for value, text in (
+            (days, words.ngettext("%(n)d day", "%(n)d days", days)),
+            (hours, words.ngettext("%(n)d hour", "%(n)d hours", hours)),
+            (mins, words.ngettext("%(n)d minute", "%(n)d minutes", mins)),
+        )
         if value
     ]
-    return " ".join(parts[:2]) if parts else "0 minutes"
+    if not parts:
+        return words.ngettext("%(n)d minute", "%(n)d minutes", 0) % {"n": 0}
+    return " ".join(parts[:2])

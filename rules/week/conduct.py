@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from rules.core.errors import RulesError
 from rules.core.model import GameId, MatchId, PlayerId
 from rules.core.ruleset import Conduct, Ruleset
+from rules.core.words import ENGLISH, Words
 from rules.week.calendar import label_duration
 
 __all__ = [
@@ -105,15 +106,16 @@ class ClaimRight:
     since: dt.datetime
 
 
-def no_show_rule(conduct: Conduct) -> str:
+def no_show_rule(conduct: Conduct, words: Words = ENGLISH) -> str:
     """Rules 6.3 in one sentence, with this rule set's times: the one wording every notice,
     help text and page uses."""
-    grace = label_duration(conduct.no_show_grace)
-    claim = label_duration(conduct.no_show_second_alert)
-    return (
-        f"if no game has started {grace} after the agreed time, the TDs are told; {claim} after "
-        "it, a player who is there may claim the win or reschedule (rules 6.3)"
-    )
+    return words.gettext(
+        "if no game has started %(grace)s after the agreed time, the TDs are told; %(claim)s "
+        "after it, a player who is there may claim the win or reschedule (rules 6.3)"
+    ) % {
+        "grace": label_duration(conduct.no_show_grace, words),
+        "claim": label_duration(conduct.no_show_second_alert, words),
+    }
 
 
 def claim_opens(conduct: Conduct, scheduled: dt.datetime) -> dt.datetime:

@@ -169,6 +169,25 @@ class Browser:
         return text
 
 
+async def grant_games(
+    b: Browser, lichess_url: str, username: str, decision: str = "approve"
+) -> str:
+    """Press "Let the bot start my games", answer Lichess's page, land back on /account."""
+    async with b.http.post(
+        b.url("/account/games/allow"), data={"csrf": b.csrf()}, allow_redirects=False
+    ) as resp:
+        assert resp.status == 303, await resp.text()
+        oauth = resp.headers["Location"]
+    form = {k: v[0] for k, v in parse_qs(urlsplit(oauth).query).items()}
+    assert form["scope"] == "challenge:write"
+    form |= {"username": username, "decision": decision}
+    async with b.http.post(
+        lichess_url + "/_sandbox/oauth/authorize", data=form, allow_redirects=False
+    ) as resp:
+        callback = resp.headers["Location"]
+    return await b.get(callback)
+
+
 def flash_text(html: str) -> str:
     found = re.search(r'<p class="flash (?:ok|error)" id="reply" role="\w+">(.*?)</p>', html, re.S)
     if not found:

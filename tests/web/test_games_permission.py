@@ -5,7 +5,6 @@ on Lichess when withdrawn; the login's own token is revoked as soon as it named 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -14,7 +13,7 @@ from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from storage.models_tokens import PlayerTokenRow
-from tests.web.helpers import NOW, Browser, Site, flash_text, make_config, seed
+from tests.web.helpers import NOW, Browser, Site, flash_text, grant_games, make_config, seed
 
 
 @pytest.fixture
@@ -35,23 +34,6 @@ async def site_and_lichess(
         yield Site(service=service, clock=clock, url=service.web_url, matches=matches), lichess
 
 
-async def _grant(b: Browser, lichess_url: str, username: str, decision: str = "approve") -> str:
-    """Press "Let the bot start my games", answer Lichess's page, land back on /account."""
-    async with b.http.post(
-        b.url("/account/games/allow"), data={"csrf": b.csrf()}, allow_redirects=False
-    ) as resp:
-        assert resp.status == 303, await resp.text()
-        oauth = resp.headers["Location"]
-    form = {k: v[0] for k, v in parse_qs(urlsplit(oauth).query).items()}
-    assert form["scope"] == "challenge:write"
-    form |= {"username": username, "decision": decision}
-    async with b.http.post(
-        lichess_url + "/_sandbox/oauth/authorize", data=form, allow_redirects=False
-    ) as resp:
-        callback = resp.headers["Location"]
-    return await b.get(callback)
-
-
 async def test_a_player_allows_it_the_token_is_kept_encrypted_and_withdrawing_revokes_it(
     site_and_lichess: tuple[Site, SandboxState],
 ) -> None:
@@ -63,7 +45,7 @@ async def test_a_player_allows_it_the_token_is_kept_encrypted_and_withdrawing_re
         assert [t for t in lichess.tokens.values() if t.user == "alice"] == []
         page = await b.get("/account")
         assert "Let the bot start my games" in page
-        page = await _grant(b, site.service.lichess_url, "Alice")
+        page = await grant_games(b, site.service.lichess_url, "Alice")
         assert "The bot may now start your games" in flash_text(page)
         assert "Stop it and revoke the permission" in page
         granted = [v for v, t in lichess.tokens.items() if t.user == "alice"]
@@ -98,10 +80,10 @@ async def test_another_accounts_token_or_a_refusal_keeps_nothing(
     try:
         await b.login("Alice")
         await b.get("/account")
-        page = await _grant(b, site.service.lichess_url, "Bob")
+        page = await grant_games(b, site.service.lichess_url, "Bob")
         assert flash_text(page) == "That was Bob's Lichess account, not yours."
         assert [t for t in lichess.tokens.values() if t.user == "bob"] == []  # revoked
-        page = await _grant(b, site.service.lichess_url, "Alice", decision="deny")
+        page = await grant_games(b, site.service.lichess_url, "Alice", decision="deny")
         assert flash_text(page) == "You did not give the permission on Lichess."
         async with site.db.uow() as uow:
             assert await uow.tokens.get("alice") is None

@@ -18,7 +18,16 @@ from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
 
 PHONE = 375
-PUBLIC_PAGES = ("/", "/pairings", "/standings", "/candidates", "/knockout", "/players", "/rules")
+PUBLIC_PAGES = (
+    "/",
+    "/pairings",
+    "/standings",
+    "/candidates",
+    "/knockout",
+    "/players",
+    "/rules",
+    "/privacy",
+)
 DESK_PAGES = (
     "/desk",
     "/desk/rounds",

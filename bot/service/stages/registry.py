@@ -22,6 +22,7 @@ from typing import Protocol
 from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
+from bot.service.player_tokens import SWEEP, plan_forget
 from bot.service.stages.placement import PlacementRunner
 from bot.service.stages.runner import AdvanceReport, Handover, StageRunner
 from bot.views.qualification import entrants
@@ -141,6 +142,8 @@ class Progression:
         if report.entered is not None:
             tournament.current_stage = report.entered
         await record_advance(uow, report, now=now, actor=actor)
+        if await uow.tokens.player_ids():  # the players out of the stage now need none
+            await plan_forget(uow, subject=SWEEP, why="stage", now=now)
         if report.entered is not None and self.config.tournament.publish_fixed_rounds:
             await self.notifier.schedule_digest(uow, now=now, at_once=True)
         await uow.flush()

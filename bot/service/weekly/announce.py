@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import readers
 from bot.service.challenges import Announce, GameChallenges
 from bot.service.forum import Forum
 from bot.service.weekly.log import Loaded
@@ -16,6 +17,7 @@ from bot.views.scores import match_state
 from rules.core.model import MatchId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
+from rules.core.words import ENGLISH, Words
 from rules.talk.notices import match_result, result_score, time_agreed
 from rules.week.negotiation import Negotiation
 from storage.models import MatchRow
@@ -51,7 +53,10 @@ class Announcements:
         texts: dict[PlayerId, str] = {}
         key = notice.time_agreed(row.id, row.week, negotiation.agreement.at.isoformat())
         names = await _names(uow, negotiation.players)
-        for note in time_agreed(negotiation, now=now, ruleset=self.ruleset, names=names):
+        tongues = await readers(uow, negotiation.players)
+        for note in time_agreed(
+            negotiation, now=now, ruleset=self.ruleset, names=names, readers=tongues
+        ):
             if note.recipient is not None:
                 texts[note.recipient] = note.text
         await self.forum.match_changed(uow, row, now=now)
@@ -59,7 +64,12 @@ class Announcements:
             # One DM with the time and the game's link (issue 14): the challenge, made at
             # once by its deadline row, sends it (or, if Lichess fails, says to use the room).
             bare = time_agreed(
-                negotiation, now=now, ruleset=self.ruleset, names=names, games_line=""
+                negotiation,
+                now=now,
+                ruleset=self.ruleset,
+                names=names,
+                games_line="",
+                readers=tongues,
             )
             announce = Announce(
                 key.event, {n.recipient: n.text for n in bare if n.recipient is not None}
@@ -82,17 +92,26 @@ class Announcements:
             if row.outcome is Outcome.SECOND_WINS
             else None
         )
-        score = result_score(
-            str(state.score), decided_by=row.decided_by, games_played=bool(state.games)
-        )
         players = (PlayerId(row.white_first), PlayerId(row.black_first))
+        tongues = await readers(uow, players)
+
+        def score(words: Words) -> str:
+            return result_score(
+                str(state.score),
+                decided_by=row.decided_by,
+                games_played=bool(state.games),
+                words=words,
+            )
+
         key = notice.result(row.id, row.week, row.outcome, row.decided_by)
         for note in match_result(
             match_id=MatchId(row.id),
             players=players,
-            score=score,
+            score=score(ENGLISH),
             winner=winner,
             names=await _names(uow, players),
+            readers=tongues,
+            scores={p: score(tongues.of(p)) for p in players},
         ):
             if note.recipient is not None:
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)

@@ -11,6 +11,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import readers, words_of
 from bot.service.weekly.announce import Announcements
 from bot.service.weekly.conduct import Conduct
 from bot.service.weekly.log import Loaded, append, is_decided, load
@@ -90,7 +91,8 @@ class Decisions:
         )
         assert after.ruling is not None
         key = notice.step(NoticeKind.FAULT_RULING, row.id, event.seq)
-        for note in deadline_missed(after, after.ruling, now=now):
+        tongues = await readers(uow, after.players)
+        for note in deadline_missed(after, after.ruling, now=now, readers=tongues):
             if note.recipient is not None:
                 await self.notifier.dm(uow, now=now, to=note.recipient, text=note.text, key=key)
         await uow.audit.record(
@@ -147,8 +149,9 @@ class Decisions:
         )
         key = notice.step(NoticeKind.CLAIM_DISMISSED, row.id, event.seq)
         for p in sorted({r.claimant for r in rights} | {PlayerId(c) for c in claimed}):
+            words = await words_of(uow, p)
             await self.notifier.dm(
-                uow, now=d.now, to=p, text=claim_dismissed(row.id, d.reason), key=key
+                uow, now=d.now, to=p, text=claim_dismissed(row.id, d.reason, words), key=key
             )
         await uow.audit.record(
             at=d.now,

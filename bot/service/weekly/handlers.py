@@ -12,6 +12,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import readers, words_of
 from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.weekly.announce import DECIDED, Announcements
@@ -23,6 +24,7 @@ from bot.views.timeline import timeline
 from rules.core.model import GameStatus, MatchId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, PlayerStatus
+from rules.core.words import ENGLISH, Words
 from rules.talk.conduct import claim_open
 from rules.talk.notices import (
     TDAlert,
@@ -74,10 +76,10 @@ PresenceSource = Callable[[Iterable[str]], Awaitable[Sequence[Presence]]]
 """Lichess's user statuses (``GET /api/users/status``); ``None`` where there is no Lichess."""
 
 
-def _late_note(firing: Firing) -> str:
+def _late_note(firing: Firing, words: Words = ENGLISH) -> str:
     if not firing.is_late:
         return ""
-    return late_check_note(firing.deadline.due_at, firing.late_by)
+    return late_check_note(firing.deadline.due_at, firing.late_by, words)
 
 
 def _with_note(text: str, note: str) -> str:
@@ -188,12 +190,13 @@ class WeeklyDeadlines:
                 o.is_open(now=firing.now) for o in n.offers if o.number in pending.offer_numbers
             ):
                 continue
-            note = reply_reminder(n, pending, now=firing.now)
+            words = await words_of(uow, pending.player)
+            note = reply_reminder(n, pending, now=firing.now, words=words)
             await self.notifier.dm(
                 uow,
                 now=firing.now,
                 to=pending.player,
-                text=_with_note(note.text, _late_note(firing)),
+                text=_with_note(note.text, _late_note(firing, words)),
                 key=notice.deadline(NoticeKind.REPLY_REMINDER, firing.deadline.id, loaded.row.id),
             )
 
@@ -226,15 +229,15 @@ class WeeklyDeadlines:
                 data=data,
                 via="deadline",
             )
-            note = _late_note(firing)
             key = notice.step(NoticeKind.FAULT_RULING, row.id, event.seq)
-            for told in deadline_missed(after, after.ruling, now=firing.now):
+            tongues = await readers(uow, after.players)
+            for told in deadline_missed(after, after.ruling, now=firing.now, readers=tongues):
                 if told.recipient is not None:
                     await self.notifier.dm(
                         uow,
                         now=firing.now,
                         to=told.recipient,
-                        text=_with_note(told.text, note),
+                        text=_with_note(told.text, _late_note(firing, tongues.of(told.recipient))),
                         key=key,
                     )
             await self._alert(
@@ -242,7 +245,7 @@ class WeeklyDeadlines:
                 td_offers_verdict_alert(n, verdict),
                 now=firing.now,
                 key=notice.deadline(NoticeKind.OFFERS_VERDICT, firing.deadline.id, row.id),
-                extra=note,
+                extra=_late_note(firing),
             )
             if after.ruling.tied:
                 await self.announcements.tied_without_play(
@@ -368,13 +371,16 @@ class WeeklyDeadlines:
             extra=extra,
         )
         key = notice.step(NoticeKind.NO_SHOW_NOTICE, row.id, event.seq)
-        for told in no_show_notice(alert, now=firing.now, ruleset=self.config.rules):
+        tongues = await readers(uow, [*alert.appeared, *alert.absent])
+        for told in no_show_notice(
+            alert, now=firing.now, ruleset=self.config.rules, readers=tongues
+        ):
             if told.recipient is not None:
                 await self.notifier.dm(
                     uow,
                     now=firing.now,
                     to=told.recipient,
-                    text=_with_note(told.text, note),
+                    text=_with_note(told.text, _late_note(firing, tongues.of(told.recipient))),
                     key=key,
                 )
         if alert.claim is not None:

@@ -9,6 +9,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import words_of
 from bot.service.forum import Forum
 from bot.service.recheck import schedule_account_recheck
 from bot.service.weekly.planning import replan_deadlines
@@ -150,6 +151,7 @@ class Publication:
                 room_url=config.room_url(row.id),
                 now=now,
                 ruleset=config.rules,
+                words=await words_of(uow, player),
             )
             await self.notifier.dm(uow, now=now, to=player, text=note.text, key=key)
         await uow.audit.record(

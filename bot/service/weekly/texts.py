@@ -18,6 +18,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import readers, words_of
 from bot.service.weekly.announce import Announcements
 from bot.service.weekly.conduct import Conduct
 from bot.service.weekly.log import Loaded, append, is_decided, load
@@ -234,9 +235,13 @@ class PlayerTexts:
         """One parsed command of ``player``; raises ``RulesError`` for what the rules refuse."""
         rules, row = self.config.rules, loaded.row
         if isinstance(command, Help):
-            return Reply(help_text(command.topic, ruleset=rules), command=canonical)
+            words = await words_of(uow, player)
+            return Reply(help_text(command.topic, ruleset=rules, words=words), command=canonical)
         if isinstance(command, Status):
-            body = status_text(loaded.negotiation, player=player, now=now, ruleset=rules)
+            words = await words_of(uow, player)
+            body = status_text(
+                loaded.negotiation, player=player, now=now, ruleset=rules, words=words
+            )
             if is_decided(row):
                 body += "\n" + talk.result_recorded(row.outcome, row.decided_by)
             return Reply(body, command=canonical)
@@ -311,6 +316,8 @@ class PlayerTexts:
         row = loaded.row
         event = await append(uow, row, at=now, actor=player, kind=kind, data=data, via=via)
         opponent = before.opponent_of(player)
+        tongues = await readers(uow, (player, opponent))
+        mine, theirs = tongues.of(player), tongues.of(opponent)
         texts: dict[PlayerId, str] = {}
         agreed = any(isinstance(e, TimeAgreed) for e in step.events)
         if agreed:
@@ -325,21 +332,30 @@ class PlayerTexts:
                 counted=all(e.counts for e in made),
                 now=now,
                 ruleset=config.rules,
+                words=mine,
             )
-            note = offer_received(after, new, recipient=opponent, now=now, ruleset=config.rules)
+            note = offer_received(
+                after, new, recipient=opponent, now=now, ruleset=config.rules, words=theirs
+            )
             texts[opponent] = note.text
         elif kind == "withdraw":
             offer = after.offer(int(data["number"]))
-            texts[player], texts[opponent] = offer_withdrawn(player, offer.number, offer.time)
+            texts[player], texts[opponent] = offer_withdrawn(
+                player, offer.number, offer.time, words=mine, opponent_words=theirs
+            )
         elif kind == "change":
             assert after.change is not None
-            texts[player] = change_asked(opponent, after.change.time, now=now)
-            texts[opponent] = change_proposed(after, now=now).text
+            texts[player] = change_asked(opponent, after.change.time, now=now, words=mine)
+            texts[opponent] = change_proposed(after, now=now, words=theirs).text
         elif kind == "decline_change":
             assert before.change is not None
             assert after.agreement is not None
             texts[player], texts[opponent] = change_refused(
-                player, withdrawn=before.change.by == player, kept=after.agreement.time
+                player,
+                withdrawn=before.change.by == player,
+                kept=after.agreement.time,
+                words=mine,
+                opponent_words=theirs,
             )
         if not agreed:
             key = notice.step(NoticeKind.NEGOTIATION_STEP, row.id, event.seq)

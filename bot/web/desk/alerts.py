@@ -38,6 +38,7 @@ COVERED = frozenset(
         NoticeKind.DISQUALIFICATION_DUE.value,  # Disqualifications
         NoticeKind.ARMAGEDDON_NEEDS_TD.value,  # ArmageddonDecisions
         NoticeKind.ACCOUNT_MARKED.value,  # MarkedAccounts (rules 7.3)
+        NoticeKind.DATA_REMOVAL.value,  # RemovalRequests
     }
 )
 """Alert kinds a ruling source above lists as its own decision: never a second, raw item."""

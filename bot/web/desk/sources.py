@@ -13,12 +13,14 @@ from bot.web.desk.alerts import TdAlerts
 from bot.web.desk.armageddon_cards import ArmageddonDecisions
 from bot.web.desk.decisions import Decision, DecisionSource, settled_keys
 from bot.web.desk.marks import MarkedAccounts
+from bot.web.desk.privacy_cards import RemovalRequests
 from bot.web.desk.rulings import (
     ClaimDecisions,
     Disqualifications,
     FaultDecisions,
     FlaggedGames,
 )
+from bot.web.desk.season_cards import NextSeason
 from bot.web.desk.stage_cards import RoundApprovals, StageStarts
 from storage.uow import UnitOfWork
 
@@ -35,6 +37,8 @@ SOURCES: list[DecisionSource] = [
     FlaggedGames(),
     ArmageddonDecisions(),
     TdAlerts(),
+    RemovalRequests(),
+    NextSeason(),
 ]
 """Decision kinds, in the order the desk shows them. Feature modules may add their own."""
 

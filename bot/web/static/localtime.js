@@ -51,6 +51,8 @@
   }
 
   function tick() {
+    // the countdowns' words are English: a page in another language keeps the server's words
+    if ((document.documentElement.lang || "en") !== "en") return;
     var rels = document.querySelectorAll(".rel[data-until]");
     var now = Date.now() + skew;
     for (var i = 0; i < rels.length; i++) {

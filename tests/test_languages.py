@@ -1,0 +1,129 @@
+"""The message catalogues: every text marked in the code is in each language's catalogue,
+translated, not fuzzy, with the same placeholders; and a notice comes out in the words given."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import read_po
+
+from bot.notify.languages import DEFAULT, LANGUAGES, catalogue_path, words
+from rules.core.model import MatchId, PlayerId
+from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH
+from rules.talk.conduct import break_started
+from rules.talk.notices import pairing_published
+from rules.week.calendar import label_duration, label_time, match_week
+
+ROOT = Path(__file__).resolve().parent.parent
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+Key = tuple[str | None, str]
+
+
+def _marked_in_the_code() -> set[Key]:
+    """Every text of rules/ and bot/ marked for translation (babel.cfg, as scripts/messages)."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)  # type: ignore[no-untyped-call]
+    found: set[Key] = set()
+    for folder in ("rules", "bot"):
+        for _file, _line, message, _comments, context in extract_from_dir(
+            ROOT / folder, method_map, options_map
+        ):
+            found.add((context, message if isinstance(message, str) else message[0]))
+    return found
+
+
+MARKED = _marked_in_the_code()
+
+
+def _texts(value: str | Sequence[str] | None) -> list[str]:
+    """A catalogue entry's text, or its plural forms."""
+    if value is None:
+        return [""]
+    return [value] if isinstance(value, str) else list(value)
+
+
+OTHERS = sorted(set(LANGUAGES) - {DEFAULT})
+
+
+def test_the_code_marks_texts_and_there_is_a_language_besides_english() -> None:
+    assert len(MARKED) > 50
+    assert OTHERS
+
+
+@pytest.mark.parametrize("language", OTHERS)
+def test_every_marked_text_is_translated_in_the_catalogue(language: str) -> None:
+    with catalogue_path(language).open("rb") as po:
+        catalogue = read_po(po, locale=language)
+    entries = {
+        (m.context, m.id if isinstance(m.id, str) else m.id[0]): m for m in catalogue if m.id
+    }
+    missing = sorted(MARKED - set(entries), key=str)
+    assert not missing, f"not in the {language} catalogue (run scripts/messages): {missing}"
+    stale = sorted(set(entries) - MARKED, key=str)
+    assert not stale, f"in the {language} catalogue, no longer in the code: {stale}"
+    fuzzy = [key for key, m in entries.items() if m.fuzzy]
+    assert not fuzzy, f"fuzzy in the {language} catalogue: {fuzzy}"
+    empty = [key for key, m in entries.items() if not all(_texts(m.string))]
+    assert not empty, f"untranslated in the {language} catalogue: {empty}"
+    for key, m in entries.items():
+        ids, strings = _texts(m.id), _texts(m.string)
+        wanted = {name for i in ids for name in PLACEHOLDER.findall(i)}
+        for string in strings:
+            assert set(PLACEHOLDER.findall(string)) == wanted, (key, string)
+
+
+def test_a_language_not_offered_reads_english() -> None:
+    assert words(None) is ENGLISH
+    assert words(DEFAULT) is ENGLISH
+    assert words("xx") is ENGLISH
+
+
+def test_a_notice_comes_out_in_the_words_given() -> None:
+    ruleset = Ruleset()
+    week = match_week(dt.date(2021, 10, 12), ruleset)
+    now = dt.datetime(2021, 10, 12, 9, tzinfo=dt.UTC)
+
+    def notice(language: str | None) -> str:
+        return pairing_published(
+            match_id=MatchId(7),
+            player=PlayerId("alice"),
+            opponent=PlayerId("bob"),
+            week=week,
+            room_url="https://acwc.example/match/7",
+            now=now,
+            ruleset=ruleset,
+            words=words(language),
+        ).text
+
+    english, french = notice(None), notice("fr")
+    assert english.startswith("ACWC pairing: you play bob (match 7).")
+    assert french.startswith("Appariement ACWC : vous jouez contre bob (match 7).")
+    assert "Fri 15 Oct 23:59 UTC" in english
+    assert "ven. 15 oct. 23:59 UTC" in french
+    assert "https://acwc.example/match/7" in french
+    # the times and durations in the reader's words, the plural as the language has it
+    fr = words("fr")
+    assert label_time(dt.datetime(2021, 5, 2, 8, 5, tzinfo=dt.UTC), fr) == "dim. 2 mai 08:05 UTC"
+    assert label_duration(dt.timedelta(days=1, minutes=1), fr) == "1 jour 1 minute"
+    assert label_duration(dt.timedelta(days=2, hours=3), fr) == "2 jours 3 heures"
+
+
+def test_each_player_of_a_break_reads_it_in_their_own_words() -> None:
+    until = dt.datetime(2021, 10, 14, 18, 10, tzinfo=dt.UTC)
+    mine, theirs = break_started("alice", until=until, words=words("fr"))
+    assert mine == (
+        "Votre unique pause de ce match (règle 6.1) a commencé : la partie suivante doit "
+        "commencer avant le jeu. 14 oct. 18:10 UTC."
+    )
+    assert theirs == (
+        "alice called their one break (rules 6.1): the next game starts by "
+        "Thu 14 Oct 18:10 UTC at the latest."
+    )
