@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import gc
 import logging
 import signal
@@ -30,7 +31,7 @@ from bot.lichess.broadcasts import LichessBroadcasts
 from bot.lichess.bulk import LichessBulkPairing
 from bot.lichess.challenges import LichessChallenges
 from bot.lichess.client import LichessClient
-from bot.lichess.entries import StreamIntake, make_broadcasts
+from bot.lichess.entries import StreamIntake, make_broadcasts, run_registration_checks
 from bot.lichess.errors import MissingScopeError
 from bot.lichess.pause import DatabasePause
 from bot.lichess.scopes import LichessDoctorSource, check_token, run_scopes
@@ -58,6 +59,7 @@ from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
+from bot.service.seasons import season_config
 from bot.service.services import Services
 from bot.service.stages.armageddon import Armageddons
 from bot.service.stages.armageddon_games import ArmageddonGames
@@ -267,6 +269,7 @@ async def offline_services(
     """The services for a command line command, on ``db``; with ``lichess_url`` a Lichess client
     too (``acwc registration check``). ``quick``: each request is tried once, with a short
     timeout (``acwc doctor`` says at once that Lichess cannot be reached)."""
+    config = await season_config(db, config)
     if lichess_url is None:
         yield bootstrap(config, clock=clock, db=db)
         return
@@ -374,6 +377,20 @@ class Service:
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
 
+    async def _schema_ready(self, config: Config) -> Config:
+        """The database at this version's schema; the config with the open season's rules
+        (a season confirmed while the service runs is played from its next start)."""
+        why = await migrate.why_not_run(self.db)
+        if why is not None:
+            if config.service.uses_sandbox and "newer" not in why:
+                await migrate.upgrade(self.db)  # the embedded default sets itself up
+            else:
+                raise StartupError(
+                    f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
+                    "version first, or run the version the database was upgraded for"
+                )
+        return await season_config(self.db, config)
+
     async def _open(self) -> None:
         config = self.config
         self.db = Database(config.service.database_url, sqlite_connect=self.sqlite_connect)
@@ -387,15 +404,7 @@ class Service:
         self.leadership = Leadership(lock, self.clock)
         self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
-        why = await migrate.why_not_run(self.db)
-        if why is not None:
-            if config.service.uses_sandbox and "newer" not in why:
-                await migrate.upgrade(self.db)  # the embedded default sets itself up
-            else:
-                raise StartupError(
-                    f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
-                    "version first, or run the version the database was upgraded for"
-                )
+        self.config = config = await self._schema_ready(config)
         token: str | None
         if config.service.uses_sandbox:
             if self.sandbox is None:
@@ -636,7 +645,8 @@ class Service:
             tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
             checks = self.services.registration_checks
             if checks is not None:  # players' own eligibility checks (issue 25)
-                tasks.create_task(keep(checks.run, "registration checks"), name="checks")
+                run_checks = functools.partial(run_registration_checks, self.db, checks)
+                tasks.create_task(keep(run_checks, "registration checks"), name="checks")
 
 
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:

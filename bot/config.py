@@ -728,3 +728,34 @@ def describe_rules(ruleset: Ruleset) -> dict[str, Any]:
 
     result: dict[str, Any] = plain(ruleset)
     return result
+
+
+def rules_over(base: Ruleset, table: Mapping[str, Any]) -> Ruleset:
+    """``base`` with a season's own settings read over it: ``table`` as the config's
+    ``[rules]`` table would write them (a :class:`ConfigError` names a key it cannot read)."""
+    ruleset: Ruleset = _build(base, table, "rules")
+    _check_match_rules(ruleset)
+    _check_stage_rules(ruleset)
+    return ruleset
+
+
+def season_table(ruleset: Ruleset) -> dict[str, Any]:
+    """What a season sets over the config's ``[rules]``, as that table writes it: its calendar's
+    first pairings, its eligibility dates and its seeded entrants (read back by
+    :func:`rules_over`)."""
+
+    def utc(moment: dt.datetime) -> str:
+        return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+    elig = ruleset.eligibility
+    moments = {f.name: getattr(elig, f.name) for f in dataclasses.fields(elig)}
+    seeding = ruleset.seeding
+    return {
+        "calendar": {"first_publication": ruleset.calendar.first_publication.isoformat()},
+        "eligibility": {k: utc(v) for k, v in moments.items() if isinstance(v, dt.datetime)},
+        "seeding": {
+            "title_holder": seeding.title_holder or "none",
+            "runner_up": seeding.runner_up or "none",
+            "previous_final_order": list(seeding.previous_final_order),
+        },
+    }

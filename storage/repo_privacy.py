@@ -36,6 +36,7 @@ from storage.models import (
 )
 from storage.models_games import ChallengeRow
 from storage.models_notices import HoldRow
+from storage.models_seasons import SeasonEntryRow
 from storage.models_stages import ArmageddonStepRow
 from storage.models_tokens import BulkGameRow, PlayerTokenRow
 from storage.models_web import WebSessionRow
@@ -57,6 +58,7 @@ Where = Callable[[str, Sequence[str], Sequence[str]], ColumnElement[bool]]
 
 ABOUT: tuple[tuple[type[Base], Where], ...] = (
     (PlayerRow, lambda pid, _s, _h: PlayerRow.id == pid),
+    (SeasonEntryRow, lambda pid, _s, _h: SeasonEntryRow.player_id == pid),
     (StageEntrantRow, lambda pid, _s, _h: StageEntrantRow.player_id == pid),
     (
         MatchRow,

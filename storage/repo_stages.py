@@ -15,6 +15,7 @@ from rules.stages.knockout import Bracket
 from storage.bracket import bracket_data, bracket_from
 from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow, ArmageddonStepRow, BracketRow, StagePlanRow
+from storage.repo_seasons import in_open_season
 
 
 class LaterStagesRepository:
@@ -75,7 +76,7 @@ class LaterStagesRepository:
     async def matches_of_stages(self, stages: Sequence[str]) -> Sequence[MatchRow]:
         result = await self.session.execute(
             select(MatchRow)
-            .where(MatchRow.stage.in_(tuple(stages)))
+            .where(MatchRow.stage.in_(tuple(stages)), in_open_season(MatchRow.round_id))
             .order_by(MatchRow.round_id, MatchRow.board, MatchRow.week, MatchRow.id)
         )
         return result.scalars().all()

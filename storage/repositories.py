@@ -33,7 +33,6 @@ from storage.models import (
     GameRow,
     MatchRow,
     PlayerExitRow,
-    PlayerRow,
     RoundRow,
     SettingRow,
     StageEntrantRow,
@@ -41,6 +40,7 @@ from storage.models import (
     TournamentRow,
 )
 from storage.models_weekly import MatchEventRow
+from storage.repo_seasons import current_season, in_open_season, of_season
 
 _GAME_ORDER = (GameRow.created_at, GameRow.id)
 
@@ -78,7 +78,6 @@ _MATCH_WITH_ROUND = (
     .join(RoundRow, RoundRow.id == MatchRow.round_id)
     .where(MatchRow.id == bindparam("match_id"))
 )
-_TOURNAMENT = select(TournamentRow).order_by(TournamentRow.id).limit(1)
 _DEADLINES_NEXT = select(func.min(DeadlineRow.due_at)).where(
     DeadlineRow.fired_at.is_(None), DeadlineRow.cancelled_at.is_(None)
 )
@@ -103,7 +102,8 @@ class _Repository:
 
 class TournamentRepository(_Repository):
     async def current(self) -> TournamentRow | None:
-        result = await self.session.execute(_TOURNAMENT)
+        """The season in play (a draft or an archived one is never current)."""
+        result = await self.session.execute(current_season())
         return result.scalars().first()
 
     async def add(self, row: TournamentRow) -> TournamentRow:
@@ -145,7 +145,10 @@ class TournamentRepository(_Repository):
         return {rid: number for rid, number in result.all()}
 
     async def all_rounds(self) -> Sequence[RoundRow]:
-        result = await self.session.execute(select(RoundRow).order_by(RoundRow.id))
+        """The open season's rounds."""
+        result = await self.session.execute(
+            select(RoundRow).where(in_open_season(RoundRow.id)).order_by(RoundRow.id)
+        )
         return result.scalars().all()
 
     async def round(self, round_id: int) -> RoundRow | None:
@@ -155,34 +158,6 @@ class TournamentRepository(_Repository):
         self.session.add(row)
         await self.session.flush()
         return row
-
-
-class PlayerRepository(_Repository):
-    async def get(self, player_id: str) -> PlayerRow | None:
-        return await self.session.get(PlayerRow, player_id)
-
-    async def get_many(self, player_ids: Iterable[str]) -> dict[str, PlayerRow]:
-        """The players of ``player_ids`` that exist, by id, in one query."""
-        result = await self.session.execute(
-            select(PlayerRow).where(PlayerRow.id.in_(list(player_ids)))
-        )
-        return {row.id: row for row in result.scalars()}
-
-    async def add(self, row: PlayerRow) -> PlayerRow:
-        self.session.add(row)
-        await self.session.flush()
-        return row
-
-    async def list(self, *, status: str | None = None) -> Sequence[PlayerRow]:
-        query = select(PlayerRow).order_by(PlayerRow.seed_rating.desc().nulls_last(), PlayerRow.id)
-        if status is not None:
-            query = query.where(PlayerRow.status == status)
-        result = await self.session.execute(query)
-        return result.scalars().all()
-
-    async def remove(self, row: PlayerRow) -> None:
-        await self.session.delete(row)
-        await self.session.flush()
 
 
 class MatchRepository(_Repository):
@@ -223,7 +198,10 @@ class MatchRepository(_Repository):
     async def for_player(self, player_id: str) -> Sequence[MatchRow]:
         result = await self.session.execute(
             select(MatchRow)
-            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+            .where(
+                or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id),
+                in_open_season(MatchRow.round_id),
+            )
             .order_by(MatchRow.id)
         )
         return result.scalars().all()
@@ -290,7 +268,11 @@ class MatchRepository(_Repository):
         """(stage, state, how many) of the matches that are neither byes nor void."""
         result = await self.session.execute(
             select(MatchRow.stage, MatchRow.state, func.count())
-            .where(MatchRow.black_first.is_not(None), MatchRow.state != MatchState.VOID)
+            .where(
+                MatchRow.black_first.is_not(None),
+                MatchRow.state != MatchState.VOID,
+                in_open_season(MatchRow.round_id),
+            )
             .group_by(MatchRow.stage, MatchRow.state)
         )
         return [(stage, state, int(n)) for stage, state, n in result.all()]
@@ -299,12 +281,18 @@ class MatchRepository(_Repository):
         result = await self.session.execute(
             select(func.count())
             .select_from(MatchRow)
-            .where(or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id))
+            .where(
+                or_(MatchRow.white_first == player_id, MatchRow.black_first == player_id),
+                in_open_season(MatchRow.round_id),
+            )
         )
         return int(result.scalar_one())
 
     async def all(self) -> Sequence[MatchRow]:
-        result = await self.session.execute(select(MatchRow).order_by(MatchRow.id))
+        """The open season's matches."""
+        result = await self.session.execute(
+            select(MatchRow).where(in_open_season(MatchRow.round_id)).order_by(MatchRow.id)
+        )
         return result.scalars().all()
 
 
@@ -716,13 +704,22 @@ class StageRepository(_Repository):
         return row
 
     async def exits(self, stage: str | None = None) -> Sequence[PlayerExitRow]:
-        query = select(PlayerExitRow).order_by(PlayerExitRow.id)
+        """The season's exits (of one stage)."""
+        query = (
+            select(PlayerExitRow)
+            .where(of_season(PlayerExitRow.tournament_id))
+            .order_by(PlayerExitRow.id)
+        )
         if stage is not None:
             query = query.where(PlayerExitRow.stage == stage)
         result = await self.session.execute(query)
         return result.scalars().all()
 
     async def add_exit(self, row: PlayerExitRow) -> PlayerExitRow:
+        if row.tournament_id is None:
+            row.tournament_id = await self.session.scalar(
+                current_season().with_only_columns(TournamentRow.id)
+            )
         self.session.add(row)
         await self.session.flush()
         return row

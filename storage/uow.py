@@ -14,7 +14,9 @@ from storage.fence import Claims, Fence
 from storage.repo_games import LichessRepository
 from storage.repo_notices import HoldRepository, NoticeRepository
 from storage.repo_outbox import OutboxRepository
+from storage.repo_players import PlayerRepository
 from storage.repo_privacy import PrivacyRepository
+from storage.repo_seasons import SeasonRepository
 from storage.repo_stages import LaterStagesRepository
 from storage.repo_tokens import PlayerTokenRepository
 from storage.repo_web import WebRepository
@@ -24,7 +26,6 @@ from storage.repositories import (
     DeadlineRepository,
     GameRepository,
     MatchRepository,
-    PlayerRepository,
     SettingRepository,
     StageRepository,
     TournamentRepository,
@@ -68,6 +69,7 @@ class UnitOfWork:
         if self.read_only:
             event.listen(self.session.sync_session, "before_flush", _no_writes)
         self.tournaments = TournamentRepository(self.session)
+        self.seasons = SeasonRepository(self.session)
         self.players = PlayerRepository(self.session)
         self.matches = MatchRepository(self.session)
         self.games = GameRepository(self.session)

@@ -240,10 +240,6 @@ WORDS_LEFT = {
     "bot/notify/kinds.py",
     "bot/service/bulk_games.py",  # the audit's reason of a forgotten token
     "bot/service/challenges.py",  # a challenge's audit subject ("week 1 game 2")
-    # words a player reads still written in place, to move to rules/talk (the registration's
-    # refusals and its check's problem):
-    "bot/service/registration.py",
-    "bot/service/registration_queue.py",
 }
 """The modules of bot/service and bot/notify that still write words of their own."""
 
@@ -434,12 +430,9 @@ def test_the_get_checker_follows_a_page_into_its_module() -> None:
 
 
 TRANSACTION_CALLS = {"commit", "rollback"}
-COMMITTING_SERVICES = {
-    "bot/service/registration.py": {"check_all", "register_checked"},
-    "bot/service/registration_queue.py": {"_store"},
-}
-"""Services that still commit, by function: to move to their entry points (the web handler,
-the command, the queue's loop). Shrink this list, never add to it."""
+COMMITTING_SERVICES: dict[str, set[str]] = {}
+"""Services that still commit, by function (none now): a service's commit belongs to its entry
+point (the web handler, the command, the queue's loop). Never add to it."""
 
 
 def _committing_functions(tree: ast.AST) -> set[str]:

@@ -17,6 +17,7 @@ from bot.notify.languages import DEFAULT, LANGUAGES, catalogue_path, words
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
+from rules.talk.conduct import break_started
 from rules.talk.notices import pairing_published
 from rules.week.calendar import label_duration, label_time, match_week
 
@@ -113,3 +114,16 @@ def test_a_notice_comes_out_in_the_words_given() -> None:
     assert label_time(dt.datetime(2021, 5, 2, 8, 5, tzinfo=dt.UTC), fr) == "dim. 2 mai 08:05 UTC"
     assert label_duration(dt.timedelta(days=1, minutes=1), fr) == "1 jour 1 minute"
     assert label_duration(dt.timedelta(days=2, hours=3), fr) == "2 jours 3 heures"
+
+
+def test_each_player_of_a_break_reads_it_in_their_own_words() -> None:
+    until = dt.datetime(2021, 10, 14, 18, 10, tzinfo=dt.UTC)
+    mine, theirs = break_started("alice", until=until, words=words("fr"))
+    assert mine == (
+        "Votre unique pause de ce match (règle 6.1) a commencé : la partie suivante doit "
+        "commencer avant le jeu. 14 oct. 18:10 UTC."
+    )
+    assert theirs == (
+        "alice called their one break (rules 6.1): the next game starts by "
+        "Thu 14 Oct 18:10 UTC at the latest."
+    )

@@ -94,6 +94,9 @@ COMMANDS: tuple[CommandEntry, ...] = (
     CommandEntry(
         "doctor", "bot.cli.doctor_cmd", "check the bot's account, token, scopes and team on Lichess"
     ),
+    CommandEntry(
+        "season", "bot.cli.season_cmd", "the seasons: next year's from this one, the archive"
+    ),
 )
 
 _GLOBAL_WITH_VALUE = ("--config", "--log-format")

@@ -234,7 +234,10 @@ async def registration_check(args: argparse.Namespace, cli: Cli) -> int:
     actor = check_actor(config, args.by)
     async with services(cli, lichess_url=url) as found:
         assert found.registration is not None
-        checks = await found.registration.check_all(now=cli.clock.now(), actor=actor)
+        checks = await found.registration.check_all()
+        async with found.db.uow() as uow:
+            await found.registration.record_checks(uow, checks, now=cli.clock.now(), actor=actor)
+            await uow.commit()
     data = [
         {
             "player": c.username,

@@ -141,7 +141,7 @@ class Facts:
         return not self.outbox_due and not self.deadlines_due and not self.games_missing
 
 
-STALL = 0.25
+STALL = 0.1
 """Real seconds without activity after which, during an outage, the clock moves to a sleeper."""
 MAX_JUMP = dt.timedelta(minutes=5)
 """The furthest such a move goes."""

@@ -9,20 +9,26 @@ the watcher hands over several games at once (a burst of game ends), :meth:`Stre
 asks the export once for every finished one first, and each game's second transaction takes its
 answer from there.
 :func:`make_broadcasts`: each broadcast or round Lichess made, stored in its own transaction.
+:func:`run_registration_checks`: the leader's loop of the players' own eligibility checks
+(:class:`bot.service.registration_queue.RegistrationChecks`), each step of a check a transaction
+of its own, the account read from Lichess between them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from bot.lichess.errors import LichessError
 from bot.service.broadcasts import Broadcasts
 from bot.service.intake import GameIntake
+from bot.service.registration_queue import POLL, CheckState, RegistrationChecks
 from rules.core.model import Game, GameId
 from storage.db import Database
 
-__all__ = ["StreamIntake", "make_broadcasts"]
+__all__ = ["StreamIntake", "check_due", "make_broadcasts", "run_registration_checks"]
 
 log = logging.getLogger(__name__)
 
@@ -91,3 +97,25 @@ async def make_broadcasts(db: Database, broadcasts: Broadcasts) -> int:
             await uow.commit()
         made += step.rounds
     return made
+
+
+async def check_due(db: Database, checks: RegistrationChecks) -> dt.datetime | None:
+    """Run every registration check due now, one at a time (the bot keeps one request queue
+    to Lichess), each step committed as it comes and the pages told; when the next waits until."""
+    while True:
+        due = await checks.next_due()
+        if not isinstance(due, CheckState):
+            return due
+        async with contextlib.aclosing(checks.steps(due)) as steps:
+            async for write in steps:
+                async with checks.gate(), db.uow() as uow:
+                    await write(uow)
+                    await uow.commit()
+                checks.moved()
+
+
+async def run_registration_checks(db: Database, checks: RegistrationChecks) -> None:
+    """Until cancelled: run the players' registration checks as they are asked for."""
+    while True:
+        checks.wakeup.looking()
+        await checks.idle(await check_due(db, checks), poll=POLL)

@@ -21,6 +21,7 @@ from bot.service.players import Players
 from rules.core.model import normalise_username
 from rules.core.states import PlayerStatus
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
+from rules.talk import registration as talk
 from storage.db import Database
 from storage.models import AuditRow
 from storage.uow import UnitOfWork
@@ -87,16 +88,8 @@ class AccountSource(Protocol):
         ...
 
 
-REASONS = {
-    "created_too_late": "the account was created too late (rules 2.i)",
-    "too_few_rated_games": "too few rated games before the cut-off (rules 2.i)",
-    "bot_account": "a BOT account cannot play (rules 2.ii.5)",
-    "cheat_detected": "Lichess ended games of the account as cheat detected: one since the"
-    " first cut-off or two since the second bar the entry (rules 2.2.3)",
-    "tos_violation": "the account is marked for breaking the Lichess terms (rules 2.ii)",
-    "account_closed": "the account is closed (rules 2.ii)",
-}
-"""Each refusal and review flag in words a player reads."""
+REASONS = talk.REASONS
+"""Each refusal and review flag in words a player reads (:mod:`rules.talk.registration`)."""
 
 
 TD_REFUSAL, TD_ADDITION = "registration.refuse", "registration.add"
@@ -164,16 +157,9 @@ async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
     them since), or they left the championship; ``None``: nothing stands in the way."""
     row = await uow.players.get(player)
     if row is not None and row.status is not PlayerStatus.ACTIVE:
-        why = f" ({row.status_reason})" if row.status_reason else ""
-        return (
-            f"You are {row.status} from this championship{why}; you cannot register again. "
-            "Write to the TDs if you think this is wrong."
-        )
+        return talk.gone(row.status, row.status_reason)
     for refusal in await standing_refusals(uow, player):
-        return (
-            f"The TDs refused your registration ({refusal.reason}); only they can change that. "
-            "Write to them if you think this is wrong."
-        )
+        return talk.refused_by_tds(refusal.reason)
     return None
 
 
@@ -208,7 +194,7 @@ class RegistrationCheck:
         texts = [r.value.replace("_", " ") for r in self.verdict.refusals]
         texts += [f"review: {f.value.replace('_', ' ')}" for f in self.verdict.flags]
         if self.team_member is False:
-            texts.append("not a team member (DMs to them count against the bot's daily limit)")
+            texts.append(talk.not_a_team_member())
         return texts
 
 
@@ -224,8 +210,7 @@ class Registration:
         try:
             record = await self.accounts.account(username, on_game)
         except LichessUnreachable as e:
-            problem = f"Lichess could not be reached: {e}"
-            return RegistrationCheck(username, None, problem, unreachable=True)
+            return RegistrationCheck(username, None, talk.unreachable(e), unreachable=True)
         if isinstance(record, str):
             return RegistrationCheck(username, None, record)
         try:
@@ -236,17 +221,14 @@ class Registration:
                 cheat_detected=record.cheat_detected,
             )
         except SeedingError as e:
-            return RegistrationCheck(username, None, f"cannot assess: {e}")
+            return RegistrationCheck(username, None, talk.cannot_assess(e))
         return RegistrationCheck(username, verdict, None)
 
     async def check_all(
-        self,
-        *,
-        now: dt.datetime,
-        actor: str,
-        progress: Callable[[int, int], None] | None = None,
+        self, *, progress: Callable[[int, int], None] | None = None
     ) -> list[RegistrationCheck]:
-        """Check every registered player and store the seeding ratings found (audited).
+        """Check every registered player (nothing is written: the caller stores what was found
+        with :meth:`record_checks`, in its own transaction, as the Lichess calls are over).
         ``progress(done, total)`` is told after each player (the desk's background check).
 
         Refuses first, naming it, when the token lacks a scope the check needs, and changes
@@ -259,11 +241,8 @@ class Registration:
             user, scopes = token
             missing = sorted(set(needed) - scopes) if user is not None else needed
             if missing:
-                who = "an unknown or revoked token" if user is None else f"the token of {user}"
-                raise OperationError(
-                    f"{who} lacks the scope {', '.join(missing)}: give the bot a token with it"
-                )
-        async with self.db.uow() as uow:
+                raise OperationError(talk.token_lacks(user, missing))
+        async with self.db.reads() as uow:
             players = [(p.id, p.username) for p in await uow.players.list()]
         checks = []
         for _, username in players:
@@ -272,10 +251,7 @@ class Registration:
                 progress(len(checks), len(players))
         lost = next((c for c in checks if c.unreachable), None)
         if lost is not None:
-            raise OperationError(
-                f"Lichess could not be reached while checking {lost.username} ({lost.problem}): "
-                "nothing was changed"
-            )
+            raise OperationError(talk.unreachable_during(lost.username, lost.problem))
         team = self.config.tournament.team
         members = await self.accounts.team_members(team) if team else None
         if isinstance(members, set):
@@ -283,71 +259,57 @@ class Registration:
                 dataclasses.replace(c, team_member=pid in members)
                 for (pid, _), c in zip(players, checks, strict=True)
             ]
-        async with self.db.uow() as uow:
-            for (player_id, _), check in zip(players, checks, strict=True):
-                row = await uow.players.get(player_id)
-                if row is None:
-                    continue
-                if check.team_member is not None:
-                    row.team_member = check.team_member
-                seed = None if check.verdict is None else check.verdict.seed_rating
-                if seed is not None and seed != row.seed_rating:
-                    row.seed_rating = seed
-                verdict = check.verdict
-                await uow.audit.record(
-                    at=now,
-                    actor=actor,
-                    action="registration.check",
-                    player=player_id,
-                    details={
-                        "eligible": check.is_eligible,
-                        "reasons": check.reasons,
-                        "seed_rating": seed,
-                        "rating_at_cutoff": None if verdict is None else verdict.rating_at_cutoff,
-                        "peak_rating": None if verdict is None else verdict.peak_rating,
-                        "rated_games": None if verdict is None else verdict.rated_games_counted,
-                        "team_member": check.team_member,
-                        "cheat_detected": []
-                        if verdict is None
-                        else [d.isoformat() for d in verdict.cheat_detected],
-                    },
-                )
-            await uow.commit()
         return checks
+
+    async def record_checks(
+        self, uow: UnitOfWork, checks: list[RegistrationCheck], *, now: dt.datetime, actor: str
+    ) -> None:
+        """Store what :meth:`check_all` found in the caller's unit of work: each player's
+        seeding rating and team membership, and the check's audit row (the command or the desk
+        commits it)."""
+        for check in checks:
+            player_id = normalise_username(check.username)
+            row = await uow.players.get(player_id)
+            if row is None:
+                continue
+            if check.team_member is not None:
+                row.team_member = check.team_member
+            seed = None if check.verdict is None else check.verdict.seed_rating
+            if seed is not None and seed != row.seed_rating:
+                row.seed_rating = seed
+            verdict = check.verdict
+            await uow.audit.record(
+                at=now,
+                actor=actor,
+                action="registration.check",
+                player=player_id,
+                details={
+                    "eligible": check.is_eligible,
+                    "reasons": check.reasons,
+                    "seed_rating": seed,
+                    "rating_at_cutoff": None if verdict is None else verdict.rating_at_cutoff,
+                    "peak_rating": None if verdict is None else verdict.peak_rating,
+                    "rated_games": None if verdict is None else verdict.rated_games_counted,
+                    "team_member": check.team_member,
+                    "cheat_detected": []
+                    if verdict is None
+                    else [d.isoformat() for d in verdict.cheat_detected],
+                },
+            )
 
     # --- players on their own (issue 17) ----------------------------------------------------
 
     def reason(self, code: str) -> str:
         """A refusal or review flag in words a player reads, with the settings' dates."""
-        if code == "cheat_detected":
-            e = self.config.rules.eligibility
-            return (
-                "Lichess ended games of the account as cheat detected: one since "
-                f"{e.cheat_one_cutoff:%d %b %Y} or two since {e.cheat_two_cutoff:%d %b %Y} bar "
-                "the entry (rules 2.2.3)"
-            )
-        return REASONS.get(code, code)
+        e = self.config.rules.eligibility
+        return talk.reason(
+            code, cheat_one_cutoff=e.cheat_one_cutoff, cheat_two_cutoff=e.cheat_two_cutoff
+        )
 
     def _window(self, now: dt.datetime) -> None:
         reg = self.config.registration
         if not reg.is_open(now):
-            when = (
-                "registration is closed"
-                if reg.opens is None or reg.closes is None
-                else f"registration is open from {reg.opens:%d %b %Y %H:%M} to "
-                f"{reg.closes:%d %b %Y %H:%M} UTC"
-            )
-            raise OperationError(f"You cannot register now: {when}.")
-
-    async def register_self(self, username: str, *, now: dt.datetime) -> SelfRegistration:
-        """A logged-in player registers: eligibility at once, then the team, then the entry
-        (audited ``registration.self``). Ineligible: nothing is stored, every reason is said.
-        (The web page and the demo run the check in the background:
-        :mod:`bot.service.registration_queue`.)"""
-        settled = await self.settled(username, now=now)
-        if settled is not None:
-            return settled
-        return await self.register_checked(username, await self.check_player(username), now=now)
+            raise OperationError(talk.window_closed(reg.opens, reg.closes))
 
     async def settled(self, username: str, *, now: dt.datetime) -> SelfRegistration | None:
         """What is known without asking Lichess: outside the window (raises
@@ -362,11 +324,9 @@ class Registration:
                 return SelfRegistration(username, True)
         return None
 
-    async def register_checked(
-        self, username: str, check: RegistrationCheck, *, now: dt.datetime
-    ) -> SelfRegistration:
-        """The rest of a registration once the account is checked: every reason it may not
-        play, the team, then the entry (audited ``registration.self``)."""
+    async def refusal(self, username: str, check: RegistrationCheck) -> SelfRegistration | None:
+        """Why the checked account may not be entered (every reason it may not play, or the
+        team to join first, asked of Lichess); ``None``: :meth:`enter` it. Writes nothing."""
         if check.problem is not None:
             return SelfRegistration(username, False, (check.problem,))
         assert check.verdict is not None
@@ -381,23 +341,29 @@ class Registration:
                 return SelfRegistration(username, False, (member,))
             if not member:
                 return SelfRegistration(username, False, (), join_team=team)
-        async with self.db.uow() as uow:
-            if await uow.players.get(normalise_username(username)) is not None:
-                return SelfRegistration(username, True)
-            await Players(self.config).add(
-                uow, username, seed_rating=check.verdict.seed_rating, now=now, actor=username
-            )
-            await uow.audit.record(
-                at=now,
-                actor=username,
-                action="registration.self",
-                player=normalise_username(username),
-                details={
-                    "seed_rating": check.verdict.seed_rating,
-                    "cheat_detected": [d.isoformat() for d in check.verdict.cheat_detected],
-                },
-            )
-            await uow.commit()
+        return None
+
+    async def enter(
+        self, uow: UnitOfWork, username: str, check: RegistrationCheck, *, now: dt.datetime
+    ) -> SelfRegistration:
+        """The entry of an account :meth:`refusal` let through, in the caller's unit of work
+        (audited ``registration.self``); an account entered already stays as it is."""
+        assert check.verdict is not None
+        if await uow.players.get(normalise_username(username)) is not None:
+            return SelfRegistration(username, True)
+        await Players(self.config).add(
+            uow, username, seed_rating=check.verdict.seed_rating, now=now, actor=username
+        )
+        await uow.audit.record(
+            at=now,
+            actor=username,
+            action="registration.self",
+            player=normalise_username(username),
+            details={
+                "seed_rating": check.verdict.seed_rating,
+                "cheat_detected": [d.isoformat() for d in check.verdict.cheat_detected],
+            },
+        )
         return SelfRegistration(username, True)
 
     async def withdraw_self(self, uow: UnitOfWork, username: str, *, now: dt.datetime) -> None:

@@ -5,9 +5,11 @@ reading a history of a few thousand antichess games takes minutes: too long for 
 ``POST /register`` therefore only asks for the check (:meth:`RegistrationChecks.request`): what
 is known without Lichess (the window, a TDs' refusal, an entry already made) is answered at once;
 otherwise a check is queued and the page says so at once. The leading process runs the queue
-(:meth:`RegistrationChecks.run`, one check at a time: the bot keeps one request queue to
-Lichess), and the player's page shows the check's state and the games read so far while it runs,
-then its result (``/register`` is a live page: :meth:`RegistrationChecks.subscribe`).
+(:func:`bot.lichess.entries.run_registration_checks`, one check at a time: the bot keeps one
+request queue to Lichess; each step of a check, :meth:`RegistrationChecks.steps`, is a write that
+loop commits on its own, the account read between them: this module never commits), and the
+player's page shows the check's state and the games read so far while it runs, then its result
+(``/register`` is a live page: :meth:`RegistrationChecks.subscribe`).
 
 Each check is a row of ``settings`` under :data:`CHECK_PREFIX` and the player's id, in JSON:
 ``queued`` (asked for, or to be tried again after Lichess could not be reached), ``reading``
@@ -23,19 +25,20 @@ import dataclasses
 import datetime as dt
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.runtime.clock import Clock
 from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop
-from bot.service.registration import Registration, SelfRegistration
+from bot.service.registration import Registration, RegistrationCheck, SelfRegistration
 from rules.core.model import normalise_username
+from rules.talk import registration as talk
 from storage.db import Database
-from storage.uow import UnitOfWork
+from storage.uow import UnitOfWork, Write
 
-__all__ = ["CHECK_PREFIX", "CheckState", "RegistrationChecks"]
+__all__ = ["CHECK_PREFIX", "POLL", "CheckState", "RegistrationChecks", "check_of"]
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +106,8 @@ async def check_of(uow: UnitOfWork, username: str) -> CheckState | None:
 
 
 class RegistrationChecks(WaitingLoop):
-    """The queue of players' own eligibility checks, and the leader's loop that runs it."""
+    """The queue of players' own eligibility checks, and the wake-up of the leader's loop that
+    runs it (:func:`bot.lichess.entries.run_registration_checks`)."""
 
     def __init__(
         self,
@@ -130,7 +134,8 @@ class RegistrationChecks(WaitingLoop):
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def _moved(self) -> None:
+    def moved(self) -> None:
+        """A step of a check was committed: tell the pages."""
         for listener in tuple(self._listeners):
             listener()
 
@@ -159,27 +164,30 @@ class RegistrationChecks(WaitingLoop):
         running = (c for c in checks if c.running)  # first asked, first read (then by name)
         return sorted(running, key=lambda c: (c.requested_at, normalise_username(c.username)))
 
-    async def _store(self, state: CheckState) -> None:
-        async with self.gate(), self.db.uow() as uow:
+    def store(self, state: CheckState) -> Write:
+        """The write that stores ``state``."""
+
+        async def write(uow: UnitOfWork) -> None:
             await uow.settings.set(_key(state.username), state.text())
-            await uow.commit()
-        self._moved()
 
-    async def run_due(self) -> dt.datetime | None:
-        """Run every check that is due now, one at a time; when the next waits until."""
-        while True:
-            now = self.clock.now()
-            queue = await self._queue()
-            due = [c for c in queue if c.not_before is None or c.not_before <= now]
-            if not due:
-                return min((c.not_before for c in queue if c.not_before), default=None)
-            await self.check(due[0])
+        return write
 
-    async def check(self, state: CheckState) -> CheckState:
-        """Read the account (the games read so far written as they come), then register the
-        player or store each reason not: the check's last state."""
+    async def next_due(self) -> CheckState | dt.datetime | None:
+        """The first check due now; else when the next one waits until (``None``: none)."""
+        now = self.clock.now()
+        queue = await self._queue()
+        due = [c for c in queue if c.not_before is None or c.not_before <= now]
+        if due:
+            return due[0]
+        return min((c.not_before for c in queue if c.not_before), default=None)
+
+    async def steps(self, state: CheckState) -> AsyncGenerator[Write]:
+        """One check, as the writes its runner commits one transaction each, Lichess asked
+        between them: the check marked as reading, the games read so far as they come, then
+        the player entered with the check done, or each reason not (or the check queued again
+        when Lichess could not be reached)."""
         state = dataclasses.replace(state, state=READING, games=0, problem=None)
-        await self._store(state)
+        yield self.store(state)
         loop = asyncio.get_running_loop()
         read = 0
         more = asyncio.Event()
@@ -191,6 +199,7 @@ class RegistrationChecks(WaitingLoop):
                 loop.call_soon_threadsafe(more.set)
 
         task = asyncio.create_task(self.registration.check_player(state.username, on_game))
+        found: RegistrationCheck | None = None
         result: SelfRegistration | None = None
         problem: str | None = None
         try:
@@ -201,42 +210,49 @@ class RegistrationChecks(WaitingLoop):
                 if more.is_set():
                     more.clear()
                     state = dataclasses.replace(state, games=read)
-                    await self._store(state)
+                    yield self.store(state)
             found = task.result()
             if found.unreachable:  # not a verdict: asked again when Lichess is back
-                problem = found.problem
+                problem, found = found.problem, None
             else:
-                now = self.clock.now()
-                result = await self.registration.register_checked(state.username, found, now=now)
+                result = await self.registration.refusal(state.username, found)
         except Exception as e:  # a failure of this check, not of the queue: tried again later
             log.exception("the eligibility check of %s failed", state.username)
-            problem = f"the check stopped: {e.__class__.__name__}: {e}"
+            problem, found = talk.check_stopped(e), None
         finally:
             task.cancel()
         now = self.clock.now()
-        if result is None:
-            state = dataclasses.replace(
+        if found is None:
+            queued = dataclasses.replace(
                 state, state=QUEUED, games=read, not_before=now + RETRY, problem=problem
             )
+            yield self.store(queued)
+            return
+        if result is None:
+            result = SelfRegistration(state.username, True)
+        done = dataclasses.replace(
+            state,
+            state=DONE,
+            games=read,
+            not_before=None,
+            registered=result.registered,
+            reasons=result.reasons,
+            join_team=result.join_team,
+        )
+        if not result.registered:
+            yield self.store(done)
         else:
-            state = dataclasses.replace(
-                state,
-                state=DONE,
-                games=read,
-                not_before=None,
-                registered=result.registered,
-                reasons=result.reasons,
-                join_team=result.join_team,
-            )
-            self.checked += 1
-        await self._store(state)
-        return state
+            yield self._enter(found, done, now)
+        self.checked += 1
 
-    async def run(self) -> None:
-        """Until cancelled: run the checks as they are asked for."""
-        while True:
-            self.wakeup.looking()
-            await self.idle(await self.run_due(), poll=POLL)
+    def _enter(self, found: RegistrationCheck, done: CheckState, now: dt.datetime) -> Write:
+        """The player entered and the check stored done, in one transaction."""
+
+        async def write(uow: UnitOfWork) -> None:
+            await self.registration.enter(uow, done.username, found, now=now)
+            await self.store(done)(uow)
+
+        return write
 
     async def wait_done(self, usernames: list[str]) -> list[CheckState]:
         """Wait until the checks of ``usernames`` are done (each move wakes this); their last

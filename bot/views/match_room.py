@@ -14,12 +14,13 @@ from bot.views.bracket import procedure
 from bot.views.scores import match_state
 from rules.core.model import GameStatus, PlayerId, normalise_username
 from rules.core.states import MatchState
+from rules.core.words import ENGLISH, Words
 from rules.talk.games import time_control_text
 from rules.talk.notices import describe_time
 from rules.talk.room import NoShowCheckSeen, change_asked_line, no_show_lines, ruling_line
 from rules.week.faults import counts_towards_duty, offers_counted
 from rules.week.negotiation import Negotiation
-from rules.week.next_step import MatchMoment, NextStep, player_options
+from rules.week.next_step import MatchMoment, NextStep, PlayerOptions, player_options
 from rules.week.room import next_game, offer_state
 from storage.convert import to_match
 from storage.match_log import LogKind, break_calls, claim_rights, game_spans, replay
@@ -146,11 +147,16 @@ class _Week:
 
 
 async def match_view(
-    uow: UnitOfWork, config: Config, *, match_id: int, viewer: str | None, now: dt.datetime
+    uow: UnitOfWork,
+    config: Config,
+    *,
+    match_id: int,
+    viewer: str | None,
+    now: dt.datetime,
+    words: Words = ENGLISH,
 ) -> MatchView:
-    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it.
-
-    Raises :class:`OperationError` for an unknown match or a bye.
+    """The match room of ``match_id`` as ``viewer`` (a Lichess username, or None) sees it, in
+    ``words``. Raises :class:`OperationError` for an unknown match or a bye.
     """
     row = await _match_row(uow, match_id)
     viewer_id = normalise_username(viewer) if viewer else None
@@ -171,23 +177,17 @@ async def match_view(
     all_games = await uow.games.for_match(row.id, counted_only=False)
     games = _games(all_games, name)
     decided = row.outcome is not None
-    week = _Week() if n is None else _week(n, decided=decided, now=now, name=name)
+    week = _Week() if n is None else _week(n, decided=decided, now=now, name=name, words=words)
     options = None
     if is_player and viewer_id is not None:
-        moment = _moment(row, PlayerId(viewer_id), n, events, all_games, config, now=now)
-        if moment.armageddon:
-            moment = dataclasses.replace(moment, armageddon_due=await _bids_due(uow, row, config))
-        options = player_options(moment)
-
-    def label(when: dt.datetime | None) -> str | None:
-        return describe_time(when, now=now) if when is not None else None
+        player = PlayerId(viewer_id)
+        options = await _options(uow, row, player, n, events, all_games, config, now=now)
 
     agreed = n.agreement.time if n is not None and n.agreement is not None else row.agreed_time
     no_show: tuple[str, ...] = ()
     if agreed is not None and not decided and not games and now >= agreed:
-        no_show = no_show_lines(
-            config.rules.conduct, agreed, _checks(events, agreed, name), now=now
-        )
+        checks = _checks(events, agreed, name)
+        no_show = no_show_lines(config.rules.conduct, agreed, checks, now=now, words=words)
     upcoming = next_game(
         played=sum(1 for g in all_games if g.counted), total=row.games, decided=decided
     )
@@ -206,7 +206,7 @@ async def match_view(
         offers_counted=week.counted,
         required_offers=config.rules.offers.required_offers,
         agreed_time=agreed,
-        agreed_label=label(agreed),
+        agreed_label=None if agreed is None else describe_time(agreed, now=now, words=words),
         change=week.change,
         ruling=week.ruling,
         chooser=week.chooser,
@@ -224,6 +224,24 @@ async def match_view(
         challenge_url=None if challenge is None else challenge.url,
         broadcast_url=None if broadcast is None else broadcast.url,
     )
+
+
+async def _options(
+    uow: UnitOfWork,
+    row: MatchRow,
+    player: PlayerId,
+    n: Negotiation | None,
+    events: Sequence[MatchEventRow],
+    all_games: Sequence[GameRow],
+    config: Config,
+    *,
+    now: dt.datetime,
+) -> PlayerOptions:
+    """What ``player`` may do in their match now, and the step the room's card shows."""
+    moment = _moment(row, player, n, events, all_games, config, now=now)
+    if moment.armageddon:
+        moment = dataclasses.replace(moment, armageddon_due=await _bids_due(uow, row, config))
+    return player_options(moment)
 
 
 async def _match_row(uow: UnitOfWork, match_id: int) -> MatchRow:
@@ -281,13 +299,20 @@ async def _deadlines(
     )
 
 
-def _week(n: Negotiation, *, decided: bool, now: dt.datetime, name: Callable[[str], str]) -> _Week:
+def _week(
+    n: Negotiation,
+    *,
+    decided: bool,
+    now: dt.datetime,
+    name: Callable[[str], str],
+    words: Words = ENGLISH,
+) -> _Week:
     offers = tuple(
         OfferView(
             o.number,
             o.by,
             o.time,
-            describe_time(o.time, now=now),
+            describe_time(o.time, now=now, words=words),
             offer_state(n, o, decided=decided, now=now).value,
             counts_towards_duty(n, o),
             name(o.by),
@@ -301,10 +326,11 @@ def _week(n: Negotiation, *, decided: bool, now: dt.datetime, name: Callable[[st
             n.ruling.kind,
             at_fault=(name(p) for p in n.ruling.at_fault),
             chooser=name(n.ruling.chooser) if n.ruling.chooser else None,
+            words=words,
         )
     change = None
     if n.change is not None:
-        change = change_asked_line(name(n.change.by), n.change.time, now=now)
+        change = change_asked_line(name(n.change.by), n.change.time, now=now, words=words)
     return _Week(
         phase=n.phase.value,
         offers=offers,

@@ -15,6 +15,7 @@ import contextvars
 import datetime as dt
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -60,6 +61,10 @@ class WebRuntime:
     logs in would be told at once that the login expired."""
 
 
+SEASON_CONFIG: ContextVar[Config | None] = ContextVar("acwc_season_config", default=None)
+"""The config of the season a page shows (``bot.web.seasons``; None: the open season's)."""
+
+
 @dataclass
 class WebContext:
     """The web app's state, kept on the aiohttp Application under :data:`CONTEXT`."""
@@ -78,7 +83,9 @@ class WebContext:
 
     @property
     def config(self) -> Config:
-        return self.runtime.services.config
+        """The config the page in hand reads: an archived season's page its season's rules."""
+        shown = SEASON_CONFIG.get()
+        return self.runtime.services.config if shown is None else shown
 
     @property
     def db(self) -> Database:

@@ -20,6 +20,7 @@ from bot.views import matches as views
 from bot.views.bracket import champion
 from bot.views.candidates import points_text, pools
 from bot.views.qualification import qualifying_places, round_in_play, standings_and_results
+from bot.views.seasons import season_history
 from bot.web.core import context, not_found, render, viewer, when
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
@@ -51,6 +52,7 @@ async def home(request: web.Request) -> web.StreamResponse:
             row = await views.current_match(uow, who.user_id)
             mine = None if row is None else row.id
         winner = await champion(uow)
+        seasons = [s.year for s in await uow.seasons.all() if s.state != "draft" and s.year]
     current = [r for r in rounds if r.state == RoundState.PUBLISHED] or rounds[:1]
     registration = ctx.config.registration
     return await render(
@@ -62,6 +64,7 @@ async def home(request: web.Request) -> web.StreamResponse:
             "my_match": mine,
             "when": lambda t: when(t, now),
             "champion": winner,
+            "seasons": seasons if len(seasons) > 1 else [],
             "registration_open": winner is None and registration.is_open(now),
             "registration_opens": None
             if winner is not None or registration.opens is None or registration.opens <= now
@@ -248,6 +251,9 @@ async def player_page(request: web.Request) -> web.StreamResponse:
     player_id = _player_id(request)
     async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
+        history = await season_history(uow, player_id)
+        if row is None and history:  # entered other seasons: their page lists them
+            row = await uow.players.person(player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
         matches = await views.player_matches(uow, row.id)
@@ -258,6 +264,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
             "title": row.username,
             "player": row,
             "matches": matches,
+            "seasons": history,
             "when": lambda t: when(t, now),
         },
     )
@@ -453,6 +460,21 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
 def sentence(text: str) -> str:
     """``text`` with a capital first letter (``str.capitalize`` would lower "TDs")."""
     return text[:1].upper() + text[1:]
+
+
+PAGES = {
+    "": home,
+    "/pairings": pairings,
+    "/standings": standings,
+    "/candidates": candidates,
+    "/knockout": knockout,
+    "/players": players,
+    "/players/{player}": player_page,
+    "/players/{player}/calendar.ics": player_calendar,
+    "/calendar.ics": event_calendar,
+    "/rules": rules_page,
+}
+"""The pages every season has at ``/{year}`` + path (:mod:`bot.web.seasons`)."""
 
 
 def add_routes(app: web.Application) -> None:

@@ -31,6 +31,7 @@ from bot.web.core import (
     forbidden,
     match_id_of,
     not_found,
+    page_words,
     read_form,
     redirect_with,
     render,
@@ -259,9 +260,10 @@ def week_deadlines(row: MatchRow, week_start: dt.datetime | None, ruleset: Any) 
         week = match_week(week_start.date(), ruleset)
     except ValueError:
         return []
+    words = page_words()
     return [
-        ("Offers deadline (rules 5.1)", week.offer_deadline + shift),
-        ("Match complete by (rules 4.5)", week.end + shift),
+        (words.gettext("Offers deadline (rules 5.1)"), week.offer_deadline + shift),
+        (words.gettext("Match complete by (rules 4.5)"), week.end + shift),
     ]
 
 
@@ -316,14 +318,26 @@ async def room(request: web.Request) -> web.StreamResponse:
         view = None
         if row.black_first is not None:
             try:
-                view = await match_view(uow, config, match_id=row.id, viewer=who.username, now=now)
+                view = await match_view(
+                    uow,
+                    config,
+                    match_id=row.id,
+                    viewer=who.username,
+                    now=now,
+                    words=page_words(),
+                )
             except (RulesError, OperationError) as e:
                 log.info("match view of %s unavailable: %s", row.id, e)
         notices = []
         seen = _seen_up_to(request, who.user_id)
         if is_mine:  # "your notices": new until shown once (the cookie below, no write)
             notices = await player_notices(
-                uow, player=who.user_id, team=config.tournament.team, now=now, seen_up_to=seen
+                uow,
+                player=who.user_id,
+                team=config.tournament.team,
+                now=now,
+                seen_up_to=seen,
+                words=page_words(),
             )
     opponent_id = row.black_first if who.user_id == row.white_first else row.white_first
     opponent = line.second if who.user_id == row.white_first else line.first
@@ -347,8 +361,8 @@ async def room(request: web.Request) -> web.StreamResponse:
             "when": lambda t: when(t, now),
             "max_text": MAX_LENGTH,
             "can_act": is_mine and row.black_first is not None,
-            "offer_duty": offer_duty(config.rules),
-            "break_length": label_duration(config.rules.conduct.break_length),
+            "offer_duty": offer_duty(config.rules, page_words()),
+            "break_length": label_duration(config.rules.conduct.break_length, page_words()),
             "offer_values": {
                 f: request.query[f]
                 for f in OFFER_FIELDS

@@ -12,7 +12,7 @@ import jinja2
 from aiohttp import web
 from markupsafe import Markup, escape
 
-from bot.web import auth, desk, games_permission, live, privacy, public, register, room
+from bot.web import auth, desk, games_permission, live, privacy, public, register, room, seasons
 from bot.web.core import (
     CONTEXT,
     WebContext,
@@ -90,6 +90,7 @@ def setup_web(app: web.Application, runtime: WebRuntime) -> None:
     environment(app)
     app.middlewares.extend([headers_middleware, error_middleware, viewer_middleware])
     public.add_routes(app)
+    seasons.add_routes(app, public.PAGES)
     auth.add_routes(app)
     games_permission.add_routes(app)
     privacy.add_routes(app)

@@ -6,15 +6,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
+from rules.core.words import ENGLISH, Words
 from rules.week.calendar import label_time
 
 __all__ = [
-    "CLAIM_MADE_BEFORE",
     "account_mark_evidence",
     "account_marked",
     "awarded_after_exit",
     "break_started",
     "claim_dismissed",
+    "claim_made_before",
     "claim_open",
     "claim_sent",
     "disqualification_proposed",
@@ -26,29 +27,38 @@ __all__ = [
     "paired_again_after_exit",
 ]
 
-CLAIM_MADE_BEFORE = "You have already claimed the win; the TDs decide and will tell you."
-"""The reply to a second ``claim win`` of the same player."""
+
+def claim_made_before(words: Words = ENGLISH) -> str:
+    """The reply to a second ``claim win`` of the same player."""
+    return words.gettext("You have already claimed the win; the TDs decide and will tell you.")
 
 
-def break_started(player: str, *, until: dt.datetime) -> tuple[str, str]:
-    """Rules 6.1: what the player who called their break, and their opponent, are told."""
-    mine = (
+def break_started(
+    player: str,
+    *,
+    until: dt.datetime,
+    words: Words = ENGLISH,
+    opponent_words: Words = ENGLISH,
+) -> tuple[str, str]:
+    """Rules 6.1: what the player who called their break, and their opponent, are told (each
+    in their words)."""
+    mine = words.gettext(
         "Your one break of this match (rules 6.1) has started: the next game must start by "
-        f"{label_time(until)}."
-    )
-    theirs = (
-        f"{player} called their one break (rules 6.1): the next game starts by "
-        f"{label_time(until)} at the latest."
-    )
+        "%(until)s."
+    ) % {"until": label_time(until, words)}
+    theirs = opponent_words.gettext(
+        "%(player)s called their one break (rules 6.1): the next game starts by %(until)s at "
+        "the latest."
+    ) % {"player": player, "until": label_time(until, opponent_words)}
     return mine, theirs
 
 
-def claim_sent(against: str) -> str:
+def claim_sent(against: str, words: Words = ENGLISH) -> str:
     """Rules 6.3, 6.4: what a player who claimed the match win is told."""
-    return (
-        f"Your claim of the match win against {against} went to the TDs; they decide "
+    return words.gettext(
+        "Your claim of the match win against %(against)s went to the TDs; they decide "
         "(rules 6.3, 6.4) and you will be told."
-    )
+    ) % {"against": against}
 
 
 def claim_open(explanation: str) -> str:
@@ -59,18 +69,25 @@ def claim_open(explanation: str) -> str:
     )
 
 
-def claim_dismissed(match_id: int, reason: str) -> str:
-    """The TDs dismissed the claims of match ``match_id``."""
-    return f"The TDs dismissed the claim in match {match_id}: {reason}. The match goes on."
+def claim_dismissed(match_id: int, reason: str, words: Words = ENGLISH) -> str:
+    """The TDs dismissed the claims of match ``match_id`` (``reason``: the TDs' words)."""
+    return words.gettext(
+        "The TDs dismissed the claim in match %(match)s: %(reason)s. The match goes on."
+    ) % {"match": match_id, "reason": reason}
 
 
-def disqualified(forfeit_limit: int, match_ids: Iterable[int], reason: str) -> str:
+def disqualified(
+    forfeit_limit: int, match_ids: Iterable[int], reason: str, words: Words = ENGLISH
+) -> str:
     """Rules 6.5: what a player disqualified for their forfeits is told."""
-    ids = ", ".join(str(i) for i in match_ids)
-    return (
-        f"You are disqualified from the ACWC: you were forfeited in {forfeit_limit} different "
-        f"matches (rules 6.5; matches {ids}). TD note: {reason}"
-    )
+    return words.gettext(
+        "You are disqualified from the ACWC: you were forfeited in %(limit)s different matches "
+        "(rules 6.5; matches %(matches)s). TD note: %(reason)s"
+    ) % {
+        "limit": forfeit_limit,
+        "matches": ", ".join(str(i) for i in match_ids),
+        "reason": reason,
+    }
 
 
 def awarded_after_exit(match_id: int, round_number: int, *, left: str, why: str) -> str:
@@ -100,16 +117,19 @@ def disregarded_after_exit(match_id: int, round_number: int, *, left: str) -> st
 
 
 def open_match_awarded(stage: str, match_id: int, *, left: str, why: str) -> str:
-    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left``."""
+    """Rules 8.1.1: a match in play awarded to the player whose opponent ``left`` (``stage``:
+    its display name, ``Play-in``)."""
     return f"Your {stage} match {match_id} is awarded to you: {left} left the championship ({why})."
 
 
-def game_forfeited(match_id: int, game: int, *, player: str, reason: str) -> str:
+def game_forfeited(
+    match_id: int, game: int, *, player: str, reason: str, words: Words = ENGLISH
+) -> str:
     """Rules 6.2: the TDs recorded a game as forfeited by ``player``."""
-    return (
-        f"The TDs recorded game {game} of match {match_id} as forfeited by {player} (rules 6.2:"
-        f" the rematch must be offered and accepted at once): {reason}"
-    )
+    return words.gettext(
+        "The TDs recorded game %(game)s of match %(match)s as forfeited by %(player)s (rules "
+        "6.2: the rematch must be offered and accepted at once): %(reason)s"
+    ) % {"game": game, "match": match_id, "player": player, "reason": reason}
 
 
 _MARKS = {

@@ -3,9 +3,8 @@ TD who changes a setting never sends players the old regulations' figures."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH, Words
 from rules.week.calendar import label_duration
 from rules.week.conduct import no_show_rule
 
@@ -30,50 +29,79 @@ VERBS = (*HELP_TOPICS, "help", "decline")
 """Every word a command may start with."""
 
 
-def _weekday(number: int) -> str:
-    return dt.date(2021, 10, 11 + number).strftime("%A")  # 2021-10-11 was a Monday
+def _weekday_name(words: Words, number: int) -> str:
+    return (
+        words.gettext("Monday"),
+        words.gettext("Tuesday"),
+        words.gettext("Wednesday"),
+        words.gettext("Thursday"),
+        words.gettext("Friday"),
+        words.gettext("Saturday"),
+        words.gettext("Sunday"),
+    )[number]
 
 
-def offer_duty(ruleset: Ruleset) -> str:
+def offer_duty(ruleset: Ruleset, words: Words = ENGLISH) -> str:
     """Rules 5.1 and 5.4 in numbers: ``at least 3 by Friday 23:59 UTC, 3 hours apart, at most
     2 on one date``."""
     offers = ruleset.offers
-    deadline = f"{_weekday(offers.deadline_weekday)} {offers.deadline_time:%H:%M} UTC"
-    return (
-        f"at least {offers.required_offers} by {deadline}, {label_duration(offers.min_gap)} "
-        f"apart, at most {offers.max_per_date} on one date"
-    )
-
-
-def _topics(ruleset: Ruleset) -> dict[str, str]:
-    conduct = ruleset.conduct
-    return {
-        "offer": "offer thu 18:00, 2021-10-15 21:00 - offer start times (UTC); "
-        f"{offer_duty(ruleset)} (rules 5.1, 5.4)",
-        "accept": "accept 2 - accept your opponent's offer number 2 (or: accept thu 18:00)",
-        "withdraw": "withdraw offer 1 - take back your offer number 1",
-        "change": "change fri 20:00 - ask to move the agreed time; it moves only if your "
-        "opponent sends `accept change` (`decline change` refuses)",
-        "choose": "choose sat 16:00 - pick the time when your opponent missed the offers deadline",
-        "status": "status - your match, the offers and the deadlines",
-        "claim": "claim win - claim the match when your opponent has not shown up: "
-        f"{no_show_rule(conduct)}",
-        "break": "break - call your one break between two games, "
-        f"{label_duration(conduct.break_length)} at most (rules 6.1)",
-        "report": "report <text> - a private message to the TDs, e.g. a suspicion of cheating "
-        "(rules 7.1: never accuse anyone in public)",
-        "bid": "bid 1:30 - armageddon: the time you would take as White (lowest bid plays White)",
-        "rps": "rps rock|paper|scissors - armageddon: decides White after identical bids",
+    return words.gettext(
+        "at least %(required)s by %(weekday)s %(time)s UTC, %(gap)s apart, at most "
+        "%(per_date)s on one date"
+    ) % {
+        "required": offers.required_offers,
+        "weekday": _weekday_name(words, offers.deadline_weekday),
+        "time": f"{offers.deadline_time:%H:%M}",
+        "gap": label_duration(offers.min_gap, words),
+        "per_date": offers.max_per_date,
     }
 
 
-def help_text(topic: str | None = None, *, ruleset: Ruleset) -> str:
-    """The help for one command (one of :data:`HELP_TOPICS`), or a summary of all of them.
+def _topics(ruleset: Ruleset, words: Words) -> dict[str, str]:
+    """Each command's help: its example, in the code's English (a command is English), and what
+    it does, in ``words``."""
+    conduct = ruleset.conduct
+    return {
+        "offer": "offer thu 18:00, 2021-10-15 21:00 - "
+        + words.gettext("offer start times (UTC); %(duty)s (rules 5.1, 5.4)")
+        % {"duty": offer_duty(ruleset, words)},
+        "accept": "accept 2 - "
+        + words.gettext("accept your opponent's offer number 2 (or: accept thu 18:00)"),
+        "withdraw": "withdraw offer 1 - " + words.gettext("take back your offer number 1"),
+        "change": "change fri 20:00 - "
+        + words.gettext(
+            "ask to move the agreed time; it moves only if your opponent sends "
+            "`accept change` (`decline change` refuses)"
+        ),
+        "choose": "choose sat 16:00 - "
+        + words.gettext("pick the time when your opponent missed the offers deadline"),
+        "status": "status - " + words.gettext("your match, the offers and the deadlines"),
+        "claim": "claim win - "
+        + words.gettext("claim the match when your opponent has not shown up: %(rule)s")
+        % {"rule": no_show_rule(conduct, words)},
+        "break": "break - "
+        + words.gettext("call your one break between two games, %(length)s at most (rules 6.1)")
+        % {"length": label_duration(conduct.break_length, words)},
+        "report": "report <text> - "
+        + words.gettext(
+            "a private message to the TDs, e.g. a suspicion of cheating (rules 7.1: never "
+            "accuse anyone in public)"
+        ),
+        "bid": "bid 1:30 - "
+        + words.gettext("armageddon: the time you would take as White (lowest bid plays White)"),
+        "rps": "rps rock|paper|scissors - "
+        + words.gettext("armageddon: decides White after identical bids"),
+    }
+
+
+def help_text(topic: str | None = None, *, ruleset: Ruleset, words: Words = ENGLISH) -> str:
+    """The help for one command (one of :data:`HELP_TOPICS`), or a summary of all of them, in
+    ``words`` (the commands themselves stay English).
 
     Raises ``KeyError`` for a topic that is not one."""
-    topics = _topics(ruleset)
+    topics = _topics(ruleset, words)
     if topic is not None:
         return topics[topic]
-    lines = ["Commands (all times UTC, e.g. `offer 2021-10-14 18:00`):"]
+    lines = [words.gettext("Commands (all times UTC, e.g. `offer 2021-10-14 18:00`):")]
     lines.extend(f"- {topics[verb]}" for verb in sorted(topics))
     return "\n".join(lines)

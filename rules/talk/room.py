@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules.core.ruleset import Conduct
+from rules.core.words import ENGLISH, Words
 from rules.talk.notices import describe_time
 from rules.week.calendar import label_time
 from rules.week.conduct import claim_opens, no_show_rule
@@ -27,26 +28,39 @@ __all__ = [
     "ruling_line",
 ]
 
-_RULINGS = {
-    RulingKind.OFFERS_ONE_AT_FAULT: (
-        "{f} made too few offers by the deadline (rules 5.5); {c} chooses the time"
-    ),
-    RulingKind.OFFERS_BOTH_AT_FAULT: (
-        "neither player made the required offers (rules 5.6): tied match, a forfeit each"
-    ),
-    RulingKind.TD_PLAYER_AT_FAULT: "the TDs found {f} at fault (rules 5.9); {c} chooses the time",
-    RulingKind.TD_NOBODY_AT_FAULT: "the TDs found nobody at fault (rules 5.9): tied match",
-}
+
+def _ruling(kind: RulingKind, words: Words) -> str:
+    return {
+        RulingKind.OFFERS_ONE_AT_FAULT: words.gettext(
+            "%(f)s made too few offers by the deadline (rules 5.5); %(c)s chooses the time"
+        ),
+        RulingKind.OFFERS_BOTH_AT_FAULT: words.gettext(
+            "neither player made the required offers (rules 5.6): tied match, a forfeit each"
+        ),
+        RulingKind.TD_PLAYER_AT_FAULT: words.gettext(
+            "the TDs found %(f)s at fault (rules 5.9); %(c)s chooses the time"
+        ),
+        RulingKind.TD_NOBODY_AT_FAULT: words.gettext(
+            "the TDs found nobody at fault (rules 5.9): tied match"
+        ),
+    }[kind]
 
 
-def ruling_line(kind: RulingKind, *, at_fault: Iterable[str], chooser: str | None) -> str:
+def ruling_line(
+    kind: RulingKind, *, at_fault: Iterable[str], chooser: str | None, words: Words = ENGLISH
+) -> str:
     """The ruling on the offers in words; ``at_fault`` and ``chooser`` as the room names them."""
-    return _RULINGS[kind].format(f=", ".join(at_fault), c=chooser)
+    return _ruling(kind, words) % {"f": ", ".join(at_fault), "c": chooser}
 
 
-def change_asked_line(by: str, time: dt.datetime, *, now: dt.datetime) -> str:
+def change_asked_line(
+    by: str, time: dt.datetime, *, now: dt.datetime, words: Words = ENGLISH
+) -> str:
     """A pending request of ``by`` to move the agreed time to ``time``."""
-    return f"{by} asks to move the match to {describe_time(time, now=now)}"
+    return words.gettext("%(by)s asks to move the match to %(time)s") % {
+        "by": by,
+        "time": describe_time(time, now=now, words=words),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,24 +73,40 @@ class NoShowCheckSeen:
 
 
 def no_show_lines(
-    conduct: Conduct, agreed: dt.datetime, checks: Iterable[NoShowCheckSeen], *, now: dt.datetime
+    conduct: Conduct,
+    agreed: dt.datetime,
+    checks: Iterable[NoShowCheckSeen],
+    *,
+    now: dt.datetime,
+    words: Words = ENGLISH,
 ) -> tuple[str, ...]:
     """Rules 6.3 in the room: the one rule's wording, when a claim opens, what the checks saw."""
     opens = claim_opens(conduct, agreed)
+    when = {"time": describe_time(opens, now=now, words=words)}
     lines = [
-        f"No game has started yet. The rule: {no_show_rule(conduct)}.",
-        f"A no-show can be claimed from {describe_time(opens, now=now)}."
+        words.gettext("No game has started yet. The rule: %(rule)s.")
+        % {"rule": no_show_rule(conduct, words)},
+        words.gettext("A no-show can be claimed from %(time)s.") % when
         if now < opens
-        else f"A no-show can be claimed since {describe_time(opens, now=now)}.",
+        else words.gettext("A no-show can be claimed since %(time)s.") % when,
     ]
+    both = words.gettext(" and ")
     for check in checks:
-        at = label_time(check.at)
+        at = label_time(check.at, words)
         if not check.appeared:
-            lines.append(f"Check at {at}: neither player was seen online.")
+            lines.append(
+                words.gettext("Check at %(time)s: neither player was seen online.") % {"time": at}
+            )
+        elif check.absent:
+            lines.append(
+                words.gettext("Check at %(time)s: %(seen)s was seen online; %(absent)s was not.")
+                % {"time": at, "seen": both.join(check.appeared), "absent": both.join(check.absent)}
+            )
         else:
-            seen = " and ".join(check.appeared)
-            missing = f"; {' and '.join(check.absent)} was not" if check.absent else ""
-            lines.append(f"Check at {at}: {seen} was seen online{missing}.")
+            lines.append(
+                words.gettext("Check at %(time)s: %(seen)s was seen online.")
+                % {"time": at, "seen": both.join(check.appeared)}
+            )
     return tuple(lines)
 
 

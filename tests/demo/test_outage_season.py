@@ -30,6 +30,7 @@ async def test_a_season_through_a_three_hour_outage_loses_no_notice_and_no_game(
 
     def outage(sandbox: SandboxState, roster: Roster) -> None:
         sandbox.outage(tuesday + dt.timedelta(hours=3), start=tuesday)
+        sandbox.knobs.export_throttle = False  # about the outage, not lila's export pace
         seen.append(sandbox)
 
     options = DemoOptions(

@@ -28,8 +28,10 @@ import pytest
 
 from bot.config import Config
 from bot.demo.report import Reporter
+from bot.demo.roster import Roster
 from bot.demo.season import DemoOptions, SeasonResult, run_season
 from bot.notify.kinds import NEEDS_DECISION
+from bot.sandbox import SandboxState
 from rules.core.ruleset import Formats, MatchFormat, Ruleset, Tiebreak
 
 PLAYERS = 13
@@ -58,6 +60,14 @@ def short_matches() -> Config:
     return Config(rules=dataclasses.replace(Ruleset(), formats=formats))
 
 
+def without_export_pace(sandbox: SandboxState, roster: Roster) -> None:
+    """The history exports at once: these seasons are about their results, and lila's real-time
+    pace only adds half a minute of waiting to each (the pace has its own tests in
+    tests/lichess/test_lila_contract.py and tests/web/test_register_check.py, and
+    ``python -m bot demo`` plays a season with it on)."""
+    sandbox.knobs.export_throttle = False
+
+
 async def season(seed: int, *, url: str | None = None, folder: Path | None = None) -> SeasonResult:
     options = DemoOptions(
         players=PLAYERS,
@@ -66,6 +76,7 @@ async def season(seed: int, *, url: str | None = None, folder: Path | None = Non
         database_url=url,
         serve_web=False,
         settle_timeout=30.0,
+        sandbox_setup=without_export_pace,
     )
     return await run_season(short_matches(), options, reporter=Reporter(write=None))
 

@@ -76,10 +76,11 @@ async def test_eligibility_and_seeding_match_hand_computed_values(
                 await services.players.add(uow, name, seed_rating=None, now=clock.now(), actor="t")
             await uow.commit()
         assert services.registration is not None
-        checks = {
-            c.username: c
-            for c in await services.registration.check_all(now=clock.now(), actor="td")
-        }
+        found = await services.registration.check_all()
+        async with db.uow() as uow:
+            await services.registration.record_checks(uow, found, now=clock.now(), actor="td")
+            await uow.commit()
+        checks = {c.username: c for c in found}
 
     eve = checks["Eve"]
     assert eve.is_eligible

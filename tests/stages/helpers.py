@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
@@ -39,26 +39,40 @@ def services(db: Database, config: Config) -> Services:
     return services_for(db, config)
 
 
-def tuesday(week: int) -> dt.datetime:
-    return FIRST_TUESDAY + dt.timedelta(weeks=week)
+def tuesday(week: int, config: Config | None = None) -> dt.datetime:
+    """The Tuesday ``week`` weeks after the first pairings (of ``config``'s calendar; None: of
+    the 2021 season)."""
+    return first_tuesday(config) + dt.timedelta(weeks=week)
+
+
+def first_tuesday(config: Config | None) -> dt.datetime:
+    if config is None:
+        return FIRST_TUESDAY
+    day = config.rules.calendar.first_publication
+    return dt.datetime.combine(day, FIRST_TUESDAY.timetz())
 
 
 async def register(
     db: Database,
     config: Config,
     *,
-    seeded: Sequence[str] = SEEDED,
+    seeded: Sequence[str] | None = None,
     entrants: Sequence[str] = ENTRANTS,
 ) -> None:
+    """The entrants registered, in a tournament made first when none is open; ``seeded``
+    (None: the config's title holder and runner-up) at 2600."""
     found = services(db, config)
+    now = first_tuesday(config)
+    if seeded is None:
+        seeding = config.rules.seeding
+        seeded = [n for n in (seeding.title_holder, seeding.runner_up) if n]
     async with db.uow() as uow:
-        await found.tournament.create(uow, now=FIRST_TUESDAY, actor="test")
+        if await uow.tournaments.current() is None:
+            await found.tournament.create(uow, now=now, actor="test")
         for name in seeded:
-            await found.players.add(uow, name, seed_rating=2600, now=FIRST_TUESDAY, actor="t")
+            await found.players.add(uow, name, seed_rating=2600, now=now, actor="t")
         for i, name in enumerate(entrants):
-            await found.players.add(
-                uow, name, seed_rating=2500 - 50 * i, now=FIRST_TUESDAY, actor="t"
-            )
+            await found.players.add(uow, name, seed_rating=2500 - 50 * i, now=now, actor="t")
         await uow.commit()
 
 
@@ -67,9 +81,9 @@ async def pair_qualification(db: Database, config: Config, number: int) -> list[
     needed for these tests), approved and published in week ``number - 1``."""
     async with db.uow() as uow:
         stage = await qualification_stage(uow)
-        field = await fix_entrants(uow, stage, config.rules, now=FIRST_TUESDAY, actor="test")
+        now = tuesday(number - 1, config)
+        field = await fix_entrants(uow, stage, config.rules, now=now, actor="test")
         table = berger_rounds(len(field))
-        now = tuesday(number - 1)
         rnd = await uow.tournaments.add_round(
             RoundRow(stage_id=stage.id, number=number, state="approved", approved_at=now)
         )
@@ -161,9 +175,15 @@ async def approve(db: Database, config: Config, stage: StageKind, now: dt.dateti
         await uow.commit()
 
 
-async def candidates_done(db: Database, config: Config) -> dt.date:
+Games = Sequence[str] | Callable[[MatchRow], Sequence[str]] | None
+"""A Candidates match's games: the same for each, or each match's own (None: the default)."""
+
+
+async def candidates_done(db: Database, config: Config, *, games: Games = None) -> dt.date:
+    """The Candidates played, each match's games ``games`` (None: six won by its first player,
+    then four draws); the last round's Tuesday."""
     await qualification_done(db, config)
-    report = await advance(db, config, tuesday(5))
+    report = await advance(db, config, tuesday(5, config))
     assert report.earliest_publication is not None
     for number in range(5):
         day = report.earliest_publication + dt.timedelta(weeks=number)
@@ -172,12 +192,20 @@ async def candidates_done(db: Database, config: Config) -> dt.date:
         )
         for row in await matches_of(db, StageKind.CANDIDATES):
             if row.state == "scheduled":
-                await play(db, row.id, first_wins(6) + draws(4))
+                await play(db, row.id, _games_of(row, games))
     return report.earliest_publication + dt.timedelta(weeks=4)
 
 
-async def semifinals_running(db: Database, config: Config) -> list[MatchRow]:
-    last = await candidates_done(db, config)
+def _games_of(row: MatchRow, games: Games) -> Sequence[str]:
+    if games is None:
+        return first_wins(6) + draws(4)
+    return games(row) if callable(games) else games
+
+
+async def semifinals_running(
+    db: Database, config: Config, *, candidates: Games = None
+) -> list[MatchRow]:
+    last = await candidates_done(db, config, games=candidates)
     report = await advance(db, config, dt.datetime.combine(last, dt.time(23), tzinfo=dt.UTC))
     assert report.earliest_publication is not None
     publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
@@ -185,9 +213,11 @@ async def semifinals_running(db: Database, config: Config) -> list[MatchRow]:
     return await matches_of(db, StageKind.SEMIFINAL)
 
 
-async def semifinals_played(db: Database, config: Config) -> dt.datetime:
+async def semifinals_played(
+    db: Database, config: Config, *, candidates: Games = None
+) -> dt.datetime:
     """The semifinals won by the first player of each; the start of their week."""
-    sfs = await semifinals_running(db, config)
+    sfs = await semifinals_running(db, config, candidates=candidates)
     for row in sfs:
         await play(db, row.id, first_wins(6))
     async with db.uow() as uow:
@@ -241,3 +271,26 @@ async def semifinal_at_armageddon(
             stage_game(f"g{i:07d}", white, black, start + dt.timedelta(minutes=15 * i))
         )
     return sf1, clock, found
+
+
+async def season_played(
+    db: Database,
+    config: Config,
+    *,
+    final: Sequence[str] | None = None,
+    candidates: Games = None,
+) -> dt.datetime:
+    """A whole season to its champion: the semifinals won by the first player of each, then
+    the final (its games ``final``; None: won by its first player, ``white_first``) and the
+    third place playoff won by its first player. The start of the final's week."""
+    week_start = await semifinals_played(db, config, candidates=candidates)
+    report = await advance(db, config, week_start + dt.timedelta(days=6))
+    assert report.earliest_publication is not None
+    publish = dt.datetime.combine(report.earliest_publication, dt.time(1), tzinfo=dt.UTC)
+    await approve(db, config, StageKind.FINAL, publish)
+    await approve(db, config, StageKind.THIRD_PLACE, publish)
+    for stage, games in ((StageKind.FINAL, final), (StageKind.THIRD_PLACE, None)):
+        (row,) = await matches_of(db, stage)
+        await play(db, row.id, first_wins(7) if games is None else games, now=publish)
+    await advance(db, config, publish + dt.timedelta(days=6))
+    return publish

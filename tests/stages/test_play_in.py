@@ -117,3 +117,52 @@ async def test_a_season_with_the_play_in_reaches_a_champion(db: Database, config
     assert (report.left, report.entered) == (StageKind.FINAL, None)
     final = (await matches_of(db, StageKind.FINAL))[0]
     assert report.placement[0] == PlayerId(str(final.white_first))
+
+
+async def test_a_disqualification_in_the_play_in_settles_its_open_match(
+    db: Database, config: Config
+) -> None:
+    """Rules 8.1.1 through the play-in's format: the leaver's unfinished match goes to the
+    opponent, who takes the better of the two places into the Candidates."""
+    await register(db, config, entrants=ENTRANTS)
+    for number in range(1, 6):
+        for match_id in await pair_qualification(db, config, number):
+            await play(db, match_id, first_wins())
+    report = await _advance(db, config, tuesday(5))
+    assert report.entered is StageKind.PLAY_IN
+    assert report.earliest_publication is not None
+    await _publish_and_play(db, config, StageKind.PLAY_IN, report.earliest_publication, [])
+    first, second = sorted(await matches_of(db, StageKind.PLAY_IN), key=lambda r: r.board)
+    leaver, opponent = str(first.white_first), str(first.black_first)
+    await play(db, first.id, first_wins(2))  # two games in, the match unfinished
+    at = tuesday(6)
+    async with db.uow() as uow:
+        preview = await services(db, config).exits.exit_player(
+            uow,
+            player=leaver,
+            kind="disqualification",
+            reason="rules 6.5",
+            engine_mark=False,
+            now=at,
+            actor="odmwnd",
+        )
+        await uow.commit()
+    assert preview.stage == StageKind.PLAY_IN.value
+    assert any(f"match {first.id} goes to {opponent}" in c for c in preview.changes)
+    settled = next(r for r in await matches_of(db, StageKind.PLAY_IN) if r.id == first.id)
+    assert (settled.state, settled.decided_by) == ("complete", "forfeit")
+    assert settled.outcome == "second_wins"
+    async with db.uow() as uow:
+        told = [r.body for r in await uow.outbox.list(kind="dm") if r.player == opponent]
+    awarded = f"Your Play-in match {first.id} is awarded to you: {leaver.title()} left"
+    assert any(body.startswith(awarded) for body in told)
+
+    await play(db, second.id, first_wins(6))
+    report = await _advance(db, config, tuesday(7))
+    assert (report.left, report.entered) == (StageKind.PLAY_IN, StageKind.CANDIDATES)
+    async with db.uow() as uow:
+        stage = await uow.tournaments.stage(1, StageKind.CANDIDATES.value)
+        assert stage is not None
+        candidates = {e.player_id for e in await uow.stages.entrants(stage.id)}
+    assert opponent in candidates
+    assert leaver not in candidates

@@ -15,6 +15,7 @@ import pytest
 from bot.app import Service
 from bot.config import RegistrationConfig, TournamentConfig
 from bot.demo.bundled import bundled_sandbox
+from bot.lichess.entries import run_registration_checks
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from rules.core.model import PlayerId
@@ -67,7 +68,7 @@ async def reg_site(database_url: str) -> AsyncIterator[tuple[Site, SandboxState]
             await uow.commit()
         checks = svc.services.registration_checks
         assert checks is not None
-        leader = asyncio.create_task(checks.run())  # the leader's background checks
+        leader = asyncio.create_task(run_registration_checks(svc.db, checks))  # the leader's
         try:
             yield Site(service=svc, clock=clock, url=svc.web_url, matches={}), state
         finally:

@@ -14,7 +14,12 @@ from bot.notify.undelivered import UndeliveredAlerts
 from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import OutboxDispatcher
 from bot.sandbox.schemas import make_game
-from bot.service.registration import Registration, standing_refusals, td_hand
+from bot.service.registration import (
+    Registration,
+    SelfRegistration,
+    standing_refusals,
+    td_hand,
+)
 from bot.web.desk.decisions import Ruling
 from bot.web.desk.marks import MarkedAccounts
 from rules.core.model import PlayerId
@@ -28,6 +33,9 @@ OLD = dt.datetime(2019, 1, 1, tzinfo=UTC)
 
 
 async def _registration(week: Week) -> Registration:
+    # each player's 110 games at once: these tests are about what the games say, and lila's
+    # real-time export pace (tests/lichess/test_lila_contract.py) would only add seconds of waiting
+    week.state.knobs.export_throttle = False
     config = dataclasses.replace(
         week.config,
         registration=RegistrationConfig(
@@ -70,6 +78,22 @@ def _cheat_game(week: Week, name: str, when: dt.datetime, *, caught: bool = True
         user.playTime += 8 * 60  # (the daily look reads the games only when it moved)
 
 
+async def _register_self(week: Week, registration: Registration, name: str) -> SelfRegistration:
+    """A player's own registration as the queue's runner makes it: what is settled without
+    Lichess, else the check, then the entry in a transaction of its own."""
+    settled = await registration.settled(name, now=week.clock.now())
+    if settled is not None:
+        return settled
+    check = await registration.check_player(name)
+    refused = await registration.refusal(name, check)
+    if refused is not None:
+        return refused
+    async with week.db.uow() as uow:
+        entered = await registration.enter(uow, name, check, now=week.clock.now())
+        await uow.commit()
+    return entered
+
+
 async def test_cheat_detected_games_refuse_by_their_dates(week: Week) -> None:
     registration = await _registration(week)
     cases = {
@@ -84,10 +108,7 @@ async def test_cheat_detected_games_refuse_by_their_dates(week: Week) -> None:
             _cheat_game(week, name, when)
     _eligible(week, "Victim")  # their opponent was caught: nothing against them
     _cheat_game(week, "Victim", dt.datetime(2021, 2, 1, tzinfo=UTC), caught=False)
-    said = {
-        name: await registration.register_self(name, now=week.clock.now())
-        for name in (*cases, "Victim")
-    }
+    said = {name: await _register_self(week, registration, name) for name in (*cases, "Victim")}
     assert not said["Recent"].registered
     assert (
         "cheat detected: one since 01 Sep 2020 or two since 01 Sep 2018"
@@ -106,7 +127,7 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
     registration = await _registration(week)
     for name in ("Regina", "Dora"):
         _eligible(week, name)
-        assert (await registration.register_self(name, now=week.clock.now())).registered
+        assert (await _register_self(week, registration, name)).registered
     _eligible(week, "Nemo")  # never registered: the TDs refuse the account before it does
     async with week.db.uow() as uow:  # the TDs' "Refuse" on the registrations list
         for name in ("Regina", "Nemo"):
@@ -129,13 +150,13 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
             actor="odmwnd",
         )
         await uow.commit()
-    again = await registration.register_self("Regina", now=week.clock.now())
+    again = await _register_self(week, registration, "Regina")
     assert not again.registered
     assert "The TDs refused your registration (second account)" in again.reasons[0]
-    dora = await registration.register_self("Dora", now=week.clock.now())
+    dora = await _register_self(week, registration, "Dora")
     assert not dora.registered
     assert "You are disqualified from this championship (rules 2.2.4)" in dora.reasons[0]
-    nemo = await registration.register_self("Nemo", now=week.clock.now())
+    nemo = await _register_self(week, registration, "Nemo")
     assert not nemo.registered
     assert "The TDs refused your registration (second account)" in nemo.reasons[0]
     async with week.db.uow() as uow:
@@ -152,7 +173,7 @@ async def test_a_td_refusal_sticks_and_a_disqualified_player_is_told_so(week: We
             actor="odmwnd",
         )
         await uow.commit()
-    assert (await registration.register_self("Regina", now=week.clock.now())).registered
+    assert (await _register_self(week, registration, "Regina")).registered
     async with week.db.uow() as uow:
         assert [r.username for r in await standing_refusals(uow)] == ["Nemo"]
 

@@ -29,6 +29,7 @@ from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState
 from rules.stages.candidates import Pool, StandingRow
+from rules.stages.formats import PlacementStage, stage_format, stage_name, stage_title
 from rules.stages.knockout import (
     Bracket,
     KnockoutError,
@@ -314,7 +315,7 @@ class Exits:
             uow,
             now=now,
             player=winner,
-            text=talk.open_match_awarded(row.stage, row.id, left=leaver, why=why),
+            text=talk.open_match_awarded(stage_name(row.stage), row.id, left=leaver, why=why),
             key=notice.exit_award(row.id),
         )
 
@@ -392,7 +393,8 @@ class Exits:
         opponent, an engine mark turns their finished matches into the opponents' wins, and they
         are not paired again. Candidates (8.ii): all their games are disregarded and their open
         matches void. Semifinal and final (8.iii-iv): the players below them move up and the changed
-        knockout matches are voided and paired again.
+        knockout matches are voided and paired again. A :class:`PlacementStage` (the play-in):
+        their unfinished match goes to the opponent (8.i.1), who takes the better place.
 
         The change is made in ``uow`` and the returned preview shows the tables before and after;
         the caller commits to confirm. Raises :class:`OperationError` (unknown player, already out,
@@ -503,6 +505,12 @@ class Exits:
         if current in KNOCKOUT:
             before, after, changes = await self._knockout_exit(uow, pid, now=now, actor=actor)
             return _StageExit(current.value, 0, before, after, changes)
+        if isinstance(stage_format(current), PlacementStage):  # the play-in, any such stage
+            changes = await self._open_matches_exit(uow, pid, current, now=now, actor=actor)
+            return _StageExit(
+                current.value,
+                changes=changes or [f"no open match in the {stage_title(current)}: none to settle"],
+            )
         return _StageExit(
             current.value, changes=[f"not in the {current.value} stage: nothing else changes"]
         )

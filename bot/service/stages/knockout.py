@@ -80,12 +80,13 @@ class SemifinalStage:
         lower = [r.player for r in tables[Pool.LOWER][1]]
         bracket = start_bracket(upper, lower)
         await save_bracket(uow, bracket, now=now)
-        await complete_stage(uow, StageKind.CANDIDATES, now=now)
+        await complete_stage(uow, handover.previous, now=now)
+        kind = self.format.kind
         stage, earliest = await start_stage(
             uow,
             ruleset,
-            StageKind.SEMIFINAL,
-            after=(StageKind.CANDIDATES,),
+            kind,
+            after=(handover.previous,),
             break_weeks=self.format.break_weeks_before(ruleset),
             now=now,
             actor=actor,
@@ -98,7 +99,7 @@ class SemifinalStage:
             await uow.matches.add(
                 new_match(
                     rnd,
-                    StageKind.SEMIFINAL,
+                    kind,
                     board,
                     pairing.white_first,
                     pairing.black_first,
@@ -109,7 +110,7 @@ class SemifinalStage:
                 f"{pairing.slot.value.upper()}: {pairing.white_first} ({pairing.white_source}) v"
                 f" {pairing.black_first} ({pairing.black_source})"
             )
-        return AdvanceReport(StageKind.CANDIDATES, StageKind.SEMIFINAL, earliest, tuple(lines))
+        return AdvanceReport(handover.previous, kind, earliest, tuple(lines))
 
     async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
         raise OperationError("the semifinals are not the last stage")
@@ -140,7 +141,7 @@ class FinalStage:
         bracket = await _stored_bracket(uow)
         bracket = pair_finals(bracket, rng=rng or random.SystemRandom())
         await save_bracket(uow, bracket, now=now)
-        await complete_stage(uow, StageKind.SEMIFINAL, now=now)
+        await complete_stage(uow, handover.previous, now=now)
         lines = []
         earliest: dt.date | None = None
         for kind, pairing in (
@@ -152,7 +153,7 @@ class FinalStage:
                 uow,
                 self.config.rules,
                 kind,
-                after=(StageKind.SEMIFINAL,),
+                after=(handover.previous,),
                 break_weeks=self.format.break_weeks_before(self.config.rules),
                 now=now,
                 actor=actor,
@@ -167,7 +168,7 @@ class FinalStage:
                 f"{kind.value}: {pairing.white_first} ({pairing.white_source}) v"
                 f" {pairing.black_first} ({pairing.black_source}); White in game 1 drawn by lot"
             )
-        return AdvanceReport(StageKind.SEMIFINAL, StageKind.FINAL, earliest, tuple(lines))
+        return AdvanceReport(handover.previous, self.format.kind, earliest, tuple(lines))
 
     async def conclude(self, uow: UnitOfWork, *, now: dt.datetime) -> AdvanceReport:
         bracket = await _stored_bracket(uow)
@@ -175,11 +176,11 @@ class FinalStage:
         placement = bracket.placement()
         if any(p is None for p in placement):  # pragma: no cover - progress said complete
             raise OperationError("the final matches have no winner yet")
-        for kind in (StageKind.FINAL, StageKind.THIRD_PLACE):
+        for kind in self.format.members:  # the final and the third place playoff
             await complete_stage(uow, kind, now=now)
         places = tuple(PlayerId(p) for p in placement if p is not None)
         lines = tuple(f"{i}. {p}" for i, p in enumerate(places, start=1))
-        return AdvanceReport(StageKind.FINAL, None, None, lines, places)
+        return AdvanceReport(self.format.kind, None, None, lines, places)
 
 
 class Knockout:

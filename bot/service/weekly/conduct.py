@@ -10,6 +10,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import readers, words_of
 from bot.service.weekly.log import Loaded, append, is_decided
 from bot.service.weekly.planning import plan_pause_check
 from bot.views.timeline import timeline
@@ -178,11 +179,12 @@ class Conduct:
         )
         opponent = row.black_first if pid == row.white_first else row.white_first
         for to in (pid, opponent):
+            words = await words_of(uow, to)
             await self.notifier.dm(
                 uow,
                 now=now,
                 to=to,
-                text=talk.game_forfeited(match_id, number, player=pid, reason=reason),
+                text=talk.game_forfeited(match_id, number, player=pid, reason=reason, words=words),
                 key=notice.game_forfeit(match_id, number),
             )
         return number
@@ -277,7 +279,12 @@ class Conduct:
             uow,
             now=now,
             to=player,
-            text=talk.disqualified(ruleset.conduct.forfeit_limit, proposal.match_ids, reason),
+            text=talk.disqualified(
+                ruleset.conduct.forfeit_limit,
+                proposal.match_ids,
+                reason,
+                await words_of(uow, player),
+            ),
             key=notice.disqualified(player),
         )
         return result
@@ -313,7 +320,10 @@ class Conduct:
         until = now + self.config.rules.conduct.break_length
         await plan_pause_check(uow, self.config.rules, row, [*loaded.events, event], now=now)
         opponent = loaded.negotiation.opponent_of(player)
-        mine, theirs = talk.break_started(player, until=until)
+        tongues = await readers(uow, (player, opponent))
+        mine, theirs = talk.break_started(
+            player, until=until, words=tongues.of(player), opponent_words=tongues.of(opponent)
+        )
         key = notice.step(NoticeKind.BREAK_CALLED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
         await self.notifier.dm(uow, now=now, to=opponent, text=theirs, key=key)
@@ -331,7 +341,7 @@ class Conduct:
             rights, player, match_id=MatchId(row.id), conduct=self.config.rules.conduct
         )  # raises NO_CLAIM
         if player in claimed:
-            return talk.CLAIM_MADE_BEFORE, None
+            return talk.claim_made_before(await words_of(uow, player)), None
         event = await append(
             uow,
             row,
@@ -348,7 +358,7 @@ class Conduct:
             text=td_claim_alert(right, evidence=evidence, ruleset=self.config.rules).text,
             key=notice.claim(row.id, event.seq),
         )
-        mine = talk.claim_sent(right.against)
+        mine = talk.claim_sent(right.against, await words_of(uow, player))
         key = notice.step(NoticeKind.CLAIM_RECEIVED, row.id, event.seq)
         await self.notifier.dm(uow, now=now, to=player, text=mine, key=key)
         return mine, {"reason": right.reason.value, "against": right.against}

@@ -11,7 +11,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import NoticeKind, Notifier
 from bot.notify import keys as notice
-from bot.notify.languages import readers
+from bot.notify.languages import readers, words_of
 from bot.service.weekly.announce import Announcements
 from bot.service.weekly.conduct import Conduct
 from bot.service.weekly.log import Loaded, append, is_decided, load
@@ -149,8 +149,9 @@ class Decisions:
         )
         key = notice.step(NoticeKind.CLAIM_DISMISSED, row.id, event.seq)
         for p in sorted({r.claimant for r in rights} | {PlayerId(c) for c in claimed}):
+            words = await words_of(uow, p)
             await self.notifier.dm(
-                uow, now=d.now, to=p, text=claim_dismissed(row.id, d.reason), key=key
+                uow, now=d.now, to=p, text=claim_dismissed(row.id, d.reason, words), key=key
             )
         await uow.audit.record(
             at=d.now,

@@ -235,7 +235,8 @@ class PlayerTexts:
         """One parsed command of ``player``; raises ``RulesError`` for what the rules refuse."""
         rules, row = self.config.rules, loaded.row
         if isinstance(command, Help):
-            return Reply(help_text(command.topic, ruleset=rules), command=canonical)
+            words = await words_of(uow, player)
+            return Reply(help_text(command.topic, ruleset=rules, words=words), command=canonical)
         if isinstance(command, Status):
             words = await words_of(uow, player)
             body = status_text(

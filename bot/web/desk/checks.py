@@ -74,9 +74,11 @@ async def _run(job: CheckJob, ctx: WebContext) -> None:
     try:
         if registration is None:
             raise OperationError("the bot has no Lichess connection to check accounts with")
-        job.checks = await registration.check_all(
-            now=job.started_at, actor=job.started_by, progress=job.progress
-        )
+        checks = await registration.check_all(progress=job.progress)
+        async with ctx.db.uow() as uow:  # the Lichess calls over: what they found, stored
+            await registration.record_checks(uow, checks, now=job.started_at, actor=job.started_by)
+            await uow.commit()
+        job.checks = checks
         ctx.changed()
     except OperationError as e:
         job.error = str(e)

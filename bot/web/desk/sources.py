@@ -20,6 +20,7 @@ from bot.web.desk.rulings import (
     FaultDecisions,
     FlaggedGames,
 )
+from bot.web.desk.season_cards import NextSeason
 from bot.web.desk.stage_cards import RoundApprovals, StageStarts
 from storage.uow import UnitOfWork
 
@@ -37,6 +38,7 @@ SOURCES: list[DecisionSource] = [
     ArmageddonDecisions(),
     TdAlerts(),
     RemovalRequests(),
+    NextSeason(),
 ]
 """Decision kinds, in the order the desk shows them. Feature modules may add their own."""
 

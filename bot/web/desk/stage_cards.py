@@ -15,7 +15,7 @@ from bot.web.desk.decisions import Choice, Decision, Ruling
 from rules.core.errors import RulesError
 from rules.core.ruleset import StageKind
 from rules.core.states import RoundState, StageState
-from rules.stages.formats import fixed_stages, next_stage
+from rules.stages.formats import fixed_stages, next_stage, stage_format
 from storage.models import TournamentRow
 from storage.uow import UnitOfWork
 
@@ -96,7 +96,7 @@ class RoundApprovals(_OfTheTournament):
         assert stage is not None
         # The same operations as `acwc round approve` / `acwc stage round approve`: byes settled,
         # the break between stages honoured, then publication.
-        if stage.kind == StageKind.QUALIFICATION.value:
+        if not stage_format(StageKind(stage.kind)).fixed_rounds:  # a Swiss: paired round by round
             await services.qualification.approve_proposed(uow, now=ruling.now, actor=ruling.actor)
         else:
             await services.stage_rounds.approve_round(

@@ -1,0 +1,95 @@
+"""``acwc season``: every season this database holds, and next year's made from this one.
+
+``acwc season new`` drafts next year's season from the open one's settings and final (the
+dates a year on, its champion and runner-up seeded, its final for the Candidates tiebreak);
+``acwc season show`` is what the TDs review; ``acwc season confirm`` opens it and archives
+this one; ``acwc season discard`` throws the draft away.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot.cli.base import Cli, check_actor, command, group, services, unit_of_work
+
+
+def register(sub: Any) -> None:
+    season = group(sub, "season", "the seasons: next year's from this one, the archive")
+    p = command(season, "new", season_new, "draft next year's season from this one")
+    p.add_argument("--by", default="cli", help="the TD who makes it (recorded in the audit log)")
+    p = command(season, "show", season_show, "every season, and the draft's settings")
+    p.add_argument("--json", action="store_true", help="as JSON")
+    p = command(season, "confirm", season_confirm, "open the drafted season, archive this one")
+    p.add_argument("--by", default="cli", help="the TD who confirms (recorded in the audit log)")
+    p = command(season, "discard", season_discard, "throw the drafted season away")
+    p.add_argument("--by", default="cli", help="the TD who discards (recorded in the audit log)")
+
+
+async def season_new(args: argparse.Namespace, cli: Cli) -> int:
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as s, s.db.uow() as uow:
+        row = await s.tournament.seasons.draft_next(uow, now=cli.clock.now(), actor=actor)
+        await uow.commit()
+    print(f"drafted the {row.year} season: review it (`acwc season show`), then confirm it")
+    for line in _settings(row.rules or {}):
+        print(f"  {line}")
+    return 0
+
+
+async def season_confirm(args: argparse.Namespace, cli: Cli) -> int:
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as s, s.db.uow() as uow:
+        row = await s.tournament.seasons.confirm(uow, now=cli.clock.now(), actor=actor)
+        await uow.commit()
+    print(f"the {row.year} season is open; the season before it is archived")
+    return 0
+
+
+async def season_discard(args: argparse.Namespace, cli: Cli) -> int:
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as s, s.db.uow() as uow:
+        year = await s.tournament.seasons.discard(uow, now=cli.clock.now(), actor=actor)
+        await uow.commit()
+    print(f"discarded the drafted {year} season")
+    return 0
+
+
+async def season_show(args: argparse.Namespace, cli: Cli) -> int:
+    from bot.cli.output import as_json
+
+    async with unit_of_work(cli) as uow:
+        rows = await uow.seasons.all()
+    data: list[dict[str, Any]] = [
+        {
+            "year": r.year,
+            "state": r.state or "open",
+            "title_holder": r.title_holder,
+            "runner_up": r.runner_up,
+            "final": r.final_order,
+            "rules": r.rules,
+        }
+        for r in rows
+    ]
+    if args.json:
+        print(as_json(data))
+        return 0
+    for season in data:
+        final = ", ".join(season["final"] or ()) or "-"
+        print(
+            f"{season['year']}  {season['state']:<8}  title holder {season['title_holder'] or '-'},"
+            f" runner-up {season['runner_up'] or '-'}; final: {final}"
+        )
+        if season["state"] == "draft":
+            for line in _settings(season["rules"] or {}):
+                print(f"  {line}")
+    return 0
+
+
+def _settings(table: dict[str, Any]) -> list[str]:
+    """A season's own settings, one ``rules.section.key = value`` a line."""
+    return [
+        f"rules.{section}.{key} = {value}"
+        for section, values in table.items()
+        for key, value in values.items()
+    ]

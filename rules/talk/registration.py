@@ -1,0 +1,103 @@
+"""The words of a registration (rules 2): what keeps a player from registering on their own,
+each reason an account may not play, and what the registration check reports to the TDs."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+__all__ = [
+    "REASONS",
+    "cannot_assess",
+    "check_stopped",
+    "gone",
+    "not_a_team_member",
+    "reason",
+    "refused_by_tds",
+    "token_lacks",
+    "unreachable",
+    "unreachable_during",
+    "window_closed",
+]
+
+REASONS = {
+    "created_too_late": "the account was created too late (rules 2.i)",
+    "too_few_rated_games": "too few rated games before the cut-off (rules 2.i)",
+    "bot_account": "a BOT account cannot play (rules 2.ii.5)",
+    "cheat_detected": "Lichess ended games of the account as cheat detected: one since the"
+    " first cut-off or two since the second bar the entry (rules 2.2.3)",
+    "tos_violation": "the account is marked for breaking the Lichess terms (rules 2.ii)",
+    "account_closed": "the account is closed (rules 2.ii)",
+}
+"""Each refusal and review flag in words a player reads."""
+
+
+def reason(code: str, *, cheat_one_cutoff: dt.date, cheat_two_cutoff: dt.date) -> str:
+    """A refusal or review flag in words a player reads, with the settings' dates."""
+    if code == "cheat_detected":
+        return (
+            "Lichess ended games of the account as cheat detected: one since "
+            f"{cheat_one_cutoff:%d %b %Y} or two since {cheat_two_cutoff:%d %b %Y} bar "
+            "the entry (rules 2.2.3)"
+        )
+    return REASONS.get(code, code)
+
+
+def gone(status: str, status_reason: str | None) -> str:
+    """To a player who left the championship (withdrawn, disqualified) and registers again."""
+    why = f" ({status_reason})" if status_reason else ""
+    return (
+        f"You are {status} from this championship{why}; you cannot register again. "
+        "Write to the TDs if you think this is wrong."
+    )
+
+
+def refused_by_tds(why: str) -> str:
+    """To a player the TDs refused by hand (rules 2.2.4), who registers again."""
+    return (
+        f"The TDs refused your registration ({why}); only they can change that. "
+        "Write to them if you think this is wrong."
+    )
+
+
+def window_closed(opens: dt.datetime | None, closes: dt.datetime | None) -> str:
+    """To a player who registers outside the registration window."""
+    when = (
+        "registration is closed"
+        if opens is None or closes is None
+        else f"registration is open from {opens:%d %b %Y %H:%M} to {closes:%d %b %Y %H:%M} UTC"
+    )
+    return f"You cannot register now: {when}."
+
+
+def unreachable(error: object) -> str:
+    """Why an account could not be checked: Lichess gave no answer."""
+    return f"Lichess could not be reached: {error}"
+
+
+def cannot_assess(error: object) -> str:
+    """Why an account could not be checked: what Lichess said of it made no sense."""
+    return f"cannot assess: {error}"
+
+
+def check_stopped(error: BaseException) -> str:
+    """Why a player's own check did not finish (it is tried again later)."""
+    return f"the check stopped: {error.__class__.__name__}: {error}"
+
+
+def not_a_team_member() -> str:
+    """The TDs' check: a registered player outside the team."""
+    return "not a team member (DMs to them count against the bot's daily limit)"
+
+
+def token_lacks(user: str | None, missing: Iterable[str]) -> str:
+    """The TDs' check refused: the bot's token lacks a scope it needs."""
+    who = "an unknown or revoked token" if user is None else f"the token of {user}"
+    return f"{who} lacks the scope {', '.join(missing)}: give the bot a token with it"
+
+
+def unreachable_during(username: str, problem: str | None) -> str:
+    """The TDs' check refused: Lichess went away while it ran."""
+    return (
+        f"Lichess could not be reached while checking {username} ({problem}): nothing was changed"
+    )

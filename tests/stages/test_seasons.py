@@ -1,0 +1,134 @@
+"""Issue 28: one database, two seasons. A season is played to its champion, next year's is
+made from it with `acwc season new` and confirmed, and is played in turn: its seeded entrants
+are the first season's champion and runner-up (rules 3.3, 3.4), its Candidates tiebreak reads
+the first season's final (3.6.6.4), and the first season's entries are kept as they were."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import Config
+from bot.launch import main
+from bot.runtime.clock import FakeClock
+from bot.service.seasons import season_config
+from bot.views.candidates import pool_tables
+from rules.stages.candidates import Criterion
+from storage import migrate
+from storage.db import Database
+from storage.models import MatchRow
+from tests.acwc_words import as_td
+from tests.stages.helpers import (
+    ENTRANTS,
+    config_for,
+    draws,
+    first_wins,
+    season_played,
+    second_wins,
+)
+
+# The first season's final: GrohochetGrom beats PepsiNGaming (the config's title holder), so
+# the next season's seeding cannot come from the config by chance.
+FINAL_2021 = ["GrohochetGrom", "PepsiNGaming", "Player01", "Player02"]
+
+
+def _run(url: str, fn: Callable[[Database], Awaitable[Any]]) -> Any:
+    async def inner() -> Any:
+        db = Database(url)
+        try:
+            return await fn(db)
+        finally:
+            await db.dispose()
+
+    return asyncio.run(inner())
+
+
+def _finalists_level(row: MatchRow) -> list[str]:
+    """A Candidates match of 2022: a 2021 finalist beats anyone else 10-0, every other match
+    is drawn, so each pool's two finalists end level on every count before the previous final
+    (rules 3.6.6.1-3) and only it can part them."""
+    finalists = {name.lower() for name in FINAL_2021}
+    white, black = row.white_first in finalists, row.black_first in finalists
+    if white == black:
+        return draws(10)
+    return first_wins(10) if white else second_wins(10)
+
+
+async def _season_2022(db: Database, config: Config) -> dict[str, Any]:
+    """The 2022 season played on its own rules; what the test checks of it."""
+    rules = await season_config(db, config)
+    await season_played(db, rules, candidates=_finalists_level)
+    async with db.reads() as uow:
+        seeded = {p.id: p.seeded_as for p in await uow.players.list() if p.seeded_as}
+        tables = await pool_tables(uow, rules)
+        seasons = {s.year: s for s in await uow.seasons.all()}
+        entries_2021 = await uow.seasons.entries(seasons[2021].id)
+    return {
+        "rules": rules.rules,
+        "seeded": seeded,
+        "pools": {pool: rows for pool, (_, rows, _) in tables.items()},
+        "entries_2021": {e.player_id: e.seeded_as for e in entries_2021},
+    }
+
+
+@pytest.mark.timeout(300)  # a hang guard: two seasons in storage take some seconds
+def test_next_season_is_made_from_this_one_and_played(
+    database_url: str, in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = database_url
+    (in_tmp / "config.toml").write_text(
+        f'[tournament]\ntds = ["ODMWND", "Shiaxou"]\n[service]\ndatabase_url = "{url}"\n'
+    )
+    config = config_for(url)
+
+    async def first(db: Database) -> dt.datetime:
+        await migrate.upgrade(db)
+        return await season_played(db, config, final=second_wins(7))
+
+    clock = FakeClock(_run(url, first) + dt.timedelta(weeks=2))
+
+    def acwc(*args: str, code: int = 0) -> str:
+        got = main(as_td(args, "ODMWND"), clock=clock)
+        out, err = capsys.readouterr()
+        assert got == code, f"acwc {' '.join(args)} -> {got}: {out}{err}"
+        return out + err
+
+    assert "confirm it or discard it" not in acwc("season", "new")
+    assert "drafted already" in acwc("season", "new", code=1)
+    draft = {s["year"]: s for s in json.loads(acwc("season", "show", "--json"))}[2022]
+    assert draft["state"] == "draft"
+    assert (draft["title_holder"], draft["runner_up"]) == ("GrohochetGrom", "PepsiNGaming")
+    assert draft["rules"]["calendar"]["first_publication"] == "2022-10-11"  # a Tuesday
+    assert draft["rules"]["seeding"]["previous_final_order"] == FINAL_2021
+    acwc("season", "confirm")
+
+    got = _run(url, lambda db: _season_2022(db, config))
+    shown = {s["year"]: s for s in json.loads(acwc("season", "show", "--json"))}
+    assert (shown[2021]["state"], shown[2022]["state"]) == ("archived", "open")
+    assert shown[2021]["final"] == FINAL_2021
+
+    seeding = got["rules"].seeding
+    assert (seeding.title_holder, seeding.runner_up) == ("GrohochetGrom", "PepsiNGaming")
+    assert got["seeded"] == {"grohochetgrom": "title_holder", "pepsingaming": "runner_up"}
+    # the 2021 entries as they were in 2021, though the same people entered 2022
+    assert len(got["entries_2021"]) == 2 + len(ENTRANTS)
+    assert {k: v for k, v in got["entries_2021"].items() if v} == {
+        "pepsingaming": "title_holder",
+        "grohochetgrom": "runner_up",
+    }
+    # the Candidates tiebreak of 2022 reads the 2021 final (rules 3.6.6.4)
+    place = {name.lower(): i for i, name in enumerate(FINAL_2021, start=1)}
+    by_final = 0
+    for rows in got["pools"].values():
+        placed = [r for r in rows if r.previous_final_place is not None]
+        assert [r.previous_final_place for r in placed] == sorted(place[r.player] for r in placed)
+        for row in placed:
+            assert row.previous_final_place == place[row.player]
+        by_final += sum(r.separated_by is Criterion.PREVIOUS_FINAL for r in rows)
+    assert by_final == 2  # in each pool, its two finalists
