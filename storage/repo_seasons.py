@@ -8,10 +8,17 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, delete, insert, or_, select, update
+from sqlalchemy import ColumnElement, Select, delete, insert, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from storage.models import PlayerRow, RoundRow, SeasonState, StageRow, TournamentRow
+from storage.models import (
+    PlayerRow,
+    RoundRow,
+    SeasonState,
+    SettingRow,
+    StageRow,
+    TournamentRow,
+)
 from storage.models_seasons import SeasonEntryRow
 
 __all__ = [
@@ -165,6 +172,16 @@ class SeasonRepository:
             select(SeasonEntryRow).where(SeasonEntryRow.player_id == player_id)
         )
         return result.scalars().all()
+
+    async def keep_settings(self, season_id: int, keys: Sequence[str]) -> None:
+        """A season's own settings (``keys``) kept under ``season.<id>.<key>``: archived with
+        it, and out of the way of the next season, which starts without them."""
+        await self.session.execute(
+            update(SettingRow)
+            .where(SettingRow.key.in_(list(keys)))
+            .values(key=literal(f"season.{season_id}.") + SettingRow.key)
+            .execution_options(synchronize_session=False)
+        )
 
     async def remove(self, draft: TournamentRow) -> None:
         """A draft season thrown away (it has no stage or entry yet)."""

@@ -16,9 +16,10 @@ import datetime as dt
 
 from bot.config import Config, rules_over, season_table
 from bot.errors import OperationError
+from bot.service.stages.candidates import SMALL_FIELD
 from bot.views.bracket import load_bracket, with_results
 from bot.views.tournament import require_tournament
-from rules.core.ruleset import Ruleset, StageKind
+from rules.core.ruleset import Ruleset
 from rules.core.seasons import next_season_rules
 from rules.core.states import StageState
 from rules.stages.formats import stage_kinds
@@ -26,7 +27,11 @@ from storage.db import Database
 from storage.models import SeasonState, StageRow, TournamentRow
 from storage.uow import UnitOfWork
 
-__all__ = ["Seasons", "final_order", "season_config", "season_rules"]
+__all__ = ["SEASON_SETTINGS", "Seasons", "final_order", "season_config", "season_rules"]
+
+SEASON_SETTINGS = (SMALL_FIELD,)
+"""The settings that are one season's choices (the TDs' small-field choice, rules 1.3, 5.10):
+archived with it when the next opens, which starts without them."""
 
 
 def season_rules(base: Ruleset, season: TournamentRow | None) -> Ruleset:
@@ -85,7 +90,7 @@ class Seasons:
             TournamentRow(
                 name=last.name,
                 created_at=now,
-                current_stage=StageKind.QUALIFICATION,
+                current_stage=stage_kinds(following)[0],  # the first of the registry
                 year=year + 1,
                 state=SeasonState.DRAFT,
                 rules=season_table(following),
@@ -113,6 +118,7 @@ class Seasons:
             last.rules = season_table(season_rules(self.config.rules, last))
             last.state = SeasonState.ARCHIVED
             kept = await uow.seasons.keep_entries(last.id)
+            await uow.seasons.keep_settings(last.id, SEASON_SETTINGS)
         draft.state = SeasonState.OPEN
         draft.confirmed_by = actor
         draft.confirmed_at = now

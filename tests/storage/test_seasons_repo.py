@@ -104,3 +104,15 @@ async def test_a_person_re_enters_the_next_season_and_their_exit_stays_in_the_la
         assert person is not None
         assert (person.seed_rating, person.tournament_id) == (2000, first.id)
         assert [p.id for p in await uow.players.list()] == ["carol"]
+
+
+async def test_a_season_s_own_settings_are_archived_with_it(db: Database) -> None:
+    async with db.uow() as uow:
+        await uow.settings.set("candidates.small_field", "smaller_pools")
+        await uow.settings.set("lichess.stream_since", "kept")  # the service's, not a season's
+        await uow.seasons.keep_settings(7, ("candidates.small_field",))
+        await uow.commit()
+    async with db.reads() as uow:
+        assert await uow.settings.get("candidates.small_field") is None
+        assert await uow.settings.get("season.7.candidates.small_field") == "smaller_pools"
+        assert await uow.settings.get("lichess.stream_since") == "kept"

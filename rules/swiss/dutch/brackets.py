@@ -468,9 +468,14 @@ class RoundPairer:
         alive = self.graph.alive
         reaching: set[int] = set()
         waiting = [assign[player]]
+        # A group met again (players sharing their tight pairs) adds nobody new.
+        seen: set[int] = set()
         while waiting:
             second = waiting.pop()
             for group in tight_with.get(second, ()):
+                if id(group) in seen:
+                    continue
+                seen.add(id(group))
                 for first in group:
                     if first == player or first in reaching:
                         continue
@@ -504,8 +509,16 @@ class RoundPairer:
         start = mate[candidate]
         parent: dict[int, int] = {start: start}
         queue = [start]
+        # Players of one kind share their list of tight pairs: a list already gone through
+        # holds neither ``freed`` (the path would have ended there) nor a holder not yet
+        # reached, so going through it again would change nothing.
+        seen: set[int] = set()
         for first in queue:
-            for second in tight_pairs[first]:
+            pairs = tight_pairs[first]
+            if id(pairs) in seen:
+                continue
+            seen.add(id(pairs))
+            for second in pairs:
                 if second == candidate or second not in graph.alive:
                     continue
                 if second == freed:

@@ -390,9 +390,14 @@ class PairingGraph:
                 waiting.remove(partner)
                 start[vertex] = partner
                 start[partner] = vertex
+        unmatched = len(waiting)
         for vertex in list(waiting):
+            if unmatched < 2:
+                # No other unmatched player to end an augmenting path at: the search would
+                # look at every alternating path in vain (on 10,000 players, seconds each).
+                break
             if vertex not in start:
-                alternating_search(
+                unmatched -= 2 * alternating_search(
                     vertex,
                     start,
                     rows,
@@ -772,10 +777,14 @@ class PairingGraph:
         view.pairs.clear()
 
 
-# Pairs a check adds per player and group before solving again. Measured, not derived: with
-# 10 or 40, round 2 of 4,096 players took 146 s and 23 s (more, smaller re-solves), with 400
-# 9 s; the pairing is the same whatever the value.
-_ADDED_PER_GROUP = 400
+# Pairs a check adds per player and group before solving again. Measured, not derived, and
+# the pairing is the same whatever the value: with 10 or 40, round 2 of 4,096 players once
+# took 146 s and 23 s (more, smaller re-solves), with 400 9 s; since the completion starts and
+# tight-path searches stopped going over the whole field, the solver's own edges are the cost:
+# on 10,000 players (bench/pairing.py, loaded machine) 400 took 31 s in round 2 and 31 s in
+# round 3, 100 22 s and 19 s, 20 13 s and 12 s (and a third of the memory), but 20 or 40 took
+# 68 s in round 6 where 100 took 14 s.
+_ADDED_PER_GROUP = 100
 # Players per block of a group in the check for uncovered pairs.
 _BLOCK = 48
 
