@@ -17,6 +17,7 @@ from bot.notify.languages import DEFAULT, LANGUAGES, catalogue_path, words
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
+from rules.talk.armageddon import bid_sealed
 from rules.talk.conduct import break_started
 from rules.talk.notices import pairing_published
 from rules.week.calendar import label_duration, label_time, match_week
@@ -126,4 +127,16 @@ def test_each_player_of_a_break_reads_it_in_their_own_words() -> None:
     assert theirs == (
         "alice called their one break (rules 6.1): the next game starts by "
         "Thu 14 Oct 18:10 UTC at the latest."
+    )
+
+
+def test_the_armageddon_s_replies_come_in_the_player_s_words() -> None:
+    deadline = dt.datetime(2021, 11, 5, 18, tzinfo=dt.UTC)
+    assert bid_sealed(210, deadline=deadline, words=words("fr")) == (
+        "Votre enchère de 3:30 pour les Blancs est cachetée ; elle est révélée quand celle de "
+        "votre adversaire arrive ou à l'échéance (ven. 5 nov. 18:00 UTC)."
+    )
+    assert bid_sealed(210, deadline=deadline) == (
+        "Your time offer of 3:30 for White is sealed; it is revealed when your opponent's "
+        "offer is in or the deadline passes (Fri 05 Nov 18:00 UTC)."
     )

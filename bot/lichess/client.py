@@ -1,8 +1,10 @@
 """The Lichess REST client: berserk calls, one at a time, in one worker thread.
 
 Lichess asks API clients to make one request at a time and, after a 429, to wait a full minute.
-So every call goes through one queue (an ``asyncio.Lock``, which wakes waiters in FIFO order)
-into one worker thread where berserk (blocking ``requests``) runs. A 429 pauses the whole queue
+So every call goes through one queue (:class:`_Turns`: first come, first served, but the export
+of finished games by id goes before the calls waiting, so a game's result is not recorded after
+the DMs and challenges queued meanwhile) into one worker thread where berserk (blocking
+``requests``) runs. A 429 pauses the whole queue
 for ``rate_limit_pause`` on the service :class:`Clock`, then the same request is tried again, so
 nothing is lost; 5xx answers and transport errors are retried with capped exponential backoff.
 Every request has a timeout (berserk sets none). The pause is also written to a
@@ -29,11 +31,13 @@ and :mod:`bot.lichess.errors` exceptions; no berserk or requests object leaves t
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import datetime as dt
 import functools
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -95,6 +99,46 @@ class TokenInfo:
 
     def missing(self, needed: Iterable[str]) -> list[str]:
         return sorted(set(needed) - self.scopes) if self.user is not None else sorted(needed)
+
+
+class _Turns:
+    """One request at a time, in the order asked, but a ``first`` one goes before the others
+    waiting (never before the one under way)."""
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._first: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._rest: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, *, first: bool = False) -> AsyncIterator[None]:
+        if self._busy:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            line = self._first if first else self._rest
+            line.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._next()  # the turn was handed over as this was cancelled: pass it on
+                elif waiter in line:
+                    line.remove(waiter)
+                raise
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._next()
+
+    def _next(self) -> None:
+        """The turn to the next waiting (it stays taken), else free."""
+        for line in (self._first, self._rest):
+            while line:
+                waiter = line.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+        self._busy = False
 
 
 class _WithoutToken(requests.auth.AuthBase):
@@ -167,7 +211,7 @@ class LichessClient:
         # requests and always fails; team updates go through a plain Requestor instead.
         self._requestor: Requestor[Any] = Requestor(self._session, self.base_url, JSON)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lichess-rest")
-        self._queue = asyncio.Lock()
+        self._queue = _Turns()
         self._paused_until: dt.datetime | None = None
         self.requests_made = 0
         self.answers: Counter[tuple[str, str]] = Counter()
@@ -275,7 +319,7 @@ class LichessClient:
                 as_pgn=False,
                 moves=_lichess_bool(False),  # type: ignore[arg-type]
             )
-            rows = await self._call("export_games_by_ids", _consume(fn))
+            rows = await self._call("export_games_by_ids", _consume(fn), first=True)
             games.extend(_user_games(rows))
         return games
 
@@ -453,8 +497,11 @@ class LichessClient:
 
     # --- the queue ---------------------------------------------------------------------
 
-    async def _call(self, name: str, fn: Callable[[], T], *, pause_on_429: bool = True) -> T:
-        async with self._queue:
+    async def _call(
+        self, name: str, fn: Callable[[], T], *, pause_on_429: bool = True, first: bool = False
+    ) -> T:
+        """``fn`` in its turn (``first``: before the calls waiting, after the one under way)."""
+        async with self._queue.turn(first=first):
             attempt = 0
             rate_limit_waits = 0
             while True:

@@ -147,14 +147,21 @@ class Forum:
         return out if round_row in out else [round_row]
 
     async def _match_lines(
-        self, uow: UnitOfWork, rounds: list[RoundRow], *, room: int | None = None
-    ) -> list[str]:
+        self,
+        uow: UnitOfWork,
+        rounds: list[RoundRow],
+        *,
+        room: int | None = None,
+        changed: int | None = None,
+    ) -> list[str] | None:
         """Each match of ``rounds``: its room link, its agreed time, its result so far.
 
         ``room``: the characters the post has left for them before it is cut (``fit``: past
         its length only the fact that it is longer counts). The lines past
         that are never seen, so they are not computed: a round of 256 matches made every
-        result and agreed time read the round's 2,000 games for a post cut after 90 lines."""
+        result and agreed time read the round's 2,000 games for a post cut after 90 lines.
+        ``changed``: the match whose line changed; ``None`` when its line is past the cut (the
+        post's text is the same)."""
         multi = len(rounds) > 1
         ordered = [
             m
@@ -170,6 +177,8 @@ class Forum:
             undecided = talk.MatchResult(decided=m.outcome is not None)  # its line but the result
             head = _forum_match(m, self.config.room_url(m.id), undecided)
             length += len(talk.room_line(head, named=multi)) + 1
+        if changed is not None and all(m.id != changed for m in shown):
+            return None
         await uow.games.preload(  # one query, for the results shown
             m.id for m in shown if m.outcome is not None or m.state is MatchState.REPEAT
         )
@@ -190,13 +199,16 @@ class Forum:
         *,
         now: dt.datetime,
         reuse_carried: bool = False,
+        changed: int | None = None,
     ) -> None:
         """Draft or bring up to date the round's pairings post: its matches, each room link,
         the agreed times and the results so far (rules 4.3, 5.2, 6.6).
 
         ``reuse_carried``: nothing of the previous round changed (a match of this round did),
         so the previous round's results and standings the draft already carries are kept, not
-        computed again: the standings are the costly part, and this runs on every game."""
+        computed again: the standings are the costly part, and this runs on every game.
+        ``changed``: that match; a drafted post whose text is cut before its line is left as
+        it is (from about 180 players, most of a round's results and agreed times)."""
         if self.posts_per_round < 1 or round_row.week_end is None:
             return
         rounds = await self._post_rounds(uow, round_row)
@@ -213,8 +225,13 @@ class Forum:
             broadcast_url=self.config.tournament.broadcast_url,
         )
         room = DM_LIMIT - len("\n".join(lines)) - 2  # past the blank line
-        lines += ["", *await self._match_lines(uow, rounds, room=room)]
         key = notice.round_pairings(owner.id)
+        if changed is not None and await uow.outbox.forum_post(key.event) is None:
+            changed = None  # not drafted yet: it is drafted whole
+        shown = await self._match_lines(uow, rounds, room=room, changed=changed)
+        if shown is None:
+            return  # the line that changed is past the cut: the post reads the same
+        lines += ["", *shown]
         # Past a message's length the post is cut before the previous round's results and
         # standings (fit): a 256-player round's post computed the standings on every result.
         cut = len("\n".join(lines)) > DM_LIMIT
@@ -373,7 +390,7 @@ class Forum:
         if round_row is None or round_row.state is not RoundState.PUBLISHED:
             return
         # (the change is in this round: the previous round this post carries is as it was)
-        await self.pairings_post(uow, round_row, now=now, reuse_carried=True)
+        await self.pairings_post(uow, round_row, now=now, reuse_carried=True, changed=row.id)
         await self.closing_post(uow, round_row, now=now)
 
     async def sweep(self, uow: UnitOfWork, *, now: dt.datetime, fresh: bool = False) -> int:

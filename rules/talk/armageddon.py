@@ -7,7 +7,9 @@ import datetime as dt
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import Ruleset
+from rules.core.words import ENGLISH, Words
 from rules.stages.armageddon import ArmageddonProcedure, Phase, format_clock
+from rules.week.calendar import label_time
 
 __all__ = [
     "bid_sealed",
@@ -27,53 +29,77 @@ __all__ = [
 ]
 
 
-def _at(when: dt.datetime) -> str:
-    return f"{when:%a %d %b %H:%M} UTC"
+def _at(when: dt.datetime, words: Words = ENGLISH) -> str:
+    return f"{when:%a %d %b %H:%M} UTC" if words is ENGLISH else label_time(when, words)
 
 
-def knockout_repeat(stage: str, *, week: int, match_id: int, white_first: str) -> str:
+def knockout_repeat(
+    stage: str, *, week: int, match_id: int, white_first: str, words: Words = ENGLISH
+) -> str:
     """A knockout match tied after ``week`` is played again next week (rules 3.viii.3-4)."""
-    return (
-        f"Your {stage.replace('_', ' ')} match is tied after week {week}: it is played again "
-        f"next week (rules 3.viii.3-4), match {match_id}, {white_first} with White in game 1."
-    )
+    return words.gettext(
+        "Your %(stage)s match is tied after week %(week)s: it is played again next week (rules "
+        "3.viii.3-4), match %(match)s, %(white)s with White in game 1."
+    ) % {
+        "stage": stage.replace("_", " "),
+        "week": week,
+        "match": match_id,
+        "white": white_first,
+    }
 
 
-def clock_statement(proc: ArmageddonProcedure, ruleset: Ruleset) -> str:
+def clock_statement(proc: ArmageddonProcedure, ruleset: Ruleset, words: Words = ENGLISH) -> str:
     """How the armageddon game is set up on Lichess, which gives both sides one clock."""
     assert proc.white is not None
     assert proc.black is not None
     assert proc.white_seconds is not None
-    black = format_clock(proc.black_seconds)
-    white = format_clock(proc.white_seconds)
-    inc = ruleset.armageddon.increment_seconds
-    return (
-        f"Armageddon (rules 3.ix): {proc.white} plays White with {white}, {proc.black} plays"
-        f" Black with {black} and draw odds (a draw is a win for Black), increment {inc}."
-        f" Lichess cannot give the two sides different clocks: create a rated"
-        f" {ruleset.time_control.variant} game at {black}+{inc} with {proc.white} as White;"
-        f" White has {white} of it and loses if they use more. The TDs check the time use."
-    )
+    return words.gettext(
+        "Armageddon (rules 3.ix): %(white)s plays White with %(white_clock)s, %(black)s plays "
+        "Black with %(black_clock)s and draw odds (a draw is a win for Black), increment "
+        "%(inc)s. Lichess cannot give the two sides different clocks: create a rated "
+        "%(variant)s game at %(black_clock)s+%(inc)s with %(white)s as White; White has "
+        "%(white_clock)s of it and loses if they use more. The TDs check the time use."
+    ) % {
+        "white": proc.white,
+        "black": proc.black,
+        "white_clock": format_clock(proc.white_seconds),
+        "black_clock": format_clock(proc.black_seconds),
+        "inc": ruleset.armageddon.increment_seconds,
+        "variant": ruleset.time_control.variant,
+    }
 
 
-def phase_reply(proc: ArmageddonProcedure, who: PlayerId) -> str:
+def phase_reply(proc: ArmageddonProcedure, who: PlayerId, words: Words = ENGLISH) -> str:
     """Where the procedure stands, as ``who`` reads it after their bid or choice."""
     view = proc.view(who)
     if view.phase is Phase.DECIDED:
         assert view.white is not None
         assert view.white_seconds is not None
-        colour = "White" if view.white == who else "Black"
+        values = {
+            "white": view.white,
+            "black": view.black,
+            "white_clock": format_clock(view.white_seconds),
+            "black_clock": format_clock(view.black_seconds),
+        }
         return (
-            f"Colours decided: {view.white} plays White with {format_clock(view.white_seconds)},"
-            f" {view.black} plays Black with {format_clock(view.black_seconds)} and draw odds."
-            f" You play {colour}."
-        )
+            words.gettext(
+                "Colours decided: %(white)s plays White with %(white_clock)s, %(black)s plays "
+                "Black with %(black_clock)s and draw odds. You play White."
+            )
+            if view.white == who
+            else words.gettext(
+                "Colours decided: %(white)s plays White with %(white_clock)s, %(black)s plays "
+                "Black with %(black_clock)s and draw odds. You play Black."
+            )
+        ) % values
     if view.phase is Phase.RPS:
-        return (
-            f"The offers were equal: rock-paper-scissors round {view.rps_round} decides who plays"
-            " White. Send `rps rock`, `rps paper` or `rps scissors`."
-        )
-    return "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
+        return words.gettext(
+            "The offers were equal: rock-paper-scissors round %(round)s decides who plays "
+            "White. Send `rps rock`, `rps paper` or `rps scissors`."
+        ) % {"round": view.rps_round}
+    return words.gettext(
+        "Neither player chose in rock-paper-scissors: the TDs decide who plays White."
+    )
 
 
 def white_named(match_id: int, proc: ArmageddonProcedure) -> str:
@@ -87,17 +113,20 @@ def white_named(match_id: int, proc: ArmageddonProcedure) -> str:
     )
 
 
-def bidding_opened(match_id: int, proc: ArmageddonProcedure) -> str:
+def bidding_opened(match_id: int, proc: ArmageddonProcedure, words: Words = ENGLISH) -> str:
     """Both players of a tied match are asked for their sealed time offer for White."""
-    low = format_clock(proc.min_white_seconds)
-    high = format_clock(proc.black_seconds)
-    return (
-        f"Your match {match_id} is tied: an armageddon game decides it (rules 3.ix). Black"
-        f" has {high} and draw odds, no increment. Send your sealed time offer for White,"
-        f" `bid m:ss` between {low} and {high}, by {_at(proc.bid_deadline)}."
-        " The lower offer plays White with that time; equal offers go to"
-        " rock-paper-scissors. A missing offer loses the bidding."
-    )
+    return words.gettext(
+        "Your match %(match)s is tied: an armageddon game decides it (rules 3.ix). Black has "
+        "%(high)s and draw odds, no increment. Send your sealed time offer for White, "
+        "`bid m:ss` between %(low)s and %(high)s, by %(deadline)s. The lower offer plays White "
+        "with that time; equal offers go to rock-paper-scissors. A missing offer loses the "
+        "bidding."
+    ) % {
+        "match": match_id,
+        "low": format_clock(proc.min_white_seconds),
+        "high": format_clock(proc.black_seconds),
+        "deadline": _at(proc.bid_deadline, words),
+    }
 
 
 def rps_round(match_id: int, what: str, *, deadline: dt.datetime) -> str:
@@ -108,19 +137,18 @@ def rps_round(match_id: int, what: str, *, deadline: dt.datetime) -> str:
     )
 
 
-def bid_sealed(seconds: int, *, deadline: dt.datetime) -> str:
-    return (
-        f"Your time offer of {format_clock(seconds)} for White is sealed; it"
-        " is revealed when your opponent's offer is in or the deadline passes"
-        f" ({_at(deadline)})."
-    )
+def bid_sealed(seconds: int, *, deadline: dt.datetime, words: Words = ENGLISH) -> str:
+    return words.gettext(
+        "Your time offer of %(clock)s for White is sealed; it is revealed when your opponent's "
+        "offer is in or the deadline passes (%(deadline)s)."
+    ) % {"clock": format_clock(seconds), "deadline": _at(deadline, words)}
 
 
-def rps_sealed(round_number: int) -> str:
-    return (
-        f"Your choice for round {round_number} is sealed; it is revealed when your"
-        " opponent's choice is in or the deadline passes."
-    )
+def rps_sealed(round_number: int, words: Words = ENGLISH) -> str:
+    return words.gettext(
+        "Your choice for round %(round)s is sealed; it is revealed when your opponent's choice "
+        "is in or the deadline passes."
+    ) % {"round": round_number}
 
 
 def game_after_armageddon(link: str, match_id: int) -> str:

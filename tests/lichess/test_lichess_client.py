@@ -20,6 +20,7 @@ from bot.lichess import (
     NotFoundError,
     RateLimitedError,
 )
+from bot.lichess.client import _Turns
 from bot.runtime.clock import FakeClock
 from bot.sandbox.schemas import make_game
 from bot.sandbox.state import SandboxState
@@ -315,3 +316,41 @@ def test_client_repr_hides_the_token(bot_token: str, clock: FakeClock) -> None:
         assert bot_token not in repr(client)
     finally:
         asyncio.run(client.aclose())
+
+
+async def test_the_export_by_ids_goes_before_the_calls_waiting_never_two_at_once() -> None:
+    """One request at a time (lila's rule); the export of finished games (``first``) goes
+    before the calls already waiting, after the one under way; a waiting call cancelled
+    leaves the line moving."""
+    turns = _Turns()
+    order: list[str] = []
+    inside = 0
+    held = asyncio.Event()
+    release = asyncio.Event()
+
+    async def call(name: str, *, first: bool = False) -> None:
+        nonlocal inside
+        async with turns.turn(first=first):
+            inside += 1
+            assert inside == 1
+            order.append(name)
+            if name == "dm 1":
+                held.set()
+                await release.wait()
+            await asyncio.sleep(0)
+            inside -= 1
+
+    under_way = asyncio.create_task(call("dm 1"))
+    await held.wait()
+    waiting = [asyncio.create_task(call(n)) for n in ("challenge", "dm 2", "gone")]
+    export = asyncio.create_task(call("export", first=True))
+    for _ in range(3):
+        await asyncio.sleep(0)  # each asks for its turn
+    waiting[2].cancel()
+    release.set()
+    await asyncio.gather(under_way, export, *waiting[:2])
+    assert order == ["dm 1", "export", "challenge", "dm 2"]
+    assert waiting[2].cancelled()
+    async with turns.turn():  # free again
+        order.append("later")
+    assert order[-1] == "later"

@@ -361,3 +361,47 @@ async def test_new_pairs_of_the_same_players_over_several_streams_restart_them(
         await watcher.connected.wait()
         game = state.start_game(white="Alice", black="Carol")
         await inbox.wait_for(game.id, GameStatus.STARTED)
+
+
+async def test_games_read_while_one_is_taken_are_handed_over_together(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """A burst of game ends: the lines read while the first game is being taken go to
+    ``on_batch`` together (the intake asks the export once for them), then each to ``on_game``
+    in the order read."""
+    inbox = Inbox()
+    release = asyncio.Event()
+    batches: list[list[str]] = []
+
+    async def slow(game: Game) -> None:
+        await inbox(game)
+        await release.wait()
+
+    async def on_batch(games: Iterable[Game]) -> None:
+        batches.append([g.id for g in games])
+
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=slow,
+        on_batch=on_batch,
+        players=(ALICE, BOB, CAROL, DAVE),
+        pairs_provider=pairs_of((ALICE, BOB), (CAROL, DAVE)),
+    )
+    async with watching(watcher):
+        await watcher.wait_backfilled()  # (it delivers what the export says, by itself)
+        first = state.start_game(white="Alice", black="Bob")
+        await inbox.wait_for(first.id, GameStatus.STARTED)  # held there
+        second = state.start_game(white="Carol", black="Dave")
+        state.finish_game(first.id, status="resign", winner="white")
+        state.finish_game(second.id, status="draw")
+        await until(lambda: watcher.pending == 3)
+        release.set()
+        await inbox.wait_for(second.id, GameStatus.DRAW)
+    assert batches == [[second.id, first.id, second.id]]
+    assert [(g.id, g.status) for g in inbox.games] == [
+        (first.id, GameStatus.STARTED),
+        (second.id, GameStatus.STARTED),
+        (first.id, GameStatus.RESIGN),
+        (second.id, GameStatus.DRAW),
+    ]

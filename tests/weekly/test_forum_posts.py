@@ -295,13 +295,22 @@ async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week:
     assert len(whole) > DM_LIMIT
     assert draft.body == fit(whole)
 
-    async with week.db.uow() as uow:  # match 2 (shown) is decided
-        row = await uow.matches.get(ids[1])
-        assert row is not None
-        row.outcome, row.decided_by = Outcome.FIRST_WINS, DecidedBy.FORFEIT
-        row.state = MatchState.COMPLETE
-        await week.services.forum.match_changed(uow, row, now=week.clock.now())
-        await uow.commit()
+    async def decide(match_id: int) -> None:
+        async with week.db.uow() as uow:
+            row = await uow.matches.get(match_id)
+            assert row is not None
+            row.outcome, row.decided_by = Outcome.FIRST_WINS, DecidedBy.FORFEIT
+            row.state = MatchState.COMPLETE
+            await week.services.forum.match_changed(uow, row, now=week.clock.now())
+            await uow.commit()
+
+    await decide(ids[1])  # match 2 (shown) is decided
     (draft,) = await week.outbox("forum_draft")
     decided = {0, 1} | set(range(0, 130, 3))
     assert draft.body == fit(head + "\n".join(line(n, decided=n in decided) for n in range(130)))
+
+    await decide(ids[127])  # match 128 (past the cut) is decided: the post reads the same
+    (after,) = await week.outbox("forum_draft")
+    decided.add(127)
+    assert after.body == draft.body
+    assert after.body == fit(head + "\n".join(line(n, decided=n in decided) for n in range(130)))

@@ -19,6 +19,7 @@ from typing import Any
 from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import words_of
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.challenges import GameChallenges
 from bot.views.bracket import KNOCKOUT_VALUES, procedure
@@ -143,9 +144,9 @@ class Armageddons:
                     created_at=now,
                 )
             )
-            text = talk.bidding_opened(match.id, proc)
             key = notice.armageddon_bidding(arm.id, match.id)
             for player in players:
+                text = talk.bidding_opened(match.id, proc, await words_of(uow, player))
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         if proc.phase is Phase.RPS and (old_phase is not Phase.RPS or proc.rps_round != old_round):
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
@@ -167,9 +168,10 @@ class Armageddons:
         if proc.phase is Phase.DECIDED and old_phase is not Phase.DECIDED:
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
             arm.white, arm.white_seconds = proc.white, proc.white_seconds
-            text = talk.clock_statement(proc, self.config.rules)
             key = notice.armageddon_colours(arm.id, match.id)
             for player in players:
+                words = await words_of(uow, player)
+                text = talk.clock_statement(proc, self.config.rules, words)
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
             if self.challenges is not None and proc.white is not None:  # the game's link follows
                 await self.challenges.schedule_armageddon(uow, match, white=proc.white, now=now)
@@ -269,14 +271,16 @@ class Armageddons:
                 value=format_clock(command.seconds),
             )
             if proc.phase is Phase.BIDDING:
-                return talk.bid_sealed(command.seconds, deadline=proc.bid_deadline)
+                return talk.bid_sealed(
+                    command.seconds, deadline=proc.bid_deadline, words=await words_of(uow, who)
+                )
         else:
             proc = await self._act(
                 uow, arm, kind="rps", now=now, actor=who, player=who, value=command.hand.value
             )
             if proc.phase is Phase.RPS and proc.view(who).own_choice is not None:
-                return talk.rps_sealed(proc.rps_round)
-        return talk.phase_reply(proc, who)
+                return talk.rps_sealed(proc.rps_round, await words_of(uow, who))
+        return talk.phase_reply(proc, who, await words_of(uow, who))
 
     async def td_decide(
         self, uow: UnitOfWork, *, match_id: int, white: str, now: dt.datetime, actor: str

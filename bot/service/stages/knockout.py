@@ -10,6 +10,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import words_of
 from bot.service.stages.armageddon import Armageddons
 from bot.service.stages.registry import AdvanceReport, Handover
 from bot.service.stages.rounds import complete_stage, new_match, start_stage
@@ -236,11 +237,15 @@ class Knockout:
                 else MatchState.PROPOSED,
             )
         )
-        text = knockout_repeat(
-            row.stage, week=row.week, match_id=new.id, white_first=str(new.white_first)
-        )
         key = notice.knockout_repeat(new.id)
         for player in (pairing.white_first, pairing.black_first):
+            text = knockout_repeat(
+                row.stage,
+                week=row.week,
+                match_id=new.id,
+                white_first=str(new.white_first),
+                words=await words_of(uow, player),
+            )
             await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         await uow.audit.record(
             at=now,

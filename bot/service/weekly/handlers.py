@@ -428,8 +428,12 @@ class WeeklyDeadlines:
             loaded = None
         if loaded is not None:
             await self._review_pauses(uow, loaded, now=now)
-            await replan_deadlines(uow, self.config.rules, row, loaded.negotiation, now=now)
-            await plan_pause_check(uow, self.config.rules, row, loaded.events, now=now)
+            # one read of the match's deadline rows for both (the replan adds none of the
+            # pause check's kind)
+            rows = await uow.weekly.deadlines(row.id)
+            rules = self.config.rules
+            await replan_deadlines(uow, rules, row, loaded.negotiation, now=now, deadlines=rows)
+            await plan_pause_check(uow, rules, row, loaded.events, now=now, deadlines=rows)
         if outcome is not None and outcome.value in DECIDED:
             await self.announcements.result(uow, row, now=now)
 

@@ -31,16 +31,21 @@ async def plan_pause_check(
     events: Sequence[MatchEventRow],
     *,
     now: dt.datetime,
+    deadlines: Sequence[DeadlineRow] | None = None,
 ) -> dt.datetime | None:
     """Plan the pause check of ``row``'s current pause, cancelling the check of a pause that
-    is over (a game came) or moved (a break was called); when it is due (``None``: none)."""
+    is over (a game came) or moved (a break was called); when it is due (``None``: none).
+    ``deadlines``: the match's deadline rows, read already in this unit of work (its pause
+    checks are only ever written here)."""
     due = None
     if not is_decided(row):
         games = await uow.games.for_match(row.id)
         due = pause_check_due(game_spans(games), break_calls(events), conduct=ruleset.conduct)
+    if deadlines is None:
+        deadlines = await uow.weekly.deadlines(row.id)
     planned = [
         r
-        for r in await uow.weekly.deadlines(row.id)
+        for r in deadlines
         if r.kind == PAUSE_CHECK and r.fired_at is None and r.cancelled_at is None
     ]
     for r in planned:
@@ -62,13 +67,20 @@ async def plan_pause_check(
 
 
 async def replan_deadlines(
-    uow: UnitOfWork, ruleset: Ruleset, row: MatchRow, negotiation: Negotiation, *, now: dt.datetime
+    uow: UnitOfWork,
+    ruleset: Ruleset,
+    row: MatchRow,
+    negotiation: Negotiation,
+    *,
+    now: dt.datetime,
+    deadlines: Sequence[DeadlineRow] | None = None,
 ) -> tuple[int, int]:
     """Bring the match's deadline rows in line with its state (rules/deadlines.plan_deadlines).
 
     Rows the plan no longer calls for are cancelled (``cancelled_at``); new ones are added; a
     cancelled row the plan calls for again is restored; fired rows stay as history and are never
     planned twice. Returns (added, cancelled). The caller wakes the runner after committing.
+    ``deadlines``: the match's deadline rows, read already in this unit of work.
     """
     started = await games_started(uow, row, negotiation.week.start) > 0
     plan = plan_deadlines(
@@ -76,7 +88,9 @@ async def replan_deadlines(
     )
     wanted = {(d.kind.value, d.due, d.subject): d for d in plan}
     kinds = {k.value for k in DeadlineKind}
-    existing = [r for r in await uow.weekly.deadlines(row.id) if r.kind in kinds]
+    if deadlines is None:
+        deadlines = await uow.weekly.deadlines(row.id)
+    existing = [r for r in deadlines if r.kind in kinds]
     have = {(r.kind, r.due_at, r.subject): r for r in existing}
     added = cancelled = 0
     for key, deadline in wanted.items():
