@@ -779,12 +779,11 @@ class PairingGraph:
 
 # Pairs a check adds per player and group before solving again. Measured, not derived, and
 # the pairing is the same whatever the value: with 10 or 40, round 2 of 4,096 players once
-# took 146 s and 23 s (more, smaller re-solves), with 400 9 s; since the completion starts and
-# tight-path searches stopped going over the whole field, the solver's own edges are the cost:
-# on 10,000 players (bench/pairing.py, loaded machine) 400 took 31 s in round 2 and 31 s in
-# round 3, 100 22 s and 19 s, 20 13 s and 12 s (and a third of the memory), but 20 or 40 took
-# 68 s in round 6 where 100 took 14 s.
-_ADDED_PER_GROUP = 100
+# took 146 s and 23 s (more, smaller re-solves), with 400 9 s. On 10,000 players (loaded
+# machine) smaller values were faster on most rounds (round 2: 400 27 s, 100 22 s, 20 13 s)
+# but fell into long series of re-solves on others (round 6: 20 and 40 68 s, 100 14 s;
+# round 4: 100 over 150 s, 20 15 s, 400 25 s): 400 has no such round.
+_ADDED_PER_GROUP = 400
 # Players per block of a group in the check for uncovered pairs.
 _BLOCK = 48
 
