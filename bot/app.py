@@ -455,7 +455,6 @@ class Service:
             client=self.lichess,
             clock=self.clock,
             on_game=self.intake,
-            on_batch=self.services.intake.prepare,
             players=await self._active_players(),
             pairs_provider=self._pairs,
             load_last_seen=self._load_last_seen,

@@ -16,11 +16,7 @@ but not end. ``since`` is the last moment the watcher knew it was up to date, mi
 ``lookback`` so a game that started before the gap and ended inside it is still found.
 
 A game is delivered at most once as started and once as finished (a finished game is never
-followed by its start). The streams' lines are read as they come and delivered by one task, in
-the order read: the games that arrived while the one before was being taken are handed over
-together, ``on_batch`` first (the intake asks the export once for all the finished ones, where
-each game was one request, queued behind the bot's other calls to Lichess), then each to
-``on_game``. ``last_seen`` is loaded at start and saved through callbacks, so a
+followed by its start). ``last_seen`` is loaded at start and saved through callbacks, so a
 restarted service backfills from the database's notion of "up to date". It is saved at most
 every ``save_every`` (10 minutes) of service time, and after each backfill: an older mark only
 makes the next backfill start earlier (one export call per pairing whatever its length), it
@@ -61,7 +57,6 @@ STREAM_USERS_LIMIT = 300
 
 Pair = tuple[PlayerId, PlayerId]
 OnGame = Callable[[Game], Awaitable[None]]
-OnBatch = Callable[[Sequence[Game]], Awaitable[None]]
 PairsProvider = Callable[[], Awaitable[Iterable[Pair]]]
 LoadLastSeen = Callable[[], Awaitable[dt.datetime | None]]
 SaveLastSeen = Callable[[dt.datetime], Awaitable[None]]
@@ -163,7 +158,6 @@ class GameWatcher:
         client: LichessClient,
         clock: Clock,
         on_game: OnGame,
-        on_batch: OnBatch | None = None,
         players: Iterable[PlayerId] = (),
         pairs_provider: PairsProvider | None = None,
         load_last_seen: LoadLastSeen | None = None,
@@ -181,7 +175,6 @@ class GameWatcher:
         self._client = client
         self._clock = clock
         self._on_game = on_game
-        self._on_batch = on_batch
         self._players = frozenset(normalise_username(p) for p in players)
         self._pairs_provider = pairs_provider
         self._load_last_seen = load_last_seen
@@ -202,12 +195,6 @@ class GameWatcher:
         """Games ``on_game`` failed on (a lookup failed, the database was away): tried again
         until it takes them, and the last-seen mark stays before them meanwhile."""
         self._retrying: asyncio.Task[None] | None = None
-        self._arrived: collections.deque[Game] = collections.deque()
-        """Games read from a stream, not yet handed over: :meth:`_drain` delivers them."""
-        self._in_hand: list[Game] = []
-        """The games :meth:`_drain` is delivering: the last-seen mark stays before them, as
-        before those still in :attr:`_arrived`."""
-        self._draining: asyncio.Task[None] | None = None
         self._anonymous = False
         """Lichess refused the token on the stream once: it is read without one since."""
         self._streams: list[_Stream] = []
@@ -228,11 +215,6 @@ class GameWatcher:
     def last_seen(self) -> dt.datetime | None:
         """The moment up to which every game is known to have been delivered."""
         return self._last_seen
-
-    @property
-    def pending(self) -> int:
-        """Games read from the streams and not yet handed to ``on_game``."""
-        return len(self._arrived)
 
     def set_players(self, players: Iterable[PlayerId]) -> None:
         """Watch these players from now on; restarts the streams if the set changed, or if
@@ -277,9 +259,6 @@ class GameWatcher:
                 await self._run_streams(session, streams)
         finally:
             self.connected.clear()
-            if self._draining is not None:
-                self._draining.cancel()
-                await asyncio.gather(self._draining, return_exceptions=True)
             if owned:
                 await session.close()
 
@@ -386,7 +365,7 @@ class GameWatcher:
                         log.warning("skipping a malformed games stream line: %s", e)
                         continue
                     if game is not None:
-                        self._arrive(game)
+                        await self._deliver(game)
                     await self._maybe_save()
             except aiohttp.ClientPayloadError as e:
                 raise LichessTransportError("games stream cut mid-line") from e
@@ -422,7 +401,8 @@ class GameWatcher:
                 delay = min(self._backoff_max, self._backoff_initial * 2 ** (failures - 1))
                 log.error("games backfill since %s failed (%s); again in %.1fs", since, e, delay)
                 await self._clock.sleep(delay)
-        await self._deliver_all(sorted(games, key=lambda g: (g.created_at, g.id)))
+        for game in sorted(games, key=lambda g: (g.created_at, g.id)):
+            await self._deliver(game)
         stream.backfill_from = None
         await self._maybe_save(force=True)
 
@@ -447,42 +427,6 @@ class GameWatcher:
                 if game.status.is_finished:
                     found[game.id] = game
         return list(found.values())
-
-    def _arrive(self, game: Game) -> None:
-        """A game read from a stream: delivered by :meth:`_drain`, after those read before it
-        (the reader goes on reading meanwhile, so a burst of game ends is handed over as one
-        batch)."""
-        self._arrived.append(game)
-        if self._draining is None or self._draining.done():
-            self._draining = asyncio.create_task(self._drain())
-
-    async def _drain(self) -> None:
-        while self._arrived:
-            self._in_hand = list(self._arrived)
-            self._arrived.clear()
-            try:
-                await self._deliver_all(self._in_hand)
-            finally:
-                self._in_hand = []
-        await self._maybe_save()
-
-    async def _deliver_all(self, games: Sequence[Game]) -> None:
-        """Deliver ``games`` in order; ``on_batch`` first sees those not delivered before in
-        that state (when there are several)."""
-        fresh = [g for g in games if self._is_new(g)]
-        if self._on_batch is not None and len(fresh) > 1:
-            try:
-                await self._on_batch(fresh)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # only a head start: each game is taken on its own after it
-                log.exception("on_batch failed for %d games", len(fresh))
-        for game in games:
-            await self._deliver(game)
-
-    def _is_new(self, game: Game) -> bool:
-        previous = self._delivered.get(game.id)
-        return previous is None or (previous is False and game.status.is_finished)
 
     async def _deliver(self, game: Game) -> None:
         finished = game.status.is_finished
@@ -533,9 +477,8 @@ class GameWatcher:
         if not points or any(p is None for p in points):
             return
         point = min(p for p in points if p is not None)
-        waiting = [*self._unsettled.values(), *self._arrived, *self._in_hand]
-        if waiting:  # never past a game not yet stored nor known to be someone else's
-            point = min(point, *(g.created_at for g in waiting))
+        if self._unsettled:  # never past a game not yet stored nor known to be someone else's
+            point = min(point, *(g.created_at for g in self._unsettled.values()))
         self._last_seen = point
         if self._save_last_seen is None:
             return
