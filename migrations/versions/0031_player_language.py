@@ -24,11 +24,11 @@ contract = False
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('players', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('language', sa.String(length=10), nullable=True))
+    op.add_column('players', sa.Column('language', sa.String(length=10), nullable=True))
 
 
 def downgrade() -> None:
-    # Only a preference: the player reads English again.
-    with op.batch_alter_table('players', schema=None) as batch_op:
-        batch_op.drop_column('language')
+    # Only a preference: the player reads English again. In place (SQLite 3.35 drops a plain
+    # column itself): a batch copy of ``players`` would drop the table other rows refer to,
+    # which SQLite's foreign keys refuse.
+    op.drop_column('players', 'language')
