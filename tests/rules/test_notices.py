@@ -30,7 +30,6 @@ from rules.talk.notices import (
     offer_received,
     pairing_published,
     reply_reminder,
-    status_text,
     td_claim_alert,
     td_disqualification_alert,
     td_no_show_alert,
@@ -39,6 +38,7 @@ from rules.talk.notices import (
     td_weekend_alert,
     time_agreed,
 )
+from rules.talk.status import status_text
 from rules.week.calendar import UTC, match_week
 from rules.week.conduct import (
     BreakCall,

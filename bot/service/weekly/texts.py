@@ -55,8 +55,8 @@ from rules.talk.notices import (
     offer_received,
     offer_withdrawn,
     offers_sent,
-    status_text,
 )
+from rules.talk.status import status_text
 from rules.week.negotiation import OfferMade, TimeAgreed
 from storage.match_log import apply_step
 from storage.models import MatchRow
