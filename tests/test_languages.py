@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from bot.notify.languages import DEFAULT, LANGUAGES, catalogue_path, words
+from bot.notify.languages import DEFAULT, LANGUAGES, LOCALE_DIR, catalogue_path, words
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
@@ -140,3 +143,35 @@ def test_the_armageddon_s_replies_come_in_the_player_s_words() -> None:
         "Your time offer of 3:30 for White is sealed; it is revealed when your opponent's "
         "offer is in or the deadline passes (Fri 05 Nov 18:00 UTC)."
     )
+
+
+def _pybabel(*args: str | Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "babel.messages.frontend", "--quiet", *map(str, args)],
+        cwd=ROOT,
+        check=True,
+    )
+
+
+def test_running_scripts_messages_on_this_tree_changes_no_catalogue(tmp_path: Path) -> None:
+    """What scripts/messages does, into a copy of the catalogues: every text of the code is
+    in them as they are committed, and the header's dates stay as they are (no diff from
+    regenerating an unchanged tree)."""
+    template = tmp_path / "messages.pot"
+    copy = tmp_path / "locale"
+    shutil.copytree(LOCALE_DIR, copy)
+    _pybabel(
+        "extract", "-F", "babel.cfg", "--project=acwc-bot", "--no-wrap", "--add-location=file",
+        "--sort-by-file", "-o", template, "rules", "bot",
+    )  # fmt: skip
+    script = (ROOT / "scripts" / "messages").read_text()
+    assert "--ignore-pot-creation-date" in script
+    _pybabel(
+        "update", "--no-wrap", "--ignore-obsolete", "--ignore-pot-creation-date",
+        "-i", template, "-d", copy, "-D", "messages",
+    )  # fmt: skip
+    for language in OTHERS:
+        regenerated = (copy / language / "LC_MESSAGES" / "messages.po").read_text()
+        assert regenerated == catalogue_path(language).read_text(), (
+            f"scripts/messages changes the {language} catalogue: run it and translate"
+        )
