@@ -70,6 +70,8 @@ async def _page(
             "closes": reg.closes,
             "registered": registered,
             "result": result,
+            # the reasons are kept in English; each fixed one is read in the page's words
+            "reasons": [page_words().gettext(r) for r in result.reasons] if result else [],
             "check": check if check is not None and check.running else None,
             "season_started": await _season_started(request),
         },

@@ -29,6 +29,7 @@ from rules.stages.armageddon import (
     ArmageddonErrorReason,
     ArmageddonEvent,
     ArmageddonProcedure,
+    EventKind,
     Phase,
     format_clock,
 )
@@ -161,9 +162,14 @@ class Armageddons:
                     created_at=now,
                 )
             )
-            text = talk.rps_round(match.id, events[-1].text, deadline=proc.rps_deadline)
             key = notice.armageddon_rps(arm.id, match.id, proc.rps_round)
             for player in players:
+                text = talk.rps_round(
+                    match.id,
+                    proc,
+                    drawn=any(e.kind is EventKind.RPS_DRAWN for e in events),
+                    words=await words_of(uow, player),
+                )
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         if proc.phase is Phase.DECIDED and old_phase is not Phase.DECIDED:
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
