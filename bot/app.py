@@ -496,8 +496,11 @@ class Service:
             return
         self._season_id = season_id
         base = self._base_config
-        self.config = dataclasses.replace(base, rules=season_rules(base.rules, season))
-        services = bootstrap(self.config, clock=self.clock, db=self.db, lichess=self.lichess)
+        config = dataclasses.replace(base, rules=season_rules(base.rules, season))
+        if config == self.config:
+            return  # the first season created, on the config's rules: the services play them
+        self.config = config
+        services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
         self._gate_checks(services)
         self.services = services
         if self._handlers is None:
