@@ -22,6 +22,7 @@ from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
 from rules.stages.formats import stage_name
 from rules.talk.armageddon import bid_sealed
+from rules.talk.commands import CommandError, parse
 from rules.talk.conduct import (
     UNFINISHED_AT_EXIT,
     awarded_after_exit,
@@ -235,3 +236,26 @@ def test_the_stage_names_and_the_time_control_come_in_the_reader_s_words() -> No
     cut = fit(long, 100, words=fr)
     assert len(cut) == 100
     assert cut.endswith("… (raccourci ; la salle de match a la suite)")
+
+
+def test_a_mistyped_command_is_answered_in_the_reader_s_words() -> None:
+    week = match_week(dt.date(2021, 10, 12), Ruleset())
+    now = dt.datetime(2021, 10, 12, 9, tzinfo=dt.UTC)
+    fr = words("fr")
+    with pytest.raises(CommandError) as unknown:
+        parse("ofer thu 18:00", now=now, week=week)
+    assert unknown.value.said(fr).startswith("Je ne connais pas la commande « ofer ».")
+    assert unknown.value.said() == unknown.value.message
+    assert unknown.value.message.startswith("I don't know the command 'ofer'.")
+    with pytest.raises(CommandError) as mismatch:
+        parse("offer fri 14 oct 18:00", now=now, week=week)
+    assert (
+        mismatch.value.said(fr) == "Le 2021-10-14 est un jeudi, pas un vendredi ; vérifiez la date."
+    )
+    assert mismatch.value.message == "2021-10-14 is a Thursday, not a Friday; check the date."
+    with pytest.raises(CommandError) as no_time:
+        parse("offer thu", now=now, week=week)
+    assert no_time.value.said(fr) == (
+        "« thu » : à quelle heure ? Ajoutez une heure UTC comme 18:00, par exemple "
+        "`2021-10-14 18:00`, `thu 18:00` ou `14 oct 6pm` (en anglais)."
+    )

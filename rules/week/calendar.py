@@ -129,6 +129,16 @@ def _month(words: Words, month: int) -> str:
     )[month - 1]
 
 
+def weekday_label(weekday: int, words: Words = ENGLISH) -> str:
+    """A weekday as players read it: ``Thu`` (0 is Monday)."""
+    return _weekday(words, weekday)
+
+
+def month_label(month: int, words: Words = ENGLISH) -> str:
+    """A month as players read it: ``Oct`` (1 is January)."""
+    return _month(words, month)
+
+
 def label_time(when: dt.datetime, words: Words = ENGLISH) -> str:
     """A time as players read it: ``Thu 14 Oct 18:00 UTC`` (in ``words``' language)."""
     utc = when.astimezone(UTC)
