@@ -35,6 +35,7 @@ from rules.talk.notices import fit, pairing_published
 from rules.talk.registration import REASONS, gone, reason, window_closed
 from rules.talk.room import no_such_match, result_recorded
 from rules.week.calendar import label_duration, label_time, match_week
+from rules.week.negotiation import NegotiationError, make_offers, start_negotiation
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
@@ -258,4 +259,29 @@ def test_a_mistyped_command_is_answered_in_the_reader_s_words() -> None:
     assert no_time.value.said(fr) == (
         "« thu » : à quelle heure ? Ajoutez une heure UTC comme 18:00, par exemple "
         "`2021-10-14 18:00`, `thu 18:00` ou `14 oct 6pm` (en anglais)."
+    )
+
+
+def test_a_refused_offer_is_answered_in_the_reader_s_words() -> None:
+    ruleset = Ruleset()
+    week = match_week(dt.date(2021, 10, 12), ruleset)
+    now = dt.datetime(2021, 10, 12, 9, tzinfo=dt.UTC)
+    talks = start_negotiation(MatchId(7), (PlayerId("alice"), PlayerId("bob")), week)
+    first = dt.datetime(2021, 10, 14, 18, tzinfo=dt.UTC)
+    talks = make_offers(
+        talks, [first], player=PlayerId("alice"), now=now, ruleset=ruleset
+    ).negotiation
+    with pytest.raises(NegotiationError) as close:
+        make_offers(
+            talks,
+            [first + dt.timedelta(hours=1)],
+            player=PlayerId("alice"),
+            now=now,
+            ruleset=ruleset,
+        )
+    assert close.value.said(words("fr")).startswith(
+        "jeu. 14 oct. 19:00 UTC n'est qu'à 1 heure de votre proposition 1 (jeu. 14 oct. 18:00 UTC)"
+    )
+    assert close.value.message.startswith(
+        "Thu 14 Oct 19:00 UTC is only 1 hour from your offer 1 (Thu 14 Oct 18:00 UTC)"
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rules.core.errors import RulesError, Value, refusal
 from rules.core.words import N_, Words
 from rules.talk.errors import MAX_TIMES, CommandError, CommandErrorReason
-from rules.week.calendar import UTC, MatchWeek, month_label, weekday_label
+from rules.week.calendar import UTC, MatchWeek, label_day
 
 __all__ = ["format_time", "parse_one_time", "parse_times"]
 
@@ -144,15 +144,7 @@ def _error(reason: CommandErrorReason, template: str, **values: Value) -> RulesE
 
 def _day_label(day: dt.date) -> Callable[[Words], str]:
     """``Thu 14 Oct 2021``, in the reader's words."""
-    return lambda words: (
-        words.gettext("%(weekday)s %(day)s %(month)s %(year)s")
-        % {
-            "weekday": weekday_label(day.weekday(), words),
-            "day": day.day,
-            "month": month_label(day.month, words),
-            "year": day.year,
-        }
-    )
+    return lambda words: label_day(day, words, year=True)
 
 
 def _weekday_name(weekday: int) -> Callable[[Words], str]:

@@ -20,6 +20,7 @@ __all__ = [
     "UTC",
     "MatchWeek",
     "label_date",
+    "label_day",
     "label_duration",
     "label_time",
     "match_week",
@@ -129,14 +130,17 @@ def _month(words: Words, month: int) -> str:
     )[month - 1]
 
 
-def weekday_label(weekday: int, words: Words = ENGLISH) -> str:
-    """A weekday as players read it: ``Thu`` (0 is Monday)."""
-    return _weekday(words, weekday)
-
-
-def month_label(month: int, words: Words = ENGLISH) -> str:
-    """A month as players read it: ``Oct`` (1 is January)."""
-    return _month(words, month)
+def label_day(day: dt.date, words: Words = ENGLISH, *, year: bool = False) -> str:
+    """A day as players read it: ``Thu 14 Oct`` (``year``: ``Thu 14 Oct 2021``)."""
+    values = {
+        "weekday": _weekday(words, day.weekday()),
+        "day": day.day,
+        "month": _month(words, day.month),
+        "year": day.year,
+    }
+    if year:
+        return words.gettext("%(weekday)s %(day)s %(month)s %(year)s") % values
+    return words.gettext("%(weekday)s %(day)s %(month)s") % values
 
 
 def label_time(when: dt.datetime, words: Words = ENGLISH) -> str:
