@@ -17,9 +17,11 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from bot.notify.languages import DEFAULT, LANGUAGES, LOCALE_DIR, catalogue_path, words
+from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
+from rules.stages.armageddon import parse_bid
 from rules.stages.formats import stage_name
 from rules.talk.armageddon import bid_sealed
 from rules.talk.commands import CommandError, parse
@@ -35,6 +37,7 @@ from rules.talk.notices import fit, pairing_published
 from rules.talk.registration import REASONS, gone, reason, window_closed
 from rules.talk.room import no_such_match, result_recorded
 from rules.week.calendar import label_duration, label_time, match_week
+from rules.week.conduct import check_claim
 from rules.week.negotiation import NegotiationError, make_offers, start_negotiation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,4 +287,20 @@ def test_a_refused_offer_is_answered_in_the_reader_s_words() -> None:
     )
     assert close.value.message.startswith(
         "Thu 14 Oct 19:00 UTC is only 1 hour from your offer 1 (Thu 14 Oct 18:00 UTC)"
+    )
+
+
+def test_a_refused_break_claim_or_bid_is_answered_in_the_reader_s_words() -> None:
+    fr = words("fr")
+    conduct = Ruleset().conduct
+    with pytest.raises(RulesError) as claim:
+        check_claim((), PlayerId("alice"), match_id=MatchId(7), conduct=conduct)
+    assert claim.value.said(fr).startswith("Vous n'avez rien à réclamer : une victoire se ")
+    assert "délai de grâce de 10 minutes" in claim.value.said(fr)
+    assert claim.value.message.startswith("You have nothing to claim: a win can be claimed")
+    with pytest.raises(RulesError) as bid:
+        parse_bid("3:40", ruleset=Ruleset())
+    assert bid.value.said(fr) == (
+        "Les Blancs ne peuvent pas avoir plus de temps que les 3:00 des Noirs ; vous avez "
+        "proposé 3:40."
     )
