@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
-from rules.core.errors import RulesError
+from rules.core.errors import RulesError, Value
 
 __all__ = ["MAX_LENGTH", "MAX_OFFER_NUMBER", "MAX_TIMES", "CommandError", "CommandErrorReason"]
 
@@ -45,5 +46,12 @@ class CommandError(RulesError):
 
     reason: CommandErrorReason
 
-    def __init__(self, reason: CommandErrorReason, message: str) -> None:
-        super().__init__(reason, message)
+    def __init__(
+        self,
+        reason: CommandErrorReason,
+        message: str,
+        *,
+        template: str | None = None,
+        values: Mapping[str, Value] | None = None,
+    ) -> None:
+        super().__init__(reason, message, template=template, values=values)
