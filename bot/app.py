@@ -184,6 +184,7 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **forum.handlers(),
             **AccountRecheck(config, notifier, accounts).handlers(),
             **player_tokens.handlers(),
         },
