@@ -19,6 +19,7 @@ import functools
 import gc
 import logging
 import signal
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 
@@ -116,8 +117,9 @@ class ServiceWatch(Protocol):
     def loop_waiting(self) -> None:
         """The outbox dispatcher or the deadline runner did what was due and waits."""
 
-    def game_done(self, game: Game) -> None:
-        """A game the watcher delivered is dealt with and committed."""
+    def game_done(self, game: Game, *, began: float) -> None:
+        """A game the watcher delivered is dealt with and committed; ``began``: when the
+        intake began on it (``time.perf_counter()``; before, it waited behind other games)."""
 
 
 def bootstrap(
@@ -572,10 +574,11 @@ class Service:
 
     async def intake(self, game: Game) -> None:
         """A game the watcher delivered: recorded, then the loops woken if it changed state."""
+        began = time.perf_counter()
         if await self.services.intake(game):
             self.changed()
         if self.watch is not None:
-            self.watch.game_done(game)
+            self.watch.game_done(game, began=began)
 
     # --- wiring ------------------------------------------------------------------------
 
