@@ -241,3 +241,38 @@ async def services(
         ) as found,
     ):
         yield found
+
+
+def add_season_option(parser: argparse.ArgumentParser) -> None:
+    """``--season YEAR``: read that season (an archived one's own players and rules)."""
+    parser.add_argument(
+        "--season", type=int, metavar="YEAR", help="which season (default: the one in play)"
+    )
+
+
+@asynccontextmanager
+async def season_reads(cli: Cli, year: int | None) -> AsyncIterator[tuple[UnitOfWork, Config]]:
+    """A reading unit of work answering for the season of ``year`` (None: the one in play),
+    and the config with that season's rules: what the archive's pages read, from the command
+    line. A year no season has is refused with the years there are."""
+    import dataclasses
+
+    from bot.service.seasons import season_rules
+    from storage.repo_seasons import viewing
+
+    async with database(cli.config) as db, db.reads() as uow:
+        if year is None:
+            season = await uow.tournaments.current()
+        else:
+            season = await uow.seasons.by_year(year)
+            if season is None:
+                years = sorted({s.year for s in await uow.seasons.all() if s.year})
+                there = ", ".join(str(y) for y in years) or "none yet"
+                raise CliError(f"there is no {year} season (the seasons: {there})")
+        config = cli.config
+        config = dataclasses.replace(config, rules=season_rules(config.rules, season))
+        if year is None or season is None or season.is_open:
+            yield uow, config
+            return
+        with viewing(season.id):
+            yield uow, config

@@ -7,7 +7,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.base import Cli, CliError, check_actor, command, group, row_id, services, unit_of_work
+from bot.cli.base import (
+    Cli,
+    CliError,
+    add_season_option,
+    check_actor,
+    command,
+    group,
+    row_id,
+    season_reads,
+    services,
+    unit_of_work,
+)
 from bot.cli.output import as_json, table
 from bot.views.qualification import RoundView, round_view, standings
 from bot.views.qualification import trf_export as export_trf
@@ -49,11 +60,13 @@ def register(sub: Any) -> None:
         help="which stage (default: qualification)",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_season_option(p)
 
     trf = group(sub, "trf", "FIDE tournament report files")
     p = command(trf, "export", trf_export, "write the qualification so far as TRF")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     p.add_argument("--trf2026", action="store_true", help="TRF-2026 tags (142/152/260)")
+    add_season_option(p)
 
     registration = group(sub, "registration", "registrations: eligibility and seeding")
     p = command(registration, "check", registration_check, "check eligibility, store seed ratings")
@@ -157,13 +170,12 @@ async def round_approve(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def standings_show(args: argparse.Namespace, cli: Cli) -> int:
-    config = cli.config
     if args.stage != "qualification":
         from bot.cli.stages_cmd import stage_standings
 
         args.which = args.stage
         return await stage_standings(args, cli)
-    async with unit_of_work(cli) as uow:
+    async with season_reads(cli, args.season) as (uow, config):
         table_ = await standings(uow, config.rules)
     rows = [
         {
@@ -193,8 +205,7 @@ async def standings_show(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def trf_export(args: argparse.Namespace, cli: Cli) -> int:
-    config = cli.config
-    async with unit_of_work(cli) as uow:
+    async with season_reads(cli, args.season) as (uow, config):
         text = await export_trf(uow, config, trf2026=args.trf2026)
     if args.output is None:
         sys.stdout.write(text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bot.cli import base
 from bot.cli.base import Cli, CliError, check_actor, command, group, row_id, services, unit_of_work
 from bot.cli.output import as_json, table
 from bot.errors import OperationError
@@ -52,11 +53,13 @@ def register(sub: Any) -> None:
     p = command(stage, "show", stage_show, "show the Candidates pools or the knockout bracket")
     p.add_argument("which", choices=["candidates", "knockout"], help="what to show")
     _json(p)
+    base.add_season_option(p)
     p = command(
         stage, "standings", stage_standings, "pool standings with crosstables, or the bracket"
     )
     p.add_argument("which", choices=["candidates", "knockout"], help="which stage")
     _json(p)
+    base.add_season_option(p)
     p = command(stage, "sync", stage_sync, "create repeat weeks and armageddons owed by ties")
     _json(p)
 
@@ -259,15 +262,15 @@ def _print_bracket(data: dict[str, Any]) -> None:
         print(table(["place", "player"], [(i, p) for i, p in enumerate(placement, start=1)]))
 
 
-async def _stage_data(cli: Cli, which: str) -> Any:
-    async with unit_of_work(cli) as uow:
+async def _stage_data(cli: Cli, which: str, year: int | None = None) -> Any:
+    async with base.season_reads(cli, year) as (uow, config):
         if which == "candidates":
-            return await candidates_view(uow, cli.config)
-        return await knockout_view(uow, cli.config.rules)
+            return await candidates_view(uow, config)
+        return await knockout_view(uow, config.rules)
 
 
 async def stage_show(args: argparse.Namespace, cli: Cli) -> int:
-    data = await _stage_data(cli, args.which)
+    data = await _stage_data(cli, args.which, args.season)
     if args.json:
         print(as_json(data))
     elif args.which == "candidates":
@@ -278,7 +281,7 @@ async def stage_show(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def stage_standings(args: argparse.Namespace, cli: Cli) -> int:
-    data = await _stage_data(cli, args.which)
+    data = await _stage_data(cli, args.which, args.season)
     if args.json:
         print(as_json(data))
     elif args.which == "candidates":

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.config import Config
 from bot.errors import LichessUnreachable, OperationError
+from bot.notify.languages import words_of
 from bot.service.doctor import feature_scopes
 from bot.service.players import Players
 from rules.core.model import normalise_username
@@ -156,10 +157,11 @@ async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
     """Why ``player`` may not register on their own: the TDs refused them (and did not add
     them since), or they left the championship; ``None``: nothing stands in the way."""
     row = await uow.players.get(player)
+    words = await words_of(uow, player)
     if row is not None and row.status is not PlayerStatus.ACTIVE:
-        return talk.gone(row.status, row.status_reason)
+        return talk.gone(row.status, row.status_reason, words)
     for refusal in await standing_refusals(uow, player):
-        return talk.refused_by_tds(refusal.reason)
+        return talk.refused_by_tds(refusal.reason, words)
     return None
 
 
@@ -306,17 +308,18 @@ class Registration:
             code, cheat_one_cutoff=e.cheat_one_cutoff, cheat_two_cutoff=e.cheat_two_cutoff
         )
 
-    def _window(self, now: dt.datetime) -> None:
+    async def _window(self, uow: UnitOfWork, username: str, now: dt.datetime) -> None:
         reg = self.config.registration
         if not reg.is_open(now):
-            raise OperationError(talk.window_closed(reg.opens, reg.closes))
+            words = await words_of(uow, normalise_username(username))
+            raise OperationError(talk.window_closed(reg.opens, reg.closes, words))
 
     async def settled(self, username: str, *, now: dt.datetime) -> SelfRegistration | None:
         """What is known without asking Lichess: outside the window (raises
         :class:`OperationError`), refused by the TDs or gone, or registered already; ``None``:
         the account is to be checked."""
-        self._window(now)
         async with self.db.uow() as uow:  # no Lichess call for a repeated click
+            await self._window(uow, username, now)
             barred = await refused_or_gone(uow, normalise_username(username))
             if barred is not None:
                 return SelfRegistration(username, False, (barred,))

@@ -19,20 +19,21 @@ from bot.views.scores import ScoredMatch, scored
 from rules.core.ruleset import Ruleset, StageKind
 from rules.core.scoring import format_points
 from rules.core.states import DecidedBy, MatchState, RoundState
+from rules.core.words import ENGLISH, Words
 from rules.stages.formats import stage_name
 from storage.models import GameRow, MatchRow, PlayerRow, RoundRow, StageRow
 from storage.uow import UnitOfWork
 
 STAGE_LABELS = {kind.value: stage_name(kind) for kind in StageKind}
-"""Each stage kind's name as the pages show it (from the stage formats)."""
+"""Each stage kind's name as the TDs' pages show it (from the stage formats)."""
 
-OUTCOME_LABELS = {
-    "first_wins": "won by {first}",
-    "second_wins": "won by {second}",
-    "tied": "tied",
-    "repeat": "tied: replayed next week",
-    "armageddon": "tied: armageddon decides",
-}
+
+def stage_label(kind: str, words: Words = ENGLISH) -> str:
+    """Stage ``kind``'s name in the reader's ``words`` (a kind no longer known: as stored)."""
+    try:
+        return stage_name(kind, words)
+    except ValueError:
+        return kind
 
 
 def clock_text(seconds: int | None) -> str | None:
@@ -40,26 +41,49 @@ def clock_text(seconds: int | None) -> str | None:
     return None if seconds is None else f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def outcome_label(state: ScoredMatch, first: str, second: str | None) -> str | None:
+def _decided(outcome: str, first: str, second: str, words: Words) -> str:
+    if outcome == "first_wins":
+        return words.gettext("won by %(player)s") % {"player": first}
+    if outcome == "second_wins":
+        return words.gettext("won by %(player)s") % {"player": second}
+    if outcome == "tied":
+        return words.gettext("tied")
+    if outcome == "repeat":
+        return words.gettext("tied: replayed next week")
+    if outcome == "armageddon":
+        return words.gettext("tied: armageddon decides")
+    return outcome.replace("_", " ")
+
+
+def outcome_label(
+    state: ScoredMatch, first: str, second: str | None, words: Words = ENGLISH
+) -> str | None:
     """How a match was decided, in words: "won by Bob (by forfeit; rules 8.i.2: ...)", "ruled
     tied by the TDs (no games played)"... None while it is undecided."""
     row = state.row
     if not row.outcome:
         return None
-    label = OUTCOME_LABELS.get(row.outcome, row.outcome.replace("_", " ")).format(
-        first=first, second=second or ""
-    )
+    label = _decided(row.outcome, first, second or "", words)
     played = state.score.games_played if state.score else 0
+    tied = row.outcome == "tied"
     if row.decided_by is DecidedBy.TD:
-        label = "ruled tied by the TDs" if row.outcome == "tied" else f"{label} (TD decision)"
+        label = (
+            words.gettext("ruled tied by the TDs")
+            if tied
+            else words.gettext("%(outcome)s (TD decision)") % {"outcome": label}
+        )
     elif row.decided_by is DecidedBy.FORFEIT:
-        label = "tied without play" if row.outcome == "tied" else f"{label} (by forfeit)"
+        label = (
+            words.gettext("tied without play")
+            if tied
+            else words.gettext("%(outcome)s (by forfeit)") % {"outcome": label}
+        )
     elif row.decided_by is DecidedBy.ARMAGEDDON:
-        label = f"{label} in the armageddon"
+        label = words.gettext("%(outcome)s in the armageddon") % {"outcome": label}
     if state.engine_adjudicated:
-        label += "; rules 8.i.2: every finished game counts for the opponent"
+        label += words.gettext("; rules 8.i.2: every finished game counts for the opponent")
     elif row.decided_by in (DecidedBy.TD, DecidedBy.FORFEIT) and not played:
-        label += " (no games played)"
+        label += " " + words.gettext("(no games played)")
     return label
 
 
@@ -157,6 +181,7 @@ async def match_line(
     names: dict[str, str] | None = None,
     rnd: RoundRow | None = None,
     all_games: bool = False,
+    words: Words = ENGLISH,
 ) -> MatchLine:
     names = names if names is not None else await _names(uow)
     rnd = rnd or await uow.tournaments.round(row.round_id)
@@ -183,11 +208,11 @@ async def match_line(
             )
         )
     score = state.score
-    label = outcome_label(state, first, second)
+    label = outcome_label(state, first, second, words)
     return MatchLine(
         id=row.id,
         stage=row.stage,
-        stage_label=STAGE_LABELS.get(row.stage, row.stage),
+        stage_label=stage_label(row.stage, words),
         round_number=rnd.number if rnd else 0,
         board=row.board,
         first=first,
@@ -243,8 +268,8 @@ async def _stages(uow: UnitOfWork) -> Sequence[StageRow]:
     return await uow.tournaments.stages(tournament.id)
 
 
-async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
-    """Every published round of every stage, newest first."""
+async def published_rounds(uow: UnitOfWork, *, words: Words = ENGLISH) -> list[RoundView]:
+    """Every published round of every stage, newest first, in the reader's ``words``."""
     names = await _names(uow)
     shown: list[tuple[StageRow, RoundRow, Sequence[MatchRow]]] = []
     for stage in await _stages(uow):
@@ -257,11 +282,11 @@ async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
         # a round's games in one query, not two a match (a crowd reads this page); a round at
         # a time, so that turning them into objects never holds the loop for the whole season
         await uow.games.preload(m.id for m in rows)
-        lines = [await match_line(uow, m, names=names, rnd=rnd) for m in rows]
+        lines = [await match_line(uow, m, names=names, rnd=rnd, words=words) for m in rows]
         out.append(
             RoundView(
                 stage=stage.kind,
-                stage_label=STAGE_LABELS.get(stage.kind, stage.kind),
+                stage_label=stage_label(stage.kind, words),
                 number=rnd.number,
                 state=rnd.state,
                 week_start=rnd.week_start,
@@ -274,14 +299,16 @@ async def published_rounds(uow: UnitOfWork) -> list[RoundView]:
     return out
 
 
-async def player_matches(uow: UnitOfWork, player_id: str) -> list[MatchLine]:
+async def player_matches(
+    uow: UnitOfWork, player_id: str, *, words: Words = ENGLISH
+) -> list[MatchLine]:
     names = await _names(uow)
     lines = []
     for m in await uow.matches.for_player(player_id):
         rnd = await uow.tournaments.round(m.round_id)
         if rnd is None or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE):
             continue  # pairings not yet public
-        lines.append(await match_line(uow, m, names=names, rnd=rnd, all_games=False))
+        lines.append(await match_line(uow, m, names=names, rnd=rnd, words=words))
     lines.sort(key=lambda m: (m.week_start or dt.datetime.min.replace(tzinfo=dt.UTC), m.id))
     return lines
 
@@ -309,7 +336,9 @@ async def current_match(uow: UnitOfWork, player_id: str) -> MatchRow | None:
 # --- the knockout --------------------------------------------------------------------------
 
 
-async def knockout(uow: UnitOfWork, ruleset: Ruleset) -> dict[str, list[MatchLine]]:
+async def knockout(
+    uow: UnitOfWork, ruleset: Ruleset, *, words: Words = ENGLISH
+) -> dict[str, list[MatchLine]]:
     """Semifinals, final and the match for third place, as stored: every week of a repeated
     match, and the armageddon that decided a tie as the public may see it."""
     names = await _names(uow)
@@ -319,7 +348,7 @@ async def knockout(uow: UnitOfWork, ruleset: Ruleset) -> dict[str, list[MatchLin
         for m in await public_matches(uow, kind.value):
             if m.state == VOID:
                 continue
-            line = await match_line(uow, m, names=names)
+            line = await match_line(uow, m, names=names, words=words)
             arm = await armageddon_view(uow, m.id, ruleset)
             if arm is not None:
                 arm = dict(arm) | {

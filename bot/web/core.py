@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 
 import aiohttp_jinja2
 from aiohttp import web
+from markupsafe import Markup
 from multidict import MultiDictProxy
 
 from bot.config import Config
@@ -63,6 +64,28 @@ class WebRuntime:
 
 SEASON_CONFIG: ContextVar[Config | None] = ContextVar("acwc_season_config", default=None)
 """The config of the season a page shows (``bot.web.seasons``; None: the open season's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonShown:
+    """The season a page at ``/{year}/…`` shows: its links stay under its year."""
+
+    year: int
+    archived: bool
+
+
+SEASON_SHOWN: ContextVar[SeasonShown | None] = ContextVar("acwc_season_shown", default=None)
+"""Set by ``bot.web.seasons`` for a page under a year (None: the pages of the season in play)."""
+
+
+def season_url(path: str) -> str:
+    """``path`` (a public page: ``/standings``, ``/players/x``; ``/``: home) within the season
+    the page in hand shows: under its year when the page is under one, so an archived season's
+    pages link to each other, not to the season in play's."""
+    shown = SEASON_SHOWN.get()
+    if shown is None:
+        return path
+    return f"/{shown.year}" if path == "/" else f"/{shown.year}{path}"
 
 
 @dataclass
@@ -401,8 +424,33 @@ async def base_context(request: web.Request) -> dict[str, Any]:
         "tournament_name": config.tournament.name,
         "now": when(now, now),
         "path": request.path,
+        "page_path": _page_path(request.path),
+        "archived_year": _archived_year(),
         "live": _live_source(request),
     } | await _spelled_flash(request)
+
+
+def season_links(text: str) -> Markup:
+    """A translated sentence's links to public pages (``href="/knockout"``) within the season
+    the page shows, as :func:`season_url` makes them (the catalogue keeps one sentence)."""
+    shown = SEASON_SHOWN.get()
+    if shown is None:
+        return Markup(text)
+    return Markup(str(text).replace('href="/', f'href="/{shown.year}/'))
+
+
+def _page_path(path: str) -> str:
+    """``path`` without the year of the season it is under (the nav marks the page it is on)."""
+    shown = SEASON_SHOWN.get()
+    if shown is None:
+        return path
+    return path.removeprefix(f"/{shown.year}") or "/"
+
+
+def _archived_year() -> int | None:
+    """The year of the archived season the page shows (its banner), None for a season in play."""
+    shown = SEASON_SHOWN.get()
+    return shown.year if shown is not None and shown.archived else None
 
 
 async def _spelled_flash(request: web.Request) -> dict[str, str | None]:

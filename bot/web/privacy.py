@@ -15,7 +15,15 @@ import json
 from aiohttp import web
 
 from bot.errors import OperationError
-from bot.web.core import bad_request, context, read_form, redirect_with, render, require_login
+from bot.web.core import (
+    bad_request,
+    context,
+    page_words,
+    read_form,
+    redirect_with,
+    render,
+    require_login,
+)
 from bot.web.security import SESSION_LIFETIME
 
 __all__ = ["add_routes"]
@@ -28,7 +36,7 @@ async def privacy_page(request: web.Request) -> web.StreamResponse:
         request,
         "privacy.html",
         {
-            "title": "Your data",
+            "title": page_words().gettext("Your data"),
             "session_days": SESSION_LIFETIME.days,
             "tds": config.tournament.tds,
             "bulk_pairing": config.games.bulk_pairing,

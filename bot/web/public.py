@@ -21,7 +21,8 @@ from bot.views.bracket import champion
 from bot.views.candidates import points_text, pools
 from bot.views.qualification import qualifying_places, round_in_play, standings_and_results
 from bot.views.seasons import season_history
-from bot.web.core import context, not_found, render, viewer, when
+from bot.web.core import context, not_found, page_words, render, viewer, when
+from bot.web.rules_summary import rules_summary
 from rules.core.colour import Colour
 from rules.core.errors import RulesError
 from rules.core.scoring import format_points
@@ -29,7 +30,6 @@ from rules.core.states import RoundState
 from rules.swiss.results import ResultKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.talk.games import time_control_text
-from rules.week.conduct import no_show_rule
 
 PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
 
@@ -45,7 +45,7 @@ async def home(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     async with ctx.db.reads() as uow:
-        rounds = await views.published_rounds(uow)
+        rounds = await views.published_rounds(uow, words=page_words())
         mine = None
         who = viewer(request)
         if who is not None and who.is_player:
@@ -59,7 +59,7 @@ async def home(request: web.Request) -> web.StreamResponse:
         request,
         "home.html",
         {
-            "title": "Home",
+            "title": page_words().gettext("Home"),
             "rounds": current,
             "my_match": mine,
             "when": lambda t: when(t, now),
@@ -77,11 +77,15 @@ async def pairings(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     async with ctx.db.reads() as uow:
-        rounds = await views.published_rounds(uow)
+        rounds = await views.published_rounds(uow, words=page_words())
     return await render(
         request,
         "pairings.html",
-        {"title": "Pairings and times", "rounds": rounds, "when": lambda t: when(t, now)},
+        {
+            "title": page_words().gettext("Pairings and times"),
+            "rounds": rounds,
+            "when": lambda t: when(t, now),
+        },
     )
 
 
@@ -98,19 +102,32 @@ def _round_cell(
     who = "" if opponent is None else names.get(opponent, opponent)
     points = f"{format_points(result.game_points)}/{result.games}" if result.games else ""
     kind = result.kind
+    words = page_words()
     if kind is ResultKind.BYE:
-        return {"text": "bye", "title": f"Round {result.round}: a bye"}
+        return {
+            "text": words.gettext("bye"),
+            "title": words.gettext("Round %(round)s: a bye") % {"round": result.round},
+        }
     if kind in (ResultKind.ABSENT, ResultKind.WITHDRAWN):
-        return {"text": "–", "title": f"Round {result.round}: {kind.value}"}
+        said = (
+            words.gettext("Round %(round)s: absent")
+            if kind is ResultKind.ABSENT
+            else words.gettext("Round %(round)s: withdrawn")
+        )
+        return {"text": "–", "title": said % {"round": result.round}}
     colour = "" if result.colour is None else ("w" if result.colour is Colour.WHITE else "b")
     forfeit = kind in (ResultKind.FORFEIT_WIN, ResultKind.FORFEIT_LOSS)
     text = f"{sign}{ranks.get(opponent or '', '')}{colour}" + ("F" if forfeit else "")
-    words = {"+": "won", "=": "tied", "-": "lost"}.get(sign, sign)
-    title = f"Round {result.round}: {words} against {who}"
+    said = {
+        "+": words.gettext("Round %(round)s: won against %(opponent)s"),
+        "=": words.gettext("Round %(round)s: tied against %(opponent)s"),
+        "-": words.gettext("Round %(round)s: lost against %(opponent)s"),
+    }.get(sign, words.gettext("Round %(round)s: %(points)s against %(opponent)s"))
+    title = said % {"round": result.round, "opponent": who, "points": sign}
     if forfeit:
-        title += " by forfeit"
+        title += " " + words.gettext("by forfeit")
     if points:
-        title += f", game points {points}"
+        title += ", " + words.gettext("game points %(points)s") % {"points": points}
     return {"text": text, "title": title}
 
 
@@ -181,7 +198,7 @@ async def standings(request: web.Request) -> web.StreamResponse:
         request,
         "standings.html",
         {
-            "title": "Qualification standings",
+            "title": page_words().gettext("Qualification standings"),
             "rows": [] if table is None else _standings_rows(table, played, qualifying),
             "rounds": 0 if table is None else table.rounds,
             "qualifying": qualifying,
@@ -214,7 +231,9 @@ async def candidates(request: web.Request) -> web.StreamResponse:
         }
         for view in found
     ]
-    return await render(request, "candidates.html", {"title": "Candidates", "tables": tables})
+    return await render(
+        request, "candidates.html", {"title": page_words().gettext("Candidates"), "tables": tables}
+    )
 
 
 WHITE_CHOSEN = {
@@ -231,14 +250,14 @@ async def knockout(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     now = ctx.now()
     async with ctx.db.reads() as uow:
-        stages = await views.knockout(uow, ctx.config.rules)
+        stages = await views.knockout(uow, ctx.config.rules, words=page_words())
     return await render(
         request,
         "knockout.html",
         {
-            "title": "Semifinals and final",
+            "title": page_words().gettext("Semifinals and final"),
             "stages": stages,
-            "labels": views.STAGE_LABELS,
+            "labels": {kind: views.stage_label(kind, page_words()) for kind in views.STAGE_LABELS},
             "when": lambda t: when(t, now),
             "white_chosen": WHITE_CHOSEN,
         },
@@ -256,7 +275,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
             row = await uow.players.person(player_id)
         if row is None:
             raise not_found("There is no such player in this tournament.")
-        matches = await views.player_matches(uow, row.id)
+        matches = await views.player_matches(uow, row.id, words=page_words())
     return await render(
         request,
         "player.html",
@@ -274,86 +293,25 @@ async def players(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     async with ctx.db.reads() as uow:
         rows = await uow.players.list()
-    return await render(request, "players.html", {"title": "Players", "players": rows})
-
-
-def _rules_summary(config: Config) -> list[tuple[str, list[tuple[str, str]]]]:
-    r = config.rules
-    fmt = r.formats
-    sections: list[tuple[str, list[tuple[str, str]]]] = []
-    stage_lines = []
-    for kind in ("qualification", "candidates", "semifinal", "final", "third_place"):
-        f = getattr(fmt, kind)
-        clinch = "" if f.clinch_at is None else f", decided at {format_points(f.clinch_at)}"
-        stage_lines.append(
-            (
-                views.STAGE_LABELS[kind],
-                f"{f.games} games{clinch}; tie-break: {f.tiebreak.value.replace('_', ' ')}",
-            )
-        )
-    sections.append(("Matches", stage_lines))
-    tc = r.time_control
-    sections.append(
-        (
-            "Games",
-            [
-                (
-                    "Time control",
-                    f"{tc.limit_seconds // 60}+{tc.increment_seconds}, "
-                    f"rated {tc.variant} on Lichess",
-                ),
-            ],
-        )
+    return await render(
+        request, "players.html", {"title": page_words().gettext("Players"), "players": rows}
     )
-    o = r.offers
-    sections.append(
-        (
-            "Scheduling (all times UTC)",
-            [
-                ("Offers", f"at least {o.required_offers} start times by the offers deadline"),
-                ("Between offers", f"at least {o.min_gap.total_seconds() / 3600:g} hours"),
-                ("Per date", f"at most {o.max_per_date} offers on one date"),
-                ("Reply", f"within {o.reply_within.total_seconds() / 3600:g} hours"),
-            ],
-        )
-    )
-    c = r.conduct
-    sections.append(
-        (
-            "Conduct",
-            [
-                ("No-show", sentence(no_show_rule(c))),
-                ("Break", f"one break of at most {c.break_length.total_seconds() / 60:g} minutes"),
-                ("Forfeits", f"{c.forfeit_limit} forfeits and a player is out"),
-            ],
-        )
-    )
-    a = r.armageddon
-    sections.append(
-        (
-            "Armageddon",
-            [
-                ("Black", f"{a.black_seconds // 60}:{a.black_seconds % 60:02d} and draw odds"),
-                (
-                    "White",
-                    f"bids at least {a.min_white_seconds} seconds; the lowest bid plays White",
-                ),
-            ],
-        )
-    )
-    return sections
 
 
 async def rules_page(request: web.Request) -> web.StreamResponse:
     config = context(request).config
     try:
-        sections = _rules_summary(config)
+        sections = rules_summary(config, page_words())
     except (AttributeError, TypeError):  # a ruleset shape this summary does not know
         sections = []
     return await render(
         request,
         "rules.html",
-        {"title": "Rules", "sections": sections, "settings": describe_rules(config.rules)},
+        {
+            "title": page_words().gettext("Rules"),
+            "sections": sections,
+            "settings": describe_rules(config.rules),
+        },
     )
 
 

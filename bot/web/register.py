@@ -25,11 +25,13 @@ from bot.views.matches import published_rounds
 from bot.web.core import (
     bad_request,
     context,
+    page_words,
     read_form,
     redirect_with,
     render,
     require_td,
     viewer,
+    when,
 )
 from bot.web.games_permission import revoke_on_lichess
 from rules.core.model import normalise_username
@@ -61,12 +63,15 @@ async def _page(
         request,
         "register.html",
         {
-            "title": "Register",
+            "title": page_words().gettext("Register"),
             "window_open": reg.is_open(ctx.now()),
+            "when": lambda t: when(t, ctx.now()),
             "opens": reg.opens,
             "closes": reg.closes,
             "registered": registered,
             "result": result,
+            # the reasons are kept in English; each fixed one is read in the page's words
+            "reasons": [page_words().gettext(r) for r in result.reasons] if result else [],
             "check": check if check is not None and check.running else None,
             "season_started": await _season_started(request),
         },

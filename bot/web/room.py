@@ -298,7 +298,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
             request,
             "no_match.html",
             {
-                "title": "Your match",
+                "title": page_words().gettext("Your match"),
                 "registration_open": ctx.config.registration.is_open(ctx.now()),
             },
         )

@@ -14,7 +14,15 @@ from aiohttp import web
 
 from bot.service.seasons import final_order, season_rules
 from bot.views.qualification import trf_export
-from bot.web.core import SEASON_CONFIG, context, not_found, render
+from bot.web.core import (
+    SEASON_CONFIG,
+    SEASON_SHOWN,
+    SeasonShown,
+    context,
+    not_found,
+    page_words,
+    render,
+)
 from storage.models import SeasonState
 from storage.repo_seasons import viewing
 
@@ -56,10 +64,12 @@ def in_season(handler: Handler) -> Handler:
             rules = season_rules(config.rules, season)
             config = dataclasses.replace(config, rules=rules)
         token = SEASON_CONFIG.set(config)
+        shown = SEASON_SHOWN.set(SeasonShown(year, archived=not season.is_open))
         try:
             with viewing(season.id):
                 return await handler(request)
         finally:
+            SEASON_SHOWN.reset(shown)
             SEASON_CONFIG.reset(token)
 
     return wrapped
@@ -95,7 +105,9 @@ async def seasons_page(request: web.Request) -> web.StreamResponse:
                 "second": final[1] if len(final) > 1 else None,
             }
         )
-    return await render(request, "seasons.html", {"title": "Seasons", "seasons": seasons})
+    return await render(
+        request, "seasons.html", {"title": page_words().gettext("Seasons"), "seasons": seasons}
+    )
 
 
 def add_routes(app: web.Application, pages: Mapping[str, Handler]) -> None:

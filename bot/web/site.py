@@ -20,6 +20,8 @@ from bot.web.core import (
     error_middleware,
     headers_middleware,
     page_words,
+    season_links,
+    season_url,
     viewer_middleware,
 )
 from bot.web.limits import ActionLimiter
@@ -51,6 +53,8 @@ def environment(app: web.Application) -> jinja2.Environment:
     )
     env.filters["capitalize_first"] = capitalize_first
     env.filters["code_spans"] = code_spans
+    env.globals["season_url"] = season_url  # a link within the season the page shows
+    env.filters["season_links"] = season_links
     return env
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-__all__ = ["ENGLISH", "EVERYONE_IN_ENGLISH", "Readers", "Words"]
+__all__ = ["ENGLISH", "EVERYONE_IN_ENGLISH", "N_", "Readers", "Words"]
 
 
 class Words(Protocol):
@@ -29,6 +29,12 @@ class Words(Protocol):
 
 ENGLISH: Final[Words] = gettext.NullTranslations()
 """The words as the code writes them."""
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogue where it is written (a name kept in a table), to be
+    translated where it is read, with ``words.gettext(message)``."""
+    return message
 
 
 @dataclass(frozen=True, slots=True)

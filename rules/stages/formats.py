@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import MatchFormat, Ruleset, StageKind
+from rules.core.words import ENGLISH, N_, Words
 from rules.stages.order import candidates_round_count
 from rules.stages.play_in import PlayInFormat
 from rules.stages.qualification import number_of_rounds
@@ -143,8 +144,8 @@ class QualificationFormat(_Format):
     """Rules 3.v: a Swiss of floor(log2 n) + 2 rounds, each paired by the TDs."""
 
     kind: StageKind = StageKind.QUALIFICATION
-    name: str = "Qualification"
-    title: str = "Qualification"
+    name: str = N_("Qualification")
+    title: str = N_("Qualification")
 
     @property
     def fixed_rounds(self) -> bool:
@@ -159,8 +160,8 @@ class CandidatesFormat(_Format):
     """Rules 3.vi: two round-robin pools, after the break of rules 4.2."""
 
     kind: StageKind = StageKind.CANDIDATES
-    name: str = "Candidates"
-    title: str = "Candidates"
+    name: str = N_("Candidates")
+    title: str = N_("Candidates")
 
     def break_weeks_before(self, ruleset: Ruleset) -> int:
         return ruleset.calendar.break_weeks_after_qualification
@@ -174,8 +175,8 @@ class SemifinalFormat(_Format):
     """Rules 3.vii: one round of two matches, after the break of rules 4.2."""
 
     kind: StageKind = StageKind.SEMIFINAL
-    name: str = "Semifinal"
-    title: str = "Semifinals"
+    name: str = N_("Semifinal")
+    title: str = N_("Semifinals")
 
     def break_weeks_before(self, ruleset: Ruleset) -> int:
         return ruleset.calendar.break_weeks_after_candidates
@@ -186,18 +187,18 @@ class FinalFormat(_Format):
     """Rules 3.viii: the final and the third place playoff, the week after the semifinals."""
 
     kind: StageKind = StageKind.FINAL
-    name: str = "Final"
-    title: str = "Final"
+    name: str = N_("Final")
+    title: str = N_("Final")
 
     @property
     def members(self) -> tuple[StageKind, ...]:
         return (StageKind.FINAL, StageKind.THIRD_PLACE)
 
     def name_of(self, kind: StageKind) -> str:
-        return "Third place" if kind is StageKind.THIRD_PLACE else self.name
+        return N_("Third place") if kind is StageKind.THIRD_PLACE else self.name
 
     def title_of(self, kind: StageKind) -> str:
-        return "Third place match" if kind is StageKind.THIRD_PLACE else self.title
+        return N_("Third place match") if kind is StageKind.THIRD_PLACE else self.title
 
 
 STAGES: tuple[StageFormat, ...] = (
@@ -219,16 +220,16 @@ def stage_format(kind: StageKind) -> StageFormat:
     return STAGE_FORMATS[kind]
 
 
-def stage_name(kind: StageKind | str) -> str:
+def stage_name(kind: StageKind | str, words: Words = ENGLISH) -> str:
     """What a match of stage ``kind`` is called (``Semifinal``, ``Third place``)."""
     kind = StageKind(kind)
-    return STAGE_FORMATS[kind].name_of(kind)
+    return words.gettext(STAGE_FORMATS[kind].name_of(kind))
 
 
-def stage_title(kind: StageKind | str) -> str:
+def stage_title(kind: StageKind | str, words: Words = ENGLISH) -> str:
     """What stage ``kind`` is called as a whole (``Semifinals``, ``Third place match``)."""
     kind = StageKind(kind)
-    return STAGE_FORMATS[kind].title_of(kind)
+    return words.gettext(STAGE_FORMATS[kind].title_of(kind))
 
 
 def next_stage(kind: StageKind, ruleset: Ruleset) -> StageKind | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import MatchFormat, Ruleset, StageKind
+from rules.core.words import N_
 from rules.stages.qualification import qualifier_count
 
 __all__ = ["PlayInFormat", "play_in_places"]
@@ -44,10 +45,10 @@ class PlayInFormat:
         return True
 
     def name_of(self, kind: StageKind) -> str:
-        return "Play-in"
+        return N_("Play-in")
 
     def title_of(self, kind: StageKind) -> str:
-        return "Play-in"
+        return N_("Play-in")
 
     def played(self, ruleset: Ruleset) -> bool:
         return ruleset.stages.play_in_matches > 0

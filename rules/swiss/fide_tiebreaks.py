@@ -6,7 +6,7 @@ first, then these) or a ``212`` record (the same with the points named: ``212 PT
 Codes are separated by commas or blanks; a modifier follows a ``/`` (or ``-``): ``C1`` cuts the
 least significant value, ``M1`` the least and the most significant ones.
 
-Implemented, for individual Swiss events with 1, 1/2, 0 points:
+Implemented, for individual events (Swiss and round-robin) with 1, 1/2, 0 points:
 
 =======  ==================================================================================
 PTS      the points
@@ -27,6 +27,16 @@ SB       Sonneborn-Berger: each opponent's adjusted score times the points score
 ARO      average rating of the opponents met over the board (``001`` positions 49-52),
          rounded to the nearest integer, half up; ``/Cn``, ``/Mn`` cut the lowest and highest
          ratings
+TPR      tournament performance rating: ARO plus the rating difference table B.02 8.1(a)
+         gives the percentage scored in those games (rounded half up); ``/Cn``, ``/Mn`` cut
+         the lowest and highest rated opponents with the points scored against them
+PTP      perfect tournament performance: the lowest rating whose expected scores (table
+         8.1(b)) against those opponents reach the points scored against them; for no points
+         the lowest rating less 800; ``/Cn``, ``/Mn`` as for TPR
+APRO     the average (half up) of the TPRs of the opponents met over the board
+APPO     the average (half up) of their PTPs
+KS       Koya (the round-robin tie-break): the points scored against the opponents who
+         scored at least half of the rounds' points (played or forfeited games)
 =======  ==================================================================================
 
 Unplayed rounds (Art. 16, 2026): a forfeit loss and a requested bye (``H``, ``Z``, a blank
@@ -39,7 +49,8 @@ the rest; Sonneborn-Berger multiplies it by the points of that round. A low cut 
 value instead of the least significant one unless the least significant value is lower (Art.
 16.5). Where the text leaves a choice (what counts as least significant for Sonneborn-Berger:
 the lowest opponent's score first; a full-point bye not a VUR) this module follows FIDE's
-tie-break checker (TieBreakServer, by the author of C.07's algorithms) and says so here.
+tie-break checker (TieBreakServer, by the author of C.07's algorithms) and says so here. The
+rating tables are :mod:`rules.swiss.fide_rating_tables`.
 
 The rounds ranked are the rounds the file shows played; the file's standing is its rank
 column (``001`` positions 86-89, ties share a rank).
@@ -54,6 +65,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rules.core.colour import Colour
+from rules.swiss.fide_rating_tables import average_rating, perfect_performance, performance_rating
 from rules.swiss.trf_model import (
     PLAYED_POINTS,
     UNPLAYED_POINTS,
@@ -95,10 +107,23 @@ class Code(enum.Enum):
     BH = "BH"
     SB = "SB"
     ARO = "ARO"
+    KS = "KS"
+    TPR = "TPR"
+    PTP = "PTP"
+    APRO = "APRO"
+    APPO = "APPO"
 
 
 _ALIASES = {"GE": Code.REP}
-_CUTTABLE = {Code.PS: "C", Code.BH: "CM", Code.SB: "CM", Code.ARO: "CM"}
+_CUTTABLE = {
+    Code.PS: "C",
+    Code.BH: "CM",
+    Code.SB: "CM",
+    Code.ARO: "CM",
+    Code.TPR: "CM",
+    Code.PTP: "CM",
+}
+_RATED = {Code.ARO, Code.TPR, Code.PTP, Code.APRO, Code.APPO}
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,17 +311,55 @@ def _buchholz(table: _Table, number: int, tiebreak: TieBreak) -> Fraction:
     return sum((v.value for v in _cut(values, tiebreak.cut_low, tiebreak.cut_high)), ZERO)
 
 
-def _average_rating(table: _Table, number: int, tiebreak: TieBreak) -> Fraction:
-    ratings = sorted(
-        table.rating[r.opponent] or 0
+def _games(table: _Table, number: int, tiebreak: TieBreak) -> list[tuple[int, Fraction]]:
+    """The opponents' ratings and the points scored in the games played over the board, the
+    lowest rated first, less the cuts of ``tiebreak`` (the lowest and highest ratings)."""
+    games = sorted(
+        (table.rating[r.opponent] or 0, r.points)
         for r in table.rounds[number]
         if r.played and r.opponent is not None
     )
-    low = min(tiebreak.cut_low, len(ratings))
-    kept = ratings[low : len(ratings) - min(tiebreak.cut_high, len(ratings) - low)]
-    if not kept:
-        return ZERO
-    return Fraction((2 * sum(kept) + len(kept)) // (2 * len(kept)))  # half up
+    low = min(tiebreak.cut_low, len(games))
+    return games[low : len(games) - min(tiebreak.cut_high, len(games) - low)]
+
+
+def _rating_based(
+    compute: Callable[[Fraction, Sequence[int]], int],
+) -> Callable[[_Table, int, TieBreak], Fraction]:
+    def value(table: _Table, number: int, tiebreak: TieBreak) -> Fraction:
+        games = _games(table, number, tiebreak)
+        return Fraction(compute(sum((p for _, p in games), ZERO), [r for r, _ in games]))
+
+    return value
+
+
+def _koya(table: _Table, number: int, _tiebreak: TieBreak) -> Fraction:
+    """KS: the points scored against the opponents (scheduled, played or not) who scored at
+    least half of the rounds' points."""
+    limit = HALF * table.count
+    return sum(
+        (
+            r.points
+            for r in table.rounds[number]
+            if r.opponent is not None and table.score[r.opponent] >= limit
+        ),
+        ZERO,
+    )
+
+
+def _opponents_average(code: Code) -> Callable[[_Table, int, TieBreak], Fraction]:
+    """APRO, APPO: the average (rounded, half up) of the TPRs or PTPs of the opponents met
+    over the board, each computed without cuts."""
+    own = TieBreak(code)
+
+    def value(table: _Table, number: int, _tiebreak: TieBreak) -> Fraction:
+        opponents = [
+            r.opponent for r in table.rounds[number] if r.played and r.opponent is not None
+        ]
+        compute = _VALUES[own.code]
+        return Fraction(average_rating([int(compute(table, o, own)) for o in opponents]))
+
+    return value
 
 
 _VALUES: dict[Code, Callable[[_Table, int, TieBreak], Fraction]] = {
@@ -309,7 +372,12 @@ _VALUES: dict[Code, Callable[[_Table, int, TieBreak], Fraction]] = {
     Code.PS: _progressive,
     Code.BH: _buchholz,
     Code.SB: _buchholz,
-    Code.ARO: _average_rating,
+    Code.ARO: _rating_based(lambda _score, ratings: average_rating(ratings)),
+    Code.KS: _koya,
+    Code.TPR: _rating_based(performance_rating),
+    Code.PTP: _rating_based(perfect_performance),
+    Code.APRO: _opponents_average(Code.TPR),
+    Code.APPO: _opponents_average(Code.PTP),
 }
 
 
@@ -409,13 +477,14 @@ def standings(
 
 
 def _check_ratings(tournament: TrfTournament, tiebreaks: Sequence[TieBreak]) -> None:
-    aro = next((t for t in tiebreaks if t.code is Code.ARO), None)
+    rated = next((t for t in tiebreaks if t.code in _RATED), None)
     unrated = next((p for p in tournament.players if _rating(p) is None), None)
-    if aro is not None and unrated is not None:
+    if rated is not None and unrated is not None:
         raise TrfError(
             tournament.tiebreaks.line if tournament.tiebreaks is not None else 0,
-            aro.column,
-            f"ARO needs every player's rating, and player {unrated.number} has none (the "
+            rated.column,
+            f"{rated.code.value} needs every player's rating, and player {unrated.number} has "
+            "none (the "
             "rating of an unrated player is the event's choice, which a TRF does not record)",
         )
 

@@ -129,12 +129,34 @@ def bidding_opened(match_id: int, proc: ArmageddonProcedure, words: Words = ENGL
     }
 
 
-def rps_round(match_id: int, what: str, *, deadline: dt.datetime) -> str:
-    """A round of rock-paper-scissors is open (``what``: how it came to it)."""
-    return (
-        f"Armageddon of match {match_id}: {what} Send `rps rock`, `rps paper`"
-        f" or `rps scissors` by {_at(deadline)}."
+def rps_round(
+    match_id: int, proc: ArmageddonProcedure, *, drawn: bool = False, words: Words = ENGLISH
+) -> str:
+    """A round of rock-paper-scissors is open: the offers were equal, or (``drawn``) the round
+    before was drawn."""
+    assert proc.rps_deadline is not None
+    values = {
+        "match": match_id,
+        "clock": format_clock(proc.tied_seconds or 0),
+        "round": proc.rps_round,
+        "deadline": _at(proc.rps_deadline, words),
+    }
+    head = (
+        words.gettext(
+            "Armageddon of match %(match)s: the last round was drawn; rock-paper-scissors round "
+            "%(round)s decides who plays White."
+        )
+        if drawn
+        else words.gettext(
+            "Armageddon of match %(match)s: equal offers of %(clock)s, so rock-paper-scissors "
+            "round %(round)s decides who plays White."
+        )
     )
+    return (
+        head
+        + " "
+        + words.gettext("Send `rps rock`, `rps paper` or `rps scissors` by %(deadline)s.")
+    ) % values
 
 
 def bid_sealed(seconds: int, *, deadline: dt.datetime, words: Words = ENGLISH) -> str:
@@ -174,8 +196,10 @@ def game_before_colours(link: str, match_id: int) -> str:
     )
 
 
-def winner_of(winner: str, loser: str, link: str, match_id: int) -> str:
-    return f"{winner} wins the armageddon game {link} and match {match_id} against {loser}."
+def winner_of(winner: str, loser: str, link: str, match_id: int, words: Words = ENGLISH) -> str:
+    return words.gettext(
+        "%(winner)s wins the armageddon game %(link)s and match %(match)s against %(loser)s."
+    ) % {"winner": winner, "link": link, "match": match_id, "loser": loser}
 
 
 def game_needs_a_look(link: str, match_id: int, winner: str, facts: str) -> str:

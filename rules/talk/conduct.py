@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
-from rules.core.words import ENGLISH, Words
+from rules.core.words import ENGLISH, N_, Words
+from rules.stages.formats import stage_name
 from rules.week.calendar import label_time
 
 __all__ = [
@@ -90,36 +91,79 @@ def disqualified(
     }
 
 
-def awarded_after_exit(match_id: int, round_number: int, *, left: str, why: str) -> str:
+UNFINISHED_AT_EXIT = N_("rules 8.1.1: unfinished when the opponent left")
+ENGINE_MARK_AT_EXIT = N_("rules 8.1.2: adjudicated after an engine mark")
+"""Why a match was awarded after a player left: the audit keeps the English, the player reads
+it in their words."""
+
+
+def awarded_after_exit(
+    match_id: int, round_number: int, *, left: str, why: str, words: Words = ENGLISH
+) -> str:
     """Rules 8.i: a qualification match awarded to the player whose opponent ``left``."""
-    return (
-        f"Your qualification match {match_id} (round {round_number}) is awarded to you:"
-        f" {left} left the championship ({why})."
-    )
+    return words.gettext(
+        "Your qualification match %(match)s (round %(round)s) is awarded to you: %(left)s left "
+        "the championship (%(why)s)."
+    ) % {"match": match_id, "round": round_number, "left": left, "why": words.gettext(why)}
 
 
 def paired_again_after_exit(
-    slot: str, *, left: str, match_id: int, white: str | None, black: str | None
+    slot: str,
+    *,
+    left: str,
+    match_id: int,
+    white: str | None,
+    black: str | None,
+    words: Words = ENGLISH,
 ) -> str:
     """Rules 8.iii-iv: a knockout match paired again after a player ``left``."""
-    return (
-        f"The {slot.replace('_', ' ')} was paired again after {left} left the championship"
-        f" (rules 8.iii-iv): match {match_id}, {white} v {black}."
-    )
+    return words.gettext(
+        "The %(slot)s was paired again after %(left)s left the championship (rules 8.iii-iv): "
+        "match %(match)s, %(white)s v %(black)s."
+    ) % {
+        "slot": _slot(slot, words),
+        "left": left,
+        "match": match_id,
+        "white": white,
+        "black": black,
+    }
 
 
-def disregarded_after_exit(match_id: int, round_number: int, *, left: str) -> str:
+def _slot(slot: str, words: Words) -> str:
+    """A knockout slot's name (``sf1``: ``first semifinal``)."""
+    names = {
+        "sf1": words.gettext("first semifinal"),
+        "sf2": words.gettext("second semifinal"),
+        "final": words.gettext("final"),
+        "third_place": words.gettext("match for third place"),
+    }
+    return names.get(slot, slot.replace("_", " "))
+
+
+def disregarded_after_exit(
+    match_id: int, round_number: int, *, left: str, words: Words = ENGLISH
+) -> str:
     """Rules 8.2: a Candidates match not to be played, its opponent ``left``."""
-    return (
-        f"Your Candidates match {match_id} (round {round_number}) will not be played: {left} left"
-        " the championship, and all their Candidates games are disregarded (rules 8.2)."
-    )
+    return words.gettext(
+        "Your Candidates match %(match)s (round %(round)s) will not be played: %(left)s left the "
+        "championship, and all their Candidates games are disregarded (rules 8.2)."
+    ) % {"match": match_id, "round": round_number, "left": left}
 
 
-def open_match_awarded(stage: str, match_id: int, *, left: str, why: str) -> str:
+def open_match_awarded(
+    stage: str, match_id: int, *, left: str, why: str, words: Words = ENGLISH
+) -> str:
     """Rules 8.1.1: a match in play awarded to the player whose opponent ``left`` (``stage``:
-    its display name, ``Play-in``)."""
-    return f"Your {stage} match {match_id} is awarded to you: {left} left the championship ({why})."
+    its kind, ``play_in``)."""
+    return words.gettext(
+        "Your %(stage)s match %(match)s is awarded to you: %(left)s left the championship "
+        "(%(why)s)."
+    ) % {
+        "stage": stage_name(stage, words),
+        "match": match_id,
+        "left": left,
+        "why": words.gettext(why),
+    }
 
 
 def game_forfeited(

@@ -27,11 +27,14 @@ def _minutes(seconds: int) -> str:
     return str(seconds // 60) if seconds % 60 == 0 else f"{seconds / 60:g}"
 
 
-def time_control_text(control: TimeControl) -> str:
+def time_control_text(control: TimeControl, words: Words = ENGLISH) -> str:
     """``2+5 rated antichess``: minutes plus increment seconds, as Lichess writes them."""
-    rated = "rated" if control.rated else "casual"
     clock = f"{_minutes(control.limit_seconds)}+{control.increment_seconds}"
-    return f"{clock} {rated} {control.variant}"
+    if control.rated:
+        said = words.gettext("%(clock)s rated %(variant)s")
+    else:
+        said = words.gettext("%(clock)s casual %(variant)s")
+    return said % {"clock": clock, "variant": control.variant}
 
 
 def challenge_name(
@@ -64,7 +67,7 @@ def game_link(
         values = {
             "white": names[0],
             "black": names[1],
-            "control": time_control_text(control),
+            "control": time_control_text(control, words),
             "url": url,
             "lapses": label_time(expires_at, words),
             "room": room_url,
@@ -83,7 +86,7 @@ def game_link(
                 "agreed time. It lapses at %(lapses)s. Your match room: %(room)s"
             )
         ) % values
-        out.append(Notice(Audience.PLAYER, p, fit(text)))
+        out.append(Notice(Audience.PLAYER, p, fit(text, words=words)))
     return tuple(out)
 
 
@@ -118,7 +121,7 @@ def challenge_missing(
             "room": room_url,
             "white": names[0],
             "black": names[1],
-            "control": time_control_text(control),
+            "control": time_control_text(control, words),
         }
     )
 

@@ -68,8 +68,6 @@ __all__ = [
 DM_LIMIT = 8000
 """Characters Lichess keeps of one private message."""
 
-_SHORTENED = "\n… (shortened; the match room has the rest)"
-
 
 class Audience(enum.Enum):
     PLAYER = "player"  # a DM to one player
@@ -110,11 +108,13 @@ class TDAlert:
         return Notice(Audience.TDS, None, self.text)
 
 
-def fit(text: str, limit: int = DM_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying so when it had to be cut."""
+def fit(text: str, limit: int = DM_LIMIT, *, words: Words = ENGLISH) -> str:
+    """``text`` cut to ``limit`` characters, saying so (in the reader's ``words``) when it had to
+    be cut."""
     if len(text) <= limit:
         return text
-    return text[: limit - len(_SHORTENED)] + _SHORTENED
+    shortened = "\n" + words.gettext("… (shortened; the match room has the rest)")
+    return text[: limit - len(shortened)] + shortened
 
 
 def describe_time(when: dt.datetime, *, now: dt.datetime, words: Words = ENGLISH) -> str:
@@ -138,8 +138,8 @@ def _hours(delta: dt.timedelta, words: Words) -> str:
     return words.ngettext("%(n)d hour", "%(n)d hours", n) % {"n": n}
 
 
-def _player(recipient: PlayerId, text: str) -> Notice:
-    return Notice(Audience.PLAYER, recipient, fit(text))
+def _player(recipient: PlayerId, text: str, words: Words = ENGLISH) -> Notice:
+    return Notice(Audience.PLAYER, recipient, fit(text, words=words))
 
 
 def _offer_line(offer: StandingOffer, *, now: dt.datetime, words: Words = ENGLISH) -> str:
@@ -194,7 +194,7 @@ def pairing_published(
         "reply": _hours(rules.reply_within, words),
         "end": describe_time(week.end, now=now, words=words),
     }
-    return _player(player, text)
+    return _player(player, text, words)
 
 
 def offer_received(
@@ -229,7 +229,7 @@ def offer_received(
             "reply": _hours(ruleset.offers.reply_within, words),
         }
     )
-    return _player(recipient, "\n".join(lines))
+    return _player(recipient, "\n".join(lines), words)
 
 
 def reply_reminder(
@@ -246,7 +246,7 @@ def reply_reminder(
     ]
     lines.extend(_offer_line(o, now=now, words=words) for o in open_offers)
     lines.append(words.gettext("Send `accept <number>` or offer other times with `offer ...`."))
-    return _player(pending.player, "\n".join(lines))
+    return _player(pending.player, "\n".join(lines), words)
 
 
 def _agreed_text(
@@ -304,6 +304,7 @@ def time_agreed(
                 games_line=games_line,
                 words=readers.of(p),
             ),
+            readers.of(p),
         )
         for p in (a, b)
     ]
@@ -329,7 +330,7 @@ def change_proposed(
         "agreed": label_time(negotiation.agreement.time, words),
         "proposed": describe_time(proposal.time, now=now, words=words),
     }
-    return _player(recipient, text)
+    return _player(recipient, text, words)
 
 
 def offers_sent(
@@ -517,7 +518,9 @@ def deadline_missed(
     for p in negotiation.players:
         words = readers.of(p)
         end = describe_time(negotiation.week.end, now=now, words=words)
-        out.append(_player(p, _fault_text(ruling, p, negotiation.opponent_of(p), end, words)))
+        out.append(
+            _player(p, _fault_text(ruling, p, negotiation.opponent_of(p), end, words), words)
+        )
     return tuple(out)
 
 
@@ -557,14 +560,14 @@ def no_show_notice(
                 )
                 % values
             )
-        out.append(_player(p, text))
+        out.append(_player(p, text, words))
     for p in alert.absent:
         words = readers.of(p)
         text = words.gettext(
             "Your ACWC match was due at %(time)s and you have not shown up. Start the game now "
             "or contact the TDs (rules 6.3)."
         ) % {"time": describe_time(alert.scheduled, now=now, words=words)}
-        out.append(_player(p, text))
+        out.append(_player(p, text, words))
     return tuple(out)
 
 
@@ -597,6 +600,7 @@ def match_result(
                 p,
                 words.gettext("ACWC match %(match)s result: %(line)s. Thank you for playing.")
                 % {"match": match_id, "line": f"{a} - {b} {mine} ({outcome})"},
+                words,
             )
         )
     outcome = f"{spelled.get(winner, winner)} wins" if winner is not None else "tied match"

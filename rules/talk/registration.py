@@ -6,6 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
+from rules.core.words import ENGLISH, N_, Words
+from rules.week.calendar import label_date, label_time
+
 __all__ = [
     "REASONS",
     "cannot_assess",
@@ -21,53 +24,66 @@ __all__ = [
 ]
 
 REASONS = {
-    "created_too_late": "the account was created too late (rules 2.i)",
-    "too_few_rated_games": "too few rated games before the cut-off (rules 2.i)",
-    "bot_account": "a BOT account cannot play (rules 2.ii.5)",
-    "cheat_detected": "Lichess ended games of the account as cheat detected: one since the"
-    " first cut-off or two since the second bar the entry (rules 2.2.3)",
-    "tos_violation": "the account is marked for breaking the Lichess terms (rules 2.ii)",
-    "account_closed": "the account is closed (rules 2.ii)",
+    "created_too_late": N_("the account was created too late (rules 2.i)"),
+    "too_few_rated_games": N_("too few rated games before the cut-off (rules 2.i)"),
+    "bot_account": N_("a BOT account cannot play (rules 2.ii.5)"),
+    "cheat_detected": N_(
+        "Lichess ended games of the account as cheat detected: one since the first cut-off or "
+        "two since the second bar the entry (rules 2.2.3)"
+    ),
+    "tos_violation": N_("the account is marked for breaking the Lichess terms (rules 2.ii)"),
+    "account_closed": N_("the account is closed (rules 2.ii)"),
 }
-"""Each refusal and review flag in words a player reads."""
+"""Each refusal and review flag in words a player reads (English; the page shows each in its
+reader's words, ``words.gettext``)."""
 
 
-def reason(code: str, *, cheat_one_cutoff: dt.date, cheat_two_cutoff: dt.date) -> str:
+def reason(
+    code: str,
+    *,
+    cheat_one_cutoff: dt.date,
+    cheat_two_cutoff: dt.date,
+    words: Words = ENGLISH,
+) -> str:
     """A refusal or review flag in words a player reads, with the settings' dates."""
     if code == "cheat_detected":
-        return (
-            "Lichess ended games of the account as cheat detected: one since "
-            f"{cheat_one_cutoff:%d %b %Y} or two since {cheat_two_cutoff:%d %b %Y} bar "
-            "the entry (rules 2.2.3)"
-        )
-    return REASONS.get(code, code)
+        return words.gettext(
+            "Lichess ended games of the account as cheat detected: one since %(one)s or two "
+            "since %(two)s bar the entry (rules 2.2.3)"
+        ) % {"one": label_date(cheat_one_cutoff, words), "two": label_date(cheat_two_cutoff, words)}
+    return words.gettext(REASONS[code]) if code in REASONS else code
 
 
-def gone(status: str, status_reason: str | None) -> str:
+def gone(status: str, status_reason: str | None, words: Words = ENGLISH) -> str:
     """To a player who left the championship (withdrawn, disqualified) and registers again."""
-    why = f" ({status_reason})" if status_reason else ""
-    return (
-        f"You are {status} from this championship{why}; you cannot register again. "
-        "Write to the TDs if you think this is wrong."
+    said = {
+        "withdrawn": words.gettext("You withdrew from this championship"),
+        "disqualified": words.gettext("You are disqualified from this championship"),
+    }.get(str(status), words.gettext("You left this championship"))
+    if status_reason:
+        said += f" ({status_reason})"
+    return said + words.gettext(
+        "; you cannot register again. Write to the TDs if you think this is wrong."
     )
 
 
-def refused_by_tds(why: str) -> str:
+def refused_by_tds(why: str, words: Words = ENGLISH) -> str:
     """To a player the TDs refused by hand (rules 2.2.4), who registers again."""
-    return (
-        f"The TDs refused your registration ({why}); only they can change that. "
-        "Write to them if you think this is wrong."
-    )
+    return words.gettext(
+        "The TDs refused your registration (%(why)s); only they can change that. Write to them "
+        "if you think this is wrong."
+    ) % {"why": why}
 
 
-def window_closed(opens: dt.datetime | None, closes: dt.datetime | None) -> str:
+def window_closed(
+    opens: dt.datetime | None, closes: dt.datetime | None, words: Words = ENGLISH
+) -> str:
     """To a player who registers outside the registration window."""
-    when = (
-        "registration is closed"
-        if opens is None or closes is None
-        else f"registration is open from {opens:%d %b %Y %H:%M} to {closes:%d %b %Y %H:%M} UTC"
-    )
-    return f"You cannot register now: {when}."
+    if opens is None or closes is None:
+        return words.gettext("You cannot register now: registration is closed.")
+    return words.gettext(
+        "You cannot register now: registration is open from %(opens)s to %(closes)s."
+    ) % {"opens": label_time(opens, words), "closes": label_time(closes, words)}
 
 
 def unreachable(error: object) -> str:

@@ -110,29 +110,63 @@ def no_show_lines(
     return tuple(lines)
 
 
-def no_such_match(match_id: int) -> str:
-    return f"There is no match {match_id}."
+def no_such_match(match_id: int, words: Words = ENGLISH) -> str:
+    return words.gettext("There is no match %(match)s.") % {"match": match_id}
 
 
-def bye_match(match_id: int) -> str:
-    return f"Match {match_id} is a bye; there is nothing to schedule."
+def bye_match(match_id: int, words: Words = ENGLISH) -> str:
+    return words.gettext("Match %(match)s is a bye; there is nothing to schedule.") % {
+        "match": match_id
+    }
 
 
-def not_your_match(player: str, match_id: int, players: tuple[str, str | None]) -> str:
-    return (
-        f"{player} does not play match {match_id} ({players[0]} - {players[1]}); "
-        "you can act only in your own match room."
-    )
+def not_your_match(
+    player: str, match_id: int, players: tuple[str, str | None], words: Words = ENGLISH
+) -> str:
+    return words.gettext(
+        "%(player)s does not play match %(match)s (%(first)s - %(second)s); you can act only in "
+        "your own match room."
+    ) % {"player": player, "match": match_id, "first": players[0], "second": players[1]}
 
 
-def match_not_published(match_id: int) -> str:
-    return f"The pairing of match {match_id} is not published yet; wait for the pairings."
+def match_not_published(match_id: int, words: Words = ENGLISH) -> str:
+    return words.gettext(
+        "The pairing of match %(match)s is not published yet; wait for the pairings."
+    ) % {"match": match_id}
 
 
-def match_over(match_id: int, outcome: str | None) -> str:
-    return f"Match {match_id} is over ({outcome}); nothing is left to schedule."
+def _outcome(outcome: str | None, words: Words) -> str:
+    said = {
+        "first_wins": words.gettext("won by the first player"),
+        "second_wins": words.gettext("won by the second player"),
+        "tied": words.gettext("tied"),
+        "repeat": words.gettext("tied: replayed next week"),
+        "armageddon": words.gettext("tied: armageddon decides"),
+    }
+    return said.get(outcome or "", str(outcome))
 
 
-def result_recorded(outcome: str | None, decided_by: str | None) -> str:
+def _decided_by(decided_by: str | None, words: Words) -> str:
+    said = {
+        "games": words.gettext("by the games"),
+        "forfeit": words.gettext("by forfeit"),
+        "td": words.gettext("by the TDs"),
+        "armageddon": words.gettext("by the armageddon"),
+        "bye": words.gettext("a bye"),
+    }
+    return said.get(decided_by or "", str(decided_by))
+
+
+def match_over(match_id: int, outcome: str | None, words: Words = ENGLISH) -> str:
+    return words.gettext("Match %(match)s is over (%(outcome)s); nothing is left to schedule.") % {
+        "match": match_id,
+        "outcome": _outcome(outcome, words),
+    }
+
+
+def result_recorded(outcome: str | None, decided_by: str | None, words: Words = ENGLISH) -> str:
     """The ``status`` reply's last line once the match is decided."""
-    return f"Result recorded: {outcome} ({decided_by})."
+    return words.gettext("Result recorded: %(outcome)s (%(how)s).") % {
+        "outcome": _outcome(outcome, words),
+        "how": _decided_by(decided_by, words),
+    }

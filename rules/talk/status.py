@@ -60,4 +60,4 @@ def status_text(
         words.gettext("Match must be completed by %(end)s.")
         % {"end": describe_time(week.end, now=now, words=words)}
     )
-    return fit("\n".join(lines))
+    return fit("\n".join(lines), words=words)

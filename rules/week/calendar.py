@@ -16,7 +16,15 @@ from rules.core.words import ENGLISH, Words
 UTC = dt.UTC
 MINUTE = dt.timedelta(minutes=1)
 
-__all__ = ["UTC", "MatchWeek", "label_duration", "label_time", "match_week", "minute_end"]
+__all__ = [
+    "UTC",
+    "MatchWeek",
+    "label_date",
+    "label_duration",
+    "label_time",
+    "match_week",
+    "minute_end",
+]
 
 
 def minute_end(stated: dt.datetime) -> dt.datetime:
@@ -129,6 +137,15 @@ def label_time(when: dt.datetime, words: Words = ENGLISH) -> str:
         "day": utc.day,
         "month": _month(words, utc.month),
         "time": f"{utc:%H:%M}",
+    }
+
+
+def label_date(day: dt.date, words: Words = ENGLISH) -> str:
+    """A date as players read it: ``05 Nov 2021`` (in ``words``' language)."""
+    return words.gettext("%(day)s %(month)s %(year)d") % {
+        "day": f"{day.day:02d}",
+        "month": _month(words, day.month),
+        "year": day.year,
     }
 
 

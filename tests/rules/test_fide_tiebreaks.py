@@ -13,6 +13,13 @@ import pytest
 
 from bot.launch import main
 from rules.swiss.checker import check_tournament
+from rules.swiss.fide_rating_tables import (
+    average_rating,
+    expected_score,
+    perfect_performance,
+    performance_rating,
+    rating_difference,
+)
 from rules.swiss.fide_tiebreaks import Code, check_standings, parse_tiebreaks, standings
 from rules.swiss.trf import TrfError, parse_trf
 from rules.swiss.trf_model import TrfTieBreakLine
@@ -119,6 +126,101 @@ def test_average_rating_of_opponents() -> None:
     assert values[6] == (F(2250), F(2300))
 
 
+def test_performance_ratings() -> None:
+    # Games over the board (opponent's rating, points), the dp of table B.02 8.1(a) for the
+    # percentage rounded half up:
+    #   1: 2100 1, 1900 1, 2300 0: ARO 2100, 2/3 = 67 % -> +125: TPR 2225;
+    #      /C1 without 1900: 1 of 2, 50 % -> 0, ARO 2200: 2200
+    #   2: 2000 1/2, 2200 1, 2400 1, 1900 1/2: ARO 2125, 75 % -> +193: 2318;
+    #      /C1 without 1900: 2.5 of 3 = 83 % -> +273, ARO 2200: 2473
+    #   3: 1900 0, 2300 0, 2100 1/2 (the forfeit is not a game): ARO 2100, 17 % -> -273: 1827;
+    #      /C1 without 1900: 1/2 of 2 = 25 % -> -193, ARO 2200: 2007
+    #   4: 2400 0, 1900 0, 2200 1/2: ARO 2167, 17 % -> -273: 1894
+    #   5: 2300 1/2: 50 % -> 0: 2300; /C1 leaves no game: 0
+    #   6: 2200 1, 2400 0, 2100 1, 2300 1/2: ARO 2250, 62.5 % -> 63 % -> +95: 2345
+    # APRO, the opponents' TPRs averaged:
+    #   1: 4, 6, 2: (1894 + 2345 + 2318) / 3 = 2185.7 -> 2186
+    #   2: 5, 3, 1, 6: (2300 + 1827 + 2225 + 2345) / 4 = 2174.25 -> 2174
+    #   5: 2: 2318
+    # PTP of 5: the lowest rating expected to score 1/2 against 2300: 0.50 up to a difference
+    # of 3 (table 8.1(b)), 0.49 from 4: 2297.
+    values = _values("202 TPR,TPR/C1,APRO,PTP")
+    assert {n: v[:2] for n, v in values.items()} == {
+        1: (F(2225), F(2200)),
+        2: (F(2318), F(2473)),
+        3: (F(1827), F(2007)),
+        4: (F(1894), F(2107)),  # /C1 without 1900: 1/2 of 2 = 25 % -> -193, ARO 2300
+        5: (F(2300), F(0)),
+        6: (F(2345), F(2300)),  # /C1 without 2100: 1.5 of 3, 50 %, ARO 2300
+    }
+    assert values[1][2] == F(2186)
+    assert values[2][2] == F(2174)
+    assert values[5][2:] == (F(2318), F(2297))
+
+
+def test_rating_tables() -> None:
+    assert rating_difference(F(2), 3) == 125
+    assert rating_difference(F(1, 2), 3) == -273
+    assert rating_difference(F(0), 5) == -800
+    assert expected_score(2000, 2000) == F(1, 2)
+    assert expected_score(2200, 2000) == F(76, 100)  # 198-206: 0.76
+    assert expected_score(1800, 2000) == F(24, 100)
+    assert expected_score(2900, 2000) == F(1)  # over 735: 1.00
+    assert performance_rating(F(2), [2100, 1900, 2300]) == 2225
+    # 1 point against 1800 and 2200: at 1998 the differences are 198 (0.76) and 202 (0.24),
+    # together 1.00; at 1997, 197 (0.75) and 203 (0.24): 0.99.
+    assert perfect_performance(F(1), [1800, 2200]) == 1998
+    assert perfect_performance(F(1), [2000, 2000]) == 1997  # 0.50 up to a difference of 3
+    assert perfect_performance(F(0), [2000, 2100]) == 1200  # no points: lowest less 800
+    assert perfect_performance(F(2), [2000, 2100]) == 2836  # 1.00 from 736 above the highest
+    assert average_rating([2000, 2001]) == 2001  # half up
+    assert perfect_performance(F(1), []) == performance_rating(F(1), []) == 0
+
+
+# A round-robin of four players, three rounds (colours as the Berger table gives them):
+#   R1: 1w-4b 1-0, 2w-3b 1/2;  R2: 4w-3b 0-1, 1w-2b 1/2;  R3: 2w-4b 1-0, 3w-1b 0-1
+# Scores: 1: 2.5, 2: 2, 3: 1.5, 4: 0.
+ROUND_ROBIN = {
+    1: (2200, ["   4 w 1", "   2 w =", "   3 b 1"]),
+    2: (2100, ["   3 w =", "   1 b =", "   4 w 1"]),
+    3: (2000, ["   2 b =", "   4 b 1", "   1 w 0"]),
+    4: (1900, ["   1 b 0", "   3 w 0", "   2 b 0"]),
+}
+
+
+def test_koya_in_a_round_robin() -> None:
+    # Half of the 3 rounds' points is 1.5: players 1, 2 and 3 reach it, 4 does not.
+    #   1: 1/2 against 2 + 1 against 3 = 1.5 (his win over 4 does not count)
+    #   2: 1/2 against 3 + 1/2 against 1 = 1;  3: 1/2 against 2 + 0 against 1 = 1/2;  4: 0
+    players = [_player(n, rating, cells) for n, (rating, cells) in ROUND_ROBIN.items()]
+    text = "\n".join(["012 Round-robin", "142 3", "212 PTS,KS", *players]) + "\n"
+    tournament = parse_trf(text)
+    assert tournament.tiebreaks is not None
+    rows = standings(tournament, 3, parse_tiebreaks(tournament.tiebreaks))
+    assert {row.number: row.values for row in rows} == {
+        1: (F(5, 2), F(3, 2)),
+        2: (F(2), F(1)),
+        3: (F(3, 2), F(1, 2)),
+        4: (F(0), F(0)),
+    }
+
+
+def test_koya_counts_forfeits_against_its_opponents() -> None:
+    # Half of 4 rounds is 2: players 1 (3), 2 (3) and 6 (2.5) reach it.
+    #   1: 6 (1) + 2 (0) = 1;  2: 1 (1) + 6 (1/2) = 1.5;  3: 6 (0) + 2 (0) = 0 (forfeit win
+    #   over 5, who does not reach it);  4: 1 (0) + 6 (0) = 0;  5: 2 (1/2) = 1/2;
+    #   6: 1 (0) + 2 (1/2) = 1/2
+    values = _values("202 KS")
+    assert {n: v[0] for n, v in values.items()} == {
+        1: F(1),
+        2: F(3, 2),
+        3: F(0),
+        4: F(0),
+        5: F(1, 2),
+        6: F(1, 2),
+    }
+
+
 def test_standings_share_a_rank_only_when_every_tie_break_is_equal() -> None:
     tournament = parse_trf(_six("202 DE,BH"))
     assert tournament.tiebreaks is not None
@@ -173,8 +275,10 @@ def test_the_list_is_read_with_its_columns() -> None:
         (Code.SB, 1, 0, 15),
         (Code.REP, 0, 0, 21),
     ]
-    with pytest.raises(TrfError, match="line 7, column 9: tie-break TPR is not implemented"):
-        parse_tiebreaks(TrfTieBreakLine("202 BH, TPR", 7))
+    with pytest.raises(TrfError, match="line 7, column 9: tie-break AOB is not implemented"):
+        parse_tiebreaks(TrfTieBreakLine("202 BH, AOB", 7))
+    with pytest.raises(TrfError, match="line 7, column 5: KS/C1: modifier 'C1'"):
+        parse_tiebreaks(TrfTieBreakLine("202 KS/C1", 7))
     with pytest.raises(TrfError, match="line 3, column 5: WIN/C1: modifier 'C1'"):
         parse_tiebreaks(TrfTieBreakLine("212 WIN/C1", 3))
 
@@ -237,8 +341,8 @@ def test_pair_check_verifies_the_standings(
         "line 6, column 86: player 2 is ranked 2 in the file; the tie-break list ranks him 1 "
         "(PTS 1.5, BH 2, SB 1.25)\n"
     )
-    assert main(["pair", "--check", _four(tmp_path / "c.trf", "202 BH,KS", tied)]) == 3
-    assert "line 4, column 8: tie-break KS is not implemented" in capsys.readouterr().err
+    assert main(["pair", "--check", _four(tmp_path / "c.trf", "202 BH,FB", tied)]) == 3
+    assert "line 4, column 8: tie-break FB is not implemented" in capsys.readouterr().err
 
 
 def test_check_reports_the_pairing_before_the_standings() -> None:

@@ -99,6 +99,16 @@ def test_next_season_is_made_from_this_one_and_played(
         assert got == code, f"acwc {' '.join(args)} -> {got}: {out}{err}"
         return out + err
 
+    # what the command line reads of 2021 while it is in play, to read again once archived
+    reads_2021 = {
+        what: acwc(*what)
+        for what in (
+            ("trf", "export"),
+            ("standings", "--json"),
+            ("stage", "standings", "candidates", "--json"),
+            ("stage", "show", "knockout", "--json"),
+        )
+    }
     assert "confirm it or discard it" not in acwc("season", "new")
     assert "drafted already" in acwc("season", "new", code=1)
     draft = {s["year"]: s for s in json.loads(acwc("season", "show", "--json"))}[2022]
@@ -112,6 +122,15 @@ def test_next_season_is_made_from_this_one_and_played(
     shown = {s["year"]: s for s in json.loads(acwc("season", "show", "--json"))}
     assert (shown[2021]["state"], shown[2022]["state"]) == ("archived", "open")
     assert shown[2021]["final"] == FINAL_2021
+    for what, before in reads_2021.items():
+        assert acwc(*what, "--season", "2021") == before, what
+        assert acwc(*what) == acwc(*what, "--season", "2022"), what
+    # the qualification is played alike in both years; the later stages are seeded otherwise
+    for what in list(reads_2021)[2:]:
+        assert acwc(*what) != reads_2021[what], what
+    assert "there is no 1999 season (the seasons: 2021, 2022)" in acwc(
+        "trf", "export", "--season", "1999", code=1
+    )
 
     seeding = got["rules"].seeding
     assert (seeding.title_holder, seeding.runner_up) == ("GrohochetGrom", "PepsiNGaming")

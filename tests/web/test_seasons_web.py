@@ -92,11 +92,21 @@ ARCHIVED_PAGES = (
 
 
 SWITCHER = re.compile(r'<nav aria-label="Seasons".*?</nav>|<p>Seasons: .*?</p>', re.S)
+BANNER = re.compile(r'<p class="note archived" role="note">.*?</p>', re.S)
+PUBLIC_LINK = re.compile(
+    r'href="(/(?:pairings|standings|candidates|knockout|players|rules|calendar)[^"]*|/)"'
+)
 
 
 def _content(page: str) -> str:
-    """A page without its list of seasons, which grows by design as seasons are added."""
-    return SWITCHER.sub("", page)
+    """A page without its list of seasons, which grows by design as seasons are added, and
+    without the banner an archived season's pages carry."""
+    return BANNER.sub("", SWITCHER.sub("", page))
+
+
+def _links_out(page: str) -> list[str]:
+    """The page's links to the season in play's public pages (outside its banner)."""
+    return PUBLIC_LINK.findall(BANNER.sub("", page))
 
 
 async def _pages(b: Browser) -> dict[str, str]:
@@ -128,6 +138,19 @@ async def test_a_season_s_pages_stay_at_their_urls_after_the_next_is_played(
         assert {k: _content(v) for k, v in after.items()} == {
             k: _content(v) for k, v in before.items()
         }
+        html = [path for path in ARCHIVED_PAGES if "." not in path]
+        for path in html:  # archived: a banner, and every link within 2021
+            assert "archived season" not in before[path].lower(), path
+            assert BANNER.search(after[path]), path
+            assert "you are reading the 2021 season" in after[path], path
+            assert _links_out(after[path]) == [], (path, _links_out(after[path]))
+            assert 'href="/2021/standings"' in after[path], path
+        assert 'href="/2021/players/player03"' in after["/2021/standings"]
+        assert '<a href="/">See the current season</a>' in after["/2021"]
+        current = await visitor.get("/2022/pairings")  # the season in play: no banner
+        assert not BANNER.search(current)
+        assert 'href="/2022/standings"' in current
+        assert 'href="/standings"' in await visitor.get("/pairings")
         assert '<a href="/2022">2022</a>' in after["/2021"]  # the switcher names the new one
         assert "GrohochetGrom" in await visitor.get("/2022/knockout")
         assert await visitor.get("/2022/standings") != before["/2021/standings"]

@@ -29,6 +29,7 @@ from rules.stages.armageddon import (
     ArmageddonErrorReason,
     ArmageddonEvent,
     ArmageddonProcedure,
+    EventKind,
     Phase,
     format_clock,
 )
@@ -161,10 +162,8 @@ class Armageddons:
                     created_at=now,
                 )
             )
-            text = talk.rps_round(match.id, events[-1].text, deadline=proc.rps_deadline)
-            key = notice.armageddon_rps(arm.id, match.id, proc.rps_round)
-            for player in players:
-                await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
+            drawn = any(e.kind is EventKind.RPS_DRAWN for e in events)
+            await self._tell_rps_round(uow, arm, proc, match, drawn=drawn, now=now)
         if proc.phase is Phase.DECIDED and old_phase is not Phase.DECIDED:
             await uow.deadlines.cancel_open(arm.match_id, now=now, kinds=mine)
             arm.white, arm.white_seconds = proc.white, proc.white_seconds
@@ -184,6 +183,23 @@ class Armageddons:
                 key=notice.armageddon_needs_td(arm.id, match.id),
             )
         await uow.flush()
+
+    async def _tell_rps_round(
+        self,
+        uow: UnitOfWork,
+        arm: ArmageddonRow,
+        proc: ArmageddonProcedure,
+        match: MatchRow,
+        *,
+        drawn: bool,
+        now: dt.datetime,
+    ) -> None:
+        """Both players: a round of rock-paper-scissors is open, each in their words."""
+        key = notice.armageddon_rps(arm.id, match.id, proc.rps_round)
+        for player in proc.players:
+            words = await words_of(uow, player)
+            text = talk.rps_round(match.id, proc, drawn=drawn, words=words)
+            await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
 
     async def ensure(
         self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime

@@ -13,6 +13,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import words_of
 from bot.service.results import parse_result
 from bot.service.stages.armageddon import Armageddons
 from bot.views.bracket import procedure
@@ -151,10 +152,11 @@ class ArmageddonGames:
         )
         link = f"https://lichess.org/{game.id}"
         loser = row.black_first if winner == row.white_first else row.white_first
-        text = talk.winner_of(winner, str(loser), link, row.id)
         key = notice.armageddon_result(arm.id, row.id)
         for player in (row.white_first, row.black_first):
             if player is not None:
+                words = await words_of(uow, player)
+                text = talk.winner_of(winner, str(loser), link, row.id, words)
                 await self.notifier.dm_player(uow, now=now, player=player, text=text, key=key)
         if findings:
             facts = " ".join(f"[{f.severity.value}] {f.message}" for f in findings)

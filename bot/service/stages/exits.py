@@ -12,6 +12,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.notify.languages import words_of
 from bot.service.forum import Forum
 from bot.service.player_tokens import plan_forget
 from bot.service.stages.knockout import save_bracket
@@ -29,7 +30,7 @@ from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState
 from rules.stages.candidates import Pool, StandingRow
-from rules.stages.formats import PlacementStage, stage_format, stage_name, stage_title
+from rules.stages.formats import PlacementStage, stage_format, stage_title
 from rules.stages.knockout import (
     Bracket,
     KnockoutError,
@@ -239,16 +240,18 @@ class Exits:
                 continue
             row = by_round[new.round]
             why = (
-                "rules 8.1.1: unfinished when the opponent left"
+                talk.UNFINISHED_AT_EXIT
                 if new.adjudication is Adjudication.UNFINISHED_AT_EXIT
-                else "rules 8.1.2: adjudicated after an engine mark"
+                else talk.ENGINE_MARK_AT_EXIT
             )
             changes.append(await _award(uow, row, new.player, now=now, why=why, actor=actor))
             await self.notifier.dm_player(
                 uow,
                 now=now,
                 player=new.player,
-                text=talk.awarded_after_exit(row.id, new.round, left=pid, why=why),
+                text=talk.awarded_after_exit(
+                    row.id, new.round, left=pid, why=why, words=await words_of(uow, new.player)
+                ),
                 key=notice.exit_award(row.id),
             )
         before = (_qual_table(report.before, "qualification standings"),)
@@ -279,7 +282,9 @@ class Exits:
                             uow,
                             now=now,
                             player=other,
-                            text=talk.disregarded_after_exit(row.id, rnd.number, left=pid),
+                            text=talk.disregarded_after_exit(
+                                row.id, rnd.number, left=pid, words=await words_of(uow, other)
+                            ),
                             key=notice.exit_award(row.id),
                         )
         return last_round, before, (), changes
@@ -296,7 +301,7 @@ class Exits:
             if row.state not in (MatchState.SCHEDULED, MatchState.REPEAT):
                 continue
             winner = row.black_first if row.white_first == pid else row.white_first
-            why = "rules 8.1.1: unfinished when the opponent left"
+            why = talk.UNFINISHED_AT_EXIT
             changes.append(await _award(uow, row, winner, now=now, why=why, actor=actor))
             await self._tell_award(uow, row, winner, pid, why, now=now)
         return changes
@@ -315,7 +320,9 @@ class Exits:
             uow,
             now=now,
             player=winner,
-            text=talk.open_match_awarded(stage_name(row.stage), row.id, left=leaver, why=why),
+            text=talk.open_match_awarded(
+                row.stage, row.id, left=leaver, why=why, words=await words_of(uow, winner)
+            ),
             key=notice.exit_award(row.id),
         )
 
@@ -369,6 +376,7 @@ class Exits:
                             match_id=added.id,
                             white=added.white_first,
                             black=added.black_first,
+                            words=await words_of(uow, player),
                         ),
                         key=notice.knockout_repaired(added.id),
                     )

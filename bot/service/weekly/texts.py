@@ -206,19 +206,20 @@ class PlayerTexts:
     ) -> Loaded | Reply:
         """The match ``player`` acts in, or the refusal when it is none of theirs to act in."""
         row = await uow.matches.get(match_id)
+        words = await words_of(uow, player_id)
         if row is None:
-            return _refuse(talk.no_such_match(match_id), "no_such_match")
+            return _refuse(talk.no_such_match(match_id, words), "no_such_match")
         if row.black_first is None:
-            return _refuse(talk.bye_match(match_id), "bye")
+            return _refuse(talk.bye_match(match_id, words), "bye")
         if player_id not in (row.white_first, row.black_first):
             return _refuse(
-                talk.not_your_match(player, match_id, (row.white_first, row.black_first)),
+                talk.not_your_match(player, match_id, (row.white_first, row.black_first), words),
                 "not_your_match",
             )
         try:
             return await load(uow, self.config.rules, match_id)
         except OperationError:
-            return _refuse(talk.match_not_published(match_id), "not_published")
+            return _refuse(talk.match_not_published(match_id, words), "not_published")
 
     async def _carry_out(
         self,
@@ -243,11 +244,13 @@ class PlayerTexts:
                 loaded.negotiation, player=player, now=now, ruleset=rules, words=words
             )
             if is_decided(row):
-                body += "\n" + talk.result_recorded(row.outcome, row.decided_by)
+                body += "\n" + talk.result_recorded(row.outcome, row.decided_by, words)
             return Reply(body, command=canonical)
         if isinstance(command, _SCHEDULING):
             if is_decided(row):
-                return _refuse(talk.match_over(row.id, row.outcome), "match_over", canonical)
+                words = await words_of(uow, player)
+                said = talk.match_over(row.id, row.outcome, words)
+                return _refuse(said, "match_over", canonical)
             return await self._scheduling(
                 uow, loaded, player, command, now=now, via=via, relayed_by=relayed_by
             )
@@ -373,7 +376,8 @@ class PlayerTexts:
             details={"seq": event.seq, "command": format_command(command), **data},
         )
         await replan_deadlines(uow, config.rules, row, after, now=now)
-        return Reply(texts.get(player, "Done."), changed=True, command=format_command(command))
+        done = texts.get(player, mine.gettext("Done."))
+        return Reply(done, changed=True, command=format_command(command))
 
     async def _report(
         self,
