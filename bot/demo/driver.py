@@ -365,4 +365,6 @@ class SeasonDriver:
                     f"the season is not over at {self.until.isoformat()}: it stalled "
                     f"(the actors' last step was at {now.isoformat()})"
                 )
-            self.clock.set(min(future))
+            # During an outage a settle may have moved the clock on to a sleeper's wake (past
+            # ``now``, even past these wakes): then the next step acts at the moved time.
+            self.clock.set(max(min(future), self.clock.now()))
