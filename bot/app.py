@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import gc
@@ -46,6 +47,7 @@ from bot.runtime.keeper import LoopKeeper
 from bot.runtime.leader import Leadership
 from bot.runtime.outbox import DM_PER_MINUTE, OUTBOX_HOLD, SENDABLE_KINDS, OutboxDispatcher
 from bot.runtime.outbox import ORIGIN as OUTBOX_ORIGIN
+from bot.runtime.wakeup import WatchLoop
 from bot.service.broadcasts import Broadcasts
 from bot.service.bulk_games import BulkOrOpen
 from bot.service.challenges import CHALLENGE_DEADLINE, GameChallenges
@@ -60,7 +62,7 @@ from bot.service.recheck import AccountRecheck
 from bot.service.registration import Registration
 from bot.service.registration_queue import RegistrationChecks
 from bot.service.results import MatchListeners, Results
-from bot.service.seasons import season_config
+from bot.service.seasons import season_config, season_rules
 from bot.service.services import Services
 from bot.service.stages.armageddon import Armageddons
 from bot.service.stages.armageddon_games import ArmageddonGames
@@ -349,6 +351,10 @@ class Service:
         self.keeper = LoopKeeper(self.clock)
         self._broadcasting = asyncio.Lock()  # one sync at a time: each makes what is missing
         self._rounds_seen: object = None
+        self._season_id: int | None = None  # the open season the services play
+        self._tasks: asyncio.TaskGroup | None = None  # the acting loops, while leading
+        self._checks_task: asyncio.Task[None] | None = None
+        self.web_runtime: WebRuntime | None = None
         self.leadership: Leadership
         self.db: Database
         self.lichess: LichessClient
@@ -382,7 +388,7 @@ class Service:
 
     async def _schema_ready(self, config: Config) -> Config:
         """The database at this version's schema; the config with the open season's rules
-        (a season confirmed while the service runs is played from its next start)."""
+        (a season confirmed while the service runs is followed: :meth:`follow_season`)."""
         why = await migrate.why_not_run(self.db)
         if why is not None:
             if config.service.uses_sandbox and "newer" not in why:
@@ -392,6 +398,9 @@ class Service:
                     f"{why}: run `acwc db upgrade` (or `alembic upgrade head`) with this "
                     "version first, or run the version the database was upgraded for"
                 )
+        async with self.db.reads() as uow:
+            season = await uow.tournaments.current()
+        self._season_id = None if season is None else season.id
         return await season_config(self.db, config)
 
     async def _open(self) -> None:
@@ -407,6 +416,7 @@ class Service:
         self.leadership = Leadership(lock, self.clock)
         self._stack.push_async_callback(self.leadership.close)
         changes = self.db.track_changes()
+        self._base_config = config  # the config's own rules, under every season's
         self.config = config = await self._schema_ready(config)
         token: str | None
         if config.service.uses_sandbox:
@@ -442,9 +452,13 @@ class Service:
             may_act=self.leadership.why_not,
             doubt_left=self.leadership.doubt_left,
         )
-        checks = self.services.registration_checks
-        if checks is not None:  # run only while this process leads
-            checks.gate, checks.on_wait = self.leadership.acting, on_wait
+        self._gate_checks(self.services)
+        self.season_loop = WatchLoop(
+            self.clock,
+            self.follow_season,
+            watch=lambda: changes.version(("tournaments",)),
+            on_wait=on_wait,
+        )
         self.runner = DeadlineRunner(
             self.db,
             self.clock,
@@ -466,6 +480,55 @@ class Service:
         if self.serve_web:
             await self._start_web()
 
+    def _gate_checks(self, services: Services) -> None:
+        """The players' registration checks run only while this process leads."""
+        checks = services.registration_checks
+        if checks is not None:
+            checks.gate = self.leadership.acting
+            checks.on_wait = None if self.watch is None else self.watch.loop_waiting
+
+    async def follow_season(self) -> None:
+        """The season a TD confirmed (on the desk or from the command line) played from now
+        on, without a restart: the services are built again with its rules and put in place
+        of the last season's, for the deadlines, the pages and the desk; the players' checks
+        start again on them and the games stream watches its players."""
+        async with self.db.reads() as uow:
+            season = await uow.tournaments.current()
+        season_id = None if season is None else season.id
+        if season_id == self._season_id:
+            return
+        self._season_id = season_id
+        base = self._base_config
+        config = dataclasses.replace(base, rules=season_rules(base.rules, season))
+        if config == self.config:
+            return  # the first season created, on the config's rules: the services play them
+        self.config = config
+        services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
+        self._gate_checks(services)
+        self.services = services
+        if self._handlers is None:
+            self.runner.handlers = dict(services.deadline_handlers)
+        if self.web_runtime is not None:
+            self.web_runtime.services = services
+        log.info("playing the %s season", None if season is None else season.year)
+        if self._tasks is not None:
+            self._start_checks(self._tasks)
+            await self.refresh_players()
+        self.changed(elsewhere=True)
+
+    def _start_checks(self, tasks: asyncio.TaskGroup) -> None:
+        """The players' registration checks (issue 25) of the services in place, in place of
+        those running."""
+        if self._checks_task is not None:
+            self._checks_task.cancel()
+            self._checks_task = None
+        checks = self.services.registration_checks
+        if checks is not None:
+            run = functools.partial(run_registration_checks, self.db, checks)
+            self._checks_task = tasks.create_task(
+                self.keeper.keep(run, "registration checks"), name="checks"
+            )
+
     async def _check_token(self) -> None:
         """Refuse to start with a token that lacks a needed scope; a token that passes lifts
         an outbox stopped by a refused token."""
@@ -481,17 +544,15 @@ class Service:
 
     async def _start_web(self) -> None:
         app = web.Application(client_max_size=64 * 1024)
-        setup_web(
-            app,
-            WebRuntime(
-                services=self.services,
-                lichess_url=self.lichess_url,
-                public_base=self._public_base,
-                changed=self.changed,
-                refresh_players=self.refresh_players,
-                browser_clock=self.browser_clock,
-            ),
+        self.web_runtime = WebRuntime(
+            services=self.services,
+            lichess_url=self.lichess_url,
+            public_base=self._public_base,
+            changed=self.changed,
+            refresh_players=self.refresh_players,
+            browser_clock=self.browser_clock,
         )
+        setup_web(app, self.web_runtime)
         if self.page_cache is not None:  # innermost: it sees the viewer the others found
             app.middlewares.append(self.page_cache.middleware)
             if self.db.changes is not None:  # a commit of any runner shows on the next visit
@@ -596,9 +657,11 @@ class Service:
         if elsewhere:
             self.dispatcher.wake()
             self.runner.wake()
+            self.season_loop.wake()
             return
         self.dispatcher.wake_if_changed()
         self.runner.wake_if_changed()
+        self.season_loop.wake_if_changed()
 
     async def refresh_players(self) -> None:
         """The set of active players changed (a round was published or finished): watch them,
@@ -642,14 +705,16 @@ class Service:
             await self.runner.hold_answers(doubt)
         self.changed(elsewhere=True)
         await self.sync_broadcasts()  # rounds published while no instance was acting
-        async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
-            tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
-            tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
-            checks = self.services.registration_checks
-            if checks is not None:  # players' own eligibility checks (issue 25)
-                run_checks = functools.partial(run_registration_checks, self.db, checks)
-                tasks.create_task(keep(run_checks, "registration checks"), name="checks")
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                self._tasks = tasks
+                tasks.create_task(keep(self.watcher.run, "games watcher"), name="games-watcher")
+                tasks.create_task(keep(self.dispatcher.run, "outbox"), name="outbox")
+                tasks.create_task(keep(self.runner.run, "deadline runner"), name="deadlines")
+                tasks.create_task(keep(self.season_loop.run, "season"), name="season")
+                self._start_checks(tasks)
+        finally:
+            self._tasks = self._checks_task = None
 
 
 async def run_service(config: Config, *, sandbox: SandboxStarter | None = None) -> None:

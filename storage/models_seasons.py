@@ -16,7 +16,7 @@ from rules.core.states import PlayerStatus
 from storage.base import Base
 from storage.types import EnumText
 
-__all__ = ["SeasonEntryRow"]
+__all__ = ["ENTRY_COLUMNS", "SeasonEntryRow"]
 
 
 class SeasonEntryRow(Base):
@@ -35,3 +35,16 @@ class SeasonEntryRow(Base):
     engine_mark: Mapped[bool] = mapped_column(Boolean)
     registered_at: Mapped[dt.datetime]
     team_member: Mapped[bool | None]
+
+
+ENTRY_COLUMNS = (
+    "username",
+    "seed_rating",
+    "seeded_as",
+    "status",
+    "status_reason",
+    "engine_mark",
+    "registered_at",
+    "team_member",
+)
+"""The columns of a player's row that are their entry in one season (kept here as they were)."""

@@ -13,22 +13,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import PlayerRow, SeasonState, TournamentRow
+from storage.models_seasons import ENTRY_COLUMNS as _ENTRY
 from storage.models_seasons import SeasonEntryRow
 from storage.repo_seasons import current_season, of_open_season, viewed_season
 
 __all__ = ["PlayerRepository"]
-
-_ENTRY = (
-    "username",
-    "seed_rating",
-    "seeded_as",
-    "status",
-    "status_reason",
-    "engine_mark",
-    "registered_at",
-    "team_member",
-)
-"""The columns of a player's row that are their entry in one season."""
 
 
 class PlayerRepository:

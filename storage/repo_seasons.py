@@ -19,7 +19,7 @@ from storage.models import (
     StageRow,
     TournamentRow,
 )
-from storage.models_seasons import SeasonEntryRow
+from storage.models_seasons import ENTRY_COLUMNS, SeasonEntryRow
 
 __all__ = [
     "OPEN_SEASON",
@@ -138,16 +138,7 @@ class SeasonRepository:
         await self.session.execute(
             delete(SeasonEntryRow).where(SeasonEntryRow.tournament_id == season_id)
         )
-        columns = (
-            "username",
-            "seed_rating",
-            "seeded_as",
-            "status",
-            "status_reason",
-            "engine_mark",
-            "registered_at",
-            "team_member",
-        )
+        columns = ENTRY_COLUMNS
         source = select(
             PlayerRow.tournament_id, PlayerRow.id, *(getattr(PlayerRow, c) for c in columns)
         ).where(PlayerRow.tournament_id == season_id)

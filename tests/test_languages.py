@@ -17,11 +17,14 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
 from bot.notify.languages import DEFAULT, LANGUAGES, LOCALE_DIR, catalogue_path, words
+from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
+from rules.stages.armageddon import parse_bid
 from rules.stages.formats import stage_name
 from rules.talk.armageddon import bid_sealed
+from rules.talk.commands import CommandError, parse
 from rules.talk.conduct import (
     UNFINISHED_AT_EXIT,
     awarded_after_exit,
@@ -34,6 +37,8 @@ from rules.talk.notices import fit, pairing_published
 from rules.talk.registration import REASONS, gone, reason, window_closed
 from rules.talk.room import no_such_match, result_recorded
 from rules.week.calendar import label_duration, label_time, match_week
+from rules.week.conduct import check_claim
+from rules.week.negotiation import NegotiationError, make_offers, start_negotiation
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
@@ -235,3 +240,67 @@ def test_the_stage_names_and_the_time_control_come_in_the_reader_s_words() -> No
     cut = fit(long, 100, words=fr)
     assert len(cut) == 100
     assert cut.endswith("… (raccourci ; la salle de match a la suite)")
+
+
+def test_a_mistyped_command_is_answered_in_the_reader_s_words() -> None:
+    week = match_week(dt.date(2021, 10, 12), Ruleset())
+    now = dt.datetime(2021, 10, 12, 9, tzinfo=dt.UTC)
+    fr = words("fr")
+    with pytest.raises(CommandError) as unknown:
+        parse("ofer thu 18:00", now=now, week=week)
+    assert unknown.value.said(fr).startswith("Je ne connais pas la commande « ofer ».")
+    assert unknown.value.said() == unknown.value.message
+    assert unknown.value.message.startswith("I don't know the command 'ofer'.")
+    with pytest.raises(CommandError) as mismatch:
+        parse("offer fri 14 oct 18:00", now=now, week=week)
+    assert (
+        mismatch.value.said(fr) == "Le 2021-10-14 est un jeudi, pas un vendredi ; vérifiez la date."
+    )
+    assert mismatch.value.message == "2021-10-14 is a Thursday, not a Friday; check the date."
+    with pytest.raises(CommandError) as no_time:
+        parse("offer thu", now=now, week=week)
+    assert no_time.value.said(fr) == (
+        "« thu » : à quelle heure ? Ajoutez une heure UTC comme 18:00, par exemple "
+        "`2021-10-14 18:00`, `thu 18:00` ou `14 oct 6pm` (en anglais)."
+    )
+
+
+def test_a_refused_offer_is_answered_in_the_reader_s_words() -> None:
+    ruleset = Ruleset()
+    week = match_week(dt.date(2021, 10, 12), ruleset)
+    now = dt.datetime(2021, 10, 12, 9, tzinfo=dt.UTC)
+    talks = start_negotiation(MatchId(7), (PlayerId("alice"), PlayerId("bob")), week)
+    first = dt.datetime(2021, 10, 14, 18, tzinfo=dt.UTC)
+    talks = make_offers(
+        talks, [first], player=PlayerId("alice"), now=now, ruleset=ruleset
+    ).negotiation
+    with pytest.raises(NegotiationError) as close:
+        make_offers(
+            talks,
+            [first + dt.timedelta(hours=1)],
+            player=PlayerId("alice"),
+            now=now,
+            ruleset=ruleset,
+        )
+    assert close.value.said(words("fr")).startswith(
+        "jeu. 14 oct. 19:00 UTC n'est qu'à 1 heure de votre proposition 1 (jeu. 14 oct. 18:00 UTC)"
+    )
+    assert close.value.message.startswith(
+        "Thu 14 Oct 19:00 UTC is only 1 hour from your offer 1 (Thu 14 Oct 18:00 UTC)"
+    )
+
+
+def test_a_refused_break_claim_or_bid_is_answered_in_the_reader_s_words() -> None:
+    fr = words("fr")
+    conduct = Ruleset().conduct
+    with pytest.raises(RulesError) as claim:
+        check_claim((), PlayerId("alice"), match_id=MatchId(7), conduct=conduct)
+    assert claim.value.said(fr).startswith("Vous n'avez rien à réclamer : une victoire se ")
+    assert "délai de grâce de 10 minutes" in claim.value.said(fr)
+    assert claim.value.message.startswith("You have nothing to claim: a win can be claimed")
+    with pytest.raises(RulesError) as bid:
+        parse_bid("3:40", ruleset=Ruleset())
+    assert bid.value.said(fr) == (
+        "Les Blancs ne peuvent pas avoir plus de temps que les 3:00 des Noirs ; vous avez "
+        "proposé 3:40."
+    )

@@ -9,28 +9,32 @@ this one; ``acwc season discard`` throws the draft away.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.cli.base import Cli, check_actor, command, group, services, unit_of_work
+
+if TYPE_CHECKING:
+    from bot.service.seasons import Seasons
+
+T = TypeVar("T")
 
 
 def register(sub: Any) -> None:
     season = group(sub, "season", "the seasons: next year's from this one, the archive")
-    p = command(season, "new", season_new, "draft next year's season from this one")
-    p.add_argument("--by", default="cli", help="the TD who makes it (recorded in the audit log)")
     p = command(season, "show", season_show, "every season, and the draft's settings")
     p.add_argument("--json", action="store_true", help="as JSON")
-    p = command(season, "confirm", season_confirm, "open the drafted season, archive this one")
-    p.add_argument("--by", default="cli", help="the TD who confirms (recorded in the audit log)")
-    p = command(season, "discard", season_discard, "throw the drafted season away")
-    p.add_argument("--by", default="cli", help="the TD who discards (recorded in the audit log)")
+    for name, handler, what, who in (
+        ("new", season_new, "draft next year's season from this one", "makes it"),
+        ("confirm", season_confirm, "open the drafted season, archive this one", "confirms"),
+        ("discard", season_discard, "throw the drafted season away", "discards"),
+    ):
+        p = command(season, name, handler, what)
+        p.add_argument("--by", default="cli", help=f"the TD who {who} (recorded in the audit log)")
 
 
 async def season_new(args: argparse.Namespace, cli: Cli) -> int:
-    actor = check_actor(cli.config, args.by)
-    async with services(cli) as s, s.db.uow() as uow:
-        row = await s.tournament.seasons.draft_next(uow, now=cli.clock.now(), actor=actor)
-        await uow.commit()
+    row = await _settle(args, cli, lambda seasons: seasons.draft_next)
     print(f"drafted the {row.year} season: review it (`acwc season show`), then confirm it")
     for line in _settings(row.rules or {}):
         print(f"  {line}")
@@ -38,21 +42,27 @@ async def season_new(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def season_confirm(args: argparse.Namespace, cli: Cli) -> int:
-    actor = check_actor(cli.config, args.by)
-    async with services(cli) as s, s.db.uow() as uow:
-        row = await s.tournament.seasons.confirm(uow, now=cli.clock.now(), actor=actor)
-        await uow.commit()
+    row = await _settle(args, cli, lambda seasons: seasons.confirm)
     print(f"the {row.year} season is open; the season before it is archived")
     return 0
 
 
 async def season_discard(args: argparse.Namespace, cli: Cli) -> int:
-    actor = check_actor(cli.config, args.by)
-    async with services(cli) as s, s.db.uow() as uow:
-        year = await s.tournament.seasons.discard(uow, now=cli.clock.now(), actor=actor)
-        await uow.commit()
+    year = await _settle(args, cli, lambda seasons: seasons.discard)
     print(f"discarded the drafted {year} season")
     return 0
+
+
+async def _settle(
+    args: argparse.Namespace, cli: Cli, step: Callable[[Seasons], Callable[..., Awaitable[T]]]
+) -> T:
+    """One of the seasons' steps (``step`` picks it from the services' :class:`Seasons`), by
+    the TD of ``--by``, committed."""
+    actor = check_actor(cli.config, args.by)
+    async with services(cli) as s, s.db.uow() as uow:
+        done = await step(s.tournament.seasons)(uow, now=cli.clock.now(), actor=actor)
+        await uow.commit()
+    return done
 
 
 async def season_show(args: argparse.Namespace, cli: Cli) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.runtime.clock import Clock, SystemClock
@@ -103,3 +103,27 @@ class WaitingLoop:
         self._waiting, self._until = True, until
         if self.on_wait is not None:
             self.on_wait()
+
+
+class WatchLoop(WaitingLoop):
+    """A loop that calls ``look`` at its start and whenever it is woken (its table changed in
+    this process); with the wall clock also every ``poll``, for another process's commit."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        look: Callable[[], Awaitable[None]],
+        *,
+        watch: Callable[[], object] | None = None,
+        on_wait: Callable[[], None] | None = None,
+        poll: dt.timedelta = dt.timedelta(minutes=1),
+    ) -> None:
+        super().__init__(clock, watch=watch, on_wait=on_wait)
+        self.look = look
+        self.poll = poll
+
+    async def run(self) -> None:
+        while True:
+            self.wakeup.looking()
+            await self.look()
+            await self.idle(None, poll=self.poll)

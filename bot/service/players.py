@@ -102,36 +102,38 @@ class Players:
             raise OperationError(
                 f"There is no language {language!r}: choose one of {', '.join(LANGUAGES)}."
             )
-        player = await uow.players.get(normalise_username(player_id))
-        if player is None:
-            raise OperationError("Only a registered player has this choice.")
         chosen = None if language == DEFAULT else language
-        if player.language != chosen:
-            player.language = chosen
-            await uow.audit.record(
-                at=now,
-                actor=player.id,
-                action="player.preferences",
-                player=player.id,
-                details={"language": language},
-            )
-        return player
+        return await _choose(uow, player_id, "language", chosen, now=now, audited=language)
 
     async def set_game_links_by_dm(
         self, uow: UnitOfWork, player_id: str, *, wanted: bool, now: dt.datetime
     ) -> PlayerRow:
         """The player's choice (issue 14): each later game's fresh challenge link by DM too
         (game 1's and the armageddon's always come by DM; every game's is in the room)."""
-        player = await uow.players.get(normalise_username(player_id))
-        if player is None:
-            raise OperationError("Only a registered player has this choice.")
-        if player.game_links_by_dm != wanted:
-            player.game_links_by_dm = wanted
-            await uow.audit.record(
-                at=now,
-                actor=player.id,
-                action="player.preferences",
-                player=player.id,
-                details={"game_links_by_dm": wanted},
-            )
-        return player
+        return await _choose(uow, player_id, "game_links_by_dm", wanted, now=now, audited=wanted)
+
+
+async def _choose(
+    uow: UnitOfWork,
+    player_id: str,
+    choice: str,
+    value: object,
+    *,
+    now: dt.datetime,
+    audited: object,
+) -> PlayerRow:
+    """One of a registered player's choices (``choice``: the column) set to ``value``, audited
+    as ``audited`` when it changed."""
+    player = await uow.players.get(normalise_username(player_id))
+    if player is None:
+        raise OperationError("Only a registered player has this choice.")
+    if getattr(player, choice) != value:
+        setattr(player, choice, value)
+        await uow.audit.record(
+            at=now,
+            actor=player.id,
+            action="player.preferences",
+            player=player.id,
+            details={choice: audited},
+        )
+    return player

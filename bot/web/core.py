@@ -44,11 +44,13 @@ MAX_FIELD = 2000
 """Longest value any form field may carry unless the field says otherwise."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WebRuntime:
     """What the running service gives its web app when it builds it."""
 
     services: Services
+    """The services of the open season (the running service puts the next season's in when a
+    TD confirms it)."""
     lichess_url: str
     public_base: Callable[[], str]
     """Where browsers reach this app: the configured public URL, or (sandbox) where it runs."""

@@ -30,10 +30,11 @@ import hashlib
 import re
 from dataclasses import dataclass, replace
 
-from rules.core.errors import RulesError
+from rules.core.errors import RulesError, refusal
 from rules.core.model import Game, GameStatus, PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.scoring import armageddon_winner
+from rules.core.words import N_
 
 __all__ = [
     "ArmageddonError",
@@ -74,9 +75,7 @@ class ArmageddonErrorReason(enum.Enum):
 class ArmageddonError(RulesError):
     """An armageddon request that the regulations do not allow."""
 
-    def __init__(self, reason: ArmageddonErrorReason, message: str) -> None:
-        super().__init__(reason, message)
-        self.reason: ArmageddonErrorReason = reason
+    reason: ArmageddonErrorReason
 
 
 _BID = re.compile(r"^\s*(\d{1,3}):([0-5]\d)\s*$")
@@ -88,11 +87,8 @@ def format_clock(seconds: int) -> str:
 
 
 def parse_bid(text: str, *, ruleset: Ruleset) -> int:
-    """Read a time offer for White written ``m:ss`` and return it in seconds (rules 3.ix.1.2).
-
-    The offer must lie between ``min_white_seconds`` (0:01) and Black's time (3:00) inclusive.
-    Raises :class:`ArmageddonError` for anything else.
-    """
+    """A time offer for White written ``m:ss``, in seconds (rules 3.ix.1.2), between
+    ``min_white_seconds`` (0:01) and Black's time (3:00); else :class:`ArmageddonError`."""
     rules = ruleset.armageddon
     return _parse_seconds(text, rules.min_white_seconds, rules.black_seconds)
 
@@ -101,22 +97,30 @@ def _parse_seconds(text: str, minimum: int, maximum: int) -> int:
     low, high = format_clock(minimum), format_clock(maximum)
     found = _BID.match(text)
     if found is None:
-        raise ArmageddonError(
+        raise refusal(
+            ArmageddonError,
             ArmageddonErrorReason.BAD_BID_FORMAT,
-            f"Write your time offer for White as minutes:seconds, between {low} and {high}"
-            f" (for example 1:30), not {text.strip()!r}.",
+            N_("Write your time offer for White as m:ss, between %(low)s and %(high)s: %(text)s?"),
+            low=low,
+            high=high,
+            text=repr(text.strip()),
         )
     seconds = int(found.group(1)) * 60 + int(found.group(2))
     if seconds < minimum:
-        raise ArmageddonError(
+        raise refusal(
+            ArmageddonError,
             ArmageddonErrorReason.BID_TOO_LOW,
-            f"White needs at least {low} on the clock; you offered {format_clock(seconds)}.",
+            N_("White needs at least %(low)s on the clock; you offered %(bid)s."),
+            low=low,
+            bid=format_clock(seconds),
         )
     if seconds > maximum:
-        raise ArmageddonError(
+        raise refusal(
+            ArmageddonError,
             ArmageddonErrorReason.BID_TOO_HIGH,
-            f"White cannot have more time than Black's {high}; you offered"
-            f" {format_clock(seconds)}.",
+            N_("White cannot have more time than Black's %(high)s; you offered %(bid)s."),
+            high=high,
+            bid=format_clock(seconds),
         )
     return seconds
 
@@ -145,9 +149,11 @@ def _read_choice(choice: Rps | str) -> Rps:
     try:
         return Rps(choice.strip().lower())
     except ValueError:
-        raise ArmageddonError(
+        raise refusal(
+            ArmageddonError,
             ArmageddonErrorReason.BAD_CHOICE,
-            f"Choose rock, paper or scissors, not {choice.strip()!r}.",
+            N_("Choose rock, paper or scissors, not %(choice)s."),
+            choice=repr(choice.strip()),
         ) from None
 
 

@@ -27,6 +27,8 @@ import enum
 import re
 from dataclasses import dataclass
 
+from rules.core.errors import RulesError, Value, refusal
+from rules.core.words import N_
 from rules.talk.errors import (
     MAX_LENGTH,
     MAX_OFFER_NUMBER,
@@ -216,8 +218,9 @@ def format_command(command: Command) -> str:  # noqa: C901 (one case a command o
     raise TypeError(f"not a command: {command!r}")  # pragma: no cover
 
 
-def _error(reason: CommandErrorReason, message: str) -> CommandError:
-    return CommandError(reason, message)
+def _error(reason: CommandErrorReason, template: str, **values: Value) -> RulesError:
+    """The refusal ``template`` (marked with ``N_``), in English and in a reader's words."""
+    return refusal(CommandError, reason, template, **values)
 
 
 def _parse_index(verb: str, words: list[str]) -> int:
@@ -225,12 +228,15 @@ def _parse_index(verb: str, words: list[str]) -> int:
     if not text.isascii() or not text.isdigit() or len(text) > 4:
         raise _error(
             CommandErrorReason.BAD_NUMBER,
-            f"`{verb}` needs an offer number from `status`, e.g. `{verb} 2`.",
+            N_("`%(verb)s` needs an offer number from `status`, e.g. `%(verb)s 2`."),
+            verb=verb,
         )
     number = int(text)
     if not 1 <= number <= MAX_OFFER_NUMBER:
         raise _error(
-            CommandErrorReason.BAD_NUMBER, f"Offers are numbered from 1; {number} is not one."
+            CommandErrorReason.BAD_NUMBER,
+            N_("Offers are numbered from 1; %(number)s is not one."),
+            number=number,
         )
     return number
 
@@ -239,7 +245,9 @@ def _no_arguments(verb: str, rest: str, command: Command) -> Command:
     if rest.strip():
         raise _error(
             CommandErrorReason.UNEXPECTED_ARGUMENT,
-            f"`{verb}` takes nothing after it; send just `{format_command(command)}`.",
+            N_("`%(verb)s` takes nothing after it; send just `%(command)s`."),
+            verb=verb,
+            command=format_command(command),
         )
     return command
 
@@ -259,11 +267,13 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
     if len(text) > MAX_LENGTH:
         raise _error(
             CommandErrorReason.TOO_LONG,
-            f"That message is {len(text)} characters long; send at most {MAX_LENGTH}.",
+            N_("That message is %(length)s characters long; send at most %(limit)s."),
+            length=len(text),
+            limit=MAX_LENGTH,
         )
     stripped = text.strip().lstrip("/!").strip()
     if not stripped:
-        raise _error(CommandErrorReason.EMPTY, "Send a command, e.g. `status` or `help`.")
+        raise _error(CommandErrorReason.EMPTY, N_("Send a command, e.g. `status` or `help`."))
     head, *tail = re.split(r"\s+", stripped, maxsplit=1)
     rest = tail[0] if tail else ""
     verb = head.lower()
@@ -277,8 +287,10 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if not words:
             raise _error(
                 CommandErrorReason.MISSING_ARGUMENT,
-                "Accept which offer? Send `accept 2` (the number in `status`) "
-                "or `accept thu 18:00`.",
+                N_(
+                    "Accept which offer? Send `accept 2` (the number in `status`) "
+                    "or `accept thu 18:00`."
+                ),
             )
         if words[0] == "offer":
             words = words[1:]
@@ -294,7 +306,7 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if not words:
             raise _error(
                 CommandErrorReason.MISSING_ARGUMENT,
-                "Withdraw which offer? Send `withdraw offer 1` (the number in `status`).",
+                N_("Withdraw which offer? Send `withdraw offer 1` (the number in `status`)."),
             )
         return WithdrawOffer(_parse_index(verb, words))
     if verb == "change":
@@ -303,7 +315,7 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if words != ["change"]:
             raise _error(
                 CommandErrorReason.MISSING_ARGUMENT,
-                "Send `decline change` to refuse a proposed new time.",
+                N_("Send `decline change` to refuse a proposed new time."),
             )
         return DeclineChange()
     if verb == "choose":
@@ -317,13 +329,14 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if len(words) > 1 or topic not in HELP_TOPICS:
             raise _error(
                 CommandErrorReason.UNKNOWN_COMMAND,
-                f"No help on that; topics: {', '.join(sorted(HELP_TOPICS))}.",
+                N_("No help on that; topics: %(topics)s."),
+                topics=", ".join(sorted(HELP_TOPICS)),
             )
         return Help(topic)
     if verb == "claim":
         if words != ["win"]:
             raise _error(
-                CommandErrorReason.MISSING_ARGUMENT, "To claim the match send `claim win`."
+                CommandErrorReason.MISSING_ARGUMENT, N_("To claim the match send `claim win`.")
             )
         return ClaimWin()
     if verb == "break":
@@ -333,7 +346,7 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if not body:
             raise _error(
                 CommandErrorReason.MISSING_ARGUMENT,
-                "Write what you want to tell the TDs after `report`; it stays private.",
+                N_("Write what you want to tell the TDs after `report`; it stays private."),
             )
         return Report(body)
     if verb == "bid":
@@ -341,19 +354,22 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         if m is None or int(m.group(2)) > 59 or int(m.group(1)) * 60 + int(m.group(2)) == 0:
             raise _error(
                 CommandErrorReason.BAD_BID,
-                "Write your bid as minutes:seconds for White, e.g. `bid 1:30`.",
+                N_("Write your bid as minutes:seconds for White, e.g. `bid 1:30`."),
             )
         return Bid(int(m.group(1)) * 60 + int(m.group(2)))
     if verb == "rps":
         hands = {hand.value: hand for hand in Hand}
         if len(words) != 1 or words[0] not in hands:
             raise _error(
-                CommandErrorReason.BAD_HAND, "Send `rps rock`, `rps paper` or `rps scissors`."
+                CommandErrorReason.BAD_HAND, N_("Send `rps rock`, `rps paper` or `rps scissors`.")
             )
         return Rps(hands[words[0]])
     shown = head if len(head) <= 20 else head[:20] + "…"
     raise _error(
         CommandErrorReason.UNKNOWN_COMMAND,
-        f"I don't know the command '{shown}'. Commands: {', '.join(sorted(VERBS))}; "
-        "send `help` for examples.",
+        N_(
+            "I don't know the command '%(command)s'. Commands: %(verbs)s; send `help` for examples."
+        ),
+        command=shown,
+        verbs=", ".join(sorted(VERBS)),
     )

@@ -44,6 +44,3 @@ class CommandError(RulesError):
     """A text that is not a valid command; ``reason`` is a :class:`CommandErrorReason`."""
 
     reason: CommandErrorReason
-
-    def __init__(self, reason: CommandErrorReason, message: str) -> None:
-        super().__init__(reason, message)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from rules.core.errors import RulesError, Value, refusal
+from rules.core.words import N_, Words
 from rules.talk.errors import MAX_TIMES, CommandError, CommandErrorReason
-from rules.week.calendar import UTC, MatchWeek
+from rules.week.calendar import UTC, MatchWeek, label_day
 
 __all__ = ["format_time", "parse_one_time", "parse_times"]
 
@@ -127,15 +130,58 @@ _TOKEN = re.compile(
 )
 
 _SEPARATOR = re.compile(r"[,;\n]|\band\b")
-_FORMS = "e.g. `2021-10-14 18:00`, `thu 18:00` or `14 oct 6pm`"
+_FORMS = N_("e.g. `2021-10-14 18:00`, `thu 18:00` or `14 oct 6pm`")
 
 
-def _error(reason: CommandErrorReason, message: str) -> CommandError:
-    return CommandError(reason, message)
+def _forms(words: Words) -> str:
+    return words.gettext(_FORMS)
 
 
-def _day_label(day: dt.date) -> str:
-    return f"{day:%a} {day.day} {day:%b} {day.year}"
+def _error(reason: CommandErrorReason, template: str, **values: Value) -> RulesError:
+    """The refusal ``template`` (marked with ``N_``), in English and in a reader's words."""
+    return refusal(CommandError, reason, template, **values)
+
+
+def _day_label(day: dt.date) -> Callable[[Words], str]:
+    """``Thu 14 Oct 2021``, in the reader's words."""
+    return lambda words: label_day(day, words, year=True)
+
+
+def _weekday_name(weekday: int) -> Callable[[Words], str]:
+    """``Thursday``, in the reader's words."""
+    return lambda words: (
+        words.pgettext("weekday name", "Monday"),
+        words.pgettext("weekday name", "Tuesday"),
+        words.pgettext("weekday name", "Wednesday"),
+        words.pgettext("weekday name", "Thursday"),
+        words.pgettext("weekday name", "Friday"),
+        words.pgettext("weekday name", "Saturday"),
+        words.pgettext("weekday name", "Sunday"),
+    )[weekday]
+
+
+def _day_month(day: dt.date) -> Callable[[Words], str]:
+    """``14 October``, in the reader's words."""
+    return lambda words: (
+        words.gettext("%(day)s %(month)s")
+        % {
+            "day": day.day,
+            "month": (
+                words.pgettext("month name", "January"),
+                words.pgettext("month name", "February"),
+                words.pgettext("month name", "March"),
+                words.pgettext("month name", "April"),
+                words.pgettext("month name", "May"),
+                words.pgettext("month name", "June"),
+                words.pgettext("month name", "July"),
+                words.pgettext("month name", "August"),
+                words.pgettext("month name", "September"),
+                words.pgettext("month name", "October"),
+                words.pgettext("month name", "November"),
+                words.pgettext("month name", "December"),
+            )[day.month - 1],
+        }
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,13 +206,19 @@ def _tokens(item: str) -> list[_Token]:
 
 def _make_date(year: int, month: int, day: int, shown: str) -> dt.date:
     if not 2000 <= year <= 2199:
-        raise _error(CommandErrorReason.BAD_DATE, f"{shown}: the year {year} is not accepted.")
+        raise _error(
+            CommandErrorReason.BAD_DATE,
+            N_("%(shown)s: the year %(year)s is not accepted."),
+            shown=shown,
+            year=year,
+        )
     try:
         return dt.date(year, month, day)
     except ValueError:
         raise _error(
             CommandErrorReason.BAD_DATE,
-            f"{shown} is not a date; write dates as 2021-10-14, 14 oct or thu.",
+            N_("%(shown)s is not a date; write dates as 2021-10-14, 14 oct or thu."),
+            shown=shown,
         ) from None
 
 
@@ -182,7 +234,8 @@ def _infer_year(month: int, day: int, week: MatchWeek, shown: str) -> dt.date:
     if not candidates:
         raise _error(
             CommandErrorReason.BAD_DATE,
-            f"{shown} is not a date; write dates as 2021-10-14, 14 oct or thu.",
+            N_("%(shown)s is not a date; write dates as 2021-10-14, 14 oct or thu."),
+            shown=shown,
         )
     dates = set(week.dates())
     for candidate in candidates:
@@ -198,13 +251,30 @@ def _weekday_date(weekday: int, *, now: dt.datetime, week: MatchWeek) -> dt.date
         if day.weekday() == weekday and day >= today:
             return day
     passed = [d for d in week.dates() if d.weekday() == weekday]
-    name = dt.date(2021, 10, 11 + weekday).strftime("%A")  # 2021-10-11 was a Monday
     first, last = week.dates()[0], week.dates()[-1]
-    when = f" ({_day_label(passed[0])})" if passed else ""
+    values: dict[str, Value] = {
+        "name": _weekday_name(weekday),
+        "first": _day_label(first),
+        "last": _day_label(last),
+        "example": format_time(now)[:10],
+    }
+    if not passed:
+        raise _error(
+            CommandErrorReason.WEEKDAY_PASSED,
+            N_(
+                "%(name)s has passed in this match week (%(first)s to %(last)s); give a date "
+                "such as %(example)s."
+            ),
+            **values,
+        )
     raise _error(
         CommandErrorReason.WEEKDAY_PASSED,
-        f"{name}{when} has passed in this match week ({_day_label(first)} to {_day_label(last)}); "
-        f"give a date such as {format_time(now)[:10]}.",
+        N_(
+            "%(name)s (%(day)s) has passed in this match week (%(first)s to %(last)s); give a "
+            "date such as %(example)s."
+        ),
+        day=_day_label(passed[0]),
+        **values,
     )
 
 
@@ -220,7 +290,11 @@ def _numeric_date(text: str, week: MatchWeek) -> dt.date:
     if not readings:
         raise _error(
             CommandErrorReason.BAD_DATE,
-            f"{text} is not a date; write dates as 2021-10-14, 14 oct or thu (and times as 18:00).",
+            N_(
+                "%(shown)s is not a date; write dates as 2021-10-14, 14 oct or thu (and times as "
+                "18:00)."
+            ),
+            shown=text,
         )
 
     def resolve(month: int, day: int) -> dt.date:
@@ -236,8 +310,15 @@ def _numeric_date(text: str, week: MatchWeek) -> dt.date:
         second = resolve(*readings[1])
         raise _error(
             CommandErrorReason.AMBIGUOUS_DATE,
-            f"{text} is ambiguous: it could be {first.day} {first:%B} or "
-            f"{second.day} {second:%B}; write {first.isoformat()} or {second.isoformat()}.",
+            N_(
+                "%(shown)s is ambiguous: it could be %(first)s or %(second)s; write %(first_iso)s "
+                "or %(second_iso)s."
+            ),
+            shown=text,
+            first=_day_month(first),
+            second=_day_month(second),
+            first_iso=first.isoformat(),
+            second_iso=second.isoformat(),
         )
     return resolve(*readings[0])
 
@@ -250,7 +331,9 @@ def _offset_minutes(text: str) -> int:
     else:
         hours, minutes = int(digits[:-2]), int(digits[-2:])
     if hours > 14 or minutes > 59:
-        raise _error(CommandErrorReason.NOT_UTC, f"{text} is not a time zone offset.")
+        raise _error(
+            CommandErrorReason.NOT_UTC, N_("%(shown)s is not a time zone offset."), shown=text
+        )
     return sign * (hours * 60 + minutes)
 
 
@@ -263,7 +346,11 @@ def _hour_12(hour: int, minute: int, meridiem: str, shown: str) -> dt.time:
     if not 1 <= hour <= 12:
         raise _error(
             CommandErrorReason.BAD_TIME,
-            f"{shown}: with am/pm the hour must be 1 to 12; or write 24-hour time such as 18:00.",
+            N_(
+                "%(shown)s: with am/pm the hour must be 1 to 12; or write 24-hour time such as "
+                "18:00."
+            ),
+            shown=shown,
         )
     hour = hour % 12 + (12 if meridiem == "pm" else 0)
     return dt.time(hour, minute)
@@ -292,7 +379,11 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
         elif tok.kind == "clock":
             hour, minute = (int(p) for p in tok.text.split(":"))
             if minute > 59:
-                raise _error(CommandErrorReason.BAD_TIME, f"{tok.text} is not a time of day.")
+                raise _error(
+                    CommandErrorReason.BAD_TIME,
+                    N_("%(shown)s is not a time of day."),
+                    shown=tok.text,
+                )
             if meridiem in ("am", "pm"):
                 times.append(_hour_12(hour, minute, meridiem, f"{tok.text} {meridiem}"))
                 i += 1
@@ -300,7 +391,8 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
                 if hour > 23:
                     raise _error(
                         CommandErrorReason.BAD_TIME,
-                        f"{tok.text} is not a time of day; use 00:00 to 23:59.",
+                        N_("%(shown)s is not a time of day; use 00:00 to 23:59."),
+                        shown=tok.text,
                     )
                 times.append(dt.time(hour, minute))
         elif tok.kind == "num" and tok.value in ("am", "pm"):
@@ -320,7 +412,10 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
             if not follows_time:
                 raise _error(
                     CommandErrorReason.UNRECOGNISED_WORD,
-                    f"I can't read '{tok.text}' in '{shown}'; {_FORMS}.",
+                    N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
+                    word=tok.text,
+                    shown=shown,
+                    forms=_forms,
                 )
             minutes = _offset_minutes(tok.text)
             label = tok.text
@@ -347,30 +442,44 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
             elif word in ("am", "pm"):
                 raise _error(
                     CommandErrorReason.BAD_TIME,
-                    f"'{word}' in '{shown}' must follow an hour, as in 6pm or 6:30 pm.",
+                    N_("'%(word)s' in '%(shown)s' must follow an hour, as in 6pm or 6:30 pm."),
+                    word=word,
+                    shown=shown,
                 )
             else:
                 raise _error(
                     CommandErrorReason.UNRECOGNISED_WORD,
-                    f"I don't understand '{word}' in '{shown}'; {_FORMS}.",
+                    N_("I don't understand '%(word)s' in '%(shown)s'; %(forms)s."),
+                    word=word,
+                    shown=shown,
+                    forms=_forms,
                 )
         else:
             raise _error(
                 CommandErrorReason.UNRECOGNISED_WORD,
-                f"I can't read '{tok.text}' in '{shown}'; {_FORMS}.",
+                N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
+                word=tok.text,
+                shown=shown,
+                forms=_forms,
             )
         i += 1
 
     if months:
         if len(months) > 1:
-            raise _error(CommandErrorReason.TWO_DATES, f"'{shown}' names two months; {_FORMS}.")
+            raise _error(
+                CommandErrorReason.TWO_DATES,
+                N_("'%(shown)s' names two months; %(forms)s."),
+                shown=shown,
+                forms=_forms,
+            )
         days = [n for n in numbers if len(n.text) <= 2]
         years = [n for n in numbers if len(n.text) == 4 and not n.value]
         rest = [n for n in numbers if n not in days and n not in years]
         if len(days) != 1 or len(years) > 1 or rest:
             raise _error(
                 CommandErrorReason.BAD_DATE,
-                f"'{shown}': write a month with one day number, as in 14 oct or oct 14 2021.",
+                N_("'%(shown)s': write a month with one day number, as in 14 oct or oct 14 2021."),
+                shown=shown,
             )
         month, day = months[0], int(days[0].text)
         label = f"{day} {_month_abbr(month)}"
@@ -381,43 +490,66 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
     elif numbers:
         raise _error(
             CommandErrorReason.UNRECOGNISED_WORD,
-            f"I can't tell what '{numbers[0].text}' means in '{shown}': write times as 18:00 "
-            f"and dates as 2021-10-14, 14 oct or thu.",
+            N_(
+                "I can't tell what '%(word)s' means in '%(shown)s': write times as 18:00 and "
+                "dates as 2021-10-14, 14 oct or thu."
+            ),
+            word=numbers[0].text,
+            shown=shown,
         )
 
     if len(weekdays) > 1:
-        raise _error(CommandErrorReason.TWO_DATES, f"'{shown}' names two weekdays; {_FORMS}.")
+        raise _error(
+            CommandErrorReason.TWO_DATES,
+            N_("'%(shown)s' names two weekdays; %(forms)s."),
+            shown=shown,
+            forms=_forms,
+        )
     if len(dates) > 1:
         raise _error(
             CommandErrorReason.TWO_DATES,
-            f"'{shown}' names two dates; one date and one time per offer, several offers "
-            "separated by commas.",
+            N_(
+                "'%(shown)s' names two dates; one date and one time per offer, several offers "
+                "separated by commas."
+            ),
+            shown=shown,
         )
     if weekdays and dates and dates[0].weekday() != weekdays[0]:
         actual = dates[0]
-        named = dt.date(2021, 10, 11 + weekdays[0]).strftime("%A")
         raise _error(
             CommandErrorReason.WEEKDAY_MISMATCH,
-            f"{actual.isoformat()} is a {actual:%A}, not a {named}; check the date.",
+            N_("%(date)s is a %(actual)s, not a %(named)s; check the date."),
+            date=actual.isoformat(),
+            actual=_weekday_name(actual.weekday()),
+            named=_weekday_name(weekdays[0]),
         )
     if weekdays and not dates:
         dates.append(_weekday_date(weekdays[0], now=now, week=week))
     if len(times) > 1:
         raise _error(
             CommandErrorReason.TWO_TIMES,
-            f"'{shown}' has two times; one time per offer, several offers separated by commas.",
+            N_(
+                "'%(shown)s' has two times; one time per offer, several offers separated by commas."
+            ),
+            shown=shown,
         )
     if not dates and not times:
-        raise _error(CommandErrorReason.NO_TIME, f"Give a day and a time, {_FORMS}.")
+        raise _error(
+            CommandErrorReason.NO_TIME, N_("Give a day and a time, %(forms)s."), forms=_forms
+        )
     if not dates:
         raise _error(
             CommandErrorReason.NO_DATE,
-            f"'{shown}': on which day? Add a date or weekday, {_FORMS}.",
+            N_("'%(shown)s': on which day? Add a date or weekday, %(forms)s."),
+            shown=shown,
+            forms=_forms,
         )
     if not times:
         raise _error(
             CommandErrorReason.NO_TIME,
-            f"'{shown}': at what time? Add a UTC time such as 18:00, {_FORMS}.",
+            N_("'%(shown)s': at what time? Add a UTC time such as 18:00, %(forms)s."),
+            shown=shown,
+            forms=_forms,
         )
     when = dt.datetime.combine(dates[0], times[0], tzinfo=UTC)
     if zone is not None and zone[1] != 0:
@@ -425,14 +557,24 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
         in_utc = when - dt.timedelta(minutes=minutes)
         raise _error(
             CommandErrorReason.NOT_UTC,
-            f"Times must be in UTC (rules 5.3). {when:%a %d %b %H:%M} {zone_text} "
-            f"({_offset_label(minutes)}) is {format_time(in_utc)} UTC: write that instead.",
+            N_(
+                "Times must be in UTC (rules 5.3). %(given)s %(zone)s (%(offset)s) is %(utc)s "
+                "UTC: write that instead."
+            ),
+            given=f"{when:%a %d %b %H:%M}",
+            zone=zone_text,
+            offset=_offset_label(minutes),
+            utc=format_time(in_utc),
         )
     if zone is not None and zone[0] in {z.upper() for z in _ZONES}:
         raise _error(
             CommandErrorReason.NOT_UTC,
-            f"Times must be in UTC (rules 5.3), not {zone[0]}; write {format_time(when)} UTC "
-            "if that is what you mean.",
+            N_(
+                "Times must be in UTC (rules 5.3), not %(zone)s; write %(utc)s UTC if that is "
+                "what you mean."
+            ),
+            zone=zone[0],
+            utc=format_time(when),
         )
     return when
 
@@ -445,11 +587,15 @@ def parse_times(rest: str, *, now: dt.datetime, week: MatchWeek) -> tuple[dt.dat
     text = rest.lower().replace("a.m.", "am").replace("p.m.", "pm")
     items = [part for part in _SEPARATOR.split(text) if part.strip()]
     if not items:
-        raise _error(CommandErrorReason.MISSING_ARGUMENT, f"Which time? {_FORMS}.")
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT, N_("Which time? %(forms)s."), forms=_forms
+        )
     if len(items) > MAX_TIMES:
         raise _error(
             CommandErrorReason.TOO_MANY_TIMES,
-            f"At most {MAX_TIMES} times in one command; you gave {len(items)}.",
+            N_("At most %(limit)s times in one command; you gave %(count)s."),
+            limit=MAX_TIMES,
+            count=len(items),
         )
     return tuple(_parse_time_item(item, now=now, week=week) for item in items)
 
@@ -459,6 +605,7 @@ def parse_one_time(verb: str, rest: str, *, now: dt.datetime, week: MatchWeek) -
     if len(times) != 1:
         raise _error(
             CommandErrorReason.TWO_TIMES,
-            f"`{verb}` takes one time, e.g. `{verb} 2021-10-14 18:00`.",
+            N_("`%(verb)s` takes one time, e.g. `%(verb)s 2021-10-14 18:00`."),
+            verb=verb,
         )
     return times[0]

@@ -20,6 +20,7 @@ __all__ = [
     "UTC",
     "MatchWeek",
     "label_date",
+    "label_day",
     "label_duration",
     "label_time",
     "match_week",
@@ -127,6 +128,19 @@ def _month(words: Words, month: int) -> str:
         words.pgettext("month", "Nov"),
         words.pgettext("month", "Dec"),
     )[month - 1]
+
+
+def label_day(day: dt.date, words: Words = ENGLISH, *, year: bool = False) -> str:
+    """A day as players read it: ``Thu 14 Oct`` (``year``: ``Thu 14 Oct 2021``)."""
+    values = {
+        "weekday": _weekday(words, day.weekday()),
+        "day": day.day,
+        "month": _month(words, day.month),
+        "year": day.year,
+    }
+    if year:
+        return words.gettext("%(weekday)s %(day)s %(month)s %(year)s") % values
+    return words.gettext("%(weekday)s %(day)s %(month)s") % values
 
 
 def label_time(when: dt.datetime, words: Words = ENGLISH) -> str:

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from rules.core.errors import RulesError
+from rules.core.errors import RulesError, Value, refusal
 from rules.core.model import GameId, MatchId, PlayerId
 from rules.core.ruleset import Conduct, Ruleset
-from rules.core.words import ENGLISH, Words
+from rules.core.words import ENGLISH, N_, Words
 from rules.week.calendar import label_duration
 
 __all__ = [
@@ -74,11 +74,17 @@ class ConductErrorReason(enum.Enum):
 class ConductError(RulesError):
     reason: ConductErrorReason
 
-    def __init__(self, reason: ConductErrorReason, message: str) -> None:
-        super().__init__(reason, message)
-
 
 C = ConductErrorReason
+
+
+def _no(reason: ConductErrorReason, template: str, **values: Value) -> RulesError:
+    """The refusal ``template`` (marked with ``N_``), in English and in a reader's words."""
+    return refusal(ConductError, reason, template, **values)
+
+
+def _lasting(delta: dt.timedelta) -> Callable[[Words], str]:
+    return lambda words: label_duration(delta, words)
 
 
 def _minutes(delta: dt.timedelta) -> str:
@@ -132,12 +138,16 @@ def check_claim(
             return right
     grace = conduct.no_show_grace
     later = conduct.no_show_second_alert - grace
-    raise ConductError(
+    raise _no(
         C.NO_CLAIM,
-        "You have nothing to claim: a win can be claimed when your opponent has not shown up "
-        f"in the {label_duration(grace)} grace period after the agreed time nor "
-        f"{label_duration(later)} later, or overran the break of "
-        f"{label_duration(conduct.break_length)} or repeated a break (rules 6.1, 6.3, 6.4).",
+        N_(
+            "You have nothing to claim: a win can be claimed when your opponent has not shown up "
+            "in the %(grace)s grace period after the agreed time nor %(later)s later, or overran "
+            "the break of %(break_length)s or repeated a break (rules 6.1, 6.3, 6.4)."
+        ),
+        grace=_lasting(grace),
+        later=_lasting(later),
+        break_length=_lasting(conduct.break_length),
     )
 
 
@@ -195,8 +205,11 @@ def assess_no_show(
     """
     conduct = ruleset.conduct
     if now < scheduled + conduct.no_show_grace:
-        grace = label_duration(conduct.no_show_grace)
-        raise ConductError(C.TOO_EARLY, f"The {grace} grace period is not over yet (rules 6.3).")
+        raise _no(
+            C.TOO_EARLY,
+            N_("The %(grace)s grace period is not over yet (rules 6.3)."),
+            grace=_lasting(conduct.no_show_grace),
+        )
     if games_started > 0:
         return None
     stage = (
@@ -387,15 +400,16 @@ def check_break_call(
     Raises ``NOT_A_PLAYER``, ``NOT_STARTED``, ``GAME_IN_PROGRESS`` or ``BREAK_USED``.
     """
     if player not in players:
-        raise ConductError(C.NOT_A_PLAYER, f"{player} does not play this match.")
+        raise _no(C.NOT_A_PLAYER, N_("%(player)s does not play this match."), player=player)
     if not games:
-        raise ConductError(C.NOT_STARTED, "A break is called between two games (rules 6.1).")
+        raise _no(C.NOT_STARTED, N_("A break is called between two games (rules 6.1)."))
     if game_in_progress:
-        raise ConductError(
-            C.GAME_IN_PROGRESS, "A game is in progress; call your break after it ends (rules 6.1)."
+        raise _no(
+            C.GAME_IN_PROGRESS,
+            N_("A game is in progress; call your break after it ends (rules 6.1)."),
         )
     if review.has_used_break(player):
-        raise ConductError(C.BREAK_USED, "You have already had your one break (rules 6.1).")
+        raise _no(C.BREAK_USED, N_("You have already had your one break (rules 6.1)."))
 
 
 # --- forfeits and disqualification (rules 5.6, 6.3, 6.5) -----------------------------------------

@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from rules.core.errors import RulesError
+from rules.core.errors import RulesError, Value, refusal
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
-from rules.week.calendar import MatchWeek, label_duration, label_time
+from rules.core.words import N_, Words
+from rules.week.calendar import MatchWeek, label_day, label_duration, label_time
 
 __all__ = [
     "Agreement",
@@ -98,8 +99,31 @@ class NegotiationError(RulesError):
 
     reason: NegotiationErrorReason
 
-    def __init__(self, reason: NegotiationErrorReason, message: str) -> None:
-        super().__init__(reason, message)
+
+def _no(reason: NegotiationErrorReason, template: str, **values: Value) -> RulesError:
+    """The refusal ``template`` (marked with ``N_``), in English and in a reader's words."""
+    return refusal(NegotiationError, reason, template, **values)
+
+
+def _at(when: dt.datetime) -> Callable[[Words], str]:
+    return lambda words: label_time(when, words)
+
+
+def _lasting(delta: dt.timedelta) -> Callable[[Words], str]:
+    return lambda words: label_duration(delta, words)
+
+
+def _on(when: dt.datetime) -> Callable[[Words], str]:
+    """``Thu 14 Oct``, in the reader's words."""
+    return lambda words: label_day(when.date(), words)
+
+
+def _your_offer(number: int) -> Callable[[Words], str]:
+    return lambda words: words.gettext("your offer %(number)s") % {"number": number}
+
+
+def _in_this_message(words: Words) -> str:
+    return words.gettext("another time in this message")
 
 
 E = NegotiationErrorReason
@@ -212,7 +236,12 @@ class Negotiation:
             return second
         if player == second:
             return first
-        raise NegotiationError(E.NOT_A_PLAYER, f"{player} does not play match {self.match_id}.")
+        raise _no(
+            E.NOT_A_PLAYER,
+            N_("%(player)s does not play match %(match)s."),
+            player=player,
+            match=self.match_id,
+        )
 
     def offers_by(self, player: PlayerId) -> tuple[StandingOffer, ...]:
         """``player``'s offers that are not withdrawn, in the order made."""
@@ -222,8 +251,10 @@ class Negotiation:
         for offer in self.offers:
             if offer.number == number:
                 return offer
-        raise NegotiationError(
-            E.NO_SUCH_OFFER, f"There is no offer {number}; `status` lists the offers."
+        raise _no(
+            E.NO_SUCH_OFFER,
+            N_("There is no offer %(number)s; `status` lists the offers."),
+            number=number,
         )
 
 
@@ -304,19 +335,26 @@ def _check_player(negotiation: Negotiation, player: PlayerId) -> PlayerId:
 def _check_time(negotiation: Negotiation, when: dt.datetime, *, now: dt.datetime) -> None:
     """Inside the match week and in the future (rules 4.5)."""
     if when.tzinfo is None or when.utcoffset() != dt.timedelta(0):
-        raise NegotiationError(E.NOT_UTC, "Times must be given in UTC (rules 5.3).")
+        raise _no(E.NOT_UTC, N_("Times must be given in UTC (rules 5.3)."))
     if when.second or when.microsecond:
-        raise NegotiationError(E.NOT_WHOLE_MINUTE, "Times are given to the minute, e.g. 18:00.")
+        raise _no(E.NOT_WHOLE_MINUTE, N_("Times are given to the minute, e.g. 18:00."))
     week = negotiation.week
     if not week.contains(when):
-        raise NegotiationError(
+        raise _no(
             E.OUTSIDE_WEEK,
-            f"{label_time(when)} is outside this match week, which runs from "
-            f"{label_time(week.start)} to {label_time(week.end)} (rules 4.5).",
+            N_(
+                "%(time)s is outside this match week, which runs from %(start)s to %(end)s "
+                "(rules 4.5)."
+            ),
+            time=_at(when),
+            start=_at(week.start),
+            end=_at(week.end),
         )
     if when <= now:
-        raise NegotiationError(
-            E.IN_THE_PAST, f"{label_time(when)} has already passed; offer a time in the future."
+        raise _no(
+            E.IN_THE_PAST,
+            N_("%(time)s has already passed; offer a time in the future."),
+            time=_at(when),
         )
 
 
@@ -324,23 +362,36 @@ def _open_phase(negotiation: Negotiation, player: PlayerId, *, accepting: bool =
     phase = negotiation.phase
     if phase is Phase.AGREED:
         assert negotiation.agreement is not None
-        raise NegotiationError(
+        raise _no(
             E.ALREADY_AGREED,
-            f"The match is agreed for {label_time(negotiation.agreement.time)}; it changes only "
-            "if both players agree: send `change <time>` to ask.",
+            N_(
+                "The match is agreed for %(time)s; it changes only if both players agree: send "
+                "`change <time>` to ask."
+            ),
+            time=_at(negotiation.agreement.time),
         )
     if phase is Phase.TIED:
-        raise NegotiationError(
-            E.MATCH_RULED, "This match has been ruled a tied match; nothing is left to schedule."
+        raise _no(
+            E.MATCH_RULED,
+            N_("This match has been ruled a tied match; nothing is left to schedule."),
         )
     if phase is Phase.AWAITING_CHOICE:
         assert negotiation.ruling is not None
         chooser = negotiation.ruling.chooser
         if not (accepting and player == chooser):
-            raise NegotiationError(
+            if player == chooser:
+                raise _no(
+                    E.CHOOSER_DECIDES,
+                    N_(
+                        "%(chooser)s chooses the match time now (rules 5.5, 5.9): send "
+                        "`choose <time>`."
+                    ),
+                    chooser=chooser,
+                )
+            raise _no(
                 E.CHOOSER_DECIDES,
-                f"{chooser} chooses the match time now (rules 5.5, 5.9)"
-                + (": send `choose <time>`." if player == chooser else "."),
+                N_("%(chooser)s chooses the match time now (rules 5.5, 5.9)."),
+                chooser=chooser,
             )
 
 
@@ -365,40 +416,59 @@ def validate_offer(
     opponent = _check_player(negotiation, player)
     _open_phase(negotiation, player)
     _check_time(negotiation, offer_time, now=now)
-    own: list[tuple[str, dt.datetime]] = [
-        (f"your offer {o.number}", o.time) for o in negotiation.offers_by(player)
+    own: list[tuple[Value, dt.datetime]] = [
+        (_your_offer(o.number), o.time) for o in negotiation.offers_by(player)
     ]
-    own.extend(("another time in this message", t) for t in also)
+    own.extend((_in_this_message, t) for t in also)
     for name, time in own:
         if time == offer_time:
-            raise NegotiationError(
+            raise _no(
                 E.DUPLICATE,
-                f"You already offered {label_time(offer_time)} ({name}); "
-                "each offer must be a separate time (rules 5.4).",
+                N_(
+                    "You already offered %(time)s (%(name)s); each offer must be a separate time "
+                    "(rules 5.4)."
+                ),
+                time=_at(offer_time),
+                name=name,
             )
     for theirs in negotiation.offers_by(opponent):
         if theirs.time == offer_time:
-            raise NegotiationError(
+            raise _no(
                 E.OPPONENTS_TIME,
-                f"{opponent} offered {label_time(offer_time)} (offer {theirs.number}): "
-                f"send `accept {theirs.number}` to agree to it.",
+                N_(
+                    "%(opponent)s offered %(time)s (offer %(number)s): send `accept %(number)s` "
+                    "to agree to it."
+                ),
+                opponent=opponent,
+                time=_at(offer_time),
+                number=theirs.number,
             )
     for name, time in own:
         gap = abs(time - offer_time)
         if gap < rules.min_gap:
-            raise NegotiationError(
+            raise _no(
                 E.TOO_CLOSE,
-                f"{label_time(offer_time)} is only {label_duration(gap)} from {name} "
-                f"({label_time(time)}); offers must be at least {label_duration(rules.min_gap)} "
-                "apart (rules 5.4).",
+                N_(
+                    "%(time)s is only %(gap)s from %(name)s (%(other)s); offers must be at least "
+                    "%(min_gap)s apart (rules 5.4)."
+                ),
+                time=_at(offer_time),
+                gap=_lasting(gap),
+                name=name,
+                other=_at(time),
+                min_gap=_lasting(rules.min_gap),
             )
     same_date = [t for _, t in own if t.date() == offer_time.date()]
     if len(same_date) >= rules.max_per_date:
-        raise NegotiationError(
+        raise _no(
             E.DATE_FULL,
-            f"You already offered {len(same_date)} times on {offer_time:%a} {offer_time.day} "
-            f"{offer_time:%b}; at most {rules.max_per_date} offers may be on one date "
-            "(rules 5.4). Pick another day.",
+            N_(
+                "You already offered %(count)s times on %(date)s; at most %(limit)s offers may be "
+                "on one date (rules 5.4). Pick another day."
+            ),
+            count=len(same_date),
+            date=_on(offer_time),
+            limit=rules.max_per_date,
         )
 
 
@@ -441,10 +511,15 @@ def _find_offer(
     for offer in negotiation.offers_by(opponent):
         if offer.time == time:
             return offer
-    shown = label_time(time) if time is not None else "that time"
-    raise NegotiationError(
+    assert time is not None
+    raise _no(
         E.NO_SUCH_OFFER,
-        f"{opponent} has not offered {shown}; `status` lists the offers, or make it your offer.",
+        N_(
+            "%(opponent)s has not offered %(time)s; `status` lists the offers, or make it your "
+            "offer."
+        ),
+        opponent=opponent,
+        time=_at(time),
     )
 
 
@@ -468,15 +543,19 @@ def accept_offer(
     _open_phase(negotiation, player, accepting=True)
     offer = _find_offer(negotiation, player=player, number=number, time=time)
     if offer.by == player:
-        raise NegotiationError(
+        raise _no(
             E.OWN_OFFER,
-            f"Offer {offer.number} is your own; your opponent accepts it, or you withdraw it.",
+            N_("Offer %(number)s is your own; your opponent accepts it, or you withdraw it."),
+            number=offer.number,
         )
     if offer.is_withdrawn:
-        raise NegotiationError(E.OFFER_WITHDRAWN, f"Offer {offer.number} was withdrawn.")
+        raise _no(E.OFFER_WITHDRAWN, N_("Offer %(number)s was withdrawn."), number=offer.number)
     if offer.time <= now:
-        raise NegotiationError(
-            E.OFFER_PASSED, f"Offer {offer.number} ({label_time(offer.time)}) has already passed."
+        raise _no(
+            E.OFFER_PASSED,
+            N_("Offer %(number)s (%(time)s) has already passed."),
+            number=offer.number,
+            time=_at(offer.time),
         )
     kind = (
         AgreementKind.CHOSEN
@@ -501,12 +580,12 @@ def withdraw_offer(
     _check_player(negotiation, player)
     offer = negotiation.offer(number)
     if offer.by != player:
-        raise NegotiationError(E.NO_SUCH_OFFER, f"Offer {number} is not yours to withdraw.")
+        raise _no(E.NO_SUCH_OFFER, N_("Offer %(number)s is not yours to withdraw."), number=number)
     if offer.is_withdrawn:
-        raise NegotiationError(E.OFFER_WITHDRAWN, f"Offer {number} is already withdrawn.")
+        raise _no(E.OFFER_WITHDRAWN, N_("Offer %(number)s is already withdrawn."), number=number)
     if negotiation.phase is Phase.AGREED:
-        raise NegotiationError(
-            E.ALREADY_AGREED, "The match time is agreed; offers can no longer be withdrawn."
+        raise _no(
+            E.ALREADY_AGREED, N_("The match time is agreed; offers can no longer be withdrawn.")
         )
     offers = tuple(
         replace(o, withdrawn_at=now) if o.number == number else o for o in negotiation.offers
@@ -537,15 +616,19 @@ def propose_change(
     opponent = _check_player(negotiation, player)
     agreement = negotiation.agreement
     if agreement is None:
-        raise NegotiationError(E.NOT_AGREED, "No time is agreed yet; make an offer instead.")
+        raise _no(E.NOT_AGREED, N_("No time is agreed yet; make an offer instead."))
     _check_time(negotiation, time, now=now)
     if time == agreement.time:
-        raise NegotiationError(E.SAME_TIME, f"The match is already at {label_time(time)}.")
+        raise _no(E.SAME_TIME, N_("The match is already at %(time)s."), time=_at(time))
     if negotiation.change is not None and negotiation.change.by == opponent:
-        raise NegotiationError(
+        raise _no(
             E.CHANGE_PENDING,
-            f"{opponent} asked to move the match to {label_time(negotiation.change.time)}; "
-            "answer with `accept change` or `decline change` first.",
+            N_(
+                "%(opponent)s asked to move the match to %(time)s; answer with `accept change` "
+                "or `decline change` first."
+            ),
+            opponent=opponent,
+            time=_at(negotiation.change.time),
         )
     proposal = ChangeProposal(player, time, now)
     return Step(
@@ -559,12 +642,14 @@ def accept_change(negotiation: Negotiation, *, player: PlayerId, now: dt.datetim
     _check_player(negotiation, player)
     proposal = negotiation.change
     if proposal is None or negotiation.agreement is None:
-        raise NegotiationError(E.NO_CHANGE, "Nobody has asked to change the match time.")
+        raise _no(E.NO_CHANGE, N_("Nobody has asked to change the match time."))
     if proposal.by == player:
-        raise NegotiationError(E.OWN_PROPOSAL, "Your opponent must accept your change, not you.")
+        raise _no(E.OWN_PROPOSAL, N_("Your opponent must accept your change, not you."))
     if proposal.time <= now:
-        raise NegotiationError(
-            E.OFFER_PASSED, f"The proposed time {label_time(proposal.time)} has already passed."
+        raise _no(
+            E.OFFER_PASSED,
+            N_("The proposed time %(time)s has already passed."),
+            time=_at(proposal.time),
         )
     agreement = Agreement(proposal.time, now, AgreementKind.CHANGED, player)
     previous = negotiation.agreement.time
@@ -579,7 +664,7 @@ def decline_change(negotiation: Negotiation, *, player: PlayerId, now: dt.dateti
     _check_player(negotiation, player)
     proposal = negotiation.change
     if proposal is None:
-        raise NegotiationError(E.NO_CHANGE, "Nobody has asked to change the match time.")
+        raise _no(E.NO_CHANGE, N_("Nobody has asked to change the match time."))
     return Step(
         replace(negotiation, change=None),
         (ChangeDeclined(negotiation.match_id, player, proposal, now),),
@@ -604,14 +689,13 @@ def choose_time(
     _check_player(negotiation, chooser)
     if negotiation.phase is not Phase.AWAITING_CHOICE:
         _open_phase(negotiation, chooser)
-        raise NegotiationError(
-            E.NOT_CHOOSER, "Nobody has been ruled at fault; agree on a time by offers."
-        )
+        raise _no(E.NOT_CHOOSER, N_("Nobody has been ruled at fault; agree on a time by offers."))
     assert negotiation.ruling is not None
     if negotiation.ruling.chooser != chooser:
-        raise NegotiationError(
+        raise _no(
             E.NOT_CHOOSER,
-            f"{negotiation.ruling.chooser} chooses the match time (rules 5.5, 5.9), not you.",
+            N_("%(chooser)s chooses the match time (rules 5.5, 5.9), not you."),
+            chooser=negotiation.ruling.chooser,
         )
     _check_time(negotiation, time, now=now)
     agreement = Agreement(time, now, AgreementKind.CHOSEN, chooser)

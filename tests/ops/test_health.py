@@ -14,24 +14,11 @@ from bot.config import Config, ServiceConfig
 from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from rules.core.model import Game
 from storage.db import Database
 from storage.models import DeadlineRow
+from tests.web.helpers import Waits
 
 START = dt.datetime(2021, 10, 1, 9, 0, tzinfo=dt.UTC)
-
-
-class Waits:
-    """The service's watch: an event each time a loop goes to wait."""
-
-    def __init__(self) -> None:
-        self.event = asyncio.Event()
-
-    def loop_waiting(self) -> None:
-        self.event.set()
-
-    def game_done(self, game: Game, *, began: float) -> None:
-        pass
 
 
 async def _queue_work(db: Database) -> None:

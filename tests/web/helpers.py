@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime as dt
 import re
@@ -17,6 +18,7 @@ from bot.app import Service
 from bot.config import Config, ServiceConfig, TournamentConfig
 from bot.runtime.clock import FakeClock
 from bot.service.stages.qualification import fix_entrants
+from rules.core.model import Game
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
 from rules.core.states import RoundState
 from storage.convert import fraction_to_text
@@ -207,3 +209,17 @@ async def no_agreement(site: Site, b: Browser) -> int:
     site.clock.set(dt.datetime(2021, 10, 16, 9, 0, tzinfo=dt.UTC))  # Saturday
     await b.get("/desk")
     return site.matches["alice-bob"]
+
+
+class Waits:
+    """A running service's watch: an event each time one of its loops goes to wait (a test
+    waits on it for what the loops do, never on time)."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def loop_waiting(self) -> None:
+        self.event.set()
+
+    def game_done(self, game: Game, *, began: float) -> None:
+        pass

@@ -192,14 +192,15 @@ class PlayerTexts:
         try:
             command = parse(text, now=now, week=found.negotiation.week)
         except CommandError as e:
-            return _refuse(e.message, e.reason.value)
+            return _refuse(e.said(await words_of(uow, player_id)), e.reason.value)
         canonical = format_command(command) if not isinstance(command, Report) else "report"
         try:
             return await self._carry_out(
                 uow, found, player_id, command, canonical, now=now, via=via, relayed_by=relayed_by
             )
         except RulesError as e:
-            return _refuse(e.message, e.reason.value, canonical)
+            said = e.said(await words_of(uow, player_id))
+            return _refuse(said, e.reason.value, canonical)
 
     async def _load(
         self, uow: UnitOfWork, match_id: int, player: str, player_id: str

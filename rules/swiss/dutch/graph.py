@@ -492,9 +492,10 @@ class PairingGraph:
         self._fit_stand_in(view)
         while True:
             mate = matching.solve()
-            missing = self._uncovered(matching)
+            missing = self._uncovered(matching, view.added)
             if not missing:
                 break
+            view.added = _ADDED_LATER
             for u, v, weight in missing:
                 matching.set_weight(u, v, weight)
         partner = mate.pop(self.dummy, None)
@@ -584,10 +585,10 @@ class PairingGraph:
             groups.setdefault(self._group_of(vertex), []).append(vertex)
         return groups
 
-    def _uncovered(self, matching: WeightedMatching) -> list[tuple[int, int, int]]:  # noqa: C901 (the duals' cover check, one algorithm kept flat for speed)
-        """Pairs the solver lacks whose weight its duals do not cover, with that weight (a few
-        per player and group): none when its matching is of maximum weight for every pair of
-        its players.
+    def _uncovered(self, matching: WeightedMatching, added: int) -> list[tuple[int, int, int]]:  # noqa: C901 (the duals' cover check, one algorithm kept flat for speed)
+        """Pairs the solver lacks whose weight its duals do not cover, with that weight (at
+        most ``added`` per player and group): none when its matching is of maximum weight for
+        every pair of its players.
 
         For players ``u < v`` of groups alike but for their own parts, the weight is the
         groups' weight plus each player's own part (plus ``u``'s exchange addend): the
@@ -677,9 +678,9 @@ class PairingGraph:
                                 ):
                                     missing.append((u, lows[place], heavy))
                                     found += 1
-                                    if found == _ADDED_PER_GROUP:
+                                    if found == added:
                                         break
-                            if found == _ADDED_PER_GROUP:
+                            if found == added:
                                 break
                     mine = inside.get(top) if top < 0 else None
                     if mine is None:
@@ -695,7 +696,7 @@ class PairingGraph:
                         if heavy := uncovered(u, lows[place]):
                             missing.append((u, lows[place], heavy))
                             found += 1
-                            if found == _ADDED_PER_GROUP:
+                            if found == added:
                                 break
         return missing
 
@@ -777,13 +778,11 @@ class PairingGraph:
         view.pairs.clear()
 
 
-# Pairs a check adds per player and group before solving again. Measured, not derived, and
-# the pairing is the same whatever the value: with 10 or 40, round 2 of 4,096 players once
-# took 146 s and 23 s (more, smaller re-solves), with 400 9 s. On 10,000 players (loaded
-# machine) smaller values were faster on most rounds (round 2: 400 27 s, 100 22 s, 20 13 s)
-# but fell into long series of re-solves on others (round 6: 20 and 40 68 s, 100 14 s;
-# round 4: 100 over 150 s, 20 15 s, 400 25 s): 400 has no such round.
-_ADDED_PER_GROUP = 400
+# Pairs a check adds per player and group before solving again: 20 at a solver's first check,
+# 400 at later ones. Measured, not derived (docs/pairing.md, Speed); the pairing is the same
+# whatever the values. No one value was best on every round of 10,000 players.
+_ADDED_FIRST = 20
+_ADDED_LATER = 400
 # Players per block of a group in the check for uncovered pairs.
 _BLOCK = 48
 
@@ -791,9 +790,10 @@ _BLOCK = 48
 class SolverView:
     """A solver for one set of players, and what changed since it last solved."""
 
-    __slots__ = ("matching", "pairs", "rows", "stand_in")
+    __slots__ = ("added", "matching", "pairs", "rows", "stand_in")
 
     def __init__(self, matching: WeightedMatching, stand_in: int) -> None:
+        self.added = _ADDED_FIRST
         self.matching = matching
         self.stand_in = stand_in
         self.pairs: set[tuple[int, int]] = set()
