@@ -76,19 +76,30 @@ def _timed(run: Any) -> tuple[Any, float]:
 def _row(players: int, result: SeasonResult, cpu: float, matches: int) -> str:
     """A size's line: wall (and the registration's share of it: the players' histories read
     at lila's pace, in real time), CPU, requests a match, game end to row."""
-    p50 = percentile(result.game_delays, 0.5) or 0.0
-    p99 = percentile(result.game_delays, 0.99) or 0.0
     return (
         f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
         f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
         f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
-        f"{p50 * 1000:>15.1f} {p99 * 1000:>7.1f} {result.peak_mb:>8.1f}"
+        f"{_delays(result)} {result.peak_mb:>8.1f}"
     )
 
 
+def _delays(result: SeasonResult) -> str:
+    """Game end to row p50 and p99, and of it the game's own intake (the rest of the delay
+    it waited behind the games that ended at the same simulated moment), in ms."""
+    cells = [
+        (percentile(values, q) or 0.0) * 1000
+        for values in (result.game_delays, result.game_intakes)
+        for q in (0.5, 0.99)
+    ]
+    return f"{cells[0]:>15.1f} {cells[1]:>7.1f} {cells[2]:>16.1f} {cells[3]:>7.1f}"
+
+
+DELAYS = f"{'end->row p50 ms':>15} {'p99 ms':>7} {'own intake p50 ms':>16} {'p99 ms':>7}"
+
 HEADER = (
     f"{'players':>7} {'matches':>7} {'games':>6} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
-    f"{'req/match':>9} {'end->row p50 ms':>15} {'p99 ms':>7} {'peak MB':>8}"
+    f"{'req/match':>9} {DELAYS} {'peak MB':>8}"
 )
 
 
@@ -229,7 +240,7 @@ def side_by_side(sizes: list[int], seed: int, pg: str) -> None:
     trips = RoundTrips()
     print(
         f"{'players':>7} {'database':<11} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
-        f"{'end->row p50 ms':>15} {'p99 ms':>7} {'statements/game':>15} "
+        f"{DELAYS} {'statements/game':>15} "
         f"{'transactions/game':>17}",
         flush=True,
     )
@@ -280,8 +291,7 @@ def _both(
             print(
                 f"{players:>7} {kind:<11} {result.wall_seconds:>7.1f} "
                 f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
-                f"{(percentile(result.game_delays, 0.5) or 0) * 1000:>15.1f} "
-                f"{(percentile(result.game_delays, 0.99) or 0) * 1000:>7.1f} "
+                f"{_delays(result)} "
                 f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f}",
                 flush=True,
             )

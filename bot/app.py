@@ -20,6 +20,7 @@ import functools
 import gc
 import logging
 import signal
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 
@@ -118,8 +119,9 @@ class ServiceWatch(Protocol):
     def loop_waiting(self) -> None:
         """The outbox dispatcher or the deadline runner did what was due and waits."""
 
-    def game_done(self, game: Game) -> None:
-        """A game the watcher delivered is dealt with and committed."""
+    def game_done(self, game: Game, *, began: float) -> None:
+        """A game the watcher delivered is dealt with and committed; ``began``: when the
+        intake began on it (``time.perf_counter()``; before, it waited behind other games)."""
 
 
 def bootstrap(
@@ -186,6 +188,7 @@ def bootstrap(
             **armageddons.handlers(),
             CHALLENGE_DEADLINE: challenges.on_deadline,
             **Digest(config, notifier, forum, stage_rounds).handlers(),
+            **forum.handlers(),
             **AccountRecheck(config, notifier, accounts).handlers(),
             **player_tokens.handlers(),
         },
@@ -632,10 +635,11 @@ class Service:
 
     async def intake(self, game: Game) -> None:
         """A game the watcher delivered: recorded, then the loops woken if it changed state."""
+        began = time.perf_counter()
         if await self.services.intake(game):
             self.changed()
         if self.watch is not None:
-            self.watch.game_done(game)
+            self.watch.game_done(game, began=began)
 
     # --- wiring ------------------------------------------------------------------------
 

@@ -80,12 +80,17 @@ class SettleWatch:
         self.activity = asyncio.Event()
         self.games: dict[GameId, tuple[str, float]] = {}
         """Each game the intake dealt with: its last state and when (perf_counter seconds)."""
+        self.taken: dict[GameId, float] = {}
+        """Each game's last intake: seconds from when the intake began on it to its commit
+        (what it cost itself, without waiting behind the games delivered before it)."""
 
     def loop_waiting(self) -> None:
         self.activity.set()
 
-    def game_done(self, game: Game) -> None:
-        self.games[game.id] = (game.status.value, time.perf_counter())
+    def game_done(self, game: Game, *, began: float) -> None:
+        done = time.perf_counter()
+        self.games[game.id] = (game.status.value, done)
+        self.taken[game.id] = done - began
         self.activity.set()
 
 
@@ -163,6 +168,10 @@ class SeasonDriver:
     settles: int = 0
     game_delays: list[float] = field(default_factory=list)
     """Wall seconds from a game's end on the sandbox to its row in the database."""
+    game_intakes: list[float] = field(default_factory=list)
+    """Of those (a service in this process only): the seconds from when the intake began on
+    the game to its commit; the rest of the delay it waited behind the games that ended with
+    it (the driver ends every game due at the same simulated moment at once)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds spent settling and in each actor (for the figures)."""
     until: dt.datetime | None = None
@@ -238,6 +247,7 @@ class SeasonDriver:
                 del self._expected[gid]
                 if status not in ("created", "started"):
                     self.game_delays.append(done[1] - since)
+                    self.game_intakes.append(port.watch.taken.get(gid, 0.0))
             else:
                 missing.append(gid)
         return missing
@@ -355,4 +365,6 @@ class SeasonDriver:
                     f"the season is not over at {self.until.isoformat()}: it stalled "
                     f"(the actors' last step was at {now.isoformat()})"
                 )
-            self.clock.set(min(future))
+            # During an outage a settle may have moved the clock on to a sleeper's wake (past
+            # ``now``, even past these wakes): then the next step acts at the moved time.
+            self.clock.set(max(min(future), self.clock.now()))

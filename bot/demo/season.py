@@ -80,6 +80,8 @@ class SeasonResult:
     """Games stored as not counting, by reason (the armageddon game aside: it decides the
     match without being one of its games)."""
     timings: dict[str, float] = field(default_factory=dict)
+    game_intakes: list[float] = field(default_factory=list)
+    """Of each game's delay, the seconds its own intake took (:attr:`SeasonDriver.game_intakes`)."""
     """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
@@ -411,6 +413,7 @@ def _result(
         counted_from_challenges=sum(1 for g in counted if g in challenged),
         refused=refused,
         timings=dict(driver.timings),
+        game_intakes=driver.game_intakes,
         anomalies=reporter.anomalies,
         lines=reporter.lines,
         touches=touches,

@@ -14,6 +14,14 @@ stage's last round gets a closing post of its own (nothing follows it in that st
 that ends after the next one was published is added to the next one's post, which is rewritten
 (or, if pasted already, offered as an edit). 2: every round its pairings and its closing post.
 0: no forum posts.
+
+A round's last result does not draft its closing (nor bring the next round's post up to date)
+in that game's transaction: the results and standings of a whole round are the costliest part
+of a game's intake, and every game that ended with it waited behind them. The game's
+transaction adds a deadline row (kind ``round_close``, due at once, one open a round) and the
+deadline runner drafts the closing in a transaction of its own, right after. It is idempotent
+(a drafted closing is left as it is), a crash between the two leaves the row due, and the
+daily digest's sweep drafts any closing still missing.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from bot.config import Config
 from bot.errors import OperationError
 from bot.notify import Notifier
 from bot.notify import keys as notice
+from bot.runtime.deadlines import Firing, Handler
 from bot.views.candidates import candidates_view
 from bot.views.qualification import entrants
 from bot.views.qualification import standings as qualification_standings
@@ -34,10 +43,14 @@ from rules.core.states import MatchState, RoundState
 from rules.stages.formats import STAGE_FORMATS
 from rules.talk import forum as talk
 from rules.talk.notices import DM_LIMIT
-from storage.models import Channel, MatchRow, OutboxRow, OutboxStatus, RoundRow
+from storage.models import Channel, DeadlineRow, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.uow import UnitOfWork
 
-__all__ = ["AlreadyPostedError", "Forum", "NotADraftError"]
+__all__ = ["ROUND_CLOSE_DEADLINE", "AlreadyPostedError", "Forum", "NotADraftError"]
+
+ROUND_CLOSE_DEADLINE = "round_close"
+"""The deadline row a round's last result adds (its subject: the round's id): the runner drafts
+the round's closing in a transaction of its own (:meth:`Forum.on_round_close`)."""
 
 DONE = (MatchState.COMPLETE, MatchState.VOID, MatchState.REPEAT)
 """A round ends when every match in it is in one of these states (a repeated knockout week
@@ -391,7 +404,31 @@ class Forum:
             return
         # (the change is in this round: the previous round this post carries is as it was)
         await self.pairings_post(uow, round_row, now=now, reuse_carried=True, changed=row.id)
-        await self.closing_post(uow, round_row, now=now)
+        if self.posts_per_round >= 1 and await self._ended(uow, round_row) is not None:
+            await self._close_soon(uow, round_row, now=now)
+
+    async def _close_soon(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> None:
+        """The round ended: its closing is drafted by the deadline runner right after this
+        transaction commits (one open row a round)."""
+        subject = str(round_row.id)
+        for open_row in await uow.deadlines.all_open_of_kind(ROUND_CLOSE_DEADLINE):
+            if open_row.subject == subject:
+                return
+        await uow.deadlines.add(
+            DeadlineRow(
+                kind=ROUND_CLOSE_DEADLINE, due_at=now, subject=subject, payload={}, created_at=now
+            )
+        )
+
+    def handlers(self) -> dict[str, Handler]:
+        return {ROUND_CLOSE_DEADLINE: self.on_round_close}
+
+    async def on_round_close(self, uow: UnitOfWork, firing: Firing) -> None:
+        """A round's last result came in: its closing post, or the next round's pairings post
+        that carries it (:meth:`closing_post`, which looks again whether the round ended)."""
+        round_row = await uow.tournaments.round(int(firing.deadline.subject))
+        if round_row is not None and round_row.state is RoundState.PUBLISHED:
+            await self.closing_post(uow, round_row, now=firing.now)
 
     async def sweep(self, uow: UnitOfWork, *, now: dt.datetime, fresh: bool = False) -> int:
         """Draft the closing post of every ended round that lacks one (a knockout decided by

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 
-from rules.core.errors import RulesError, Value
+from rules.core.errors import RulesError
 
 __all__ = ["MAX_LENGTH", "MAX_OFFER_NUMBER", "MAX_TIMES", "CommandError", "CommandErrorReason"]
 
@@ -45,13 +44,3 @@ class CommandError(RulesError):
     """A text that is not a valid command; ``reason`` is a :class:`CommandErrorReason`."""
 
     reason: CommandErrorReason
-
-    def __init__(
-        self,
-        reason: CommandErrorReason,
-        message: str,
-        *,
-        template: str | None = None,
-        values: Mapping[str, Value] | None = None,
-    ) -> None:
-        super().__init__(reason, message, template=template, values=values)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from rules.core.errors import RulesError, Value, refusal
@@ -73,16 +73,6 @@ class ConductErrorReason(enum.Enum):
 
 class ConductError(RulesError):
     reason: ConductErrorReason
-
-    def __init__(
-        self,
-        reason: ConductErrorReason,
-        message: str,
-        *,
-        template: str | None = None,
-        values: Mapping[str, Value] | None = None,
-    ) -> None:
-        super().__init__(reason, message, template=template, values=values)
 
 
 C = ConductErrorReason

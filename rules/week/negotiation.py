@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -98,16 +98,6 @@ class NegotiationError(RulesError):
     """A scheduling request that rules 5 do not allow; ``reason`` says which."""
 
     reason: NegotiationErrorReason
-
-    def __init__(
-        self,
-        reason: NegotiationErrorReason,
-        message: str,
-        *,
-        template: str | None = None,
-        values: Mapping[str, Value] | None = None,
-    ) -> None:
-        super().__init__(reason, message, template=template, values=values)
 
 
 def _no(reason: NegotiationErrorReason, template: str, **values: Value) -> RulesError:

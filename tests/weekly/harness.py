@@ -25,6 +25,7 @@ from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS, OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
+from bot.service.forum import ROUND_CLOSE_DEADLINE
 from bot.service.recheck import RECHECK_DEADLINE
 from bot.service.services import Services
 from bot.service.weekly.texts import Reply
@@ -41,6 +42,8 @@ START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are pub
 BOT = "acwc-bot"
 TEAM = "acwc-2021"
 TDS = ("ODMWND", "Shiaxou")
+UNLISTED = (DIGEST_DEADLINE, RECHECK_DEADLINE, ROUND_CLOSE_DEADLINE)
+"""The deadline kinds :meth:`Week.until` fires but does not list: not a match's."""
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 
 
@@ -143,7 +146,7 @@ class Week:
     async def until(self, when: dt.datetime) -> list[str]:
         """Move the clock to ``when`` firing every deadline due on the way, in order, each at
         its own due time (as the running service would); the weekly kinds fired (the daily
-        digest job and the daily look at the accounts fire too, unlisted)."""
+        digest job, the daily look at the accounts and a round's closing fire too, unlisted)."""
         fired: list[str] = []
         while True:
             async with self.db.uow() as uow:
@@ -157,7 +160,7 @@ class Week:
             fired.extend(
                 r.kind
                 for r in await self.deadlines(fired_only=True)
-                if r.id not in before and r.kind not in (DIGEST_DEADLINE, RECHECK_DEADLINE)
+                if r.id not in before and r.kind not in UNLISTED
             )
         self.clock.set(max(when, self.clock.now()))
         return fired
@@ -243,6 +246,11 @@ class Week:
         self.clock.set(max(self.clock.now(), game.last_move_at or start))
         await self.services.intake(game)
         return game
+
+    async def closings(self) -> list[str]:
+        """Fire what is due now, as the running service does right after a game: a round's
+        last result leaves its closing to the deadline runner (``round_close``)."""
+        return await self.until(self.clock.now())
 
     async def add_game(self, match_id: int, game: GameRow) -> None:
         async with self.db.uow() as uow:

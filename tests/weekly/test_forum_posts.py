@@ -12,6 +12,7 @@ import pytest
 
 from bot.notify.keys import pairing
 from bot.notify.notes import FOLDED_HEAD, digest_text, folded_notes
+from bot.runtime.deadlines import DeadlineRunner
 from bot.service.forum import AlreadyPostedError, Forum
 from bot.web.desk.decisions import alert_body
 from rules.core.model import PlayerId
@@ -61,6 +62,8 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
             white, black, start=start, minutes=6, winner="w" if white == "alice" else "b"
         )
         start = week.clock.now()
+    assert len(await week.outbox("forum_draft")) == 1  # the closing: in its own transaction
+    await week.closings()
     pairings, closing = await week.outbox("forum_draft")
     assert "result: 6-0, Alice wins" in (pairings.revised_body or "")
     assert closing.subject == "ACWC qualification round 1: results"
@@ -119,6 +122,7 @@ async def test_one_post_a_round_carries_the_previous_rounds_results_and_standing
     third = (await week.outbox("forum_draft"))[2]
     assert "Round 2 results" not in third.body
     await _six_wins(week, "carol", "dave", at(20, 18), winner="dave")
+    await week.closings()
     drafts = await week.outbox("forum_draft")
     assert [d.notice for d in drafts] == ["round_pairings"] * 3  # still one post a round
     assert "Round 2 results:\n1. Carol - Dave: 0-6, Dave wins" in drafts[2].body
@@ -314,3 +318,35 @@ async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week:
     decided.add(127)
     assert after.body == draft.body
     assert after.body == fit(head + "\n".join(line(n, decided=n in decided) for n in range(130)))
+
+
+async def test_a_rounds_closing_survives_a_crash_after_its_last_game_and_is_drafted_once(
+    week: Week,
+) -> None:
+    """The last result commits with a ``round_close`` row, not the closing itself: a service
+    that stops there leaves the row due, the next one drafts the closing, and nothing after
+    (the digest's sweep, the row again) drafts it twice."""
+    (match_id,) = await week.publish(("alice", "bob"))
+    await _six_wins(week, "alice", "bob", at(14, 18), winner="alice")
+    (row,) = [r for r in await week.deadlines() if r.kind == "round_close"]
+    assert row.fired_at is None
+    assert row.match_id is None
+    assert [d.notice for d in await week.outbox("forum_draft")] == ["round_pairings"]
+
+    # a new service over the database
+    runner = DeadlineRunner(week.db, week.clock, week.services.deadline_handlers)
+    await runner.fire_due()
+    assert [r.fired_at for r in await week.deadlines() if r.kind == "round_close"] == [
+        week.clock.now()
+    ]
+    forum = week.services.forum
+    async with week.db.uow() as uow:
+        assert await forum.sweep(uow, now=week.clock.now()) == 0
+        again = await uow.matches.get(match_id)
+        assert again is not None
+        await forum.match_changed(uow, again, now=week.clock.now())  # a TD's correction
+        await uow.commit()
+    assert await runner.fire_due() == 1
+    drafts = await week.outbox("forum_draft")
+    assert [d.notice for d in drafts] == ["round_pairings", "round_closing"]
+    assert "1. Alice - Bob: 6-0, Alice wins" in drafts[1].body
