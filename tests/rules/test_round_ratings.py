@@ -3,12 +3,14 @@ ranking each round gets from them, and ``acwc pair`` / ``--check`` with the flag
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.launch import main
 from rules.swiss.checker import check_tournament
+from rules.swiss.generator import generate, parse_config
 from rules.swiss.round_ratings import pairing_numbers, round_rating
 from rules.swiss.trf import TrfError, parse_trf, run_pair, write_trf
 from rules.swiss.trf_model import TrfRoundRating
@@ -103,3 +105,26 @@ def test_acwc_pair_takes_the_flag(in_tmp: Path, capsys: pytest.CaptureFixture[st
     (in_tmp / "next.trf").write_text(_file(FLAGGED[1]))
     assert main(["pair", "--per-round-ratings", str(in_tmp / "next.trf")]) == 0
     assert capsys.readouterr().out == "2\n3 2\n4 1\n"
+
+
+def test_the_generator_writes_drifting_ratings_the_check_accepts() -> None:
+    config = parse_config("PlayersNumber=20\nRoundsNumber=5\nRatingDrift=300\nSeed=7")
+    made = generate(config).tournament
+    assert made.per_round_ratings
+    assert len(made.round_ratings) == 20 * 4  # one line per player for rounds 2 to 5
+    assert {record.round_number for record in made.round_ratings} == {2, 3, 4, 5}
+    text = write_trf(made)
+    assert text.count("\nXXL ") == 80
+    assert write_trf(generate(config).tournament) == text  # seeded
+    read = parse_trf(text)
+    assert read == made
+    assert check_tournament(read).passed
+    # The same games checked with the ratings of the 001 records: the order differs somewhere.
+    assert not check_tournament(replace(read, per_round_ratings=False)).passed
+
+
+def test_without_drift_the_generator_writes_no_rating_lines() -> None:
+    made = generate(parse_config("PlayersNumber=12\nRoundsNumber=4\nSeed=7")).tournament
+    assert not made.per_round_ratings
+    assert "XXL" not in write_trf(made)
+    assert "XXO" not in write_trf(made)
