@@ -86,7 +86,8 @@ class TournamentConfig:
 
 @dataclass(frozen=True, slots=True)
 class RegistrationConfig:
-    """The window in which players register themselves on the web (None: closed)."""
+    """The window in which players register themselves on the web (None: closed): the config's
+    is the first season's; a later season keeps its own (``tournaments.registration_opens``)."""
 
     opens: dt.datetime | None = None
     closes: dt.datetime | None = None

@@ -102,6 +102,10 @@ class TournamentRow(Base):
     previous_id: Mapped[int | None]  # the season it was made from (tournaments.id)
     confirmed_by: Mapped[str | None] = mapped_column(String(30))  # the TD who opened it
     confirmed_at: Mapped[dt.datetime | None]
+    registration_opens: Mapped[dt.datetime | None]
+    """The season's own registration window (None: the config's ``[registration]``, what the
+    first season reads); ``acwc season new`` moves the last season's window with the calendar."""
+    registration_closes: Mapped[dt.datetime | None]
 
     @property
     def champion(self) -> str | None:

@@ -2,7 +2,8 @@
 
 ``acwc season new`` drafts next year's season from the open one's settings and final (the
 dates a year on, its champion and runner-up seeded, its final for the Candidates tiebreak);
-``acwc season show`` is what the TDs review; ``acwc season confirm`` opens it and archives
+``acwc season show`` is what the TDs review (each season's registration window too: the
+config's for a season that has none of its own); ``acwc season confirm`` opens it and archives
 this one; ``acwc season discard`` throws the draft away.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from bot.cli.base import Cli, check_actor, command, group, services, unit_of_work
 
 if TYPE_CHECKING:
+    from bot.config import RegistrationConfig
     from bot.service.seasons import Seasons
 
 T = TypeVar("T")
@@ -67,6 +69,7 @@ async def _settle(
 
 async def season_show(args: argparse.Namespace, cli: Cli) -> int:
     from bot.cli.output import as_json
+    from bot.service.registration import window_of
 
     async with unit_of_work(cli) as uow:
         rows = await uow.seasons.all()
@@ -78,6 +81,7 @@ async def season_show(args: argparse.Namespace, cli: Cli) -> int:
             "runner_up": r.runner_up,
             "final": r.final_order,
             "rules": r.rules,
+            "registration": _window(window_of(cli.config, r)),
         }
         for r in rows
     ]
@@ -90,10 +94,19 @@ async def season_show(args: argparse.Namespace, cli: Cli) -> int:
             f"{season['year']}  {season['state']:<8}  title holder {season['title_holder'] or '-'},"
             f" runner-up {season['runner_up'] or '-'}; final: {final}"
         )
+        opens, closes = season["registration"] or ("-", "-")
+        print(f"  registration {opens} to {closes}")
         if season["state"] == "draft":
             for line in _settings(season["rules"] or {}):
                 print(f"  {line}")
     return 0
+
+
+def _window(window: RegistrationConfig) -> list[str] | None:
+    """A season's registration window, its ends as ISO 8601 (None: it has none)."""
+    if window.opens is None or window.closes is None:
+        return None
+    return [window.opens.isoformat(), window.closes.isoformat()]
 
 
 def _settings(table: dict[str, Any]) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.config import Config
+from bot.config import Config, RegistrationConfig
 from bot.errors import LichessUnreachable, OperationError
 from bot.notify.languages import words_of
 from bot.service.doctor import feature_scopes
@@ -24,7 +24,7 @@ from rules.core.states import PlayerStatus
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from rules.talk import registration as talk
 from storage.db import Database
-from storage.models import AuditRow
+from storage.models import AuditRow, TournamentRow
 from storage.uow import UnitOfWork
 
 __all__ = [
@@ -38,8 +38,10 @@ __all__ = [
     "refused_or_gone",
     "registration_scopes",
     "run_scopes",
+    "season_window",
     "standing_refusals",
     "td_hand",
+    "window_of",
 ]
 
 
@@ -87,6 +89,19 @@ class AccountSource(Protocol):
     async def in_team(self, username: str, team: str) -> bool | str:
         """Whether the player is a member of ``team``, or why it could not be read."""
         ...
+
+
+def window_of(config: Config, season: TournamentRow | None) -> RegistrationConfig:
+    """The registration window of ``season``: its own once set (``acwc season new`` sets the
+    next season's), else the config's ``[registration]`` (the first season's)."""
+    if season is None or season.registration_opens is None or season.registration_closes is None:
+        return config.registration
+    return RegistrationConfig(opens=season.registration_opens, closes=season.registration_closes)
+
+
+async def season_window(uow: UnitOfWork, config: Config) -> RegistrationConfig:
+    """The open season's registration window (what the pages and a player's registration read)."""
+    return window_of(config, await uow.tournaments.current())
 
 
 REASONS = talk.REASONS
@@ -309,7 +324,7 @@ class Registration:
         )
 
     async def _window(self, uow: UnitOfWork, username: str, now: dt.datetime) -> None:
-        reg = self.config.registration
+        reg = await season_window(uow, self.config)
         if not reg.is_open(now):
             words = await words_of(uow, normalise_username(username))
             raise OperationError(talk.window_closed(reg.opens, reg.closes, words))

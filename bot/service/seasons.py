@@ -5,7 +5,8 @@ A season's settings are what it sets over the config's ``[rules]`` (``tournament
 its dates and its seeded entrants. The draft takes the open season's settings a year on (the
 first pairings on the same Tuesday of the same month, rules 4; the eligibility dates a year
 later), its champion and runner-up as the title holder and runner-up (rules 3.3, 3.4) and its
-final placement for the Candidates tiebreak (rules 3.6.6.4). Confirming archives the open
+final placement for the Candidates tiebreak (rules 3.6.6.4), and its registration window moved
+by as many days as the first pairings moved. Confirming archives the open
 season (its final placement and its players' entries kept) and opens the draft with its stages.
 """
 
@@ -16,11 +17,12 @@ import datetime as dt
 
 from bot.config import Config, rules_over, season_table
 from bot.errors import OperationError
+from bot.service.registration import window_of
 from bot.service.stages.candidates import SMALL_FIELD
 from bot.views.bracket import load_bracket, with_results
 from bot.views.tournament import require_tournament
 from rules.core.ruleset import Ruleset
-from rules.core.seasons import next_season_rules
+from rules.core.seasons import moved_with_calendar, next_season_rules
 from rules.core.states import StageState
 from rules.stages.formats import stage_kinds
 from storage.db import Database
@@ -63,6 +65,11 @@ async def final_order(uow: UnitOfWork) -> list[str]:
     return [rows[i].username if i in rows else i for i in ids]
 
 
+def _window_text(season: TournamentRow) -> list[str | None]:
+    ends = (season.registration_opens, season.registration_closes)
+    return [None if t is None else t.isoformat() for t in ends]
+
+
 class Seasons:
     """``acwc season new/confirm/discard`` and the desk's season card."""
 
@@ -86,6 +93,7 @@ class Seasons:
                 "season's title holder and runner-up (rules 3.3, 3.4)"
             )
         following = next_season_rules(rules, order)
+        window = window_of(self.config, last)  # moved as the first pairings move
         row = await uow.tournaments.add(
             TournamentRow(
                 name=last.name,
@@ -97,13 +105,20 @@ class Seasons:
                 title_holder=following.seeding.title_holder,
                 runner_up=following.seeding.runner_up,
                 previous_id=last.id,
+                registration_opens=moved_with_calendar(window.opens, rules, following),
+                registration_closes=moved_with_calendar(window.closes, rules, following),
             )
         )
         await uow.audit.record(
             at=now,
             actor=actor,
             action="season.draft",
-            details={"year": row.year, "from": year, "rules": row.rules},
+            details={
+                "year": row.year,
+                "from": year,
+                "rules": row.rules,
+                "registration": _window_text(row),
+            },
         )
         return row
 
@@ -116,6 +131,8 @@ class Seasons:
             last.final_order = await final_order(uow)
             # its own settings kept whole: its pages read them, not the config's of a later year
             last.rules = season_table(season_rules(self.config.rules, last))
+            window = window_of(self.config, last)  # its own kept too, as its pages read it
+            last.registration_opens, last.registration_closes = window.opens, window.closes
             last.state = SeasonState.ARCHIVED
             kept = await uow.seasons.keep_entries(last.id)
             await uow.seasons.keep_settings(last.id, SEASON_SETTINGS)

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from bot.config import Config, describe_rules
 from bot.errors import OperationError
+from bot.service.registration import season_window
 from bot.views import matches as views
 from bot.views.bracket import champion
 from bot.views.candidates import points_text, pools
@@ -53,8 +54,8 @@ async def home(request: web.Request) -> web.StreamResponse:
             mine = None if row is None else row.id
         winner = await champion(uow)
         seasons = [s.year for s in await uow.seasons.all() if s.state != "draft" and s.year]
+        registration = await season_window(uow, ctx.config)
     current = [r for r in rounds if r.state == RoundState.PUBLISHED] or rounds[:1]
-    registration = ctx.config.registration
     return await render(
         request,
         "home.html",

@@ -17,6 +17,7 @@ from bot.errors import OperationError
 from bot.service.registration import (
     Registration,
     SelfRegistration,
+    season_window,
     standing_refusals,
     td_hand,
 )
@@ -56,7 +57,8 @@ async def _page(
     check: CheckState | None = None,
 ) -> web.StreamResponse:
     ctx = context(request)
-    reg = ctx.config.registration
+    async with ctx.db.reads() as uow:
+        reg = await season_window(uow, ctx.config)
     if check is not None and not check.running and result is None and not registered:
         result = check.result  # the last check's verdict, until the player asks again
     return await render(

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from bot.errors import OperationError
+from bot.service.registration import season_window
 from bot.service.weekly.texts import PlayerTexts
 from bot.views import matches as views
 from bot.views.match_room import match_view
@@ -291,6 +292,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     async with ctx.db.reads() as uow:
         row = await views.current_match(uow, who.user_id)
+        window = await season_window(uow, ctx.config)
     if row is None:
         if who.is_td:
             raise web.HTTPFound("/desk")
@@ -299,7 +301,7 @@ async def my_match(request: web.Request) -> web.StreamResponse:
             "no_match.html",
             {
                 "title": page_words().gettext("Your match"),
-                "registration_open": ctx.config.registration.is_open(ctx.now()),
+                "registration_open": window.is_open(ctx.now()),
             },
         )
     raise web.HTTPFound(f"/match/{row.id}")

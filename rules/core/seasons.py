@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.core.ruleset import Eligibility, Ruleset, Seeding
 
-__all__ = ["next_season_rules", "same_weekday_a_year_on", "year_on"]
+__all__ = ["moved_with_calendar", "next_season_rules", "same_weekday_a_year_on", "year_on"]
 
 
 def same_weekday_a_year_on(day: dt.date) -> dt.date:
@@ -67,3 +67,14 @@ def _eligibility_a_year_on(elig: Eligibility) -> Eligibility:
         if isinstance(getattr(elig, f.name), dt.datetime)
     }
     return dataclasses.replace(elig, **moved)
+
+
+def moved_with_calendar(
+    when: dt.datetime | None, before: Ruleset, after: Ruleset
+) -> dt.datetime | None:
+    """A moment of one season (its registration window's ends) moved as its calendar moved to
+    ``after``'s: by as many days as the first pairings moved, so the window keeps its weekday
+    and its distance to the first pairings (rules 4.3) rather than drifting a day a year."""
+    if when is None:
+        return None
+    return when + (after.calendar.first_publication - before.calendar.first_publication)

@@ -7,7 +7,12 @@ import datetime as dt
 import pytest
 
 from rules.core.ruleset import DEFAULT_RULESET
-from rules.core.seasons import next_season_rules, same_weekday_a_year_on, year_on
+from rules.core.seasons import (
+    moved_with_calendar,
+    next_season_rules,
+    same_weekday_a_year_on,
+    year_on,
+)
 
 
 @pytest.mark.parametrize(
@@ -49,3 +54,23 @@ def test_the_next_season_seeds_the_final_s_top_two_and_keeps_its_order() -> None
     assert elig.cheat_one_since is None  # still a year before games_before
     assert nxt.formats == DEFAULT_RULESET.formats
     assert year_on(dt.date(2024, 2, 29)) == dt.date(2025, 2, 28)
+
+
+def test_the_registration_window_moves_with_the_first_pairings_and_keeps_its_weekdays() -> None:
+    before = DEFAULT_RULESET  # first pairings Tuesday 12 October 2021
+    opens = dt.datetime(2021, 9, 1, tzinfo=dt.UTC)
+    closes = dt.datetime(2021, 10, 10, 23, 59, tzinfo=dt.UTC)
+    for _ in range(5):
+        after = next_season_rules(before, ["a", "b"])
+        moved = (
+            moved_with_calendar(opens, before, after),
+            moved_with_calendar(closes, before, after),
+        )
+        assert moved[0] is not None
+        assert moved[1] is not None
+        assert (moved[0].weekday(), moved[1].weekday()) == (opens.weekday(), closes.weekday())
+        start = dt.datetime.combine(after.calendar.first_publication, dt.time(), dt.UTC)
+        assert start - moved[1] == dt.timedelta(days=1, minutes=1)  # as far from round 1 as ever
+        assert moved[1] - moved[0] == closes - opens
+        before, opens, closes = after, moved[0], moved[1]
+    assert moved_with_calendar(None, before, before) is None

@@ -6,6 +6,7 @@ the first season's final (3.6.6.4), and the first season's entries are kept as t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Awaitable, Callable
@@ -14,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from bot.config import Config
+from bot.config import Config, RegistrationConfig
+from bot.errors import OperationError
 from bot.launch import main
 from bot.runtime.clock import FakeClock
+from bot.service.registration import AccountRecord, Registration
 from bot.service.seasons import season_config
 from bot.views.candidates import pool_tables
 from rules.stages.candidates import Criterion
@@ -77,6 +80,52 @@ async def _season_2022(db: Database, config: Config) -> dict[str, Any]:
     }
 
 
+OPENS_2021 = dt.datetime(2021, 9, 1, tzinfo=dt.UTC)  # a Wednesday
+CLOSES_2021 = dt.datetime(2021, 10, 10, 23, 59, tzinfo=dt.UTC)  # two days before round 1
+
+
+class _NoLichess:
+    """An account source a registration settled without Lichess never asks."""
+
+    async def account(self, username: str, on_game: Any = None) -> AccountRecord | str:
+        raise AssertionError("Lichess was asked to settle a registration")
+
+    async def team_members(self, team: str) -> set[str] | str:
+        raise AssertionError("Lichess was asked to settle a registration")
+
+    async def token(self) -> tuple[str | None, frozenset[str]] | str:
+        raise AssertionError("Lichess was asked to settle a registration")
+
+    async def team_leaders(self, team: str) -> set[str]:
+        raise AssertionError("Lichess was asked to settle a registration")
+
+    async def in_team(self, username: str, team: str) -> bool | str:
+        raise AssertionError("Lichess was asked to settle a registration")
+
+
+async def _registering_2022(db: Database) -> list[str]:
+    """A new player registering in 2022 at 2021's window, at 2022's, and after 2022's closed:
+    the open season's window is the one read (the config's is still 2021's)."""
+    config = dataclasses.replace(
+        config_for(db.url),
+        registration=RegistrationConfig(opens=OPENS_2021, closes=CLOSES_2021),
+    )
+    registration = Registration(config, db, _NoLichess())
+    found = []
+    for when in (
+        OPENS_2021 + dt.timedelta(days=1),
+        dt.datetime(2022, 9, 1, tzinfo=dt.UTC),
+        dt.datetime(2022, 10, 10, tzinfo=dt.UTC),
+    ):
+        try:
+            settled = await registration.settled("NewcomerOf2022", now=when)
+        except OperationError:
+            found.append("closed")
+        else:
+            found.append("to check" if settled is None else "settled")
+    return found
+
+
 @pytest.mark.timeout(300)  # a hang guard: two seasons in storage take some seconds
 def test_next_season_is_made_from_this_one_and_played(
     database_url: str, in_tmp: Path, capsys: pytest.CaptureFixture[str]
@@ -84,6 +133,7 @@ def test_next_season_is_made_from_this_one_and_played(
     url = database_url
     (in_tmp / "config.toml").write_text(
         f'[tournament]\ntds = ["ODMWND", "Shiaxou"]\n[service]\ndatabase_url = "{url}"\n'
+        f"[registration]\nopens = {OPENS_2021.isoformat()}\ncloses = {CLOSES_2021.isoformat()}\n"
     )
     config = config_for(url)
 
@@ -116,7 +166,13 @@ def test_next_season_is_made_from_this_one_and_played(
     assert (draft["title_holder"], draft["runner_up"]) == ("GrohochetGrom", "PepsiNGaming")
     assert draft["rules"]["calendar"]["first_publication"] == "2022-10-11"  # a Tuesday
     assert draft["rules"]["seeding"]["previous_final_order"] == FINAL_2021
+    # the registration window moves with the first pairings: 364 days, Wednesday to Sunday
+    assert draft["registration"] == [
+        "2022-08-31T00:00:00+00:00",
+        "2022-10-09T23:59:00+00:00",
+    ]
     acwc("season", "confirm")
+    assert _run(url, _registering_2022) == ["closed", "to check", "closed"]
 
     got = _run(url, lambda db: _season_2022(db, config))
     shown = {s["year"]: s for s in json.loads(acwc("season", "show", "--json"))}

@@ -79,6 +79,8 @@ async def test_a_played_season_of_the_previous_schema_upgrades_with_nothing_lost
     assert season["state"] == "open"
     assert season["year"] == int(str(before["tournaments"][0]["created_at"])[:4]) == 2021
     assert (season["title_holder"], season["runner_up"]) == SEEDED
+    # no window of its own (0032): it reads the config's [registration], as it did
+    assert (season["registration_opens"], season["registration_closes"]) == (None, None)
     assert {p["tournament_id"] for p in after["players"]} == {season["id"]}
     entries = {e["player_id"]: e for e in after["season_entries"]}
     assert set(entries) == {p["id"] for p in before["players"]}
