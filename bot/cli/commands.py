@@ -64,6 +64,9 @@ def register(sub: Any) -> None:
     p.add_argument("username", help="Lichess username")
     p.add_argument("--reason", required=True, help="why (audit log)")
     p.add_argument("--by", default="cli", help="the TD doing this (audit log)")
+    p.add_argument(
+        "--lichess-url", help="Lichess (or a running sandbox) to revoke a stored token on"
+    )
 
     match = group(sub, "match", "matches")
     p = command(match, "show", match_show, "show a match with its games and score")
@@ -209,12 +212,35 @@ async def player_list(args: argparse.Namespace, cli: Cli) -> int:
 
 
 async def player_remove(args: argparse.Namespace, cli: Cli) -> int:
+    """A registration removed; a Lichess token the player stored is revoked on Lichess first
+    (the row goes with the player's): if Lichess cannot take it, nothing is removed."""
     config = cli.config
     actor = check_actor(config, args.by)
-    async with services(cli) as s, s.db.uow() as uow:
-        await s.players.remove(
-            uow, args.username, reason=args.reason, now=cli.clock.now(), actor=actor
+    async with unit_of_work(cli) as uow:
+        stored = await uow.tokens.get(normalise_username(args.username)) is not None
+    url = None
+    if stored:
+        url = args.lichess_url or (
+            None if config.service.uses_sandbox else config.service.lichess_url
         )
+        if url is None:
+            raise CliError(
+                f"{args.username} stored a Lichess token, which is revoked before the player "
+                "goes: give --lichess-url (the running sandbox's)"
+            )
+    async with services(cli, lichess_url=url, quick=True) as s, s.db.uow() as uow:
+        now = cli.clock.now()
+        tokens = s.player_tokens
+        token = None
+        if tokens is not None:
+            token = await tokens.withdraw(uow, args.username, now=now, actor=actor, why="removed")
+        revoke = None if tokens is None else tokens.revoke
+        if token is not None and revoke is not None and not await revoke(token):
+            raise CliError(  # the transaction is not committed: the token stays, sealed
+                f"Lichess did not revoke {args.username}'s stored token (it cannot be reached?): "
+                "nothing is removed; run this again when Lichess answers"
+            )
+        await s.players.remove(uow, args.username, reason=args.reason, now=now, actor=actor)
         await uow.commit()
     print(f"removed {args.username}")
     return 0

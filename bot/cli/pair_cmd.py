@@ -4,6 +4,8 @@ and its standings by its tie-break list (``--check FILE.trf``) and generate a ra
 tournament (``--generate CONFIG -o OUT.trf``).
 
 It runs in FIDE mode unless ``--outside-fide-mode`` is given (:mod:`rules.swiss.fide_mode`).
+``--per-round-ratings`` ranks each round by the ratings of that round (events longer than 30
+days; the file's ``XXL`` lines, :mod:`rules.swiss.round_ratings`), as an ``XXO`` line does.
 
 Exit codes, as the FIDE engines: 0 done (for ``--check``: every round and rank matches), 1 no
 legal pairing (for ``--check``: a round or a rank differs), 3 invalid input (the message names
@@ -43,7 +45,11 @@ class _Refused(Exception):
 def _pair(arguments: argparse.Namespace) -> int:
     from rules.swiss.trf import run_pair
 
-    code, output = run_pair(_read(arguments.trf), fide_mode=not arguments.outside_fide_mode)
+    code, output = run_pair(
+        _read(arguments.trf),
+        fide_mode=not arguments.outside_fide_mode,
+        per_round_ratings=arguments.per_round_ratings,
+    )
     if code != 0:
         print(output, file=sys.stderr)
         return code
@@ -55,13 +61,15 @@ def _pair(arguments: argparse.Namespace) -> int:
 
 
 def _check(arguments: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from rules.swiss.checker import check_tournament
     from rules.swiss.trf import decode_trf, parse_trf
 
-    report = check_tournament(
-        parse_trf(decode_trf(_read(arguments.check))),
-        fide_mode=not arguments.outside_fide_mode,
-    )
+    tournament = parse_trf(decode_trf(_read(arguments.check)))
+    if arguments.per_round_ratings:
+        tournament = replace(tournament, per_round_ratings=True)
+    report = check_tournament(tournament, fide_mode=not arguments.outside_fide_mode)
     print(report.describe())
     return 0 if report.passed else 1
 
@@ -140,4 +148,9 @@ def register(subparsers: Any) -> None:
         "--outside-fide-mode",
         action="store_true",
         help="allow what FIDE mode (the default) does not: accelerations other than Baku's",
+    )
+    parser.add_argument(
+        "--per-round-ratings",
+        action="store_true",
+        help="rank each round by that round's ratings (XXL lines; events over 30 days)",
     )

@@ -13,7 +13,9 @@ firings, an ``Ask``: the token is read in the first, Lichess is asked outside an
 and the row deleted in the second, so a crash in between asks again): planned for one player
 when they leave the championship (rules 8, the exit path) or when a TD confirms the removal of
 their data, and for every stored token at each stage's change (a sweep: those of players out of
-the stage now in play, and every one once the championship is over).
+the stage now in play, and every one once the championship is over). A token Lichess could not
+revoke (Lichess down) is not dropped: it stays sealed and its revocation is tried again
+(:data:`REVOKE_AGAIN`) until Lichess takes it.
 
 With a sandbox and no key set, each process makes a key of its own: the tokens of a sandbox are
 worth nothing after it stops.
@@ -64,10 +66,23 @@ Revoke = Callable[[str], Awaitable[bool]]
 nothing: a failure is ``False``)."""
 
 
-async def plan_forget(uow: UnitOfWork, *, subject: str, why: str, now: dt.datetime) -> None:
-    """Plan the :data:`FORGET` deadline, due at once: ``subject`` a player id or :data:`SWEEP`."""
+REVOKE_AGAIN = dt.timedelta(hours=1)
+"""How long after Lichess could not be reached a token's revocation is tried again."""
+
+
+async def plan_forget(
+    uow: UnitOfWork, *, subject: str, why: str, now: dt.datetime, due_at: dt.datetime | None = None
+) -> None:
+    """Plan the :data:`FORGET` deadline, due at ``due_at`` (at once by default): ``subject`` a
+    player id or :data:`SWEEP`."""
     await uow.deadlines.add(
-        DeadlineRow(kind=FORGET, due_at=now, subject=subject, payload={"why": why}, created_at=now)
+        DeadlineRow(
+            kind=FORGET,
+            due_at=now if due_at is None else due_at,
+            subject=subject,
+            payload={"why": why},
+            created_at=now,
+        )
     )
 
 
@@ -219,7 +234,12 @@ class PlayerTokens:
             return {pid for pid, token in opened.items() if token and await revoke(token)}
 
         async def answered(uow: UnitOfWork, revoked: set[str]) -> None:
-            await self._forgotten(uow, secrets, revoked, why=why, now=now)
+            # a token Lichess could not revoke (down, say) stays, sealed, and is tried again
+            failed = {pid for pid, token in opened.items() if token and pid not in revoked}
+            for pid in sorted(failed):
+                await plan_forget(uow, subject=pid, why=why, now=now, due_at=now + REVOKE_AGAIN)
+            kept = {pid: s for pid, s in secrets.items() if pid not in failed}
+            await self._forgotten(uow, kept, revoked, why=why, now=now)
 
         return Ask(question=ask, answered=answered)
 

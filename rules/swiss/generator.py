@@ -29,6 +29,10 @@ files): ``Key=Value`` lines, ``#`` comments.
 ``PointsForWin``    the scoring: only 1, 0.5 and 0 (the engine's) are accepted
 ``PointsForDraw``
 ``PointsForLoss``
+``RatingDrift``     each round from the second, every rating moves by up to this many points
+                    either way (0 to 1000; 0: never): written as ``XXO per-round-ratings`` and
+                    one ``XXL`` line per player and round, paired with the round's ratings
+                    (:mod:`rules.swiss.round_ratings`); the games use the current ratings
 ``Seed``            the random seed (default 0): the same seed gives the same tournament
 ==================  ========================================================================
 
@@ -60,7 +64,13 @@ from rules.swiss.trf import (
     TrfTournament,
     pair_trf_round,
 )
-from rules.swiss.trf_model import PLAYED_POINTS, UNPLAYED_POINTS, TrfError, TrfTieBreakLine
+from rules.swiss.trf_model import (
+    PLAYED_POINTS,
+    UNPLAYED_POINTS,
+    TrfError,
+    TrfRoundRating,
+    TrfTieBreakLine,
+)
 
 __all__ = [
     "FIDE_MODE",
@@ -115,6 +125,7 @@ class GeneratorConfig:
     forbidden_pairs: int = 0
     trf2026: int = 0
     baku: int = 0
+    rating_drift: int = 0
     tiebreaks: str = ""
     seed: int = 0
 
@@ -142,6 +153,7 @@ _KEYS = {
     "ForbiddenPairs": ("forbidden_pairs", 0, 10**6),
     "Trf2026": ("trf2026", 0, 1),
     "BakuAcceleration": ("baku", 0, 1),
+    "RatingDrift": ("rating_drift", 0, 1000),
     "Seed": ("seed", 0, 2**63),
 }
 _SCORING = {"PointsForWin": Fraction(1), "PointsForDraw": Fraction(1, 2), "PointsForLoss": 0}
@@ -231,6 +243,8 @@ class _Entrant:
     rating: int
     cells: list[TrfCell]
     retired: bool = False
+    first_rating: int = 0
+    """The rating of the ``001`` record (``rating`` drifts with ``RatingDrift``)."""
 
 
 def _expected(white: int, black: int) -> float:
@@ -327,6 +341,7 @@ def _tournament(
     entrants: Sequence[_Entrant],
     initial: Colour,
     prohibitions: tuple[TrfProhibition, ...],
+    drifted: Sequence[TrfRoundRating] = (),
 ) -> TrfTournament:
     players: list[TrfPlayer] = []
     points = {entrant.number: _points(entrant.cells) for entrant in entrants}
@@ -334,7 +349,7 @@ def _tournament(
     rank = {entrant.number: position for position, entrant in enumerate(order, start=1)}
     for entrant in entrants:
         name = f"Player{entrant.number:05d}, Random"
-        static = _static(name, entrant.rating, points[entrant.number], rank[entrant.number])
+        static = _static(name, entrant.first_rating, points[entrant.number], rank[entrant.number])
         players.append(TrfPlayer(entrant.number, static, tuple(entrant.cells)))
     declared = TrfTieBreakLine(f"202 {config.tiebreaks}") if config.tiebreaks else None
     made = TrfTournament(
@@ -344,6 +359,8 @@ def _tournament(
         prohibitions=prohibitions,
         accelerations=baku_records(config.players, config.rounds) if config.baku else (),
         tiebreaks=declared,
+        per_round_ratings=bool(config.rating_drift),
+        round_ratings=tuple(drifted),
         trf2026=bool(config.trf2026),
         other_lines=(
             f"012 Random tournament, {config.players} players, {config.rounds} rounds, "
@@ -405,6 +422,18 @@ def _absences(
                 entrant.cells.append(TrfCell(None, None, result))
 
 
+def _drift(
+    config: GeneratorConfig, rng: random.Random, entrants: Sequence[_Entrant], round_number: int
+) -> list[TrfRoundRating]:
+    """``RatingDrift``: each rating moves by up to that many points, from round 2 on."""
+    if not config.rating_drift or round_number == 1:
+        return []
+    for entrant in entrants:
+        moved = entrant.rating + rng.randint(-config.rating_drift, config.rating_drift)
+        entrant.rating = min(max(moved, 0), 4000)
+    return [TrfRoundRating(round_number, e.number, e.rating) for e in entrants]
+
+
 def generate(config: GeneratorConfig) -> GeneratedTournament:
     """Play a random tournament, every round paired by the Dutch engine."""
     rng = random.Random(config.seed)
@@ -412,23 +441,30 @@ def generate(config: GeneratorConfig) -> GeneratedTournament:
         (rng.randint(config.lowest_rating, config.highest_rating) for _ in range(config.players)),
         reverse=True,
     )
-    entrants = [_Entrant(number, rating, []) for number, rating in enumerate(ratings, start=1)]
+    entrants = [
+        _Entrant(number, rating, [], first_rating=rating)
+        for number, rating in enumerate(ratings, start=1)
+    ]
+    drifted: list[TrfRoundRating] = []
     initial = Colour.WHITE if rng.random() < 0.5 else Colour.BLACK
     prohibitions = _forbidden(config, rng)
     for round_number in range(1, config.rounds + 1):
+        drifted += _drift(config, rng, entrants, round_number)
         _absences(config, rng, entrants, round_number)
         # The absences of the round are in the cells; the others are paired.
-        so_far = _tournament(config, entrants, initial, prohibitions)
+        so_far = _tournament(config, entrants, initial, prohibitions, drifted)
         try:
             pairing = pair_trf_round(so_far, round_number)
         except NoLegalPairingError:
             for entrant in entrants:
                 del entrant.cells[round_number - 1 :]
-            made = _tournament(config, entrants, initial, prohibitions)
+            kept = [record for record in drifted if record.round_number < round_number]
+            made = _tournament(config, entrants, initial, prohibitions, kept)
             return GeneratedTournament(made, round_number, so_far)
         present = [entrant for entrant in entrants if len(entrant.cells) < round_number]
         _play(config, rng, present, pairing)
-    return GeneratedTournament(_tournament(config, entrants, initial, prohibitions), None)
+    made = _tournament(config, entrants, initial, prohibitions, drifted)
+    return GeneratedTournament(made, None)
 
 
 assert {name for name, _, _ in _KEYS.values()} | {"tiebreaks"} == {

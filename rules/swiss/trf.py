@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 from rules.core.colour import Colour
@@ -44,6 +45,15 @@ from rules.swiss.dutch import (
     pair_round,
 )
 from rules.swiss.fide_mode import check_fide_mode
+from rules.swiss.round_ratings import (
+    FLAG_LINE,
+    format_round_rating,
+    pairing_numbers,
+    read_flag_line,
+    read_round_rating,
+    relabel_pairing,
+    relabel_players,
+)
 
 __all__ = [
     "TrfAcceleration",
@@ -82,6 +92,7 @@ from rules.swiss.trf_model import (
     TrfProhibition,
     TrfReason,
     TrfResult,
+    TrfRoundRating,
     TrfTieBreakLine,
     TrfTournament,
 )
@@ -256,6 +267,8 @@ class _Reading:
         self.tiebreaks: TrfTieBreakLine | None = None
         self.accelerations: list[TrfAcceleration] = []
         self.baku = False
+        self.per_round_ratings = False
+        self.round_ratings: list[TrfRoundRating] = []
         self.trf2026 = False
         self.numbers: set[int] = set()
 
@@ -278,6 +291,10 @@ class _Reading:
         elif tag in ("XXP", "260"):
             self.prohibitions.append(_prohibition(line, number))
             self.trf2026 |= tag == "260"
+        elif tag == "XXO":
+            self.per_round_ratings |= read_flag_line(line, number)
+        elif tag == "XXL":
+            self.round_ratings.append(read_round_rating(line, number))
         elif tag in ("240", "250"):
             self.read_record(line, number)
         elif tag in ("192", "202", "212") or tag in _UNSUPPORTED:
@@ -443,6 +460,8 @@ def parse_trf(text: str) -> TrfTournament:
         accelerations=tuple(reading.accelerations),
         baku=reading.baku,
         tiebreaks=reading.tiebreaks,
+        per_round_ratings=reading.per_round_ratings,
+        round_ratings=tuple(reading.round_ratings),
         trf2026=reading.trf2026,
         other_lines=tuple(reading.others),
     )
@@ -454,7 +473,8 @@ def _check_file(tournament: TrfTournament) -> None:
     """What no single line shows: players named who do not exist, two pairing-allocated byes
     in one round, scores that contradict the rounds played."""
     numbers = {player.number for player in tournament.players}
-    records: list[TrfProhibition | TrfBye] = [*tournament.prohibitions, *tournament.byes]
+    records: tuple[TrfProhibition | TrfBye | TrfRoundRating, ...]
+    records = (*tournament.prohibitions, *tournament.byes, *tournament.round_ratings)
     for record in records:
         for named, column in zip(record.players, record.columns, strict=False):
             if named not in numbers:
@@ -505,6 +525,8 @@ def write_trf(tournament: TrfTournament) -> str:
     for bye in tournament.byes:
         numbers = " ".join(f"{number:4d}" for number in bye.players)
         lines.append(f"240 {bye.kind.value} {bye.round_number:03d} {numbers}")
+    lines.extend([FLAG_LINE] if tournament.per_round_ratings else [])
+    lines.extend(format_round_rating(record) for record in tournament.round_ratings)
     for record in tournament.accelerations:
         lines.append(
             f"250      {float(record.points):4.1f} {record.first_round:03d} "
@@ -717,16 +739,17 @@ def pair_trf_round(
     """
     if tournament.total_rounds is None:
         raise TrfError(1, 1, "no XXR or 142 line: the number of rounds is unknown")
-    players = players_before(tournament, round_number, replay=replay)
+    numbers = pairing_numbers(tournament, round_number)
+    players = relabel_players(players_before(tournament, round_number, replay=replay), numbers)
     forbidden = frozenset(
-        frozenset((a, b))
+        frozenset((numbers[a], numbers[b]))
         for prohibition in tournament.prohibitions
         if prohibition.applies_to(round_number)
         for a in prohibition.players
         for b in prohibition.players
         if a != b
     )
-    return pair_round(
+    pairing = pair_round(
         players,
         round_number=round_number,
         total_rounds=tournament.total_rounds,
@@ -735,6 +758,7 @@ def pair_trf_round(
             tournament.initial_colour or infer_initial_colour(tournament) or Colour.WHITE
         ),
     )
+    return relabel_pairing(pairing, {new: old for old, new in numbers.items()})
 
 
 def format_pairing(pairing: RoundPairing) -> str:
@@ -747,13 +771,17 @@ def format_pairing(pairing: RoundPairing) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_pair(trf: str | bytes, *, fide_mode: bool = True) -> tuple[int, str]:
+def run_pair(
+    trf: str | bytes, *, fide_mode: bool = True, per_round_ratings: bool = False
+) -> tuple[int, str]:
     """Pair the next round of a TRF (its text, or its bytes: UTF-8): ``(0, pairing)``,
     ``(1, reason)`` when no legal pairing exists, ``(3, message)`` for invalid input (the
     message names line and column), including what FIDE mode does not allow
     (:mod:`rules.swiss.fide_mode`)."""
     try:
         tournament = parse_trf(decode_trf(trf) if isinstance(trf, bytes) else trf)
+        if per_round_ratings:
+            tournament = replace(tournament, per_round_ratings=True)
         if fide_mode:
             check_fide_mode(tournament)
         round_number = next_round_number(tournament)

@@ -20,6 +20,7 @@ __all__ = [
     "TrfProhibition",
     "TrfReason",
     "TrfResult",
+    "TrfRoundRating",
     "TrfTieBreakLine",
     "TrfTournament",
 ]
@@ -153,6 +154,27 @@ class TrfAcceleration:
 
 
 @dataclass(frozen=True, slots=True)
+class TrfRoundRating:
+    """An ``XXL RRR PPPP RRRR`` line (our extension, docs/pairing.md): the rating of player
+    ``player`` for pairing round ``round_number`` of an event longer than 30 days."""
+
+    round_number: int
+    player: int
+    rating: int
+    line: int = field(default=0, compare=False)
+
+    @property
+    def players(self) -> tuple[int, ...]:
+        """The player named, as the other records name theirs (for the existence check)."""
+        return (self.player,)
+
+    @property
+    def columns(self) -> tuple[int, ...]:
+        """Where the player number was read (1-based; empty: not read from a file)."""
+        return (9,) if self.line else ()
+
+
+@dataclass(frozen=True, slots=True)
 class TrfTieBreakLine:
     """A TRF-2026 ``202`` (the tie-breaks) or ``212`` (the standings: ``PTS`` and the
     tie-breaks) record, as written; :mod:`rules.swiss.fide_tiebreaks` reads its codes."""
@@ -184,6 +206,12 @@ class TrfTournament:
     (C.04.5.1) when no ``250`` record gives the virtual points."""
     tiebreaks: TrfTieBreakLine | None = None
     """The ``212`` record, else the ``202`` one (also kept in ``other_lines``)."""
+    per_round_ratings: bool = False
+    """An ``XXO per-round-ratings`` line (our extension; ``acwc pair --per-round-ratings``):
+    each round is ranked by the ratings of that round (``round_ratings``), C.04 for events
+    longer than 30 days."""
+    round_ratings: tuple[TrfRoundRating, ...] = ()
+    """``XXL`` lines: a player's rating from a round on."""
     trf2026: bool = False
     """Write the round count, initial colour and prohibitions as 142/152/260 records."""
     other_lines: tuple[str, ...] = ()

@@ -6,6 +6,7 @@ that change nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import AsyncIterator
@@ -18,7 +19,7 @@ from bot.demo.bundled import bundled_sandbox
 from bot.notify.kinds import NoticeKind
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from bot.service.player_tokens import SWEEP, plan_forget
+from bot.service.player_tokens import REVOKE_AGAIN, SWEEP, plan_forget
 from bot.service.privacy import ASKED, REMOVED
 from rules.core.states import StageState
 from storage.models import Channel
@@ -351,6 +352,37 @@ async def test_a_token_goes_when_its_player_leaves_and_every_one_when_the_champi
     finally:
         for b in browsers.values():
             await b.close()
+
+
+async def test_a_token_lichess_cannot_revoke_is_kept_and_revoked_once_lichess_is_back(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    alice = Browser(site)
+    try:
+        await alice.login("Alice")
+        assert "may now start" in await grant_games(alice, site.service.lichess_url, "Alice")
+        async with site.db.uow() as uow:
+            await plan_forget(uow, subject="alice", why="withdrawn", now=NOW)
+            await uow.commit()
+        lichess.knobs.down_until = NOW + dt.timedelta(days=1)  # Lichess down
+        site.clock.auto = True  # the client's retries wait on the clock
+        await site.service.runner.fire_due()
+        site.clock.auto = False
+        assert _tokens_of(lichess, "alice")  # still valid on Lichess
+        async with site.db.reads() as uow:
+            assert await uow.tokens.player_ids() == ["alice"]  # kept, sealed
+            assert await uow.audit.list(player="alice", actions=("games.withdrawn",)) == []
+        lichess.knobs.down_until = None  # Lichess back
+        site.clock.set(site.clock.now() + REVOKE_AGAIN)
+        await site.service.runner.fire_due()
+        assert _tokens_of(lichess, "alice") == []
+        async with site.db.reads() as uow:
+            assert await uow.tokens.player_ids() == []
+            [gone] = await uow.audit.list(player="alice", actions=("games.withdrawn",))
+        assert gone.details == {"why": "withdrawn", "revoked_on_lichess": True}
+    finally:
+        await alice.close()
 
 
 async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
