@@ -21,6 +21,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    or_,
+    select,
 )
 from sqlalchemy import false as sa_false
 from sqlalchemy.orm import Mapped, mapped_column
@@ -114,6 +116,16 @@ class TournamentRow(Base):
     @property
     def is_open(self) -> bool:
         return self.state in (None, SeasonState.OPEN)
+
+
+_OPEN_SEASON_ID = (
+    select(TournamentRow.id)
+    .where(or_(TournamentRow.state.is_(None), TournamentRow.state == SeasonState.OPEN))
+    .order_by(TournamentRow.id.desc())
+    .limit(1)
+    .scalar_subquery()
+)
+"""The open season's id, as a column default an INSERT computes."""
 
 
 class PlayerRow(Base):
@@ -237,6 +249,9 @@ class AuditRow(Base):
     player: Mapped[str | None] = mapped_column(String(30))
     match_id: Mapped[int | None]
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    tournament_id: Mapped[int | None] = mapped_column(default=_OPEN_SEASON_ID)
+    """The season it was written in (tournaments.id): the open one's, taken by the INSERT itself
+    (no round trip). None: written before entries named it, in a database of several seasons."""
 
 
 class OutboxRow(Base):

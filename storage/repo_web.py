@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import AuditRow, Channel, OutboxRow, OutboxStatus
 from storage.models_web import WebSessionRow
+from storage.repo_seasons import of_season
 
 
 class WebRepository:
@@ -55,7 +56,12 @@ class WebRepository:
         """The newest audit rows first (``before``: older than that id, for paging), of one
         match, about one player (by id), by one actor (any case) or whose action starts with
         ``action`` ("claim." is every claim ruling)."""
-        query = select(AuditRow).order_by(AuditRow.id.desc()).limit(limit)
+        query = (
+            select(AuditRow)
+            .where(of_season(AuditRow.tournament_id))  # the season's log, not every season's
+            .order_by(AuditRow.id.desc())
+            .limit(limit)
+        )
         if before is not None:
             query = query.where(AuditRow.id < before)
         if match_id is not None:

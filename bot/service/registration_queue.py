@@ -15,7 +15,8 @@ Each check is a row of ``settings`` under :data:`CHECK_PREFIX` and the player's 
 ``queued`` (asked for, or to be tried again after Lichess could not be reached), ``reading``
 (the leader reads the account; a process that dies leaves it so, and the next leader starts it
 again), ``done`` (with the result: registered, or each reason not, or the team to join first).
-The games read so far are written every :data:`PROGRESS_EVERY` games.
+The games read so far are written every :data:`PROGRESS_EVERY` games. A check names the season
+it was asked in (issue 28): the pages and the queue of one season read its checks only.
 """
 
 from __future__ import annotations
@@ -38,7 +39,14 @@ from rules.talk import registration as talk
 from storage.db import Database
 from storage.uow import UnitOfWork, Write
 
-__all__ = ["CHECK_PREFIX", "POLL", "CheckState", "RegistrationChecks", "check_of"]
+__all__ = [
+    "CHECK_PREFIX",
+    "POLL",
+    "CheckState",
+    "RegistrationChecks",
+    "check_of",
+    "name_checks",
+]
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +76,9 @@ class CheckState:
     registered: bool = False
     reasons: tuple[str, ...] = ()
     join_team: str | None = None
+    season: int | None = None
+    """The season it was asked in (``tournaments.id``; None: asked before seasons named it,
+    the open season's until a season is confirmed over it, which names it then)."""
 
     @property
     def running(self) -> bool:
@@ -99,10 +110,35 @@ def _key(username: str) -> str:
     return CHECK_PREFIX + normalise_username(username)
 
 
+async def _open_season(uow: UnitOfWork) -> int | None:
+    season = await uow.tournaments.current()
+    return None if season is None else season.id
+
+
+def _of_season(state: CheckState, season: int | None) -> bool:
+    return state.season is None or season is None or state.season == season
+
+
 async def check_of(uow: UnitOfWork, username: str) -> CheckState | None:
-    """The player's last eligibility check, if any."""
+    """The player's last eligibility check in the open season, if any (one asked in an
+    earlier season is that season's: a page of this season does not show it)."""
     text = await uow.settings.get(_key(username))
-    return None if text is None else CheckState.read(text)
+    if text is None:
+        return None
+    state = CheckState.read(text)
+    return state if _of_season(state, await _open_season(uow)) else None
+
+
+async def name_checks(uow: UnitOfWork, season: int) -> int:
+    """The checks asked before seasons named theirs named as ``season``'s (the open season's,
+    as a season is confirmed over it); how many."""
+    named = 0
+    for key, text in (await uow.settings.with_prefix(CHECK_PREFIX)).items():
+        state = CheckState.read(text)
+        if state.season is None:
+            await uow.settings.set(key, dataclasses.replace(state, season=season).text())
+            named += 1
+    return named
 
 
 class RegistrationChecks(WaitingLoop):
@@ -151,7 +187,8 @@ class RegistrationChecks(WaitingLoop):
         current = await check_of(uow, username)
         if current is not None and current.running:
             return current
-        state = CheckState(username=username, state=QUEUED, requested_at=now)
+        season = await _open_season(uow)
+        state = CheckState(username=username, state=QUEUED, requested_at=now, season=season)
         await uow.settings.set(_key(username), state.text())
         return state
 
@@ -160,8 +197,11 @@ class RegistrationChecks(WaitingLoop):
     async def _queue(self) -> list[CheckState]:
         async with self.db.reads() as uow:
             found = await uow.settings.with_prefix(CHECK_PREFIX)
+            season = await _open_season(uow)
         checks = [CheckState.read(text) for text in found.values()]
-        running = (c for c in checks if c.running)  # first asked, first read (then by name)
+        # an earlier season's check left running is not this season's to finish; first asked,
+        # first read (then by name)
+        running = (c for c in checks if c.running and _of_season(c, season))
         return sorted(running, key=lambda c: (c.requested_at, normalise_username(c.username)))
 
     def store(self, state: CheckState) -> Write:

@@ -18,6 +18,7 @@ import datetime as dt
 from bot.config import Config, rules_over, season_table
 from bot.errors import OperationError
 from bot.service.registration import window_of
+from bot.service.registration_queue import name_checks
 from bot.service.stages.candidates import SMALL_FIELD
 from bot.views.bracket import load_bracket, with_results
 from bot.views.tournament import require_tournament
@@ -135,6 +136,7 @@ class Seasons:
             last.registration_opens, last.registration_closes = window.opens, window.closes
             last.state = SeasonState.ARCHIVED
             kept = await uow.seasons.keep_entries(last.id)
+            await name_checks(uow, last.id)  # its players' checks are its own, not the next's
             await uow.seasons.keep_settings(last.id, SEASON_SETTINGS)
         draft.state = SeasonState.OPEN
         draft.confirmed_by = actor

@@ -1,4 +1,4 @@
-"""Migration 0025 carries a played single-season database into seasons with nothing lost.
+"""Migrations 0025 on carry a played single-season database into seasons with nothing lost.
 
 The season is played on this version's schema and the database then taken back to 0031, the
 schema the version before seasons wrote (the downgrade drops only what 0025 added), so what the
@@ -81,6 +81,9 @@ async def test_a_played_season_of_the_previous_schema_upgrades_with_nothing_lost
     assert (season["title_holder"], season["runner_up"]) == SEEDED
     # no window of its own (0032): it reads the config's [registration], as it did
     assert (season["registration_opens"], season["registration_closes"]) == (None, None)
+    # the audit log's entries are the one season's (0033)
+    assert len(after["audit_log"]) > 100
+    assert {e["tournament_id"] for e in after["audit_log"]} == {season["id"]}
     assert {p["tournament_id"] for p in after["players"]} == {season["id"]}
     entries = {e["player_id"]: e for e in after["season_entries"]}
     assert set(entries) == {p["id"] for p in before["players"]}
