@@ -3,6 +3,7 @@ it; the draft's card shows what it takes over and opens it with a button, no com
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import AsyncIterator
@@ -10,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.app import Service
+from bot.config import RegistrationConfig
 from bot.demo.bundled import bundled_sandbox
 from bot.runtime.clock import FakeClock
 from bot.service.seasons import season_config
@@ -29,9 +31,14 @@ async def played(database_url: str) -> AsyncIterator[Site]:
     finally:
         await db.dispose()
     clock = FakeClock(final_week + dt.timedelta(weeks=1))
-    async with Service(
-        make_config(database_url), clock=clock, web_port=0, sandbox=bundled_sandbox()
-    ) as service:
+    config = dataclasses.replace(
+        make_config(database_url),
+        registration=RegistrationConfig(
+            opens=dt.datetime(2021, 9, 1, tzinfo=dt.UTC),
+            closes=dt.datetime(2021, 10, 10, 23, 59, tzinfo=dt.UTC),
+        ),
+    )
+    async with Service(config, clock=clock, web_port=0, sandbox=bundled_sandbox()) as service:
         assert service.web_url is not None
         yield Site(service=service, clock=clock, url=service.web_url, matches={})
 
@@ -58,6 +65,9 @@ async def test_the_desk_drafts_next_years_season_and_opens_it(played: Site) -> N
         page = await td.get("/desk")
         assert "Open the 2022 season?" in page
         assert "2022-10-11" in page  # the first pairings, on the same Tuesday of October
+        # the registration window moved as far as the first pairings: Wednesday to Sunday
+        assert "Wed 31 Aug 2022 00:00" in page
+        assert "Sun 09 Oct 2022 23:59" in page
         assert "PepsiNGaming, GrohochetGrom, Player01, Player02" in page
         assert "acwc " not in page
 

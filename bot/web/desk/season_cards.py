@@ -29,12 +29,19 @@ _LABELS = {
 
 
 def settings_table(season: TournamentRow) -> tuple[tuple[str, ...], ...]:
-    """A season's own settings as the desk's table: (setting, value)."""
+    """A season's own settings as the desk's table: (setting, value), its registration window
+    with them (moved with its first pairings by ``acwc season new``)."""
     rows: list[tuple[str, ...]] = [("setting", "value")]
     for section, values in (season.rules or {}).items():
         for key, value in values.items():
             shown = ", ".join(value) if isinstance(value, list) else str(value)
             rows.append((_LABELS.get((section, key), f"{section}.{key}"), shown))
+    for label, when in (
+        ("registration opens (UTC)", season.registration_opens),
+        ("registration closes (UTC)", season.registration_closes),
+    ):
+        if when is not None:  # none: the config's [registration]
+            rows.append((label, when.strftime("%a %d %b %Y %H:%M")))
     return tuple(rows)
 
 
