@@ -142,6 +142,7 @@ class Shell:
         )
 
 
+@pytest.mark.timeout(600)  # dozens of `acwc` processes, one after another, on a busy machine
 @pytest.mark.parametrize("document", documents_to_run())
 def test_the_documents_commands_run(document: str, tmp_path: Path) -> None:
     for place in ("var/lib/acwc-bot", "etc/acwc-bot"):

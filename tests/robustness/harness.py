@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import heapq
 import json
@@ -28,6 +29,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
@@ -483,6 +485,25 @@ async def _outcome(
 _REFERENCES: dict[int, Outcome] = {}
 
 
+def two_game_matches() -> Config:
+    """The demo's short formats with two games a match, clinched at 1.5 (a tie is played off as
+    the stage says). The crash, upgrade, fault and fail-over seasons compare one run with another
+    of the same formats: a quarter fewer settles than four games, and more tied knockout
+    matches, so more armageddons and repeated weeks, each one a place a kill or a fault can hit."""
+    config = short_matches()
+    formats = config.rules.formats
+    two = {
+        kind: dataclasses.replace(
+            getattr(formats, kind),
+            games=2,
+            clinch_at=None if getattr(formats, kind).clinch_at is None else Fraction(3, 2),
+        )
+        for kind in ("qualification", "candidates", "semifinal", "final", "third_place")
+    }
+    rules = dataclasses.replace(config.rules, formats=dataclasses.replace(formats, **two))
+    return dataclasses.replace(config, rules=rules)
+
+
 async def reference_season(seed: int, folder: Path) -> Outcome:
     """The season of ``seed`` run in process on SQLite with no kill and no fault, once per test
     session: the crash and the fault tests compare with the same run (``folder`` holds its
@@ -505,7 +526,7 @@ async def season(
     between: Callable[[], Awaitable[None]] | None = None,
 ) -> Outcome:
     wall = time.perf_counter()
-    config = demo_config(short_matches(), database_url=url, web_port=_free_port())
+    config = demo_config(two_game_matches(), database_url=url, web_port=_free_port())
     start = dt.datetime.combine(
         config.rules.calendar.first_publication - dt.timedelta(days=7), dt.time(9, 0), tzinfo=dt.UTC
     )

@@ -7,7 +7,7 @@ SIGKILL and starts it again, and waits until it is ready before the clock may mo
 an uninterrupted in-process run of the same seed. Compared: placement, standings, matches, games and
 the audit log without its ids, and with match ids replaced by their rank (PostgreSQL spends a
 sequence number on every insert a kill rolled back: later ids shift, their order does not). The
-season is small so that both runs fit in CI: 13 players, every match 4 games (``short_matches``),
+season is small so that both runs fit in CI: 13 players, every match 2 games (``two_game_matches``),
 about 1000 settles; about 2 minutes for the two runs on a loaded 2-core machine (reference about 30
 s, crashed run about 90 s). Every DM the outbox marked sent must be in the sandbox's inbox; a DM
 received more often than it was marked sent is a duplicate, which only a kill between Lichess
