@@ -132,18 +132,32 @@ DATABASE_FIXTURES = frozenset({"database_url", "pg_url"})
 """The fixtures whose database ``ACWC_TEST_DB`` picks (or PostgreSQL's own)."""
 
 
+def _postgresql_case(item: pytest.Item) -> bool:
+    """An ``any_database_url`` test's PostgreSQL case."""
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("any_database_url") == "postgresql"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``ACWC_DB_TESTS_ONLY=1`` (CI's PostgreSQL run): keep only the tests whose database
-    ``ACWC_TEST_DB`` picks; every other test does the same on both runs, and the SQLite run
-    has them (the ``any_database_url`` tests among them, which take both databases)."""
-    if os.environ.get("ACWC_DB_TESTS_ONLY") != "1":
-        return
+    """CI runs the suite twice side by side, and these two variables split the work:
+
+    ``ACWC_DB_TESTS_ONLY=1`` (the PostgreSQL run): keep only the tests whose database
+    ``ACWC_TEST_DB`` picks, and the PostgreSQL case of the ``any_database_url`` tests (which take
+    both databases); every other test does the same on both runs, and the SQLite run has it.
+    ``ACWC_POSTGRESQL_CASES_ELSEWHERE=1`` (the SQLite run): leave those PostgreSQL cases to the
+    PostgreSQL run. Without either variable every test runs."""
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
+    only_db = os.environ.get("ACWC_DB_TESTS_ONLY") == "1"
+    elsewhere = os.environ.get("ACWC_POSTGRESQL_CASES_ELSEWHERE") == "1"
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        uses_picked = bool(names & DATABASE_FIXTURES) and "any_database_url" not in names
-        (keep if uses_picked else drop).append(item)
+        if only_db:
+            picked = bool(names & DATABASE_FIXTURES) and "any_database_url" not in names
+            wanted = picked or _postgresql_case(item)
+        else:
+            wanted = not (elsewhere and _postgresql_case(item))
+        (keep if wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
