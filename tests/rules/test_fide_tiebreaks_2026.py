@@ -14,9 +14,10 @@ from fractions import Fraction
 
 import pytest
 
+from rules.swiss.checker import check_tournament
 from rules.swiss.fide_tiebreaks import Code, parse_tiebreaks, standings
 from rules.swiss.generator import GeneratorError, generate, parse_config
-from rules.swiss.trf import TrfError, parse_trf
+from rules.swiss.trf import TrfError, parse_trf, write_trf
 from rules.swiss.trf_model import TrfTieBreakLine
 
 F = Fraction
@@ -266,3 +267,38 @@ def test_the_generator_declares_the_new_codes() -> None:
     assert len(set(ranks)) == len(ranks)  # TPN separates every player still tied
     with pytest.raises(GeneratorError, match="SSSC is a team tie-break"):
         parse_config("TieBreaks=BH,SSSC")
+
+
+def test_check_passes_a_generated_file_with_every_code_and_per_round_ratings() -> None:
+    # Every knob of the generator (forfeits, byes, withdrawals, unusual results) and drifting
+    # ratings: the ranks it writes by this list are the ranks --check computes from the file
+    # it wrote, and one rank moved is the first difference.
+    listed = "DE/P,FB/M1,AOB/F,STD,SB/C1/P,KS/L+1,ARO/C1,TPR,PTP,APRO,APPO,RTNG,TPN"
+    config = "\n".join(
+        [
+            "PlayersNumber=24",
+            "RoundsNumber=6",
+            "ForfeitRate=10",
+            "DoubleForfeitRate=40",
+            "UnusualResultRate=30",
+            "RetiredRate=60",
+            "HalfPointByeRate=15",
+            "ZeroPointByeRate=30",
+            "FullPointByeRate=30",
+            "RatingDrift=150",
+            "Trf2026=1",
+            f"TieBreaks={listed}",
+            "Seed=11",
+        ]
+    )
+    text = write_trf(generate(parse_config(config)).tournament)
+    assert "XXO per-round-ratings" in text
+    report = check_tournament(parse_trf(text))
+    assert report.passed, report.describe()
+    assert report.tiebreaks is not None
+    assert ",".join(t.label for t in report.tiebreaks) == f"PTS,{listed}"
+    first = next(line for line in text.splitlines() if line.startswith("001"))
+    moved = first[:85] + f"{int(first[85:89]) % 24 + 1:4d}" + first[89:]
+    report = check_tournament(parse_trf(text.replace(first, moved)))
+    assert report.standing is not None
+    assert report.standing.number == 1
