@@ -169,9 +169,7 @@ async def td_hand(
     )
 
 
-async def refused_or_gone(
-    uow: UnitOfWork, player: str, words: Words | None = None
-) -> str | None:
+async def refused_or_gone(uow: UnitOfWork, player: str, words: Words | None = None) -> str | None:
     """Why ``player`` may not register on their own: the TDs refused them (and did not add
     them since), or they left the championship; ``None``: nothing stands in the way. In
     ``words`` (the page's), else in the player's stored language."""
