@@ -1,8 +1,8 @@
 """Our generator's tournaments, every round paired by our engine, checked by bbpPairings.
 
-    PYTHONPATH=. python bench/pairing_bbp_check.py --bbp BBP [--tournaments 5000]
+    PYTHONPATH=. python bench/pairing_bbp_check.py [--bbp BBP] [--tournaments 5000]
         [--min-players 9] [--max-players 40] [--seed 0] [--keep DIR] [--max-seconds S]
-        [--baku]
+        [--baku] [--tiebreaks]
 
 FIDE's test of a pairing program (C.04.A): random tournaments from the program's generator,
 checked by an endorsed program's checker; at most 10 discrepancies in 5,000 tournaments. Each
@@ -17,8 +17,12 @@ STATE -p`` too: bbpPairings must find none either (exit code 1), or it is a disc
 files of discrepancies are kept in ``--keep`` (default: a new folder under the system's
 temporary directory). Prints the figures, and each discrepancy on a line of its own. With
 ``--baku`` every tournament also uses the Baku acceleration (its ``250`` records written out,
-which bbpPairings reads as our engine does).
-``BBP`` is built outside this repository (see ``bench/pairing_diff.py``).
+which bbpPairings reads as our engine does). With ``--tiebreaks`` every tournament also
+declares a random list of C.07 tie-breaks (drawn apart from the rest, so the pairings are the
+same as without it) and the file as written is read back and its standings checked (``acwc
+pair --check``'s standings part): a rank the list does not give is a standings difference.
+``BBP`` is built outside this repository (see ``bench/pairing_diff.py``); without ``--bbp``
+only the standings are checked.
 """
 
 from __future__ import annotations
@@ -33,8 +37,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench.pairing_diff import bbp_trf, run_bbp
-from rules.swiss.generator import GeneratorConfig, generate
-from rules.swiss.trf import TrfTournament, write_trf
+from rules.swiss.fide_tiebreaks import check_standings
+from rules.swiss.generator import GeneratedTournament, GeneratorConfig, generate
+from rules.swiss.trf import TrfTournament, parse_trf, rounds_played, write_trf
+
+# The tie-breaks a random list is drawn from: every individual code of C.07 Art. 5, with the
+# modifiers its list of codes writes.
+TIEBREAKS = (
+    "DE", "DE/P", "WIN", "WON", "BPG", "BWG", "PS", "PS/C1", "REP", "STD", "TPN",
+    "BH", "BH/C1", "BH/M1", "BH/P", "FB", "FB/C1", "FB/M1", "AOB", "AOB/F",
+    "SB", "SB/C1", "SB/P", "KS", "KS/L+1", "KS/L-1",
+    "ARO", "ARO/C1", "TPR", "TPR/C1", "PTP", "APRO", "APPO", "RTNG",
+)  # fmt: skip
 
 
 def random_config(
@@ -68,6 +82,12 @@ def random_config(
     )
 
 
+def random_tiebreaks(config: GeneratorConfig) -> GeneratorConfig:
+    """``config`` declaring 2-6 tie-breaks drawn from its seed alone."""
+    rng = random.Random(f"tiebreaks {config.seed}")
+    return replace(config, tiebreaks=",".join(rng.sample(TIEBREAKS, rng.randint(2, 6))))
+
+
 @dataclass
 class _Tally:
     tournaments: int = 0
@@ -76,6 +96,8 @@ class _Tally:
     unpairable_agreed: int = 0
     discrepancies: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    standings_checked: int = 0
+    standings: list[str] = field(default_factory=list)
 
 
 def _check(binary: Path, path: Path) -> tuple[list[str], str | None]:
@@ -106,9 +128,50 @@ def _unpairable(binary: Path, state: TrfTournament, round_number: int, path: Pat
     return f"exit code {done.returncode}: {done.stderr.strip()[:300]}"
 
 
-def main() -> int:
+def _standings(text: str) -> str | None:
+    """Why the file's rank column differs from its tie-break list's standings (None: it
+    does not)."""
+    tournament = parse_trf(text)
+    checked = check_standings(tournament, rounds_played(tournament))
+    if checked is None:
+        return "no standings to check"
+    difference = checked[1]
+    return None if difference is None else difference.describe()
+
+
+def _against_bbp(
+    binary: Path,
+    made: GeneratedTournament,
+    name: str,
+    text: str,
+    scratch: Path,
+    keep: Path,
+    tally: _Tally,
+) -> None:
+    """bbpPairings' checker on the file, and its pairing of the state our engine left
+    unpaired."""
+    path = scratch / f"{name}.trf"
+    path.write_text(text, encoding="utf-8")
+    differing, refused = _check(binary, path)
+    if refused is not None:
+        tally.refused.append(f"{name}: {refused}")
+    for round_number in differing:
+        tally.discrepancies.append(f"{name} round {round_number}")
+    if made.unpaired is not None and made.stopped_at is not None:
+        state_path = scratch / f"{name}-r{made.stopped_at}.trf"
+        problem = _unpairable(binary, made.unpaired, made.stopped_at, state_path)
+        if problem is None:
+            tally.unpairable_agreed += 1
+        else:
+            tally.discrepancies.append(f"{name} round {made.stopped_at}: {problem}")
+            (keep / state_path.name).write_text(state_path.read_text(), encoding="utf-8")
+    if refused is not None or differing:
+        (keep / f"{name}.trf").write_text(text, encoding="utf-8")
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bbp", type=Path, required=True, help="bbpPairings.exe")
+    parser.add_argument("--bbp", type=Path, help="bbpPairings.exe (without: standings only)")
     parser.add_argument("--tournaments", type=int, default=5000)
     parser.add_argument("--min-players", type=int, default=9)
     parser.add_argument("--max-players", type=int, default=40)
@@ -116,7 +179,33 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="where to keep the files that differ")
     parser.add_argument("--max-seconds", type=float, help="stop early with the figures so far")
     parser.add_argument("--baku", action="store_true", help="Baku acceleration in every one")
-    arguments = parser.parse_args()
+    parser.add_argument("--tiebreaks", action="store_true", help="a random tie-break list")
+    return parser.parse_args()
+
+
+def _report(arguments: argparse.Namespace, tally: _Tally, keep: Path, seconds: float) -> None:
+    agreed = f" (bbpPairings finds none either: {tally.unpairable_agreed})"
+    print(
+        f"tournaments: {tally.tournaments} ({arguments.min_players}-{arguments.max_players} "
+        f"players, every knob of the generator{', Baku acceleration' if arguments.baku else ''}"
+        f"), rounds: {tally.rounds}, ended early for want of a legal pairing: {tally.stopped}"
+        f"{agreed if arguments.bbp is not None else ''}"
+    )
+    if arguments.bbp is not None:
+        print(f"discrepancies (rounds bbpPairings pairs otherwise): {len(tally.discrepancies)}")
+        print(f"files bbpPairings refused: {len(tally.refused)}")
+    if arguments.tiebreaks:
+        print(
+            f"standings checked: {tally.standings_checked} tournaments; ranks the tie-break "
+            f"list does not give: {len(tally.standings)}"
+        )
+    for line in tally.discrepancies + tally.refused + tally.standings:
+        print(f"  {line}")
+    print(f"kept in {keep}; {seconds:.0f} s")
+
+
+def main() -> int:
+    arguments = _arguments()
     keep = arguments.keep or Path(tempfile.mkdtemp(prefix="acwc-bbp-check-"))
     keep.mkdir(parents=True, exist_ok=True)
     rng = random.Random(arguments.seed)
@@ -129,50 +218,33 @@ def main() -> int:
             )
             if arguments.baku:
                 config = replace(config, baku=1)
+            if arguments.tiebreaks:
+                config = random_tiebreaks(config)
             made = generate(config)
             text = write_trf(made.tournament)
             name = f"seed{config.seed}-{config.players}p{config.rounds}r"
-            path = Path(scratch) / f"{name}.trf"
-            path.write_text(text, encoding="utf-8")
-            differing, refused = _check(arguments.bbp, path)
+            if arguments.bbp is not None:
+                _against_bbp(arguments.bbp, made, name, text, Path(scratch), keep, tally)
+            if arguments.tiebreaks:
+                tally.standings_checked += 1
+                problem = _standings(text)
+                if problem is not None:
+                    tally.standings.append(f"{name} ({config.tiebreaks}): {problem}")
+                    (keep / f"{name}.trf").write_text(text, encoding="utf-8")
             tally.tournaments += 1
             tally.rounds += (made.stopped_at or config.rounds + 1) - 1
             tally.stopped += made.stopped_at is not None
-            if refused is not None:
-                tally.refused.append(f"{name}: {refused}")
-            for round_number in differing:
-                tally.discrepancies.append(f"{name} round {round_number}")
-            if made.unpaired is not None and made.stopped_at is not None:
-                state_path = Path(scratch) / f"{name}-r{made.stopped_at}.trf"
-                problem = _unpairable(arguments.bbp, made.unpaired, made.stopped_at, state_path)
-                if problem is None:
-                    tally.unpairable_agreed += 1
-                else:
-                    tally.discrepancies.append(f"{name} round {made.stopped_at}: {problem}")
-                    (keep / state_path.name).write_text(state_path.read_text(), encoding="utf-8")
-            if refused is not None or differing:
-                (keep / f"{name}.trf").write_text(text, encoding="utf-8")
             if (index + 1) % 250 == 0:
                 print(
                     f"{index + 1} tournaments, {tally.rounds} rounds, "
                     f"{len(tally.discrepancies)} discrepancies, {len(tally.refused)} refused, "
+                    f"{len(tally.standings)} standings differ, "
                     f"{time.monotonic() - started:.0f} s",
                     flush=True,
                 )
             if arguments.max_seconds and time.monotonic() - started > arguments.max_seconds:
                 break
-    print(
-        f"tournaments: {tally.tournaments} ({arguments.min_players}-{arguments.max_players} "
-        f"players, every knob of the generator{', Baku acceleration' if arguments.baku else ''}"
-        f"), rounds checked: {tally.rounds}, ended early "
-        f"for want of a legal pairing: {tally.stopped} (bbpPairings finds none either: "
-        f"{tally.unpairable_agreed})"
-    )
-    print(f"discrepancies (rounds bbpPairings pairs otherwise): {len(tally.discrepancies)}")
-    print(f"files bbpPairings refused: {len(tally.refused)}")
-    for line in tally.discrepancies + tally.refused:
-        print(f"  {line}")
-    print(f"kept in {keep}; {time.monotonic() - started:.0f} s")
+    _report(arguments, tally, keep, time.monotonic() - started)
     return 0
 
 

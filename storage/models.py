@@ -251,7 +251,8 @@ class AuditRow(Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     tournament_id: Mapped[int | None] = mapped_column(default=_OPEN_SEASON_ID)
     """The season it was written in (tournaments.id): the open one's, taken by the INSERT itself
-    (no round trip). None: written before entries named it, in a database of several seasons."""
+    (no round trip). None: written while no season was open, or before entries named it in a
+    database of several seasons where migration 0034 could not tell which was open."""
 
 
 class OutboxRow(Base):

@@ -16,7 +16,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from bot.notify.languages import DEFAULT, LANGUAGES, LOCALE_DIR, catalogue_path, words
+from bot.notify.languages import DEFAULT, LANGUAGES, LOCALE_DIR, catalogue_path, negotiate, words
 from rules.core.errors import RulesError
 from rules.core.model import MatchId, PlayerId
 from rules.core.ruleset import Ruleset
@@ -34,7 +34,7 @@ from rules.talk.conduct import (
 )
 from rules.talk.games import time_control_text
 from rules.talk.notices import fit, pairing_published
-from rules.talk.registration import REASONS, gone, reason, window_closed
+from rules.talk.registration import REASONS, gone, read_back, reason, unreachable, window_closed
 from rules.talk.room import no_such_match, result_recorded
 from rules.week.calendar import label_duration, label_time, match_week
 from rules.week.conduct import check_claim
@@ -304,3 +304,23 @@ def test_a_refused_break_claim_or_bid_is_answered_in_the_reader_s_words() -> Non
         "Les Blancs ne peuvent pas avoir plus de temps que les 3:00 des Noirs ; vous avez "
         "proposé 3:40."
     )
+
+
+def test_a_browser_s_accept_language_is_read_in_its_order() -> None:
+    assert negotiate("fr-FR,fr;q=0.9,en;q=0.8") == "fr"
+    assert negotiate("en-US,en;q=0.9,fr;q=0.8") == "en"
+    assert negotiate("de-DE,de;q=0.9,fr-CA;q=0.5") == "fr"  # the first offered one
+    assert negotiate("fr;q=0.4, en;q=0.7") == "en"  # by weight, not by place
+    assert negotiate("fr;q=0, de") == DEFAULT  # q=0: not wanted
+    assert negotiate("FR") == "fr"
+    assert negotiate(None) == negotiate("") == negotiate("*") == negotiate("x;q=zz") == DEFAULT
+
+
+def test_a_check_s_problem_kept_in_english_is_read_back_in_the_reader_s_words() -> None:
+    fr = words("fr")
+    assert read_back(unreachable("HTTP 503"), fr) == "Lichess n'a pas pu être joint : HTTP 503"
+    assert read_back("Lichess error: HTTP 400", fr) == "erreur de Lichess : HTTP 400"
+    assert read_back("no such Lichess account", fr) == "ce compte Lichess n'existe pas"
+    assert read_back(REASONS["bot_account"], fr) == "un compte BOT ne peut pas jouer (règle 2.ii.5)"
+    assert read_back("a reason a TD typed", fr) == "a reason a TD typed"  # as it was written
+    assert read_back(unreachable("HTTP 503")) == "Lichess could not be reached: HTTP 503"

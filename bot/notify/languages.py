@@ -19,18 +19,53 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
+from babel.core import negotiate_locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from rules.core.words import ENGLISH, Readers, Words
 from storage.uow import UnitOfWork
 
-__all__ = ["DEFAULT", "LANGUAGES", "LOCALE_DIR", "catalogue_path", "readers", "words", "words_of"]
+__all__ = [
+    "DEFAULT",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "catalogue_path",
+    "negotiate",
+    "readers",
+    "words",
+    "words_of",
+]
 
 LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
 DEFAULT: Final = "en"
 LANGUAGES: Final = {"en": "English", "fr": "Français"}
 """The languages a player may pick, by code, each named in its own words."""
+
+
+ACCEPT_LIMIT = 500
+"""The longest ``Accept-Language`` header read (a browser's is a few dozen characters)."""
+
+
+def negotiate(accept_language: str | None) -> str:
+    """The offered language a browser's ``Accept-Language`` header asks for first (``fr-CA``
+    reads French; a language given ``q=0`` is refused), else :data:`DEFAULT`."""
+    asked: list[tuple[float, int, str]] = []
+    for index, part in enumerate((accept_language or "")[:ACCEPT_LIMIT].split(",")):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if tag and tag != "*" and weight > 0:
+            asked.append((-weight, index, tag.strip()))
+    preferred = [tag for _, _, tag in sorted(asked)]
+    found = (negotiate_locale(preferred, list(LANGUAGES), sep="-") or DEFAULT).lower()
+    return found if found in LANGUAGES else DEFAULT
 
 
 def catalogue_path(language: str) -> Path:

@@ -6,7 +6,7 @@ import datetime as dt
 
 from bot.config import USERNAME, Config
 from bot.errors import OperationError
-from bot.notify.languages import DEFAULT, LANGUAGES
+from bot.notify.languages import LANGUAGES
 from bot.views.tournament import require_tournament
 from rules.core.model import normalise_username
 from rules.core.ruleset import Ruleset
@@ -102,8 +102,8 @@ class Players:
             raise OperationError(
                 f"There is no language {language!r}: choose one of {', '.join(LANGUAGES)}."
             )
-        chosen = None if language == DEFAULT else language
-        return await _choose(uow, player_id, "language", chosen, now=now, audited=language)
+        # stored as chosen, English too: a player who chose it reads it whatever their browser
+        return await _choose(uow, player_id, "language", language, now=now, audited=language)
 
     async def set_game_links_by_dm(
         self, uow: UnitOfWork, player_id: str, *, wanted: bool, now: dt.datetime

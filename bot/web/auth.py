@@ -31,10 +31,12 @@ from bot.lichess.oauth import (
     revoke_token,
     start_login,
 )
-from bot.notify.languages import LANGUAGES, words
+from bot.notify.languages import DEFAULT, LANGUAGES, words
 from bot.web.core import (
+    LANGUAGE_COOKIE,
     bad_request,
     context,
+    not_found,
     page_words,
     read_form,
     redirect,
@@ -261,7 +263,7 @@ async def login_page(request: web.Request) -> web.StreamResponse:
             "title": page_words().gettext("Your account"),
             "game_links_by_dm": links_by_dm,
             "games_permission": games,
-            "languages": LANGUAGES,
+            "chosen": (who.language if who is not None else None) or DEFAULT,
         },
     )
 
@@ -284,14 +286,13 @@ async def preferences(request: web.Request) -> web.StreamResponse:
             await uow.commit()
     except OperationError as e:
         return redirect_with(request, "/account", str(e), ok=False)
-    wanted = PREFERENCE_VALUES[raw]
-    return redirect_with(
-        request,
-        "/account",
-        "Each later game's challenge link now comes by DM too."
-        if wanted
-        else "Later games' challenge links are in your match room only.",
+    language = page_words()
+    said = (
+        language.gettext("Each later game's challenge link now comes by DM too.")
+        if PREFERENCE_VALUES[raw]
+        else language.gettext("Later games' challenge links are in your match room only.")
     )
+    return redirect_with(request, "/account", said)
 
 
 async def choose_language(request: web.Request) -> web.StreamResponse:
@@ -299,6 +300,14 @@ async def choose_language(request: web.Request) -> web.StreamResponse:
     who, values = await read_form(request, {"language": 10})
     language = values.get("language", "")
     ctx = context(request)
+    if language not in LANGUAGES:
+        said = page_words().gettext("There is no language '%(code)s': choose one of %(codes)s.")
+        return redirect_with(
+            request, "/account", said % {"code": language, "codes": ", ".join(LANGUAGES)}, ok=False
+        )
+    if not who.is_player:
+        said = page_words().gettext("Only a registered player has this choice.")
+        return redirect_with(request, "/account", said, ok=False)
     try:
         async with ctx.db.uow() as uow:
             await ctx.services.players.set_language(
@@ -312,6 +321,28 @@ async def choose_language(request: web.Request) -> web.StreamResponse:
     return redirect_with(request, "/account", said % {"language": LANGUAGES[language]})
 
 
+LANGUAGE_COOKIE_DAYS = 365
+
+
+async def pick_language(request: web.Request) -> web.StreamResponse:
+    """``GET /language/{code}?next=…``: a visitor's pages in that language from now on (a
+    cookie; a player's choice stored on ``/account`` comes first), back to the page they read."""
+    code = request.match_info["code"]
+    if code not in LANGUAGES:
+        raise not_found()
+    response = redirect(safe_next(request.query.get("next")))
+    response.set_cookie(
+        LANGUAGE_COOKIE,
+        code,
+        max_age=LANGUAGE_COOKIE_DAYS * 24 * 3600,
+        path="/",
+        httponly=True,
+        samesite="Lax",
+        secure=context(request).secure_cookies,
+    )
+    return response
+
+
 async def logout(request: web.Request) -> web.StreamResponse:
     """``POST /logout`` (CSRF checked): the session row goes, so the cookie is dead everywhere."""
     ctx = context(request)
@@ -319,7 +350,8 @@ async def logout(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         await uow.web.delete_session(who.session_id)
         await uow.commit()
-    response = redirect_with(request, "/", "You are logged out.", logged_out=True)
+    said = page_words().gettext("You are logged out.")
+    response = redirect_with(request, "/", said, logged_out=True)
     response.del_cookie(SESSION_COOKIE, path="/")
     return response
 
@@ -340,5 +372,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/account", login_page)
     app.router.add_post("/account/preferences", preferences)
     app.router.add_post("/account/language", choose_language)
+    app.router.add_get("/language/{code}", pick_language)
     app.router.add_post("/logout", logout)
     app.cleanup_ctx.append(_http_session)

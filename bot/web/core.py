@@ -26,7 +26,7 @@ from markupsafe import Markup
 from multidict import MultiDictProxy
 
 from bot.config import Config
-from bot.notify.languages import DEFAULT, words
+from bot.notify.languages import DEFAULT, LANGUAGES, negotiate, words
 from bot.notify.spelling import spelled
 from bot.runtime.clock import Clock
 from bot.service.services import Services
@@ -158,6 +158,13 @@ class Viewer:
 
 VIEWER = web.RequestKey("acwc.viewer", Viewer)
 
+LANGUAGE = web.RequestKey("acwc.language", str)
+"""The language the page is written in (a code of ``LANGUAGES``), set by
+:func:`viewer_middleware`: :class:`bot.web.ops.PageCache` keeps one copy of a page per language."""
+
+LANGUAGE_COOKIE = "acwc_lang"
+"""A visitor's choice of language (the footer's links), for whoever has none stored."""
+
 
 def viewer(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
@@ -166,14 +173,28 @@ def viewer(request: web.Request) -> Viewer | None:
 PAGE_WORDS: contextvars.ContextVar[Words] = contextvars.ContextVar(
     "acwc_page_words", default=ENGLISH
 )
-"""The language the page being made is written in: the logged-in player's choice, else English
-(an anonymous visitor's pages are shared by :class:`bot.web.ops.PageCache`, so they are all in
-English). Set by :func:`viewer_middleware`; the templates' ``_()`` and :func:`when` read it
-(the worker thread that renders a page gets a copy of the request's context)."""
+"""The language the page being made is written in (:func:`page_language`). Set by
+:func:`viewer_middleware`; the templates' ``_()`` and :func:`when` read it (the worker thread
+that renders a page gets a copy of the request's context)."""
 
 
 def page_words() -> Words:
     return PAGE_WORDS.get()
+
+
+def visitor_language(request: web.Request) -> str:
+    """The language of a reader with none stored: the one they picked with the footer's links
+    (a cookie), else the best their browser asks for (``Accept-Language``), else English."""
+    picked = request.cookies.get(LANGUAGE_COOKIE)
+    if picked in LANGUAGES:
+        return picked
+    return negotiate(request.headers.get("Accept-Language"))
+
+
+def page_language(request: web.Request) -> str:
+    """The language of the page in hand (:data:`LANGUAGE`; English before the viewer is read)."""
+    language: str = request.get(LANGUAGE, DEFAULT)
+    return language
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -271,15 +292,19 @@ async def headers_middleware(request: web.Request, handler: Handler) -> web.Stre
     response.headers.setdefault("X-Frame-Options", "DENY")
     if not request.path.startswith("/static/") and not request.path.endswith(".ics"):
         response.headers.setdefault("Cache-Control", "no-store")
+        # a page's words follow the browser's language or the visitor's choice (a cookie)
+        response.headers.setdefault("Vary", "Accept-Language, Cookie")
     return response
 
 
 @web.middleware
 async def viewer_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Load the session named by the cookie (if it is genuine and alive), the viewer's role
-    and the language the page is written in."""
+    and the language the page is written in: a player's stored choice, else the visitor's
+    (:func:`visitor_language`)."""
     ctx = context(request)
-    PAGE_WORDS.set(ENGLISH)
+    language = visitor_language(request)
+    PAGE_WORDS.set(words(language))  # (a connection's requests share one context)
     token = ctx.signer.unsign("session", request.cookies.get(SESSION_COOKIE))
     if token is not None:
         async with ctx.db.uow() as uow:
@@ -295,8 +320,10 @@ async def viewer_middleware(request: web.Request, handler: Handler) -> web.Strea
                     is_player=player is not None,
                     language=None if player is None else player.language,
                 )
-                if player is not None:
-                    PAGE_WORDS.set(words(player.language))
+                if player is not None and player.language is not None:
+                    language = player.language
+    request[LANGUAGE] = language
+    PAGE_WORDS.set(words(language))
     return await handler(request)
 
 
@@ -422,7 +449,8 @@ async def base_context(request: web.Request) -> dict[str, Any]:
     who = viewer(request)
     return {
         "viewer": who,
-        "language": (who.language if who is not None else None) or DEFAULT,
+        "language": page_language(request),
+        "languages": LANGUAGES,
         "tournament_name": config.tournament.name,
         "now": when(now, now),
         "path": request.path,

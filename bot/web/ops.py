@@ -24,7 +24,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from bot.web.core import VIEWER
+from bot.web.core import VIEWER, page_language
 
 __all__ = ["CACHED_PAGES", "Health", "HealthSource", "PageCache", "add_routes"]
 
@@ -196,7 +196,8 @@ class PageCache:
     A final's spectators read the same few pages hundreds of times a second, and each is
     recomputed from the database (standings, crosstable, bracket): sharing one rendering is
     what lets one process serve them. A logged-in viewer's page is never cached (it shows
-    their own actions).
+    their own actions). A page is kept once per language (:data:`bot.web.core.LANGUAGE`, the
+    visitor's choice or their browser's): a French visitor's copy never reaches an English one.
 
     No visitor waits for a copy that is merely old: once ``seconds`` have passed, the next
     request gets the copy it finds while one rendering in the background replaces it (another
@@ -236,7 +237,7 @@ class PageCache:
             or request.path not in CACHED_PAGES
         ):
             return await handler(request)
-        key = request.path_qs
+        key = f"{page_language(request)} {request.path_qs}"
         now = asyncio.get_running_loop().time()
         found = self._pages.get(key)
         pending = self._rendering.get(key)

@@ -140,3 +140,32 @@ async def test_a_crowd_on_an_old_copy_starts_one_rendering() -> None:
     again = await cache.middleware(make_mocked_request("GET", "/standings"), page)
     assert isinstance(again, web.Response)
     assert again.body == b"rendering 2"
+
+
+async def test_a_cached_page_is_kept_once_per_language(cached_site: Site) -> None:
+    cache = _cache(cached_site)
+    french, english, plain = (
+        Browser(cached_site, headers={"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}),
+        Browser(cached_site, headers={"Accept-Language": "en-GB,en;q=0.9"}),
+        Browser(cached_site),
+    )
+    try:
+        html = await french.get("/standings")
+        assert '<html lang="fr">' in html
+        assert "<h1>Classement de la qualification</h1>" in html
+        assert (cache.renders, cache.hits) == (1, 0)
+        # the English reader of the same page: never the French copy
+        html = await english.get("/standings")
+        assert '<html lang="en">' in html
+        assert "<h1>Qualification standings</h1>" in html
+        assert (cache.renders, cache.hits) == (2, 0)
+        # each reads their own copy from now on; a browser that asks for nothing reads English
+        assert "<h1>Classement de la qualification</h1>" in await french.get("/standings")
+        assert "<h1>Qualification standings</h1>" in await english.get("/standings")
+        assert "<h1>Qualification standings</h1>" in await plain.get("/standings")
+        assert (cache.renders, cache.hits) == (2, 3)
+        raw = await french.get_raw("/standings")
+        assert "Accept-Language" in raw.headers["Vary"]
+    finally:
+        for b in (french, english, plain):
+            await b.close()

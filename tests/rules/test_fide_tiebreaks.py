@@ -275,8 +275,8 @@ def test_the_list_is_read_with_its_columns() -> None:
         (Code.SB, 1, 0, 15),
         (Code.REP, 0, 0, 21),
     ]
-    with pytest.raises(TrfError, match="line 7, column 9: tie-break AOB is not implemented"):
-        parse_tiebreaks(TrfTieBreakLine("202 BH, AOB", 7))
+    with pytest.raises(TrfError, match="line 7, column 9: tie-break ABC is not implemented"):
+        parse_tiebreaks(TrfTieBreakLine("202 BH, ABC", 7))
     with pytest.raises(TrfError, match="line 7, column 5: KS/C1: modifier 'C1'"):
         parse_tiebreaks(TrfTieBreakLine("202 KS/C1", 7))
     with pytest.raises(TrfError, match="line 3, column 5: WIN/C1: modifier 'C1'"):
@@ -341,8 +341,8 @@ def test_pair_check_verifies_the_standings(
         "line 6, column 86: player 2 is ranked 2 in the file; the tie-break list ranks him 1 "
         "(PTS 1.5, BH 2, SB 1.25)\n"
     )
-    assert main(["pair", "--check", _four(tmp_path / "c.trf", "202 BH,FB", tied)]) == 3
-    assert "line 4, column 8: tie-break FB is not implemented" in capsys.readouterr().err
+    assert main(["pair", "--check", _four(tmp_path / "c.trf", "202 BH,SSSC", tied)]) == 3
+    assert "line 4, column 8: SSSC is a team tie-break" in capsys.readouterr().err
 
 
 def test_check_reports_the_pairing_before_the_standings() -> None:

@@ -114,7 +114,7 @@ def test_a_round_with_no_legal_pairing_keeps_the_state() -> None:
         ("ForfeitsPerRound=-1", "ForfeitsPerRound must be a whole number"),
         ("Acceleration=1", "unknown key 'Acceleration'"),
         ("BakuAcceleration=2", "BakuAcceleration must be a whole number from 0 to 1"),
-        ("TieBreaks=BH,FB", "TieBreaks: line 1, column 8: tie-break FB is not implemented"),
+        ("TieBreaks=BH,SSSC", "TieBreaks: line 1, column 8: SSSC is a team tie-break"),
         ("TieBreaks=BH\nTieBreaks=SB", "TieBreaks is given twice"),
     ],
 )

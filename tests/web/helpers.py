@@ -96,9 +96,11 @@ async def seed(
 class Browser:
     """An HTTP client with its own cookies, that logs in through the sandbox's OAuth page."""
 
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: Site, *, headers: Mapping[str, str] | None = None) -> None:
         self.site = site
-        self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+        self.http = aiohttp.ClientSession(
+            cookie_jar=aiohttp.CookieJar(unsafe=True), headers=headers
+        )
         self.last_html = ""
         self.landed = ""
 
