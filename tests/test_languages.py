@@ -34,7 +34,7 @@ from rules.talk.conduct import (
 )
 from rules.talk.games import time_control_text
 from rules.talk.notices import fit, pairing_published
-from rules.talk.registration import REASONS, gone, reason, window_closed
+from rules.talk.registration import REASONS, gone, read_back, reason, unreachable, window_closed
 from rules.talk.room import no_such_match, result_recorded
 from rules.week.calendar import label_duration, label_time, match_week
 from rules.week.conduct import check_claim
@@ -314,3 +314,13 @@ def test_a_browser_s_accept_language_is_read_in_its_order() -> None:
     assert negotiate("fr;q=0, de") == DEFAULT  # q=0: not wanted
     assert negotiate("FR") == "fr"
     assert negotiate(None) == negotiate("") == negotiate("*") == negotiate("x;q=zz") == DEFAULT
+
+
+def test_a_check_s_problem_kept_in_english_is_read_back_in_the_reader_s_words() -> None:
+    fr = words("fr")
+    assert read_back(unreachable("HTTP 503"), fr) == "Lichess n'a pas pu être joint : HTTP 503"
+    assert read_back("Lichess error: HTTP 400", fr) == "erreur de Lichess : HTTP 400"
+    assert read_back("no such Lichess account", fr) == "ce compte Lichess n'existe pas"
+    assert read_back(REASONS["bot_account"], fr) == "un compte BOT ne peut pas jouer (règle 2.ii.5)"
+    assert read_back("a reason a TD typed", fr) == "a reason a TD typed"  # as it was written
+    assert read_back(unreachable("HTTP 503")) == "Lichess could not be reached: HTTP 503"

@@ -21,6 +21,7 @@ from rules.core.colour import Colour
 from rules.core.model import Game, GameStatus, PlayerId, normalise_username
 from rules.core.ruleset import Ruleset
 from rules.stages.seeding import AccountFacts, RatedGame
+from rules.talk.registration import LICHESS_ERROR, NO_ACCOUNT, NO_CREATION_DATE
 
 __all__ = ["LichessAccounts", "caught_cheating", "rated_game"]
 
@@ -94,16 +95,16 @@ class LichessAccounts:
             if user.disabled:  # Lichess answers a closed account's names and nothing else
                 return REASONS["account_closed"]
             if user.created_at is None:
-                return "Lichess gave no account creation date"
+                return NO_CREATION_DATE
             games, cheats = await self.games(username, on_game)
         except NotFoundError:
-            return "no such Lichess account"
+            return NO_ACCOUNT
         except (LichessTransportError, LichessHTTPError) as e:
             if isinstance(e, LichessTransportError) or e.is_server_error:
                 raise LichessUnreachable(str(e)) from None
-            return f"Lichess error: {e}"
+            return LICHESS_ERROR % {"error": e}
         except LichessError as e:
-            return f"Lichess error: {e}"
+            return LICHESS_ERROR % {"error": e}
         facts = AccountFacts(
             created_at=user.created_at,
             tos_violation=user.tos_violation,
@@ -120,13 +121,13 @@ class LichessAccounts:
         try:
             users = {u.id: u for u in await self.client.get_users(usernames)}
         except LichessError as e:
-            return f"Lichess error: {e}"
+            return LICHESS_ERROR % {"error": e}
         variant = self.ruleset.time_control.variant
         found: dict[str, AccountLook | str] = {}
         for username in usernames:
             user = users.get(normalise_username(username))
             if user is None:
-                found[username] = "no such Lichess account"
+                found[username] = NO_ACCOUNT
                 continue
             facts = AccountFacts(
                 created_at=user.created_at or dt.datetime.min.replace(tzinfo=dt.UTC),
@@ -149,7 +150,7 @@ class LichessAccounts:
                 username, since=since, perf_type=self.ruleset.time_control.variant
             )
         except LichessError as e:
-            return f"Lichess error: {e}"
+            return LICHESS_ERROR % {"error": e}
         player = PlayerId(username.lower())
         return {g.id: g.created_at for g in games if caught_cheating(g, player)}
 
@@ -177,4 +178,4 @@ class LichessAccounts:
         try:
             return team in await self.client.teams_of(username)
         except LichessError as e:
-            return f"Lichess error: {e}"
+            return LICHESS_ERROR % {"error": e}

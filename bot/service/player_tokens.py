@@ -15,7 +15,9 @@ when they leave the championship (rules 8, the exit path) or when a TD confirms 
 their data, and for every stored token at each stage's change (a sweep: those of players out of
 the stage now in play, and every one once the championship is over). A token Lichess could not
 revoke (Lichess down) is not dropped: it stays sealed and its revocation is tried again
-(:data:`REVOKE_AGAIN`) until Lichess takes it.
+(:data:`REVOKE_AGAIN`) until Lichess takes it, or until a TD drops it anyway on the desk
+(:meth:`PlayerTokens.drop`: deleted here, not revoked, audited :data:`DROPPED` with who and why;
+the player's account page then tells them to revoke it on Lichess themselves).
 
 With a sandbox and no key set, each process makes a key of its own: the tokens of a sandbox are
 worth nothing after it stops.
@@ -41,6 +43,7 @@ from storage.models_tokens import PlayerTokenRow
 from storage.uow import UnitOfWork
 
 __all__ = [
+    "DROPPED",
     "FORGET",
     "GAME_SCOPE",
     "SWEEP",
@@ -48,6 +51,7 @@ __all__ = [
     "PlayerTokens",
     "Revoke",
     "TokenVault",
+    "Unrevoked",
     "plan_forget",
 ]
 
@@ -68,22 +72,48 @@ nothing: a failure is ``False``)."""
 
 REVOKE_AGAIN = dt.timedelta(hours=1)
 """How long after Lichess could not be reached a token's revocation is tried again."""
+DROPPED = "games.token_dropped"
+"""The audit entry of a token a TD deleted without Lichess revoking it (who, and why)."""
+FAILING_SINCE = "failing_since"
+"""A :data:`FORGET` retry's payload: when Lichess first could not revoke the token."""
 
 
 async def plan_forget(
-    uow: UnitOfWork, *, subject: str, why: str, now: dt.datetime, due_at: dt.datetime | None = None
+    uow: UnitOfWork,
+    *,
+    subject: str,
+    why: str,
+    now: dt.datetime,
+    due_at: dt.datetime | None = None,
+    failing_since: dt.datetime | None = None,
 ) -> None:
     """Plan the :data:`FORGET` deadline, due at ``due_at`` (at once by default): ``subject`` a
-    player id or :data:`SWEEP`."""
+    player id or :data:`SWEEP`; ``failing_since``: a retry, Lichess not revoking it since."""
+    payload = {"why": why}
+    if failing_since is not None:
+        payload[FAILING_SINCE] = failing_since.isoformat()
     await uow.deadlines.add(
         DeadlineRow(
             kind=FORGET,
             due_at=now if due_at is None else due_at,
             subject=subject,
-            payload={"why": why},
+            payload=payload,
             created_at=now,
         )
     )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Unrevoked:
+    """A stored token no longer needed that Lichess could not revoke: kept, tried again."""
+
+    player_id: str
+    why: str
+    """Why it is no longer needed (the :data:`FORGET` deadline's: an exit's kind, ``stage``,
+    ``removal``, ``withdrawn``)."""
+    since: dt.datetime
+    """When Lichess first could not revoke it."""
+    next_try: dt.datetime
 
 
 class TokenVault:
@@ -121,6 +151,9 @@ class Permission:
     offered: bool
     allowed: bool
     since: dt.datetime | None = None
+    dropped: dt.datetime | None = None
+    """When a TD last dropped the player's token without Lichess revoking it (none given
+    since): the player revokes it on Lichess themselves."""
 
 
 class PlayerTokens:
@@ -143,7 +176,11 @@ class PlayerTokens:
         row = await uow.tokens.get(player_id.lower())
         if not self.offered:
             return Permission(offered=False, allowed=False)
-        return Permission(True, row is not None, None if row is None else row.created_at)
+        if row is not None:
+            return Permission(True, True, row.created_at)
+        last = await uow.audit.list(player=player_id.lower(), actions=(DROPPED, "games.allowed"))
+        dropped = last[-1].at if last and last[-1].action == DROPPED else None
+        return Permission(True, False, None, dropped)
 
     async def allow(
         self,
@@ -153,9 +190,10 @@ class PlayerTokens:
         scopes: Iterable[str],
         *,
         now: dt.datetime,
-    ) -> None:
+    ) -> str | None:
         """Keep ``token`` (sealed) as the player's permission; refuses a non-player, a token
-        without ``challenge:write``, or when it is not offered."""
+        without ``challenge:write``, or when it is not offered. The token it replaces, for the
+        caller to revoke on Lichess (``None``: none, or it no longer opens)."""
         if not self.offered or self.vault is None:
             raise OperationError("The bot does not start games for players in this tournament.")
         player = await uow.players.get(player_id.lower())
@@ -166,6 +204,7 @@ class PlayerTokens:
             raise OperationError(
                 "Lichess did not grant the permission to create games; nothing was kept."
             )
+        earlier = await uow.tokens.get(player.id)
         await uow.tokens.put(
             PlayerTokenRow(
                 player_id=player.id,
@@ -177,6 +216,7 @@ class PlayerTokens:
         await uow.audit.record(
             at=now, actor=player.username, action="games.allowed", player=player.id
         )
+        return None if earlier is None else self.vault.open(earlier.secret)
 
     async def withdraw(
         self, uow: UnitOfWork, player_id: str, *, now: dt.datetime, actor: str, why: str = ""
@@ -220,7 +260,10 @@ class PlayerTokens:
         why = str((deadline.payload or {}).get("why", ""))
         ids = [deadline.subject] if deadline.subject != SWEEP else await self.unneeded(uow)
         rows = await uow.tokens.get_many(ids)
-        secrets = {pid: row.secret for pid, row in rows.items()}
+        failing = (deadline.payload or {}).get(FAILING_SINCE)
+        since = firing.now if failing is None else dt.datetime.fromisoformat(str(failing))
+        # a retry's token is the one that failed: a permission given since is a new one
+        secrets = {pid: row.secret for pid, row in rows.items() if row.created_at <= since}
         if not secrets:
             return None
         opened = {pid: self.vault.open(s) if self.vault else None for pid, s in secrets.items()}
@@ -237,7 +280,14 @@ class PlayerTokens:
             # a token Lichess could not revoke (down, say) stays, sealed, and is tried again
             failed = {pid for pid, token in opened.items() if token and pid not in revoked}
             for pid in sorted(failed):
-                await plan_forget(uow, subject=pid, why=why, now=now, due_at=now + REVOKE_AGAIN)
+                await plan_forget(
+                    uow,
+                    subject=pid,
+                    why=why,
+                    now=now,
+                    due_at=now + REVOKE_AGAIN,
+                    failing_since=since,
+                )
             kept = {pid: s for pid, s in secrets.items() if pid not in failed}
             await self._forgotten(uow, kept, revoked, why=why, now=now)
 
@@ -266,6 +316,51 @@ class PlayerTokens:
                 player=pid,
                 details={"why": why, "revoked_on_lichess": pid in revoked},
             )
+
+    async def unrevoked(self, uow: UnitOfWork) -> list[Unrevoked]:
+        """The stored tokens Lichess could not revoke, each tried again by a :data:`FORGET`
+        deadline, oldest failure first (what the desk lists for a TD to drop anyway)."""
+        found: dict[str, Unrevoked] = {}
+        for row in await uow.deadlines.all_open_of_kind(FORGET):
+            failing = (row.payload or {}).get(FAILING_SINCE)
+            if failing is None or row.subject is None or row.subject in found:
+                continue
+            found[row.subject] = Unrevoked(
+                row.subject,
+                str((row.payload or {}).get("why", "")),
+                dt.datetime.fromisoformat(str(failing)),
+                row.due_at,
+            )
+        stored = await uow.tokens.get_many(found)
+        # a permission given since the failure is a new token: not the one that failed
+        kept = [u for u in found.values() if u.player_id in stored]
+        return sorted(
+            (u for u in kept if stored[u.player_id].created_at <= u.since), key=lambda u: u.since
+        )
+
+    async def drop(
+        self, uow: UnitOfWork, player_id: str, *, actor: str, reason: str, now: dt.datetime
+    ) -> None:
+        """Delete the player's stored token without Lichess revoking it (a TD's ruling while
+        Lichess cannot be reached): its retries cancelled, audited :data:`DROPPED` with who and
+        why. The token stays valid on Lichess until the player revokes it there."""
+        pid = player_id.lower()
+        if await uow.tokens.get(pid) is None:
+            raise OperationError(f"{player_id} has no stored token (revoked meanwhile?)")
+        whys = []
+        for row in await uow.deadlines.all_open_of_kind(FORGET):
+            if row.subject == pid:
+                whys.append(str((row.payload or {}).get("why", "")))
+                row.cancelled_at = now
+        await uow.tokens.delete(pid)
+        await uow.audit.record(
+            at=now,
+            actor=actor,
+            action=DROPPED,
+            reason=reason,
+            player=pid,
+            details={"why": whys[0] if whys else "", "revoked_on_lichess": False},
+        )
 
     async def unneeded(self, uow: UnitOfWork) -> list[str]:
         """The players whose stored token no longer serves: out of the championship, not in the

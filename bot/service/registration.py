@@ -21,6 +21,7 @@ from bot.service.doctor import feature_scopes
 from bot.service.players import Players
 from rules.core.model import normalise_username
 from rules.core.states import PlayerStatus
+from rules.core.words import N_, Words
 from rules.stages.seeding import AccountFacts, EligibilityVerdict, RatedGame, SeedingError, assess
 from rules.talk import registration as talk
 from storage.db import Database
@@ -168,11 +169,12 @@ async def td_hand(
     )
 
 
-async def refused_or_gone(uow: UnitOfWork, player: str) -> str | None:
+async def refused_or_gone(uow: UnitOfWork, player: str, words: Words | None = None) -> str | None:
     """Why ``player`` may not register on their own: the TDs refused them (and did not add
-    them since), or they left the championship; ``None``: nothing stands in the way."""
+    them since), or they left the championship; ``None``: nothing stands in the way. In
+    ``words`` (the page's), else in the player's stored language."""
     row = await uow.players.get(player)
-    words = await words_of(uow, player)
+    words = words or await words_of(uow, player)
     if row is not None and row.status is not PlayerStatus.ACTIVE:
         return talk.gone(row.status, row.status_reason, words)
     for refusal in await standing_refusals(uow, player):
@@ -323,19 +325,36 @@ class Registration:
             code, cheat_one_cutoff=e.cheat_one_cutoff, cheat_two_cutoff=e.cheat_two_cutoff
         )
 
-    async def _window(self, uow: UnitOfWork, username: str, now: dt.datetime) -> None:
+    def read(self, text: str, words: Words) -> str:
+        """A reason or a check's problem kept in English (a check's state), in ``words``."""
+        if text == self.reason("cheat_detected"):  # the settings' dates, in the reader's words
+            e = self.config.rules.eligibility
+            return talk.reason(
+                "cheat_detected",
+                cheat_one_cutoff=e.cheat_one_cutoff,
+                cheat_two_cutoff=e.cheat_two_cutoff,
+                words=words,
+            )
+        return talk.read_back(text, words)
+
+    async def _window(
+        self, uow: UnitOfWork, username: str, now: dt.datetime, words: Words | None
+    ) -> None:
         reg = await season_window(uow, self.config)
         if not reg.is_open(now):
-            words = await words_of(uow, normalise_username(username))
+            words = words or await words_of(uow, normalise_username(username))
             raise OperationError(talk.window_closed(reg.opens, reg.closes, words))
 
-    async def settled(self, username: str, *, now: dt.datetime) -> SelfRegistration | None:
+    async def settled(
+        self, username: str, *, now: dt.datetime, words: Words | None = None
+    ) -> SelfRegistration | None:
         """What is known without asking Lichess: outside the window (raises
         :class:`OperationError`), refused by the TDs or gone, or registered already; ``None``:
-        the account is to be checked."""
+        the account is to be checked. Its refusals in ``words`` (the reader's page's; else the
+        player's stored language)."""
         async with self.db.uow() as uow:  # no Lichess call for a repeated click
-            await self._window(uow, username, now)
-            barred = await refused_or_gone(uow, normalise_username(username))
+            await self._window(uow, username, now, words)
+            barred = await refused_or_gone(uow, normalise_username(username), words)
             if barred is not None:
                 return SelfRegistration(username, False, (barred,))
             if await uow.players.get(normalise_username(username)) is not None:
@@ -362,16 +381,25 @@ class Registration:
         return None
 
     async def enter(
-        self, uow: UnitOfWork, username: str, check: RegistrationCheck, *, now: dt.datetime
+        self,
+        uow: UnitOfWork,
+        username: str,
+        check: RegistrationCheck,
+        *,
+        now: dt.datetime,
+        language: str | None = None,
     ) -> SelfRegistration:
         """The entry of an account :meth:`refusal` let through, in the caller's unit of work
-        (audited ``registration.self``); an account entered already stays as it is."""
+        (audited ``registration.self``); an account entered already stays as it is.
+        ``language``: the one the player's pages were in when they asked (stored as their
+        choice, which they may change on ``/account``)."""
         assert check.verdict is not None
         if await uow.players.get(normalise_username(username)) is not None:
             return SelfRegistration(username, True)
-        await Players(self.config).add(
+        row = await Players(self.config).add(
             uow, username, seed_rating=check.verdict.seed_rating, now=now, actor=username
         )
+        row.language = language
         await uow.audit.record(
             at=now,
             actor=username,
@@ -380,18 +408,20 @@ class Registration:
             details={
                 "seed_rating": check.verdict.seed_rating,
                 "cheat_detected": [d.isoformat() for d in check.verdict.cheat_detected],
+                "language": language,
             },
         )
         return SelfRegistration(username, True)
 
     async def withdraw_self(self, uow: UnitOfWork, username: str, *, now: dt.datetime) -> None:
         """A player takes back their registration before their first pairing (audited)."""
+        # (fixed sentences, marked: the page reads them in its words)
         player = await uow.players.get(normalise_username(username))
         if player is None:
-            raise OperationError("You are not registered.")
+            raise OperationError(N_("You are not registered."))
         if await uow.matches.count_for_player(player.id):
             raise OperationError(
-                "You have been paired already; write to the TDs to withdraw (rules 8)."
+                N_("You have been paired already; write to the TDs to withdraw (rules 8).")
             )
         await uow.audit.record(
             at=now,

@@ -35,6 +35,7 @@ from bot.runtime.deadlines import Gate, no_gate
 from bot.runtime.wakeup import WaitingLoop
 from bot.service.registration import Registration, RegistrationCheck, SelfRegistration
 from rules.core.model import normalise_username
+from rules.core.words import Words
 from rules.talk import registration as talk
 from storage.db import Database
 from storage.uow import UnitOfWork, Write
@@ -76,6 +77,8 @@ class CheckState:
     registered: bool = False
     reasons: tuple[str, ...] = ()
     join_team: str | None = None
+    language: str | None = None
+    """The language of the player's pages when they asked: theirs once entered."""
     season: int | None = None
     """The season it was asked in (``tournaments.id``; None: asked before seasons named it,
     the open season's until a season is confirmed over it, which names it then)."""
@@ -176,19 +179,28 @@ class RegistrationChecks(WaitingLoop):
             listener()
 
     async def request(
-        self, uow: UnitOfWork, username: str, *, now: dt.datetime
+        self,
+        uow: UnitOfWork,
+        username: str,
+        *,
+        now: dt.datetime,
+        words: Words | None = None,
+        language: str | None = None,
     ) -> SelfRegistration | CheckState:
-        """A logged-in player asks to register: the answer known without Lichess, or their
-        check (queued now, or the one already running). Raises ``OperationError`` outside the
+        """A logged-in player asks to register: the answer known without Lichess (in
+        ``words``, the page's), or their check (queued now, or the one already running; an
+        entry made stores ``language`` as theirs). Raises ``OperationError`` outside the
         window. The caller commits, then :meth:`wake` s the loop."""
-        settled = await self.registration.settled(username, now=now)
+        settled = await self.registration.settled(username, now=now, words=words)
         if settled is not None:
             return settled
         current = await check_of(uow, username)
         if current is not None and current.running:
             return current
         season = await _open_season(uow)
-        state = CheckState(username=username, state=QUEUED, requested_at=now, season=season)
+        state = CheckState(
+            username=username, state=QUEUED, requested_at=now, season=season, language=language
+        )
         await uow.settings.set(_key(username), state.text())
         return state
 
@@ -289,7 +301,9 @@ class RegistrationChecks(WaitingLoop):
         """The player entered and the check stored done, in one transaction."""
 
         async def write(uow: UnitOfWork) -> None:
-            await self.registration.enter(uow, done.username, found, now=now)
+            await self.registration.enter(
+                uow, done.username, found, now=now, language=done.language
+            )
             await self.store(done)(uow)
 
         return write

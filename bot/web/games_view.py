@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.web.core import context, viewer
+from bot.web.core import context, viewer, when
 
 __all__ = ["permission_view"]
 
@@ -21,4 +21,8 @@ async def permission_view(request: web.Request) -> dict[str, Any] | None:
         return None
     async with ctx.db.reads() as uow:
         found = await tokens.permission(uow, who.user_id)
-    return {"allowed": found.allowed, "since": found.since}
+    return {
+        "allowed": found.allowed,
+        "since": found.since,
+        "dropped": when(found.dropped, ctx.now()),  # a TD deleted it, Lichess did not revoke it
+    }

@@ -28,6 +28,7 @@ from rules.core.colour import Colour
 from rules.core.errors import RulesError
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
+from rules.core.words import N_
 from rules.swiss.results import ResultKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.talk.games import time_control_text
@@ -238,13 +239,13 @@ async def candidates(request: web.Request) -> web.StreamResponse:
 
 
 WHITE_CHOSEN = {
-    "lower_bid": "by the lower bid",
-    "opponent_no_bid": "the only bid",
-    "rps": "by rock-paper-scissors after equal bids",
-    "opponent_no_rps": "the opponent did not play rock-paper-scissors",
-    "td": "by the TDs",
+    "lower_bid": N_("by the lower bid"),
+    "opponent_no_bid": N_("the only bid"),
+    "rps": N_("by rock-paper-scissors after equal bids"),
+    "opponent_no_rps": N_("the opponent did not play rock-paper-scissors"),
+    "td": N_("by the TDs"),
 }
-"""How the armageddon's White was chosen (rules 3.ix), in words."""
+"""How the armageddon's White was chosen (rules 3.ix), in words (read in the page's)."""
 
 
 async def knockout(request: web.Request) -> web.StreamResponse:
@@ -260,7 +261,7 @@ async def knockout(request: web.Request) -> web.StreamResponse:
             "stages": stages,
             "labels": {kind: views.stage_label(kind, page_words()) for kind in views.STAGE_LABELS},
             "when": lambda t: when(t, now),
-            "white_chosen": WHITE_CHOSEN,
+            "white_chosen": {k: page_words().gettext(v) for k, v in WHITE_CHOSEN.items()},
         },
     )
 

@@ -26,6 +26,7 @@ from bot.views.matches import published_rounds
 from bot.web.core import (
     bad_request,
     context,
+    page_language,
     page_words,
     read_form,
     redirect_with,
@@ -36,16 +37,32 @@ from bot.web.core import (
 )
 from bot.web.games_permission import revoke_on_lichess
 from rules.core.model import normalise_username
+from rules.talk.registration import read_back
 
 __all__ = ["add_routes"]
 
 REASON_LIMIT = 500
 
 
+def _read(request: web.Request, text: str) -> str:
+    """A reason or a check's problem kept in English, in the page's words."""
+    registration = context(request).services.registration
+    if registration is None:
+        return read_back(text, page_words())
+    return registration.read(text, page_words())
+
+
+def _refused(request: web.Request, error: OperationError) -> web.Response:
+    """A refusal of the registration (a fixed sentence is marked; read in the page's words)."""
+    return redirect_with(request, "/register", page_words().gettext(str(error)), ok=False)
+
+
 def _registration(request: web.Request) -> Registration:
     registration = context(request).services.registration
     if registration is None:
-        raise bad_request("Registration needs Lichess, and this service runs without it.")
+        raise bad_request(
+            page_words().gettext("Registration needs Lichess, and this service runs without it.")
+        )
     return registration
 
 
@@ -72,9 +89,10 @@ async def _page(
             "closes": reg.closes,
             "registered": registered,
             "result": result,
-            # the reasons are kept in English; each fixed one is read in the page's words
-            "reasons": [page_words().gettext(r) for r in result.reasons] if result else [],
+            # the reasons are kept in English; each is read in the page's words
+            "reasons": [_read(request, r) for r in result.reasons] if result else [],
             "check": check if check is not None and check.running else None,
+            "problem": _read(request, check.problem) if check and check.problem else None,
             "season_started": await _season_started(request),
         },
     )
@@ -107,18 +125,25 @@ async def register(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     checks = ctx.services.registration_checks
     if checks is None:
-        raise bad_request("Registration needs Lichess, and this service runs without it.")
+        raise bad_request(
+            page_words().gettext("Registration needs Lichess, and this service runs without it.")
+        )
     try:
         async with ctx.db.uow() as uow:
-            found = await checks.request(uow, who.username, now=ctx.now())
+            found = await checks.request(
+                uow,
+                who.username,
+                now=ctx.now(),
+                words=page_words(),
+                language=page_language(request),
+            )
             await uow.commit()
     except OperationError as e:
-        return redirect_with(request, "/register", str(e), ok=False)
+        return _refused(request, e)
     if isinstance(found, CheckState):
         checks.wake()
-        return redirect_with(
-            request, "/register", "Your account is being checked: this page shows how far."
-        )
+        said = page_words().gettext("Your account is being checked: this page shows how far.")
+        return redirect_with(request, "/register", said)
     return await _page(request, registered=found.registered, result=found)
 
 
@@ -137,11 +162,13 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
             await _registration(request).withdraw_self(uow, who.username, now=ctx.now())
             await uow.commit()
     except OperationError as e:
-        return redirect_with(request, "/register", str(e), ok=False)
+        return _refused(request, e)
     if token is not None:
         await revoke_on_lichess(request, token)
     ctx.changed()
-    return redirect_with(request, "/register", "Your registration is withdrawn.")
+    return redirect_with(
+        request, "/register", page_words().gettext("Your registration is withdrawn.")
+    )
 
 
 async def td_list(request: web.Request) -> web.StreamResponse:

@@ -164,6 +164,15 @@ class Phase(enum.Enum):
     DECIDED = "decided"
 
 
+PHASE_SAID = {
+    Phase.BIDDING: N_("the time offers are open"),
+    Phase.RPS: N_("rock-paper-scissors decides who plays White"),
+    Phase.NEEDS_TD: N_("the TDs decide who plays White"),
+    Phase.DECIDED: N_("the colours are decided"),
+}
+"""Where the procedure stands, in words a player reads (a step sent at another phase)."""
+
+
 class Decision(enum.Enum):
     """How White was chosen."""
 
@@ -305,15 +314,23 @@ class ArmageddonProcedure:
             return 0
         if player == self.players[1]:
             return 1
-        raise ArmageddonError(
-            ArmageddonErrorReason.NOT_A_PLAYER, f"{player} does not play this armageddon game."
+        raise refusal(
+            ArmageddonError,
+            ArmageddonErrorReason.NOT_A_PLAYER,
+            N_("%(player)s does not play this armageddon game."),
+            player=player,
         )
 
-    def _phase(self, phase: Phase, what: str) -> None:
+    def _phase(self, phase: Phase, template: str) -> None:
+        """Refuse a step sent at another phase: ``template`` (marked) says which step, and
+        fills in ``%(now)s``, where the procedure stands."""
         if self.phase is not phase:
-            raise ArmageddonError(
+            standing = PHASE_SAID[self.phase]
+            raise refusal(
+                ArmageddonError,
                 ArmageddonErrorReason.WRONG_PHASE,
-                f"{what} is not possible now: the procedure is at {self.phase.value}.",
+                template,
+                now=lambda words: words.gettext(standing),
             )
 
     @property
@@ -374,15 +391,19 @@ class ArmageddonProcedure:
         """
         _aware(now)
         index = self._index(player)
-        self._phase(Phase.BIDDING, "A time offer")
+        self._phase(Phase.BIDDING, N_("A time offer is not possible now: %(now)s."))
         if now > self.bid_deadline:
-            raise ArmageddonError(
+            raise refusal(
+                ArmageddonError,
                 ArmageddonErrorReason.DEADLINE_PASSED,
-                f"Time offers closed at {self.bid_deadline:%Y-%m-%d %H:%M} UTC.",
+                N_("Time offers closed at %(time)s UTC."),
+                time=f"{self.bid_deadline:%Y-%m-%d %H:%M}",
             )
         if self.bids[index] is not None:
-            raise ArmageddonError(
-                ArmageddonErrorReason.ALREADY_SUBMITTED, "You have already made your time offer."
+            raise refusal(
+                ArmageddonError,
+                ArmageddonErrorReason.ALREADY_SUBMITTED,
+                N_("You have already made your time offer."),
             )
         if not salt:
             raise ArmageddonError(ArmageddonErrorReason.BAD_SALT, "A sealed value needs a salt.")
@@ -483,16 +504,20 @@ class ArmageddonProcedure:
         """
         _aware(now)
         index = self._index(player)
-        self._phase(Phase.RPS, "Rock-paper-scissors")
+        self._phase(Phase.RPS, N_("Rock-paper-scissors is not possible now: %(now)s."))
         assert self.rps_deadline is not None
         if now > self.rps_deadline:
-            raise ArmageddonError(
+            raise refusal(
+                ArmageddonError,
                 ArmageddonErrorReason.DEADLINE_PASSED,
-                f"Choices closed at {self.rps_deadline:%Y-%m-%d %H:%M} UTC.",
+                N_("Choices closed at %(time)s UTC."),
+                time=f"{self.rps_deadline:%Y-%m-%d %H:%M}",
             )
         if self.choices[index] is not None:
-            raise ArmageddonError(
-                ArmageddonErrorReason.ALREADY_SUBMITTED, "You have already chosen this round."
+            raise refusal(
+                ArmageddonError,
+                ArmageddonErrorReason.ALREADY_SUBMITTED,
+                N_("You have already chosen this round."),
             )
         if not salt:
             raise ArmageddonError(ArmageddonErrorReason.BAD_SALT, "A sealed value needs a salt.")
@@ -580,7 +605,7 @@ class ArmageddonProcedure:
         """The TDs name White when neither player took part in rock-paper-scissors."""
         _aware(now)
         index = self._index(white)
-        self._phase(Phase.NEEDS_TD, "A TD decision")
+        self._phase(Phase.NEEDS_TD, N_("A TD decision is not possible now: %(now)s."))
         seconds = self.tied_seconds if self.tied_seconds is not None else self.black_seconds
         proc, decided = self._decide(index, seconds, Decision.TD, now)
         return proc, (decided,)

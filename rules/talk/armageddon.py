@@ -7,11 +7,12 @@ import datetime as dt
 
 from rules.core.model import PlayerId
 from rules.core.ruleset import Ruleset
-from rules.core.words import ENGLISH, Words
+from rules.core.words import ENGLISH, N_, Words
 from rules.stages.armageddon import ArmageddonProcedure, Phase, format_clock
 from rules.week.calendar import label_time
 
 __all__ = [
+    "NO_ARMAGEDDON",
     "bid_sealed",
     "bidding_opened",
     "clock_statement",
@@ -20,7 +21,6 @@ __all__ = [
     "game_needs_a_look",
     "game_wrong_increment",
     "knockout_repeat",
-    "no_armageddon",
     "phase_reply",
     "rps_round",
     "rps_sealed",
@@ -206,6 +206,5 @@ def game_needs_a_look(link: str, match_id: int, winner: str, facts: str) -> str:
     return f"Armageddon game {link} of match {match_id} ({winner} won) needs a look: {facts}"
 
 
-def no_armageddon(match_id: int) -> str:
-    """A bid or a hand sent to a match that has no armageddon game."""
-    return f"Match {match_id} has no armageddon game to bid or choose for."
+NO_ARMAGEDDON = N_("Match %(match)s has no armageddon game to bid or choose for.")
+"""A bid or a hand sent to a match that has no armageddon game (a refusal's template)."""

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from rules.core.words import ENGLISH, N_, Words
 from rules.stages.formats import stage_name
 from rules.week.calendar import label_time
+from rules.week.conduct import PauseKind, PauseViolation, minutes_text
 
 __all__ = [
     "account_mark_evidence",
@@ -62,12 +63,37 @@ def claim_sent(against: str, words: Words = ENGLISH) -> str:
     ) % {"against": against}
 
 
-def claim_open(explanation: str) -> str:
-    """A pause (rules 6.1) gave the player the right to claim the match win."""
-    return (
-        f"{explanation} You may send `claim win` in your match room; the TDs decide "
-        "(rules 6.1, 6.4)."
+def claim_open(
+    violation: PauseViolation, *, break_length: dt.timedelta, words: Words = ENGLISH
+) -> str:
+    """A pause (rules 6.1, 6.4) gave the player the right to claim the match win: their
+    opponent overran a break or took a second one."""
+    pause = violation.pause
+    values = {
+        "game": pause.after_game,
+        "length": minutes_text(pause.length),
+        "break": minutes_text(break_length),
+        "by": pause.taken_by,
+    }
+    if pause.kind is PauseKind.SECOND_BREAK:
+        what = words.gettext(
+            "%(by)s took a second break after game %(game)s (%(length)s); each player has one "
+            "(rules 6.1)."
+        )
+    elif pause.ongoing:
+        what = words.gettext(
+            "The pause after game %(game)s has lasted %(length)s so far, longer than the "
+            "%(break)s a break may last (rules 6.1, 6.4); taken by %(by)s."
+        )
+    else:
+        what = words.gettext(
+            "The pause after game %(game)s lasted %(length)s, longer than the %(break)s a break "
+            "may last (rules 6.1, 6.4); taken by %(by)s."
+        )
+    claim = words.gettext(
+        "You may send `claim win` in your match room; the TDs decide (rules 6.1, 6.4)."
     )
+    return f"{what % values} {claim}"
 
 
 def claim_dismissed(match_id: int, reason: str, words: Words = ENGLISH) -> str:

@@ -10,11 +10,15 @@ from rules.core.words import ENGLISH, N_, Words
 from rules.week.calendar import label_date, label_time
 
 __all__ = [
+    "LICHESS_ERROR",
+    "NO_ACCOUNT",
+    "NO_CREATION_DATE",
     "REASONS",
     "cannot_assess",
     "check_stopped",
     "gone",
     "not_a_team_member",
+    "read_back",
     "reason",
     "refused_by_tds",
     "token_lacks",
@@ -36,6 +40,26 @@ REASONS = {
 }
 """Each refusal and review flag in words a player reads (English; the page shows each in its
 reader's words, ``words.gettext``)."""
+
+NO_ACCOUNT = N_("no such Lichess account")
+NO_CREATION_DATE = N_("Lichess gave no account creation date")
+LICHESS_ERROR = N_("Lichess error: %(error)s")
+UNREACHABLE = N_("Lichess could not be reached: %(error)s")
+CANNOT_ASSESS = N_("cannot assess: %(error)s")
+CHECK_STOPPED = N_("the check stopped: %(error)s")
+WITH_AN_ERROR = (LICHESS_ERROR, UNREACHABLE, CANNOT_ASSESS, CHECK_STOPPED)
+"""Why a check could not be made, around what Lichess (or the check) answered: kept in English
+in the check's state like the reasons, and read back in the reader's words (:func:`read_back`)."""
+
+
+def read_back(text: str, words: Words = ENGLISH) -> str:
+    """A reason or a check's problem kept in English, in ``words``: a fixed one as the catalogue
+    has it, one around an error with the error as it came (Lichess's words)."""
+    for template in WITH_AN_ERROR:
+        head = template.split("%(error)s")[0]
+        if text.startswith(head):
+            return words.gettext(template) % {"error": text[len(head) :]}
+    return words.gettext(text) if text else text
 
 
 def reason(
@@ -87,18 +111,18 @@ def window_closed(
 
 
 def unreachable(error: object) -> str:
-    """Why an account could not be checked: Lichess gave no answer."""
-    return f"Lichess could not be reached: {error}"
+    """Why an account could not be checked: Lichess gave no answer (English, kept)."""
+    return UNREACHABLE % {"error": error}
 
 
 def cannot_assess(error: object) -> str:
     """Why an account could not be checked: what Lichess said of it made no sense."""
-    return f"cannot assess: {error}"
+    return CANNOT_ASSESS % {"error": error}
 
 
 def check_stopped(error: BaseException) -> str:
     """Why a player's own check did not finish (it is tried again later)."""
-    return f"the check stopped: {error.__class__.__name__}: {error}"
+    return CHECK_STOPPED % {"error": f"{error.__class__.__name__}: {error}"}
 
 
 def not_a_team_member() -> str:

@@ -87,7 +87,8 @@ def _lasting(delta: dt.timedelta) -> Callable[[Words], str]:
     return lambda words: label_duration(delta, words)
 
 
-def _minutes(delta: dt.timedelta) -> str:
+def minutes_text(delta: dt.timedelta) -> str:
+    """A pause's length to the second, ``10 min 00 s`` (the same in English and French)."""
     total = int(delta.total_seconds())
     return f"{total // 60} min {total % 60:02d} s"
 
@@ -352,21 +353,21 @@ def review_pauses(
         who = taken_by or "one of the players (Lichess does not say who)"
         if kind is PauseKind.OVERRUN:
             text = (
-                f"Pause after game {after} lasted {_minutes(length)}"
+                f"Pause after game {after} lasted {minutes_text(length)}"
                 f"{' so far' if ongoing else ''}, longer than the "
-                f"{_minutes(conduct.break_length)} a break may last (rules 6.1, 6.4); "
+                f"{minutes_text(conduct.break_length)} a break may last (rules 6.1, 6.4); "
                 f"taken by {who}."
             )
         elif kind is PauseKind.SECOND_BREAK:
             text = (
-                f"{taken_by} took a second break after game {after} ({_minutes(length)}); "
+                f"{taken_by} took a second break after game {after} ({minutes_text(length)}); "
                 "each player has one (rules 6.1)."
             )
         else:
             text = (
-                f"Another unannounced pause after game {after} ({_minutes(length)}): the rematch "
-                "must be immediate when no break is called (rules 6.2); the TDs decide who "
-                "was responsible."
+                f"Another unannounced pause after game {after} ({minutes_text(length)}): the "
+                "rematch must be immediate when no break is called (rules 6.2); the TDs decide "
+                "who was responsible."
             )
         violations.append(PauseViolation(match_id, pause, taken_by, claim, text))
     return PauseReview(tuple(pauses), tuple(violations))

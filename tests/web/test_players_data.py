@@ -19,7 +19,7 @@ from bot.demo.bundled import bundled_sandbox
 from bot.notify.kinds import NoticeKind
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
-from bot.service.player_tokens import REVOKE_AGAIN, SWEEP, plan_forget
+from bot.service.player_tokens import DROPPED, FORGET, REVOKE_AGAIN, SWEEP, plan_forget
 from bot.service.privacy import ASKED, REMOVED
 from rules.core.states import StageState
 from storage.models import Channel
@@ -354,24 +354,30 @@ async def test_a_token_goes_when_its_player_leaves_and_every_one_when_the_champi
             await b.close()
 
 
+async def _unrevoked(site: Site, lichess: SandboxState, b: Browser) -> None:
+    """Alice allows it; her token is no longer needed while Lichess is down: it stays."""
+    await b.login("Alice")
+    assert "may now start" in await grant_games(b, site.service.lichess_url, "Alice")
+    async with site.db.uow() as uow:
+        await plan_forget(uow, subject="alice", why="withdrawn", now=NOW)
+        await uow.commit()
+    lichess.knobs.down_until = NOW + dt.timedelta(days=1)  # Lichess down
+    site.clock.auto = True  # the client's retries wait on the clock
+    await site.service.runner.fire_due()
+    site.clock.auto = False
+    async with site.db.reads() as uow:
+        assert await uow.tokens.player_ids() == ["alice"]  # kept, sealed
+
+
 async def test_a_token_lichess_cannot_revoke_is_kept_and_revoked_once_lichess_is_back(
     site_and_lichess: tuple[Site, SandboxState],
 ) -> None:
     site, lichess = site_and_lichess
     alice = Browser(site)
     try:
-        await alice.login("Alice")
-        assert "may now start" in await grant_games(alice, site.service.lichess_url, "Alice")
-        async with site.db.uow() as uow:
-            await plan_forget(uow, subject="alice", why="withdrawn", now=NOW)
-            await uow.commit()
-        lichess.knobs.down_until = NOW + dt.timedelta(days=1)  # Lichess down
-        site.clock.auto = True  # the client's retries wait on the clock
-        await site.service.runner.fire_due()
-        site.clock.auto = False
+        await _unrevoked(site, lichess, alice)
         assert _tokens_of(lichess, "alice")  # still valid on Lichess
         async with site.db.reads() as uow:
-            assert await uow.tokens.player_ids() == ["alice"]  # kept, sealed
             assert await uow.audit.list(player="alice", actions=("games.withdrawn",)) == []
         lichess.knobs.down_until = None  # Lichess back
         site.clock.set(site.clock.now() + REVOKE_AGAIN)
@@ -383,6 +389,93 @@ async def test_a_token_lichess_cannot_revoke_is_kept_and_revoked_once_lichess_is
         assert gone.details == {"why": "withdrawn", "revoked_on_lichess": True}
     finally:
         await alice.close()
+
+
+async def test_a_td_drops_a_token_lichess_cannot_revoke_with_a_confirmation_and_a_reason(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    alice, td = Browser(site), Browser(site)
+    try:
+        await td.login(TD)
+        await _unrevoked(site, lichess, alice)
+        [token] = _tokens_of(lichess, "alice")
+        page = await td.get("/desk")
+        assert "Alice&#39;s Lichess token could not be revoked" in page
+        assert "they withdrew" in page
+        found = re.search(r'name="kind" value="token"><input[^>]*name="key" value="([^"]+)"', page)
+        assert found is not None
+        drop = {"kind": "token", "key": found.group(1), "choice": "drop"}
+        page = await td.post("/desk/decide", drop)
+        assert flash_text(page) == "Give a reason: it goes into the audit log."
+        why = "Lichess down for two days; the player asked"
+        page = await td.post("/desk/decide/preview", drop | {"reason": why})
+        assert "Confirm: Drop this token anyway (say why)" in page
+        assert "Nothing has changed yet" in page
+        async with site.db.reads() as uow:  # the preview kept nothing
+            assert await uow.tokens.player_ids() == ["alice"]
+            assert await uow.audit.list(actions=(DROPPED,)) == []
+        page = await td.post("/desk/decide", drop | {"reason": why})
+        assert flash_text(page) == (
+            "Alice's token is dropped here, not revoked on Lichess: Alice's account page asks "
+            "them to revoke it there."
+        )
+        assert "could not be revoked" not in page  # off the desk
+
+        async with site.db.reads() as uow:
+            assert await uow.tokens.player_ids() == []
+            [dropped] = await uow.audit.list(player="alice", actions=(DROPPED,))
+            assert await uow.deadlines.all_open_of_kind(FORGET) == []  # no more tries
+        assert (dropped.actor, dropped.reason) == (TD, why)
+        assert dropped.details == {"why": "withdrawn", "revoked_on_lichess": False}
+        assert _tokens_of(lichess, "alice") == [token]  # still valid on Lichess
+        audit = await td.get("/desk/audit?player=alice")
+        assert "games.token_dropped" in audit
+        assert "revoked_on_lichess: False" in audit
+
+        # Lichess back an hour later: nothing is tried again, nothing said revoked
+        lichess.knobs.down_until = None
+        site.clock.set(site.clock.now() + REVOKE_AGAIN)
+        await site.service.runner.fire_due()
+        assert _tokens_of(lichess, "alice") == [token]
+        async with site.db.reads() as uow:
+            assert await uow.audit.list(player="alice", actions=("games.withdrawn",)) == []
+
+        # Alice's account page tells her to revoke it herself, until she allows it again
+        page = await alice.get("/account")
+        assert 'id="token-dropped"' in page
+        assert "Revoke it yourself in your Lichess account" in page
+        assert "may now start" in await grant_games(alice, site.service.lichess_url, "Alice")
+        assert 'id="token-dropped"' not in await alice.get("/account")
+    finally:
+        await alice.close()
+        await td.close()
+
+
+async def test_a_permission_given_again_is_not_the_token_that_failed(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    alice, td = Browser(site), Browser(site)
+    try:
+        await td.login(TD)
+        await _unrevoked(site, lichess, alice)
+        [failed] = _tokens_of(lichess, "alice")
+        lichess.knobs.down_until = None  # Lichess back before the next try; Alice allows again
+        site.clock.set(site.clock.now() + dt.timedelta(minutes=5))
+        assert "may now start" in await grant_games(alice, site.service.lichess_url, "Alice")
+        [token] = _tokens_of(lichess, "alice")  # the one it replaced revoked
+        assert token != failed
+        assert "could not be revoked" not in await td.get("/desk")
+        site.clock.set(site.clock.now() + REVOKE_AGAIN)
+        await site.service.runner.fire_due()  # the retry: its token is gone
+        assert _tokens_of(lichess, "alice") == [token]  # the new permission stands
+        async with site.db.reads() as uow:
+            assert await uow.tokens.player_ids() == ["alice"]
+            assert await uow.deadlines.all_open_of_kind(FORGET) == []
+    finally:
+        await alice.close()
+        await td.close()
 
 
 async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(

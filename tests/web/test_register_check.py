@@ -10,7 +10,7 @@ import datetime as dt
 import re
 
 from bot.sandbox.state import SandboxState
-from bot.service.registration_queue import QUEUED, READING, check_of
+from bot.service.registration_queue import QUEUED, READING, CheckState, check_of
 from tests.web.helpers import Browser, Site, flash_text
 from tests.web.test_live import next_event
 from tests.web.test_register import OLD, TEAM, checked, rated_history, reg_site
@@ -69,6 +69,21 @@ async def test_the_page_answers_at_once_and_shows_the_games_read_so_far(
         await petra.close()
 
 
+async def given_up(site: Site, username: str) -> CheckState:
+    """The check of ``username`` once it has given up on Lichess for now (queued again, with
+    its problem): the client's retries sleep on the fake clock, moved on until then."""
+    clock = site.clock
+    for _ in range(500):
+        async with site.db.reads() as uow:
+            found = await check_of(uow, username)
+        assert found is not None
+        if found.state == QUEUED and found.problem:
+            return found
+        await clock.wait_for_sleepers(1)
+        await clock.advance_and_settle(dt.timedelta(seconds=30))
+    raise AssertionError("the check never gave up on Lichess")
+
+
 async def test_a_check_lichess_cannot_answer_waits_and_runs_again(
     reg_site: tuple[Site, SandboxState],
 ) -> None:
@@ -81,16 +96,7 @@ async def test_a_check_lichess_cannot_answer_waits_and_runs_again(
         await regina.login("Regina", next_path="/register")
         state.outage(clock.now() + dt.timedelta(hours=1))
         await regina.post("/register", {})
-        for _ in range(500):  # the client's retries sleep on the fake clock: move it on
-            async with site.db.reads() as uow:
-                found = await check_of(uow, "Regina")
-            assert found is not None
-            if found.state == QUEUED and found.problem:
-                break
-            await clock.wait_for_sleepers(1)
-            await clock.advance_and_settle(dt.timedelta(seconds=30))
-        else:
-            raise AssertionError("the check never gave up on Lichess")
+        found = await given_up(site, "Regina")
         assert found.not_before is not None
         html = await regina.get("/register")
         assert "Your eligibility check could not finish: Lichess could not be reached" in html

@@ -23,6 +23,7 @@ from bot.notify.languages import words_of
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.challenges import GameChallenges
 from bot.views.bracket import KNOCKOUT_VALUES, procedure
+from rules.core.errors import RulesError, refusal
 from rules.core.model import PlayerId, normalise_username
 from rules.stages.armageddon import (
     ArmageddonError,
@@ -87,10 +88,9 @@ def _event_details(event: ArmageddonEvent) -> dict[str, Any]:
     }
 
 
-def _no_armageddon(match_id: int) -> ArmageddonError:
-    return ArmageddonError(
-        ArmageddonErrorReason.WRONG_PHASE,
-        talk.no_armageddon(match_id),
+def _no_armageddon(match_id: int) -> RulesError:
+    return refusal(
+        ArmageddonError, ArmageddonErrorReason.WRONG_PHASE, talk.NO_ARMAGEDDON, match=match_id
     )
 
 

@@ -488,6 +488,10 @@ class WeeklyDeadlines:
                 uow,
                 now=now,
                 to=claim.claimant,
-                text=claim_open(violation.explanation),
+                text=claim_open(
+                    violation,
+                    break_length=self.config.rules.conduct.break_length,
+                    words=await words_of(uow, claim.claimant),
+                ),
                 key=notice.pause_claim(row.id, row.week, pause.after_game),
             )

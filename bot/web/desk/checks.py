@@ -4,7 +4,9 @@ games read again from Lichess, as the command line's registration check does (th
 reloads itself until it is done.
 
 One check runs at a time per process; its state lives in the web application (a restart forgets
-it; what it found is in the audit log, ``registration.check``, and on the players' rows).
+it; what it found is in the audit log, ``registration.check``, and on the players' rows), kept per
+season: the page shows the open season's last check, never the one of the season a TD has just
+archived by confirming the next.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ log = logging.getLogger(__name__)
 class CheckJob:
     started_by: str
     started_at: dt.datetime
+    season: int | None = None
+    """The season it checks the players of (``tournaments.id``; None: no season yet)."""
+    year: int | None = None
     done: int = 0
     total: int | None = None
     checks: list[RegistrationCheck] = field(default_factory=list)
@@ -46,10 +51,19 @@ class CheckJob:
 
 
 class CheckJobs:
-    """The web application's one registration check: the last started, running or done."""
+    """The web application's registration checks: each season's last, running or done."""
 
     def __init__(self) -> None:
         self.current: CheckJob | None = None
+        """The last started, of whichever season."""
+        self.by_season: dict[int | None, CheckJob] = {}
+
+    def of(self, season: int | None) -> CheckJob | None:
+        """The last check of ``season`` (a ``tournaments.id``)."""
+        return self.by_season.get(season)
+
+    def start(self, job: CheckJob) -> None:
+        self.current = self.by_season[job.season] = job
 
     async def cancel(self, app: web.Application) -> None:
         """At the application's clean-up: a check still running stops."""
@@ -95,10 +109,20 @@ async def start_check(request: web.Request) -> web.StreamResponse:
     who, _ = await read_form(request, {})
     ctx = context(request)
     jobs = request.app[JOBS]
-    if jobs.current is not None and jobs.current.running:
+    season = await _open_season(ctx)
+    running = jobs.current
+    if running is not None and running.running:
+        if running.season != season[0]:
+            return redirect_with(
+                request,
+                "/desk/registration",
+                f"The check of the {running.year} season is still running: start this "
+                "season's when it is done.",
+                ok=False,
+            )
         return redirect_with(request, "/desk/registration", "A check is already running.")
-    job = CheckJob(started_by=who.username, started_at=ctx.now())
-    jobs.current = job
+    job = CheckJob(started_by=who.username, started_at=ctx.now(), season=season[0], year=season[1])
+    jobs.start(job)
     job.task = asyncio.get_running_loop().create_task(_run(job, ctx), name="registration-check")
     return redirect_with(request, "/desk/registration", "The check has started.")
 
@@ -106,8 +130,16 @@ async def start_check(request: web.Request) -> web.StreamResponse:
 async def check_page(request: web.Request) -> web.StreamResponse:
     """``GET /desk/registration``: the last check's progress and findings."""
     require_td(request)
+    season, year = await _open_season(context(request))
     return await render(
         request,
         "desk_registration.html",
-        {"title": "Eligibility re-check", "job": request.app[JOBS].current},
+        {"title": "Eligibility re-check", "job": request.app[JOBS].of(season), "year": year},
     )
+
+
+async def _open_season(ctx: WebContext) -> tuple[int | None, int | None]:
+    """The open season's id and year (None: no season yet)."""
+    async with ctx.db.reads() as uow:
+        season = await uow.tournaments.current()
+    return (None, None) if season is None else (season.id, season.year)

@@ -81,7 +81,7 @@ class NextSeason:
             title=f"Open the {draft.year} season?",
             summary=f"The {draft.year} season is drafted. Opening it archives the season in "
             "play (its pages stay, read only) and opens registration for this one; the service "
-            "plays its rules from its next start.",
+            "plays its rules at once, with no restart.",
             at=draft.created_at,
             table=settings_table(draft),
             choices=(

@@ -13,7 +13,7 @@ from bot.web.desk.alerts import TdAlerts
 from bot.web.desk.armageddon_cards import ArmageddonDecisions
 from bot.web.desk.decisions import Decision, DecisionSource, settled_keys
 from bot.web.desk.marks import MarkedAccounts
-from bot.web.desk.privacy_cards import RemovalRequests
+from bot.web.desk.privacy_cards import RemovalRequests, UnrevokedTokens
 from bot.web.desk.rulings import (
     ClaimDecisions,
     Disqualifications,
@@ -38,6 +38,7 @@ SOURCES: list[DecisionSource] = [
     ArmageddonDecisions(),
     TdAlerts(),
     RemovalRequests(),
+    UnrevokedTokens(),
     NextSeason(),
 ]
 """Decision kinds, in the order the desk shows them. Feature modules may add their own."""
