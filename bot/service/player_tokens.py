@@ -190,9 +190,10 @@ class PlayerTokens:
         scopes: Iterable[str],
         *,
         now: dt.datetime,
-    ) -> None:
+    ) -> str | None:
         """Keep ``token`` (sealed) as the player's permission; refuses a non-player, a token
-        without ``challenge:write``, or when it is not offered."""
+        without ``challenge:write``, or when it is not offered. The token it replaces, for the
+        caller to revoke on Lichess (``None``: none, or it no longer opens)."""
         if not self.offered or self.vault is None:
             raise OperationError("The bot does not start games for players in this tournament.")
         player = await uow.players.get(player_id.lower())
@@ -203,6 +204,7 @@ class PlayerTokens:
             raise OperationError(
                 "Lichess did not grant the permission to create games; nothing was kept."
             )
+        earlier = await uow.tokens.get(player.id)
         await uow.tokens.put(
             PlayerTokenRow(
                 player_id=player.id,
@@ -214,6 +216,7 @@ class PlayerTokens:
         await uow.audit.record(
             at=now, actor=player.username, action="games.allowed", player=player.id
         )
+        return None if earlier is None else self.vault.open(earlier.secret)
 
     async def withdraw(
         self, uow: UnitOfWork, player_id: str, *, now: dt.datetime, actor: str, why: str = ""
@@ -257,7 +260,10 @@ class PlayerTokens:
         why = str((deadline.payload or {}).get("why", ""))
         ids = [deadline.subject] if deadline.subject != SWEEP else await self.unneeded(uow)
         rows = await uow.tokens.get_many(ids)
-        secrets = {pid: row.secret for pid, row in rows.items()}
+        failing = (deadline.payload or {}).get(FAILING_SINCE)
+        since = firing.now if failing is None else dt.datetime.fromisoformat(str(failing))
+        # a retry's token is the one that failed: a permission given since is a new one
+        secrets = {pid: row.secret for pid, row in rows.items() if row.created_at <= since}
         if not secrets:
             return None
         opened = {pid: self.vault.open(s) if self.vault else None for pid, s in secrets.items()}
@@ -269,9 +275,6 @@ class PlayerTokens:
 
         async def ask() -> set[str]:
             return {pid for pid, token in opened.items() if token and await revoke(token)}
-
-        failing = (deadline.payload or {}).get(FAILING_SINCE)
-        since = now if failing is None else dt.datetime.fromisoformat(str(failing))
 
         async def answered(uow: UnitOfWork, revoked: set[str]) -> None:
             # a token Lichess could not revoke (down, say) stays, sealed, and is tried again
@@ -328,8 +331,12 @@ class PlayerTokens:
                 dt.datetime.fromisoformat(str(failing)),
                 row.due_at,
             )
-        stored = set(await uow.tokens.player_ids())
-        return sorted((u for u in found.values() if u.player_id in stored), key=lambda u: u.since)
+        stored = await uow.tokens.get_many(found)
+        # a permission given since the failure is a new token: not the one that failed
+        kept = [u for u in found.values() if u.player_id in stored]
+        return sorted(
+            (u for u in kept if stored[u.player_id].created_at <= u.since), key=lambda u: u.since
+        )
 
     async def drop(
         self, uow: UnitOfWork, player_id: str, *, actor: str, reason: str, now: dt.datetime

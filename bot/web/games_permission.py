@@ -111,11 +111,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     try:
         async with ctx.db.uow() as uow:
             assert ctx.services.player_tokens is not None
-            await ctx.services.player_tokens.allow(uow, who.user_id, token, scopes, now=ctx.now())
+            earlier = await ctx.services.player_tokens.allow(
+                uow, who.user_id, token, scopes, now=ctx.now()
+            )
             await uow.commit()
     except OperationError as e:
         await revoke_on_lichess(request, token)
         return _done(request, str(e), ok=False)
+    if earlier is not None:  # the token it replaces: no longer kept, so revoked
+        await revoke_on_lichess(request, earlier)
     return _done(
         request,
         "The bot may now start your games: when your opponent allowed it too, Lichess creates "

@@ -452,6 +452,32 @@ async def test_a_td_drops_a_token_lichess_cannot_revoke_with_a_confirmation_and_
         await td.close()
 
 
+async def test_a_permission_given_again_is_not_the_token_that_failed(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    site, lichess = site_and_lichess
+    alice, td = Browser(site), Browser(site)
+    try:
+        await td.login(TD)
+        await _unrevoked(site, lichess, alice)
+        [failed] = _tokens_of(lichess, "alice")
+        lichess.knobs.down_until = None  # Lichess back before the next try; Alice allows again
+        site.clock.set(site.clock.now() + dt.timedelta(minutes=5))
+        assert "may now start" in await grant_games(alice, site.service.lichess_url, "Alice")
+        [token] = _tokens_of(lichess, "alice")  # the one it replaced revoked
+        assert token != failed
+        assert "could not be revoked" not in await td.get("/desk")
+        site.clock.set(site.clock.now() + REVOKE_AGAIN)
+        await site.service.runner.fire_due()  # the retry: its token is gone
+        assert _tokens_of(lichess, "alice") == [token]  # the new permission stands
+        async with site.db.reads() as uow:
+            assert await uow.tokens.player_ids() == ["alice"]
+            assert await uow.deadlines.all_open_of_kind(FORGET) == []
+    finally:
+        await alice.close()
+        await td.close()
+
+
 async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
     site_and_lichess: tuple[Site, SandboxState],
 ) -> None:
