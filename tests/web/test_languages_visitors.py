@@ -67,9 +67,11 @@ async def test_a_player_s_status_reads_in_the_page_s_language(site: Site) -> Non
         assert 'Bob</a> <span class="muted">(retiré)</span>' in html
         assert 'Carol</a> <span class="muted">(disqualifié)</span>' in html
         assert "· <strong>retiré</strong>" in await french.get("/players/bob")
+        assert '<td class="fold">actif</td>' in await french.get("/standings")
         html = await english.get("/players")
         assert 'Bob</a> <span class="muted">(withdrawn)</span>' in html
         assert "· <strong>disqualified</strong>" in await english.get("/players/carol")
+        assert '<td class="fold">active</td>' in await english.get("/standings")
     finally:
         await french.close()
         await english.close()
