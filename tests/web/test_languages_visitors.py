@@ -73,3 +73,21 @@ async def test_a_player_s_status_reads_in_the_page_s_language(site: Site) -> Non
     finally:
         await french.close()
         await english.close()
+
+
+async def test_an_error_page_is_in_the_reader_s_language(site: Site) -> None:
+    french, english = Browser(site, headers=FRENCH), Browser(site, headers=ENGLISH)
+    try:
+        html = await french.get("/players/nobody-at-all", status=404)
+        assert "<h1>Introuvable</h1>" in html
+        assert "Ce joueur ne participe pas à ce tournoi." in html
+        html = await english.get("/players/nobody-at-all", status=404)
+        assert "<h1>Not found</h1>" in html
+        assert "There is no such player in this tournament." in html
+        await french.login("Alice")  # a player with no language stored: her browser's
+        html = await french.get(f"/match/{site.matches['carol-dave']}", status=403)
+        assert "<h1>Non autorisé</h1>" in html
+        assert "Ce n&#39;est pas votre match" in html
+    finally:
+        await french.close()
+        await english.close()
