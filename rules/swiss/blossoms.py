@@ -3,11 +3,15 @@ cycle of tight edges, expanding one, and flipping an augmenting path through the
 
 A blossom is kept as its children in cycle order (``_childs``), the edges that link them
 (``_links``), its base, its dual (``_z``) and its leaves; a vertex is a trivial blossom and
-nontrivial ones have negative ids. :class:`Blossoms` holds only these operations; the state
-and the stages that call them are :class:`~rules.swiss.matching.WeightedMatching`'s.
+nontrivial ones have negative ids. :class:`Blossoms` holds only these operations and the
+duals' bookkeeping around blossoms (dissolving those that hold a vertex, the roots, the duals
+blossoms share); the state and the stages that call them are
+:class:`~rules.swiss.matching.WeightedMatching`'s.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 S_LABEL = 1
 T_LABEL = 2
@@ -34,6 +38,8 @@ class Blossoms:
     _svertices: list[int]
     _tblossoms: set[int]
     _top: dict[int, int]
+    _w: dict[int, dict[int, int]]
+    _y: dict[int, int]
     _z: dict[int, int]
 
     def _assign(self, blossom: int, lab: int, edge: tuple[int, int] | None) -> None:
@@ -183,6 +189,114 @@ class Blossoms:
             for leaf in self._leaves_of(child):
                 top[leaf] = child
         return childs
+
+    def shared_duals(self) -> Callable[[int, int], int]:
+        """A function of two vertices: the sum of the duals of the blossoms holding both
+        (doubled weights), for the current blossoms. A pair ``(u, v)`` is covered when
+        ``dual(u) + dual(v) + shared(u, v)`` is at least twice its weight.
+
+        Made for many pairs: each vertex's blossoms are listed once, outermost first, with
+        running sums of their duals (nested blossoms share their lists), and two vertices'
+        common blossoms are the common start of their lists, found by bisection.
+        """
+        parent = self._parent
+        z = self._z
+        chains: dict[int, tuple[list[int], list[int]]] = {}
+        empty: tuple[list[int], list[int]] = ([], [0])
+
+        def chain(blossom: int) -> tuple[list[int], list[int]]:
+            """The blossoms from the outermost to ``blossom``, and the running dual sums."""
+            known = chains.get(blossom)
+            if known is not None:
+                return known
+            path = [blossom]
+            while (above := parent.get(path[-1])) is not None and above not in chains:
+                path.append(above)
+            outer, sums = chains[above] if above is not None else empty
+            for inner in reversed(path):
+                outer = [*outer, inner]
+                sums = [*sums, sums[-1] + z[inner]]
+                chains[inner] = (outer, sums)
+            return chains[blossom]
+
+        def shared(u: int, v: int) -> int:
+            above_u = parent.get(u)
+            above_v = parent.get(v)
+            if above_u is None or above_v is None:
+                return 0
+            outer_u, sums = chain(above_u)
+            outer_v = chain(above_v)[0]
+            low, high = 0, min(len(outer_u), len(outer_v))
+            while low < high:  # the common start of the two lists: its length
+                middle = (low + high + 1) // 2
+                if outer_u[middle - 1] == outer_v[middle - 1]:
+                    low = middle
+                else:
+                    high = middle - 1
+            return sums[low]
+
+        return shared
+
+    def _make_trivial(self, vertex: int) -> None:
+        """Dissolve every blossom holding the vertex, keeping the duals feasible."""
+        top = self._top
+        y = self._y
+        mate = self._mate
+        while (blossom := top[vertex]) != vertex:
+            half = self._z.pop(blossom) // 2
+            leaves = self._leaves.pop(blossom)
+            if half:
+                for leaf in leaves:
+                    y[leaf] += half
+            base = self._base.pop(blossom)
+            del self._links[blossom]
+            for child in self._childs.pop(blossom):
+                del self._parent[child]
+                for leaf in self._leaves_of(child):
+                    top[leaf] = child
+            # The edge from the base out of the blossom gained slack: no longer tight.
+            if half and base in mate:
+                other = mate.pop(base)
+                del mate[other]
+
+    def _roots(self) -> list[int]:
+        """Top-level blossoms whose base is free with a positive dual."""
+        top = self._top
+        mate = self._mate
+        y = self._y
+        roots = []
+        for vertex in self._w:
+            if vertex in mate or not y[vertex]:
+                continue
+            blossom = top[vertex]
+            if self._base_of(blossom) == vertex:
+                roots.append(blossom)
+        return roots
+
+    def _even_roots(self) -> None:
+        """Give every root's vertices even duals (blossoms have one parity throughout)."""
+        for root in self._roots():
+            if self._y[self._base_of(root)] % 2:
+                self._raise(root)
+
+    def _raise(self, blossom: int) -> None:
+        """Raise the duals of a root blossom's vertices by one, keeping every slack >= 0 and
+        every blossom edge tight."""
+        while blossom < 0 and self._z[blossom] < 2:
+            # A zero blossom dual: dissolving costs nothing and leaves the base's child free.
+            base = self._base[blossom]
+            self._make_trivial_top(blossom)
+            blossom = self._top[base]
+        if blossom < 0:
+            self._z[blossom] -= 2
+        for leaf in self._leaves_of(blossom):
+            self._y[leaf] += 1
+
+    def _make_trivial_top(self, blossom: int) -> None:
+        """Dissolve a top-level blossom with a zero dual into its children."""
+        self._dissolve(blossom)
+
+    # -- one stage ------------------------------------------------------------
 
     # -- changing the matching ------------------------------------------------
 

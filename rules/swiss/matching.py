@@ -45,6 +45,14 @@ the S-vertices (then a fresh stage costs no more). When more than half the verti
 since the last solve (a bracket's exchange weights), the solver starts cold instead of
 repairing: the repair would leave nearly every vertex a root.
 
+Two changes keep a warm start where marking the vertices changed would force a cold one.
+When the caller knows that each edge's weight will rise by at most half of what it adds to
+its two ends' duals (:meth:`raise_duals`: a bracket's exchange weights, whose potentials are
+exactly twice the rise of each S1-S2 pair), the duals are raised first and the matched edges
+that rise by exactly that stay matched. And :meth:`adopt` takes the pairs of another
+maximum-weight matching (the caller's, changed by swaps at no cost): with the duals of a
+solve they are tight, so the solver can hold them instead of its own.
+
 A cold start gives every vertex about the same dual, which suits weights that are alike; when
 they are not (exchange weights rise and fall with the players' positions), the stages must
 move each vertex's dual to a level of its own, one or two vertices per stage. The caller who
@@ -94,6 +102,7 @@ class WeightedMatching(Blossoms):
         "_mate",
         "_parent",
         "_queue",
+        "_raised",
         "_scanned",
         "_serial",
         "_ss",
@@ -124,6 +133,8 @@ class WeightedMatching(Blossoms):
         self._leaves: dict[int, list[int]] = {}
         self._next_id = -1
         self._dirty: set[int] = set()
+        # Vertices whose duals were raised (raise_duals) since the last solve.
+        self._raised: set[int] = set()
         self._fresh = True
         self._stepped = False
         # How many stages the last solve took (for benchmarks and tests).
@@ -181,9 +192,27 @@ class WeightedMatching(Blossoms):
             del row_v[u]
         else:
             return
-        # Repairing one end restores the invariants for the edge.
-        if v not in self._dirty:
+        # Repairing one end restores the invariants for the edge (a raised end is settled).
+        raised = self._raised
+        if v not in self._dirty and u not in raised and v not in raised:
             self._dirty.add(u)
+
+    def raise_duals(self, raises: dict[int, int]) -> None:
+        """Raise the vertices' duals (doubled weights) before changing the weights of their
+        edges: when no edge's weight rises by more than half its two ends' raises, the
+        matched edges whose weight rises by exactly that stay matched, where marking the
+        vertices changed would make roots of nearly all of them.
+
+        The blossoms holding a raised vertex are dissolved first; at the next solve each
+        raised vertex keeps his dual if it still covers his edges (else the least that does),
+        and leaves his mate when their edge is no longer tight.
+        """
+        y = self._y
+        for vertex, extra in raises.items():
+            if vertex in self._w:
+                self._make_trivial(vertex)
+                y[vertex] += extra
+                self._raised.add(vertex)
 
     def weight(self, u: int, v: int) -> int:
         """The weight of the edge, 0 when there is none."""
@@ -208,53 +237,6 @@ class WeightedMatching(Blossoms):
         """
         top = self._top[vertex]
         return top, self._z.get(top, 0)
-
-    def shared_duals(self) -> Callable[[int, int], int]:
-        """A function of two vertices: the sum of the duals of the blossoms holding both
-        (doubled weights), for the current blossoms. A pair ``(u, v)`` is covered when
-        ``dual(u) + dual(v) + shared(u, v)`` is at least twice its weight.
-
-        Made for many pairs: each vertex's blossoms are listed once, outermost first, with
-        running sums of their duals (nested blossoms share their lists), and two vertices'
-        common blossoms are the common start of their lists, found by bisection.
-        """
-        parent = self._parent
-        z = self._z
-        chains: dict[int, tuple[list[int], list[int]]] = {}
-        empty: tuple[list[int], list[int]] = ([], [0])
-
-        def chain(blossom: int) -> tuple[list[int], list[int]]:
-            """The blossoms from the outermost to ``blossom``, and the running dual sums."""
-            known = chains.get(blossom)
-            if known is not None:
-                return known
-            path = [blossom]
-            while (above := parent.get(path[-1])) is not None and above not in chains:
-                path.append(above)
-            outer, sums = chains[above] if above is not None else empty
-            for inner in reversed(path):
-                outer = [*outer, inner]
-                sums = [*sums, sums[-1] + z[inner]]
-                chains[inner] = (outer, sums)
-            return chains[blossom]
-
-        def shared(u: int, v: int) -> int:
-            above_u = parent.get(u)
-            above_v = parent.get(v)
-            if above_u is None or above_v is None:
-                return 0
-            outer_u, sums = chain(above_u)
-            outer_v = chain(above_v)[0]
-            low, high = 0, min(len(outer_u), len(outer_v))
-            while low < high:  # the common start of the two lists: its length
-                middle = (low + high + 1) // 2
-                if outer_u[middle - 1] == outer_v[middle - 1]:
-                    low = middle
-                else:
-                    high = middle - 1
-            return sums[low]
-
-        return shared
 
     def vertices(self) -> list[int]:
         """The vertices, in increasing order."""
@@ -288,6 +270,7 @@ class WeightedMatching(Blossoms):
         del self._y[vertex]
         del self._top[vertex]
         self._dirty.discard(vertex)
+        self._raised.discard(vertex)
 
     # -- solving --------------------------------------------------------------
 
@@ -298,6 +281,8 @@ class WeightedMatching(Blossoms):
             self._cold_start()
         else:
             self._repair()
+            self._settle_raised()
+        self._raised.clear()
         self._match_tight()
         self._even_roots()
         self._stepped = False
@@ -386,6 +371,48 @@ class WeightedMatching(Blossoms):
             y[vertex] = need
         self._dirty.clear()
 
+    def adopt(self, pairs: Iterable[tuple[int, int, int]]) -> None:
+        """Take the pairs ``(u, v, weight)`` of another matching where they are tight edges
+        between vertices outside blossoms (each with the duals of a solve, when that matching
+        is of maximum weight too); their former mates become free. A pair's edge is added
+        with its weight when the duals cover it.
+        """
+        w = self._w
+        y = self._y
+        mate = self._mate
+        top = self._top
+        for u, v, weight in pairs:
+            if mate.get(u) == v or u not in w or v not in w or top[u] != u or top[v] != v:
+                continue
+            if y[u] + y[v] != 2 * weight or w[u].get(v, weight) != weight:
+                continue
+            w[u][v] = w[v][u] = weight
+            for vertex in (u, v):
+                other = mate.pop(vertex, None)
+                if other is not None:
+                    del mate[other]
+            mate[u] = v
+            mate[v] = u
+
+    def _settle_raised(self) -> None:
+        """Restore the invariants around the raised vertices (trivial blossoms: their blossoms
+        were dissolved when raised): each dual at least covers his edges, and a matched edge
+        no longer tight is unmatched."""
+        w = self._w
+        y = self._y
+        mate = self._mate
+        for vertex in sorted(self._raised):
+            if vertex not in w:
+                continue
+            row = w[vertex]
+            need = max((2 * weight - y[other] for other, weight in row.items()), default=0)
+            if max(need, 0) > y[vertex]:
+                y[vertex] = max(need, 0)
+            partner = mate.get(vertex)
+            if partner is not None and y[vertex] + y[partner] != 2 * row.get(partner, 0):
+                del mate[vertex]
+                del mate[partner]
+
     def _match_tight(self) -> None:  # noqa: C901 (Edmonds' blossom algorithm, kept flat for speed)
         """Augment along paths of tight edges between roots and free vertices before any stage.
 
@@ -451,67 +478,6 @@ class WeightedMatching(Blossoms):
                     outer, last = parent[outer]
             free.discard(root)
             free.discard(far)
-
-    def _make_trivial(self, vertex: int) -> None:
-        """Dissolve every blossom holding the vertex, keeping the duals feasible."""
-        top = self._top
-        y = self._y
-        mate = self._mate
-        while (blossom := top[vertex]) != vertex:
-            half = self._z.pop(blossom) // 2
-            leaves = self._leaves.pop(blossom)
-            if half:
-                for leaf in leaves:
-                    y[leaf] += half
-            base = self._base.pop(blossom)
-            del self._links[blossom]
-            for child in self._childs.pop(blossom):
-                del self._parent[child]
-                for leaf in self._leaves_of(child):
-                    top[leaf] = child
-            # The edge from the base out of the blossom gained slack: no longer tight.
-            if half and base in mate:
-                other = mate.pop(base)
-                del mate[other]
-
-    def _roots(self) -> list[int]:
-        """Top-level blossoms whose base is free with a positive dual."""
-        top = self._top
-        mate = self._mate
-        y = self._y
-        roots = []
-        for vertex in self._w:
-            if vertex in mate or not y[vertex]:
-                continue
-            blossom = top[vertex]
-            if self._base_of(blossom) == vertex:
-                roots.append(blossom)
-        return roots
-
-    def _even_roots(self) -> None:
-        """Give every root's vertices even duals (blossoms have one parity throughout)."""
-        for root in self._roots():
-            if self._y[self._base_of(root)] % 2:
-                self._raise(root)
-
-    def _raise(self, blossom: int) -> None:
-        """Raise the duals of a root blossom's vertices by one, keeping every slack >= 0 and
-        every blossom edge tight."""
-        while blossom < 0 and self._z[blossom] < 2:
-            # A zero blossom dual: dissolving costs nothing and leaves the base's child free.
-            base = self._base[blossom]
-            self._make_trivial_top(blossom)
-            blossom = self._top[base]
-        if blossom < 0:
-            self._z[blossom] -= 2
-        for leaf in self._leaves_of(blossom):
-            self._y[leaf] += 1
-
-    def _make_trivial_top(self, blossom: int) -> None:
-        """Dissolve a top-level blossom with a zero dual into its children."""
-        self._dissolve(blossom)
-
-    # -- one stage ------------------------------------------------------------
 
     def _stage(self) -> bool:
         """Grow alternating trees from every root until none is left; False when there is

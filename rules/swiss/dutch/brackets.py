@@ -638,6 +638,7 @@ class RoundPairer:
             return base + layout.exchange_addend(position_of[higher], s1_size)
 
         self._natural_roles(mate, remainder[:s1_size], remainder[s1_size:])
+        graph.adopt(mate)
         graph.start_exchanges(remainder, s1_size)
         # With every S1 player in the S1 role there is no exchange and the index sum is the
         # least possible: the current matching is already optimal for the exchange weights.

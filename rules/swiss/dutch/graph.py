@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from rules.core.colour import Colour
 from rules.swiss.dutch.bye import top_field
-from rules.swiss.dutch.completion import alternating_search, complete_matching
+from rules.swiss.dutch.completion import complete_matching, start_matching
 from rules.swiss.dutch.weights import CompatibleRows, Weights
 from rules.swiss.matching import WeightedMatching
 
@@ -160,7 +160,27 @@ class PairingGraph:
             vertex: layout.exchange_potential(position, s1_size)
             for position, vertex in enumerate(remainder)
         }
+        # The potentials are twice the addends of S1-S2 pairs and cover the others': raised
+        # by them, each solver keeps its S1-S2 pairs, where a cold start re-pairs everyone.
+        for view in self.views.values():
+            view.matching.raise_duals(self.exchange_potential)
         self._rows_changed(remainder)
+
+    def adopt(self, mate: Mapping[int, int]) -> None:
+        """Give the solvers the pairs of ``mate``, a maximum-weight matching (changed by
+        swaps at no cost), where they are tight for them."""
+        scope = self.scope
+        try:
+            for key, view in self.views.items():
+                self.scope = key
+                pairs = [
+                    (u, v, self.weight(u, v))
+                    for u, v in mate.items()
+                    if u < v and u in view.matching and v in view.matching
+                ]
+                view.matching.adopt(pairs)
+        finally:
+            self.scope = scope
 
     def fix_roles(self, roles: Mapping[int, bool]) -> None:
         """Keep only the remainder's pairs of an S1-role player with a later player not in
@@ -376,38 +396,6 @@ class PairingGraph:
             return None
         return leftover
 
-    def _start(self, group: Sequence[int], rows: CompatibleRows) -> dict[int, int]:
-        """Pairs among the players of a group alone, the start of completions; ``rows``
-        holds the group's compatible players."""
-        compatible = self.weights.compatible
-        start: dict[int, int] = {}
-        waiting: list[int] = []
-        for vertex in group:
-            partner = next((other for other in waiting if compatible(vertex, other)), None)
-            if partner is None:
-                waiting.append(vertex)
-            else:
-                waiting.remove(partner)
-                start[vertex] = partner
-                start[partner] = vertex
-        unmatched = len(waiting)
-        for vertex in list(waiting):
-            if unmatched < 2:
-                # No other unmatched player to end an augmenting path at: the search would
-                # look at every alternating path in vain (on 10,000 players, seconds each).
-                break
-            if vertex not in start:
-                unmatched -= 2 * alternating_search(
-                    vertex,
-                    start,
-                    rows,
-                    lambda _: True,
-                    to_free=True,
-                    free=[other for other in waiting if other not in start],
-                    adjacent=compatible,
-                )
-        return start
-
     def _lower_completes(self, upper: Sequence[int]) -> bool:
         """Whether ``upper`` players (none of them to take the PAB, unless nobody is below)
         and the lower players can all be paired, each ``upper`` one with a lower one."""
@@ -419,7 +407,9 @@ class PairingGraph:
             return vertex in candidates and (vertex in lower_set or not lower_set)
 
         if self.lower_matching is None:
-            self.lower_matching = self._start(self.lower, self.lower_rows)
+            self.lower_matching = start_matching(
+                self.lower, self.lower_rows, self.weights.compatible
+            )
         completion = complete_matching(
             upper,
             self.lower,
@@ -462,7 +452,9 @@ class PairingGraph:
             return False
         following_set = frozenset(following)
         if self.following_matching is None:
-            self.following_matching = self._start(following, self.following_rows)
+            self.following_matching = start_matching(
+                following, self.following_rows, self.weights.compatible
+            )
         inner = complete_matching(
             leftover,
             following,
