@@ -25,7 +25,8 @@ STD      standard points (Art. 7.7): 1 for a round scored above the opponent of 
 TPN      the starting rank (Art. 7.8), the lowest first
 BH       Buchholz: the opponents' adjusted scores; ``/Cn``, ``/Mn``, ``/P``
 AOB      the average of the Buchholz (``/F``: Fore Buchholz) of the opponents met over the
-         board (Art. 8.2), to the hundredth, half up (as FIDE's checker shows it)
+         board (Art. 8.2), to the hundredth, half up (as FIDE's checker shows it; that
+         checker also leaves out an opponent whose Buchholz is 0, which the text does not)
 FB       Fore Buchholz (Art. 8.3): Buchholz as if every game paired for the final round had
          been drawn (a bye keeps its points); before the final round, the Buchholz
 SB       Sonneborn-Berger: each opponent's adjusted score times the points scored against

@@ -67,9 +67,29 @@ async def test_a_player_s_status_reads_in_the_page_s_language(site: Site) -> Non
         assert 'Bob</a> <span class="muted">(retiré)</span>' in html
         assert 'Carol</a> <span class="muted">(disqualifié)</span>' in html
         assert "· <strong>retiré</strong>" in await french.get("/players/bob")
+        assert '<td class="fold">actif</td>' in await french.get("/standings")
         html = await english.get("/players")
         assert 'Bob</a> <span class="muted">(withdrawn)</span>' in html
         assert "· <strong>disqualified</strong>" in await english.get("/players/carol")
+        assert '<td class="fold">active</td>' in await english.get("/standings")
+    finally:
+        await french.close()
+        await english.close()
+
+
+async def test_an_error_page_is_in_the_reader_s_language(site: Site) -> None:
+    french, english = Browser(site, headers=FRENCH), Browser(site, headers=ENGLISH)
+    try:
+        html = await french.get("/players/nobody-at-all", status=404)
+        assert "<h1>Introuvable</h1>" in html
+        assert "Ce joueur ne participe pas à ce tournoi." in html
+        html = await english.get("/players/nobody-at-all", status=404)
+        assert "<h1>Not found</h1>" in html
+        assert "There is no such player in this tournament." in html
+        await french.login("Alice")  # a player with no language stored: her browser's
+        html = await french.get(f"/match/{site.matches['carol-dave']}", status=403)
+        assert "<h1>Non autorisé</h1>" in html
+        assert "Ce n&#39;est pas votre match" in html
     finally:
         await french.close()
         await english.close()
