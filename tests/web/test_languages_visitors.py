@@ -87,6 +87,9 @@ async def test_an_error_page_is_in_the_reader_s_language(site: Site) -> None:
         assert "<h1>Not found</h1>" in html
         assert "There is no such player in this tournament." in html
         await french.login("Alice")  # a player with no language stored: her browser's
+        # her room's time picker: the script shows her local time after the page's label
+        html = await french.get(f"/match/{site.matches['alice-bob']}")
+        assert 'data-label="Votre heure :"' in html
         html = await french.get(f"/match/{site.matches['carol-dave']}", status=403)
         assert "<h1>Non autorisé</h1>" in html
         assert "Ce n&#39;est pas votre match" in html
