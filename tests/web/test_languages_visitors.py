@@ -93,3 +93,17 @@ async def test_an_error_page_is_in_the_reader_s_language(site: Site) -> None:
     finally:
         await french.close()
         await english.close()
+
+
+async def test_a_refused_removal_request_is_in_the_player_s_language(site: Site) -> None:
+    alice = Browser(site)
+    try:
+        await alice.login("Alice")
+        await alice.get("/account")
+        await alice.post("/account/language", {"language": "fr"})
+        html = await alice.post("/account/data/remove", {})
+        assert flash_text(html).startswith("Les arbitres ont votre demande")
+        html = await alice.post("/account/data/remove", {})
+        assert flash_text(html) == "Vous avez déjà demandé : les arbitres vont confirmer."
+    finally:
+        await alice.close()
