@@ -87,9 +87,26 @@ async def test_an_error_page_is_in_the_reader_s_language(site: Site) -> None:
         assert "<h1>Not found</h1>" in html
         assert "There is no such player in this tournament." in html
         await french.login("Alice")  # a player with no language stored: her browser's
+        # her room's time picker: the script shows her local time after the page's label
+        html = await french.get(f"/match/{site.matches['alice-bob']}")
+        assert 'data-label="Votre heure :"' in html
         html = await french.get(f"/match/{site.matches['carol-dave']}", status=403)
         assert "<h1>Non autorisé</h1>" in html
         assert "Ce n&#39;est pas votre match" in html
     finally:
         await french.close()
         await english.close()
+
+
+async def test_a_refused_removal_request_is_in_the_player_s_language(site: Site) -> None:
+    alice = Browser(site)
+    try:
+        await alice.login("Alice")
+        await alice.get("/account")
+        await alice.post("/account/language", {"language": "fr"})
+        html = await alice.post("/account/data/remove", {})
+        assert flash_text(html).startswith("Les arbitres ont votre demande")
+        html = await alice.post("/account/data/remove", {})
+        assert flash_text(html) == "Vous avez déjà demandé : les arbitres vont confirmer."
+    finally:
+        await alice.close()

@@ -70,7 +70,8 @@
           if (!out) return;
           if (!input.value) { out.textContent = ""; return; }
           var when = new Date(input.value + ":00Z");
-          out.textContent = isNaN(when) ? "" : "Your time: " + localFormat.format(when);
+          var label = out.getAttribute("data-label") || "Your time:";  // in the page's words
+          out.textContent = isNaN(when) ? "" : label + " " + localFormat.format(when);
         }
         input.addEventListener("input", show);
         show();
