@@ -3,6 +3,7 @@
     python -m bench.season [--players 64,128,256] [--seed 1] [--database-url URL]
     python -m bench.season --side-by-side [--players 48] [--pg postgresql://postgres@127.0.0.1:5432]
     python -m bench.season --players 48,128,256,512 --demo 200
+    python -m bench.season --side-by-side --players 48,128,256,512 --demo 200 --no-export-pace
 
 For each field size, runs the demo season (bot/demo: every qualification round, the Candidates,
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
@@ -31,11 +32,16 @@ process's CPU seconds (the machine may be shared: CPU is the steadier figure). W
 ``--no-export-pace`` the sandbox streams those histories at once (the 512-player field's
 would otherwise wait a quarter of an hour or more).
 
+Each row ends with the machine's load average (1 minute) as the run began and ended, and the
+game's own intake is given twice: its wall time, and the process's CPU time over it (every
+thread's, the other loops' work meanwhile included), which a loaded machine does not inflate.
+
 ``--side-by-side`` runs each size on a SQLite file and then on a new PostgreSQL database of the
 server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
 trips (statements, transactions begun: PostgreSQL's reads and one-statement writes in
 autocommit, ``Database.reads``/``one_write``, begin none) per game, and whether the champion
-and standings agree.
+and standings agree; ``--demo N`` then adds ``acwc demo --players N``'s row (on SQLite, as the
+command runs it) to the same run.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import tempfile
 import time
 import uuid
@@ -65,11 +72,16 @@ from bot.notify.kinds import Channel, NoticeKind, OutboxStatus
 from bot.sandbox.state import SandboxState
 from storage.db import Database
 
+LOADS: list[str] = [""]
+"""The machine's load average (1 minute) when the last timed run began and ended."""
+
 
 def _timed(run: Any) -> tuple[Any, float]:
     """``asyncio.run(run)`` and the process's CPU seconds it took (every thread's)."""
+    load = os.getloadavg()[0]
     began = time.process_time()
     result = asyncio.run(run)
+    LOADS[0] = f"{load:.1f}-{os.getloadavg()[0]:.1f}"
     return result, time.process_time() - began
 
 
@@ -80,26 +92,35 @@ def _row(players: int, result: SeasonResult, cpu: float, matches: int) -> str:
         f"{players:>7} {matches:>7} {result.season_games:>6} {result.wall_seconds:>7.1f} "
         f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
         f"{sum(result.requests.values()) / max(matches, 1):>9.2f} "
-        f"{_delays(result)} {result.peak_mb:>8.1f}"
+        f"{_delays(result)} {result.peak_mb:>8.1f} {LOADS[0]:>9}"
     )
 
 
 def _delays(result: SeasonResult) -> str:
     """Game end to row p50 and p99, and of it the game's own intake (the rest of the delay
-    it waited behind the games that ended at the same simulated moment), in ms."""
+    it waited behind the games that ended at the same simulated moment), in ms; and the
+    process's CPU over a game's own intake, mean and p99 (what the load does not inflate)."""
     cells = [
         (percentile(values, q) or 0.0) * 1000
-        for values in (result.game_delays, result.game_intakes)
+        for values in (result.game_delays, result.game_intakes, result.game_intake_cpu)
         for q in (0.5, 0.99)
     ]
-    return f"{cells[0]:>15.1f} {cells[1]:>7.1f} {cells[2]:>16.1f} {cells[3]:>7.1f}"
+    cpu = result.game_intake_cpu
+    mean = 1000 * sum(cpu) / max(len(cpu), 1)
+    return (
+        f"{cells[0]:>15.1f} {cells[1]:>7.1f} {cells[2]:>16.1f} {cells[3]:>7.1f} "
+        f"{mean:>13.1f} {cells[5]:>7.1f}"
+    )
 
 
-DELAYS = f"{'end->row p50 ms':>15} {'p99 ms':>7} {'own intake p50 ms':>16} {'p99 ms':>7}"
+DELAYS = (
+    f"{'end->row p50 ms':>15} {'p99 ms':>7} {'own intake p50 ms':>16} {'p99 ms':>7} "
+    f"{'own cpu mean ms':>13} {'p99 ms':>7}"
+)
 
 HEADER = (
     f"{'players':>7} {'matches':>7} {'games':>6} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
-    f"{'req/match':>9} {DELAYS} {'peak MB':>8}"
+    f"{'req/match':>9} {DELAYS} {'peak MB':>8} {'load':>9}"
 )
 
 
@@ -241,7 +262,7 @@ def side_by_side(sizes: list[int], seed: int, pg: str) -> None:
     print(
         f"{'players':>7} {'database':<11} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
         f"{DELAYS} {'statements/game':>15} "
-        f"{'transactions/game':>17}",
+        f"{'transactions/game':>17} {'load':>9}",
         flush=True,
     )
     for players in sizes:
@@ -292,7 +313,8 @@ def _both(
                 f"{players:>7} {kind:<11} {result.wall_seconds:>7.1f} "
                 f"{result.timings.get('registration', 0.0):>6.1f} {cpu:>6.1f} "
                 f"{_delays(result)} "
-                f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f}",
+                f"{counts['statements'] / games:>15.1f} {counts['transactions'] / games:>17.1f} "
+                f"{LOADS[0]:>9}",
                 flush=True,
             )
     finally:
@@ -361,6 +383,9 @@ def main(argv: list[str] | None = None) -> None:
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:
         side_by_side(sizes, args.seed, args.pg)
+        if args.demo:
+            print(HEADER, flush=True)
+            demo_row(args.demo, args.seed)
         return
     print(HEADER, flush=True)
     endpoints: list[tuple[int, SeasonResult, int]] = []

@@ -119,9 +119,10 @@ class ServiceWatch(Protocol):
     def loop_waiting(self) -> None:
         """The outbox dispatcher or the deadline runner did what was due and waits."""
 
-    def game_done(self, game: Game, *, began: float) -> None:
+    def game_done(self, game: Game, *, began: float, began_cpu: float) -> None:
         """A game the watcher delivered is dealt with and committed; ``began``: when the
-        intake began on it (``time.perf_counter()``; before, it waited behind other games)."""
+        intake began on it (``time.perf_counter()``; before, it waited behind other games);
+        ``began_cpu``: the process's CPU time then (``time.process_time()``)."""
 
 
 def bootstrap(
@@ -472,6 +473,7 @@ class Service:
             client=self.lichess,
             clock=self.clock,
             on_game=self.intake,
+            on_batch=self.services.intake.prepare,
             players=await self._active_players(),
             pairs_provider=self._pairs,
             load_last_seen=self._load_last_seen,
@@ -635,11 +637,11 @@ class Service:
 
     async def intake(self, game: Game) -> None:
         """A game the watcher delivered: recorded, then the loops woken if it changed state."""
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         if await self.services.intake(game):
             self.changed()
         if self.watch is not None:
-            self.watch.game_done(game, began=began)
+            self.watch.game_done(game, began=began, began_cpu=began_cpu)
 
     # --- wiring ------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH
 from rules.stages.armageddon import parse_bid
 from rules.stages.formats import stage_name
-from rules.talk.armageddon import bid_sealed
+from rules.talk.armageddon import bid_sealed, knockout_repeat
 from rules.talk.commands import CommandError, parse
 from rules.talk.conduct import (
     UNFINISHED_AT_EXIT,
@@ -324,3 +324,11 @@ def test_a_check_s_problem_kept_in_english_is_read_back_in_the_reader_s_words() 
     assert read_back(REASONS["bot_account"], fr) == "un compte BOT ne peut pas jouer (règle 2.ii.5)"
     assert read_back("a reason a TD typed", fr) == "a reason a TD typed"  # as it was written
     assert read_back(unreachable("HTTP 503")) == "Lichess could not be reached: HTTP 503"
+
+
+def test_a_knockout_repeat_names_the_stage_in_the_reader_s_words() -> None:
+    said = knockout_repeat("semifinal", week=1, match_id=3, white_first="alice", words=words("fr"))
+    assert said.startswith("Votre match (demi-finale) est à égalité après la semaine 1")
+    assert knockout_repeat("third_place", week=1, match_id=3, white_first="alice").startswith(
+        "Your third place match is tied after week 1"
+    )

@@ -83,14 +83,19 @@ class SettleWatch:
         self.taken: dict[GameId, float] = {}
         """Each game's last intake: seconds from when the intake began on it to its commit
         (what it cost itself, without waiting behind the games delivered before it)."""
+        self.taken_cpu: dict[GameId, float] = {}
+        """The process's CPU seconds over the same span (every thread's: SQLite's work runs in
+        aiosqlite's; what the other loops did meanwhile is in it too, so an upper bound, but one
+        the machine's load does not inflate as it does the wall)."""
 
     def loop_waiting(self) -> None:
         self.activity.set()
 
-    def game_done(self, game: Game, *, began: float) -> None:
+    def game_done(self, game: Game, *, began: float, began_cpu: float) -> None:
         done = time.perf_counter()
         self.games[game.id] = (game.status.value, done)
         self.taken[game.id] = done - began
+        self.taken_cpu[game.id] = time.process_time() - began_cpu
         self.activity.set()
 
 
@@ -172,6 +177,8 @@ class SeasonDriver:
     """Of those (a service in this process only): the seconds from when the intake began on
     the game to its commit; the rest of the delay it waited behind the games that ended with
     it (the driver ends every game due at the same simulated moment at once)."""
+    game_intake_cpu: list[float] = field(default_factory=list)
+    """The process's CPU seconds over each of those intakes (:attr:`SettleWatch.taken_cpu`)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Wall seconds spent settling and in each actor (for the figures)."""
     until: dt.datetime | None = None
@@ -248,6 +255,7 @@ class SeasonDriver:
                 if status not in ("created", "started"):
                     self.game_delays.append(done[1] - since)
                     self.game_intakes.append(port.watch.taken.get(gid, 0.0))
+                    self.game_intake_cpu.append(port.watch.taken_cpu.get(gid, 0.0))
             else:
                 missing.append(gid)
         return missing

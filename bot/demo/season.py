@@ -82,6 +82,8 @@ class SeasonResult:
     timings: dict[str, float] = field(default_factory=dict)
     game_intakes: list[float] = field(default_factory=list)
     """Of each game's delay, the seconds its own intake took (:attr:`SeasonDriver.game_intakes`)."""
+    game_intake_cpu: list[float] = field(default_factory=list)
+    """The process's CPU seconds over each own intake (:attr:`SeasonDriver.game_intake_cpu`)."""
     """Wall seconds the driver spent settling and in each actor."""
     anomalies: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
@@ -414,6 +416,7 @@ def _result(
         refused=refused,
         timings=dict(driver.timings),
         game_intakes=driver.game_intakes,
+        game_intake_cpu=driver.game_intake_cpu,
         anomalies=reporter.anomalies,
         lines=reporter.lines,
         touches=touches,

@@ -5,6 +5,9 @@ A service records in the unit of work it is given and never commits; these open 
 :class:`bot.service.intake.GameIntake` records. A finished game whose source only the export
 says is two transactions: the first finds that it must ask (and stores nothing), the export is
 asked outside any transaction, and the second records the game with what the export said.
+When the watcher hands several games over at once (a burst of game ends),
+:meth:`StreamIntake.prepare` asks the export once for every finished one first, and each such
+game is then one transaction, recorded with that answer.
 :func:`make_broadcasts`: each broadcast or round Lichess made, stored in its own transaction.
 :func:`run_registration_checks`: the leader's loop of the players' own eligibility checks
 (:class:`bot.service.registration_queue.RegistrationChecks`), each step of a check a transaction
@@ -15,15 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 
+from bot.lichess.errors import LichessError
 from bot.service.broadcasts import Broadcasts
 from bot.service.intake import GameIntake
 from bot.service.registration_queue import POLL, CheckState, RegistrationChecks
-from rules.core.model import Game
+from rules.core.model import Game, GameId
 from storage.db import Database
 
 __all__ = ["StreamIntake", "check_due", "make_broadcasts", "run_registration_checks"]
+
+log = logging.getLogger(__name__)
 
 
 class StreamIntake:
@@ -33,6 +40,8 @@ class StreamIntake:
     def __init__(self, db: Database, intake: GameIntake) -> None:
         self.db = db
         self.intake = intake
+        self._exported: dict[GameId, Game] = {}
+        """What :meth:`prepare`'s export said of the games about to be taken."""
         self.on_start: Callable[[str, str], Awaitable[object]] | None = None
         """Told of each game that starts (its White and Black), once it is recorded: the
         broadcasts wake the players' round (:meth:`bot.service.broadcasts.Broadcasts.wake_for`),
@@ -42,6 +51,22 @@ class StreamIntake:
     def recorded(self) -> int:
         return self.intake.recorded
 
+    async def prepare(self, games: Sequence[Game]) -> None:
+        """Games about to be taken one after another: the finished ones the export must
+        complete, asked of it in one request (300 ids a request), where each would be one. A
+        failed export leaves each game to ask its own."""
+        wanted = [g.id for g in games if self.intake.needs_end_time(g)]
+        self._exported = {}  # (an answer no game took is not kept)
+        if len(wanted) < 2:
+            return
+        try:
+            found = await self.intake.look_up(wanted)
+        except LichessError as e:
+            log.warning("export of %d finished games failed (%s); each asks alone", len(wanted), e)
+            return
+        asked = set(wanted)
+        self._exported = {g.id: g for g in found if g.id in asked}
+
     async def __call__(self, game: Game) -> bool:
         changed = await self._take(game)
         if self.on_start is not None and not game.status.is_finished:
@@ -49,12 +74,14 @@ class StreamIntake:
         return changed
 
     async def _take(self, game: Game) -> bool:
-        async with self.db.uow() as uow:
-            changed = await self.intake.record(uow, game, look_up=True)
-            if changed is not None:
-                await uow.commit()
-                return changed
-        game = await self.intake.with_source(game)
+        exported = self._exported.pop(game.id, None)
+        if exported is None:
+            async with self.db.uow() as uow:
+                changed = await self.intake.record(uow, game, look_up=True)
+                if changed is not None:
+                    await uow.commit()
+                    return changed
+        game = await self.intake.with_source(game, exported=exported)
         async with self.db.uow() as uow:
             changed = await self.intake.record(uow, game)
             await uow.commit()

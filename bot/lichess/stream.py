@@ -16,13 +16,21 @@ but not end. ``since`` is the last moment the watcher knew it was up to date, mi
 ``lookback`` so a game that started before the gap and ended inside it is still found.
 
 A game is delivered at most once as started and once as finished (a finished game is never
-followed by its start). ``last_seen`` is loaded at start and saved through callbacks, so a
-restarted service backfills from the database's notion of "up to date". It is saved at most
-every ``save_every`` (10 minutes) of service time, and after each backfill: an older mark only
-makes the next backfill start earlier (one export call per pairing whatever its length), it
-never makes one miss a game. A game ``on_game`` fails on (its source lookup failed, say) is kept
-and handed to it again with backoff until it is taken, and the mark never passes it meanwhile:
-the mark moves only past games that are stored or known to be someone else's.
+followed by its start). The streams' lines are read as they come and handed over by one task
+(:meth:`GameWatcher._drain`), in the order read: the games read while the ones before were
+being taken are handed over together, ``on_batch`` first (the intake asks the export once for
+every finished one: a burst of game ends was one export request a game, each queued behind the
+bot's other calls to Lichess), then each to ``on_game``. That task waits on an event set by each
+line read, cleared before it takes what has arrived, so a game read while a batch is taken (or
+while the mark is saved after it) is always in the next batch. ``last_seen`` is loaded at
+start and saved through callbacks, so a restarted service backfills from the database's notion
+of "up to date". It is saved at most every ``save_every`` (10 minutes) of service time, and
+after each backfill: an older mark only makes the next backfill start earlier (one export call
+per pairing whatever its length), it never makes one miss a game. A game ``on_game`` fails on
+(its source lookup failed, say) is kept and handed to it again with backoff until it is taken,
+and the mark never passes it meanwhile: the mark moves only past games that are stored or known
+to be someone else's. A game being taken when the watcher stops (the lead lost) is forgotten as
+delivered and stays at the queue's front, so the watcher run again takes it.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ STREAM_USERS_LIMIT = 300
 
 Pair = tuple[PlayerId, PlayerId]
 OnGame = Callable[[Game], Awaitable[None]]
+OnBatch = Callable[[Sequence[Game]], Awaitable[None]]
 PairsProvider = Callable[[], Awaitable[Iterable[Pair]]]
 LoadLastSeen = Callable[[], Awaitable[dt.datetime | None]]
 SaveLastSeen = Callable[[dt.datetime], Awaitable[None]]
@@ -158,6 +167,7 @@ class GameWatcher:
         client: LichessClient,
         clock: Clock,
         on_game: OnGame,
+        on_batch: OnBatch | None = None,
         players: Iterable[PlayerId] = (),
         pairs_provider: PairsProvider | None = None,
         load_last_seen: LoadLastSeen | None = None,
@@ -175,6 +185,7 @@ class GameWatcher:
         self._client = client
         self._clock = clock
         self._on_game = on_game
+        self._on_batch = on_batch
         self._players = frozenset(normalise_username(p) for p in players)
         self._pairs_provider = pairs_provider
         self._load_last_seen = load_last_seen
@@ -195,6 +206,12 @@ class GameWatcher:
         """Games ``on_game`` failed on (a lookup failed, the database was away): tried again
         until it takes them, and the last-seen mark stays before them meanwhile."""
         self._retrying: asyncio.Task[None] | None = None
+        self._arrived: collections.deque[Game] = collections.deque()
+        """Games read from a stream and not yet handed over (:meth:`_drain` takes them)."""
+        self._in_hand: list[Game] = []
+        """The batch :meth:`_drain` is handing over: the mark stays before these too."""
+        self._arrival = asyncio.Event()
+        """Set by each game read; :meth:`_drain` clears it before it takes what arrived."""
         self._anonymous = False
         """Lichess refused the token on the stream once: it is read without one since."""
         self._streams: list[_Stream] = []
@@ -215,6 +232,12 @@ class GameWatcher:
     def last_seen(self) -> dt.datetime | None:
         """The moment up to which every game is known to have been delivered."""
         return self._last_seen
+
+    @property
+    def pending(self) -> int:
+        """Games read from the streams and not yet handed to ``on_game`` (those of the batch
+        being handed over included)."""
+        return len(self._arrived) + len(self._in_hand)
 
     def set_players(self, players: Iterable[PlayerId]) -> None:
         """Watch these players from now on; restarts the streams if the set changed, or if
@@ -245,10 +268,12 @@ class GameWatcher:
         """Watch until cancelled. Stream failures are retried; a bug in a stream task raises."""
         owned = self._session is None
         session = self._session or aiohttp.ClientSession()
+        drain: asyncio.Task[None] | None = None
         try:
             if self._load_last_seen is not None:
                 self._last_seen = await self._load_last_seen()
                 self._saved = self._last_seen
+            drain = asyncio.create_task(self._drain())
             while True:
                 self._restart.clear()
                 self.connected.clear()
@@ -256,9 +281,12 @@ class GameWatcher:
                 if not streams:
                     await self._restart.wait()
                     continue
-                await self._run_streams(session, streams)
+                await self._run_streams(session, streams, drain)
         finally:
             self.connected.clear()
+            if drain is not None:
+                drain.cancel()
+                await asyncio.gather(drain, return_exceptions=True)
             if owned:
                 await session.close()
 
@@ -285,15 +313,20 @@ class GameWatcher:
             for chunk in sorted(chunks, key=lambda c: sorted(c))
         ]
 
-    async def _run_streams(self, session: aiohttp.ClientSession, streams: list[_Stream]) -> None:
+    async def _run_streams(
+        self, session: aiohttp.ClientSession, streams: list[_Stream], drain: asyncio.Task[None]
+    ) -> None:
         self._streams = streams
         tasks = [asyncio.create_task(self._keep_streaming(session, s)) for s in streams]
         restart = asyncio.create_task(self._restart.wait())
         try:
-            done, _ = await asyncio.wait([restart, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                [restart, drain, *tasks], return_when=asyncio.FIRST_COMPLETED
+            )
             for task in done:
                 if task is not restart:
-                    task.result()  # a stream task only ends by a bug: raise it
+                    task.result()  # a stream task or the drain only ends by a bug (or the
+                    # database away while the mark is saved): raise it, the watcher restarts
         finally:
             for s in streams:
                 if s.backfill_task is not None:
@@ -365,7 +398,7 @@ class GameWatcher:
                         log.warning("skipping a malformed games stream line: %s", e)
                         continue
                     if game is not None:
-                        await self._deliver(game)
+                        self._arrive(game)
                     await self._maybe_save()
             except aiohttp.ClientPayloadError as e:
                 raise LichessTransportError("games stream cut mid-line") from e
@@ -401,8 +434,7 @@ class GameWatcher:
                 delay = min(self._backoff_max, self._backoff_initial * 2 ** (failures - 1))
                 log.error("games backfill since %s failed (%s); again in %.1fs", since, e, delay)
                 await self._clock.sleep(delay)
-        for game in sorted(games, key=lambda g: (g.created_at, g.id)):
-            await self._deliver(game)
+        await self._deliver_all(sorted(games, key=lambda g: (g.created_at, g.id)))
         stream.backfill_from = None
         await self._maybe_save(force=True)
 
@@ -428,6 +460,54 @@ class GameWatcher:
                     found[game.id] = game
         return list(found.values())
 
+    def _arrive(self, game: Game) -> None:
+        """A game read from a stream: :meth:`_drain` hands it over after those read before it
+        (the reader reads on meanwhile, so a burst of game ends makes one batch)."""
+        self._arrived.append(game)
+        self._arrival.set()
+
+    async def _drain(self) -> None:
+        """Until cancelled: hand over what the streams read, a batch at a time. The event is
+        cleared before the batch is taken and the queue looked at again after every await, so
+        a game that arrives at any point is in this batch or the next: none waits for another
+        game's arrival to be taken."""
+        if self._arrived:  # left by a run that stopped (the lead lost, a failure)
+            self._arrival.set()
+        while True:
+            await self._arrival.wait()
+            self._arrival.clear()
+            while self._arrived:
+                self._in_hand = list(self._arrived)
+                self._arrived.clear()
+                try:
+                    await self._deliver_all(self._in_hand)
+                except BaseException:
+                    # stopped mid-batch: what was not handed over goes back to the queue's
+                    # front (a delivered game is not handed over twice: _deliver skips it)
+                    self._arrived.extendleft(reversed(self._in_hand))
+                    raise
+                finally:
+                    self._in_hand = []
+                await self._maybe_save()
+
+    async def _deliver_all(self, games: Sequence[Game]) -> None:
+        """Hand ``games`` over in order; ``on_batch`` first sees those not yet handed over in
+        that state, when there are several."""
+        fresh = [g for g in games if self._is_new(g)]
+        if self._on_batch is not None and len(fresh) > 1:
+            try:
+                await self._on_batch(fresh)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # only a head start: each game is taken on its own after it
+                log.exception("on_batch failed for %d games", len(fresh))
+        for game in games:
+            await self._deliver(game)
+
+    def _is_new(self, game: Game) -> bool:
+        previous = self._delivered.get(game.id)
+        return previous is None or (previous is False and game.status.is_finished)
+
     async def _deliver(self, game: Game) -> None:
         finished = game.status.is_finished
         previous = self._delivered.get(game.id)
@@ -445,20 +525,26 @@ class GameWatcher:
         try:
             await self._on_game(game)
         except asyncio.CancelledError:
+            # Stopped while taking it (the lead lost): its transaction rolled back, so the
+            # delivery is forgotten and the next run's backfill or queue brings it again.
+            self._forget(game.id, previous)
             raise
         except Exception:
             # Forget the delivery so a backfill or a repeated line can bring it again, and
             # keep it to try again: the last-seen mark does not pass it meanwhile.
-            if previous is None:
-                self._delivered.pop(game.id, None)
-            else:
-                self._delivered[game.id] = previous
+            self._forget(game.id, previous)
             log.exception("on_game failed for game %s; it is tried again", game.id)
             self._unsettled[game.id] = game
             if self._retrying is None or self._retrying.done():
                 self._retrying = asyncio.create_task(self._retry_unsettled())
         else:
             self._unsettled.pop(game.id, None)
+
+    def _forget(self, game_id: GameId, previous: bool | None) -> None:
+        if previous is None:
+            self._delivered.pop(game_id, None)
+        else:
+            self._delivered[game_id] = previous
 
     async def _retry_unsettled(self) -> None:
         """Hand the games ``on_game`` failed on to it again, with backoff, until it takes them
@@ -477,8 +563,9 @@ class GameWatcher:
         if not points or any(p is None for p in points):
             return
         point = min(p for p in points if p is not None)
-        if self._unsettled:  # never past a game not yet stored nor known to be someone else's
-            point = min(point, *(g.created_at for g in self._unsettled.values()))
+        waiting = [*self._unsettled.values(), *self._arrived, *self._in_hand]
+        if waiting:  # never past a game not yet stored nor known to be someone else's
+            point = min(point, *(g.created_at for g in waiting))
         self._last_seen = point
         if self._save_last_seen is None:
             return

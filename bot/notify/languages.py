@@ -86,10 +86,14 @@ def words(language: str | None) -> Words:
 
 
 async def readers(uow: UnitOfWork, players: Iterable[str]) -> Readers:
-    """The language of each of ``players`` (by id), as they chose it."""
+    """The language of each of ``players`` (by id), as they chose it: one query for them all
+    (a game's challenge, result and time notices ask for both players' several times a game;
+    a query a player and the open season's each made it three)."""
+    wanted = list(players)
+    rows = await uow.players.get_many({player.lower() for player in wanted})
     languages: dict[str, Words] = {}
-    for player in players:
-        row = await uow.players.get(player.lower())
+    for player in wanted:
+        row = rows.get(player.lower())
         if row is not None and row.language is not None:
             languages[player] = words(row.language)
     return Readers(languages)

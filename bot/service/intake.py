@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Protocol, overload
 
 from bot.config import Config
@@ -72,6 +72,11 @@ class Intake(Protocol):
         """How many games changed stored state."""
         ...
 
+    async def prepare(self, games: Sequence[Game]) -> None:
+        """Games about to be delivered one after another (a burst): what can be asked of
+        Lichess for all of them at once is asked now."""
+        ...
+
     async def __call__(self, game: Game) -> bool: ...
 
 
@@ -107,7 +112,7 @@ class GameIntake:
             return False
         return game.last_move_at is None or (game.source is None and game.id not in bots)
 
-    def _needs_end_time(self, game: Game) -> bool:
+    def needs_end_time(self, game: Game) -> bool:
         """A finished game the stream gave without its end time (lila's games stream carries
         no ``lastMoveAt``), with an export to ask it of."""
         return game.status.is_finished and game.last_move_at is None and self.lookup is not None
@@ -119,11 +124,18 @@ class GameIntake:
             for _, rnd in await uow.matches.between(game.white, game.black)
         )
 
-    async def with_source(self, game: Game) -> Game:
-        """``game`` with the source and the end time the export gives. Lookup errors raise (the
-        watcher delivers the game again with its next backfill)."""
+    async def look_up(self, ids: Sequence[GameId]) -> list[Game]:
+        """The export of the games ``ids`` (a batch of :meth:`needs_end_time` games)."""
         assert self.lookup is not None
-        for found in await self.lookup([game.id]):
+        return await self.lookup(ids)
+
+    async def with_source(self, game: Game, *, exported: Game | None = None) -> Game:
+        """``game`` with the source and the end time the export gives (``exported``: what it
+        said of the game already, in a batch). Lookup errors raise (the watcher delivers the
+        game again with its next backfill)."""
+        assert self.lookup is not None
+        answer = [exported] if exported is not None else await self.lookup([game.id])
+        for found in answer:
             if found.id == game.id:
                 game = dataclasses.replace(
                     game,
@@ -182,7 +194,7 @@ class GameIntake:
         existing = await uow.games.get(game.id)
         if existing is not None and (existing.status is game.status or existing.status.is_finished):
             return False  # seen in this state already, or already final
-        if look_up and self._needs_end_time(game):
+        if look_up and self.needs_end_time(game):
             # The export is asked whatever the match holds: the pair's published match is
             # all this pass must find (its games and challenges are read after the export).
             return None if await self._published_match(uow, game) else False

@@ -235,6 +235,12 @@ class PlayerTokens:
         )
         return token
 
+    async def stored(self, uow: UnitOfWork, player_id: str) -> str | None:
+        """The player's stored token, whether or not it is still offered (``None``: none, or it
+        no longer opens): what a caller revokes before the player's row goes."""
+        row = await uow.tokens.get(player_id.lower())
+        return None if row is None or self.vault is None else self.vault.open(row.secret)
+
     async def tokens(self, uow: UnitOfWork, player_ids: Iterable[str]) -> dict[str, str]:
         """The tokens of those of ``player_ids`` who allowed it (a row that no longer opens,
         sealed with another key, counts as not allowed)."""

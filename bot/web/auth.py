@@ -53,6 +53,7 @@ from bot.web.security import (
     new_token,
     token_id,
 )
+from rules.core.words import N_
 from storage.models_web import WebSessionRow
 
 log = logging.getLogger(__name__)
@@ -169,12 +170,15 @@ async def callback(request: web.Request) -> web.StreamResponse:
     state = request.query.get("state", "")[:200]
     if bound is None:
         raise bad_request(
-            "This login was not started from this browser, or took too long. Please log in again."
+            N_(
+                "This login was not started from this browser, or took too long. Please log in "
+                "again."
+            )
         )
     browser_now = ctx.browser_now()
     attempt = _read_login_cookie(bound, browser_now)
     if attempt is None:
-        raise bad_request("This login has expired. Please log in again.")
+        raise bad_request(N_("This login has expired. Please log in again."))
     bound_state, verifier, next_path = attempt
     base = ctx.base_url(request)
     pending = PendingLogin(
@@ -197,14 +201,16 @@ async def callback(request: web.Request) -> web.StreamResponse:
         user = await fetch_account(http, ctx.runtime.lichess_url, token)
     except OAuthError as e:
         if e.error == "access_denied":
-            raise bad_request("You cancelled the login on Lichess.") from None
+            raise bad_request(N_("You cancelled the login on Lichess.")) from None
         log.info("web login refused: %s", e.error)
         raise bad_request(
-            "Lichess did not confirm this login (it may have expired). Please log in again."
+            N_("Lichess did not confirm this login (it may have expired). Please log in again.")
         ) from None
     except LichessError as e:
         log.warning("web login: Lichess could not be reached: %s", e.__class__.__name__)
-        raise bad_request("Lichess could not be reached to confirm the login; try again.") from None
+        raise bad_request(
+            N_("Lichess could not be reached to confirm the login; try again.")
+        ) from None
     await _forget_login_token(http, ctx.runtime.lichess_url, token)
     session_token = new_token()
     async with ctx.db.uow() as uow:

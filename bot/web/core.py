@@ -32,7 +32,7 @@ from bot.runtime.clock import Clock
 from bot.service.services import Services
 from bot.web.limits import ActionLimiter
 from bot.web.security import SESSION_COOKIE, Signer, check_csrf, token_id
-from rules.core.words import ENGLISH, Words
+from rules.core.words import ENGLISH, N_, Words
 from rules.week.calendar import label_duration, label_time
 from storage.db import Database
 
@@ -200,44 +200,52 @@ def page_language(request: web.Request) -> str:
 # --- errors ---------------------------------------------------------------------------------
 
 
+_TITLES = {
+    400: N_("That did not work"),
+    403: N_("Not allowed"),
+    404: N_("Not found"),
+    405: N_("Not allowed"),
+    413: N_("Too long"),
+}
+_SOMETHING_WRONG = N_("Something went wrong")
+
+
 class PageError(Exception):
-    """An error the visitor should read: ``status`` and a sentence."""
+    """An error the visitor should read: ``status`` and a sentence. The sentence is English,
+    marked where it is written (``N_``), or already in the page's words; the error page reads
+    it, and its title, in the page's words."""
 
     def __init__(self, status: int, message: str, *, title: str | None = None) -> None:
         super().__init__(message)
         self.status_code = status
         self.message = message
-        self.title = title or {
-            400: "That did not work",
-            403: "Not allowed",
-            404: "Not found",
-            405: "Not allowed",
-            413: "Too long",
-        }.get(status, "Something went wrong")
+        self.title = title or _TITLES.get(status, _SOMETHING_WRONG)
 
 
 def bad_request(message: str) -> PageError:
     return PageError(400, message)
 
 
-def forbidden(message: str = "This page is not yours to use.") -> PageError:
+def forbidden(message: str = N_("This page is not yours to use.")) -> PageError:
     return PageError(403, message)
 
 
-def not_found(message: str = "There is no such page.") -> PageError:
+def not_found(message: str = N_("There is no such page.")) -> PageError:
     return PageError(404, message)
 
 
 _STATUS_TEXT = {
-    400: "The request could not be understood.",
-    403: "This page is not yours to use.",
-    404: "There is no such page.",
-    405: "That page does not take this kind of request.",
-    413: "What you sent is too long.",
+    400: N_("The request could not be understood."),
+    403: N_("This page is not yours to use."),
+    404: N_("There is no such page."),
+    405: N_("That page does not take this kind of request."),
+    413: N_("What you sent is too long."),
 }
 
 
 async def _error_page(request: web.Request, status: int, title: str, message: str) -> web.Response:
+    language = page_words()  # (an empty text would read the catalogue's header)
+    title, message = (language.gettext(t) if t else t for t in (title, message))
     try:
         return aiohttp_jinja2.render_template(
             "error.html",
@@ -260,9 +268,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as e:
         if e.status_code < 400:
             raise
-        title = {404: "Not found", 403: "Not allowed", 413: "Too long"}.get(
-            e.status_code, "That did not work"
-        )
+        title = _TITLES.get(e.status_code, _TITLES[400])
         return await _error_page(
             request, e.status_code, title, _STATUS_TEXT.get(e.status_code, e.reason)
         )
@@ -271,9 +277,11 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await _error_page(
             request,
             500,
-            "Something went wrong",
-            "The server could not finish this request. Nothing was changed unless the page "
-            "says so; please try again, and tell the TDs if it keeps happening.",
+            _SOMETHING_WRONG,
+            N_(
+                "The server could not finish this request. Nothing was changed unless the page "
+                "says so; please try again, and tell the TDs if it keeps happening."
+            ),
         )
 
 
@@ -335,14 +343,14 @@ def require_login(request: web.Request) -> Viewer:
     if who is None:
         if request.method == "GET":
             raise web.HTTPFound(f"/login?next={request.path_qs}")
-        raise forbidden("Log in with Lichess first.")
+        raise forbidden(N_("Log in with Lichess first."))
     return who
 
 
 def require_td(request: web.Request) -> Viewer:
     who = require_login(request)
     if not who.is_td:
-        raise forbidden("Only the tournament directors can use this page.")
+        raise forbidden(N_("Only the tournament directors can use this page."))
     return who
 
 
@@ -359,15 +367,17 @@ async def read_form(
     """
     who = viewer(request)
     if who is None:
-        raise forbidden("Log in with Lichess first (your session may have ended).")
+        raise forbidden(N_("Log in with Lichess first (your session may have ended)."))
     try:
         form: MultiDictProxy[str | bytes | Any] = await request.post()
     except ValueError:
-        raise bad_request("The form could not be read.") from None
+        raise bad_request(N_("The form could not be read.")) from None
     if not check_csrf(who.csrf, form.get("csrf")):
         raise forbidden(
-            "This form is out of date or did not come from this site. "
-            "Reload the page and try again."
+            N_(
+                "This form is out of date or did not come from this site. "
+                "Reload the page and try again."
+            )
         )
     allowed = dict(limits or {})
     values: dict[str, str] = {}
@@ -376,11 +386,13 @@ async def read_form(
         if raw is None:
             continue
         if not isinstance(raw, str):
-            raise bad_request(f"The field {name!r} must be text.")
+            said = page_words().gettext("The field '%(name)s' must be text.")
+            raise bad_request(said % {"name": name})
         if len(raw) > min(limit, MAX_FIELD):
-            raise PageError(
-                413, f"The field {name!r} is too long: at most {min(limit, MAX_FIELD)} characters."
+            said = page_words().gettext(
+                "The field '%(name)s' is too long: at most %(limit)s characters."
             )
+            raise PageError(413, said % {"name": name, "limit": min(limit, MAX_FIELD)})
         values[name] = raw
     return who, values
 
@@ -411,7 +423,7 @@ def whole_number(raw: str | None, *, digits: int = 9) -> int | None:
 def match_id_of(request: web.Request) -> int:
     number = whole_number(request.match_info.get("match_id"))
     if number is None:
-        raise not_found("There is no such match.")
+        raise not_found(N_("There is no such match."))
     return number
 
 

@@ -25,6 +25,7 @@ from bot.web.core import (
     require_login,
 )
 from bot.web.security import SESSION_LIFETIME
+from rules.core.words import N_
 
 __all__ = ["add_routes"]
 
@@ -50,7 +51,7 @@ async def download(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     data = ctx.services.player_data
     if data is None:
-        raise bad_request("This service keeps no players' data to download.")
+        raise bad_request(N_("This service keeps no players' data to download."))
     async with ctx.db.reads() as uow:
         rows = await data.download(uow, who.user_id, now=ctx.now())
     body = json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False, default=str)
@@ -70,19 +71,21 @@ async def ask_removal(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
     data = ctx.services.player_data
     if data is None:
-        raise bad_request("This service keeps no players' data to remove.")
+        raise bad_request(N_("This service keeps no players' data to remove."))
     try:
         async with ctx.db.uow() as uow:
             await data.ask_removal(uow, who.user_id, actor=who.username, now=ctx.now())
             await uow.commit()
     except OperationError as e:
-        return redirect_with(request, "/account", str(e), ok=False)
+        return redirect_with(request, "/account", page_words().gettext(str(e)), ok=False)
     ctx.changed()
     return redirect_with(
         request,
         "/account",
-        "The TDs have your request: once one of them confirms it, your data is removed and you "
-        "are logged out (your results stay on record under your Lichess name).",
+        page_words().gettext(
+            "The TDs have your request: once one of them confirms it, your data is removed and "
+            "you are logged out (your results stay on record under your Lichess name)."
+        ),
     )
 
 

@@ -39,7 +39,7 @@ PLAYER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,29}$")
 def _player_id(request: web.Request) -> str:
     raw = request.match_info.get("player", "").lower()
     if not PLAYER_ID.match(raw):
-        raise not_found("There is no such player.")
+        raise not_found(N_("There is no such player."))
     return raw
 
 
@@ -276,7 +276,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
         if row is None and history:  # entered other seasons: their page lists them
             row = await uow.players.person(player_id)
         if row is None:
-            raise not_found("There is no such player in this tournament.")
+            raise not_found(N_("There is no such player in this tournament."))
         matches = await views.player_matches(uow, row.id, words=page_words())
     return await render(
         request,
@@ -403,7 +403,7 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
     async with ctx.db.reads() as uow:
         row = await views.player(uow, player_id)
         if row is None:
-            raise not_found("There is no such player in this tournament.")
+            raise not_found(N_("There is no such player in this tournament."))
         matches = await views.player_matches(uow, row.id)
         links = await views.next_game_links(uow, matches, now=ctx.now())
     body = _calendar(

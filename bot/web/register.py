@@ -14,6 +14,7 @@ from aiohttp import web
 
 from bot.config import USERNAME
 from bot.errors import OperationError
+from bot.service.player_tokens import PlayerTokens
 from bot.service.registration import (
     Registration,
     SelfRegistration,
@@ -163,9 +164,14 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
             await uow.commit()
     except OperationError as e:
         return _refused(request, e)
-    if token is not None:
-        await revoke_on_lichess(request, token)
     ctx.changed()
+    if token is not None and not await revoke_on_lichess(request, token):
+        said = page_words().gettext(
+            "Your registration is withdrawn, but Lichess could not be reached to revoke the "
+            "permission you gave the bot to start your games: revoke it yourself in your Lichess "
+            "account's security settings."
+        )
+        return redirect_with(request, "/register", said, ok=False)
     return redirect_with(
         request, "/register", page_words().gettext("Your registration is withdrawn.")
     )
@@ -204,12 +210,19 @@ async def td_decide(request: web.Request) -> web.StreamResponse:
     if action not in ("add", "refuse"):
         raise bad_request("That is not one of the buttons.")
     tokens = ctx.services.player_tokens if action == "refuse" else None
+    if tokens is not None and not await _revoked_first(request, tokens, username):
+        return redirect_with(
+            request,
+            "/register/list",
+            f"Lichess did not revoke {username}'s stored token (it cannot be reached?): nothing "
+            "is changed; refuse again when Lichess answers.",
+            ok=False,
+        )
     async with ctx.db.uow() as uow:
         try:
-            token = None  # a refused player's stored token: revoked, not lost with the row
-            if tokens is not None:
+            if tokens is not None:  # revoked above: the row goes with the player's
                 pid = normalise_username(username)
-                token = await tokens.withdraw(uow, pid, now=now, actor=who.username, why="refused")
+                await tokens.withdraw(uow, pid, now=now, actor=who.username, why="refused")
             await td_hand(
                 uow,
                 ctx.services.players,
@@ -222,11 +235,18 @@ async def td_decide(request: web.Request) -> web.StreamResponse:
         except OperationError as e:
             return redirect_with(request, "/register/list", str(e), ok=False)
         await uow.commit()
-    if token is not None:
-        await revoke_on_lichess(request, token)
     ctx.changed()
     done = "added" if action == "add" else "refused"
     return redirect_with(request, "/register/list", f"{username} {done}.")
+
+
+async def _revoked_first(request: web.Request, tokens: PlayerTokens, username: str) -> bool:
+    """A player's stored token revoked on Lichess before their row (and the token's with it)
+    goes, as ``acwc player remove`` does; whether it is gone there (or there was none)."""
+    pid = normalise_username(username)
+    async with context(request).db.reads() as uow:
+        token = await tokens.stored(uow, pid)
+    return token is None or await revoke_on_lichess(request, token)
 
 
 def add_routes(app: web.Application) -> None:

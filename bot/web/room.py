@@ -42,6 +42,7 @@ from bot.web.core import (
 )
 from rules.core.errors import RulesError
 from rules.core.states import RoundState
+from rules.core.words import N_
 from rules.talk.commands import MAX_LENGTH, ChooseTime, Offer, ProposeChange, format_command
 from rules.talk.help import offer_duty
 from rules.week.calendar import UTC, label_duration, match_week
@@ -77,62 +78,64 @@ def parse_local_input(value: str) -> dt.datetime:
     """A ``datetime-local`` value (``2021-10-14T18:00``), read as UTC as the form's label says."""
     text = value.strip()
     if not LOCAL_INPUT.match(text):
-        raise bad_request(
-            f"{value!r} is not a date and time: use the picker, or type 2021-10-14T18:00."
+        said = page_words().gettext(
+            "'%(value)s' is not a date and time: use the picker, or type 2021-10-14T18:00."
         )
+        raise bad_request(said % {"value": value})
     try:
         parsed = dt.datetime.fromisoformat(text)
     except ValueError:
-        raise bad_request(f"{value!r} is not a date that exists.") from None
+        said = page_words().gettext("'%(value)s' is not a date that exists.")
+        raise bad_request(said % {"value": value}) from None
     return parsed.replace(tzinfo=UTC)
 
 
 def _typed(values: dict[str, str]) -> str:
     text = values.get("text", "").strip()
     if not text:
-        raise bad_request("Type a command, e.g. `offer thu 18:00` or `status`.")
+        raise bad_request(N_("Type a command, e.g. `offer thu 18:00` or `status`."))
     return text
 
 
 def _offer(values: dict[str, str]) -> str:
     times = [parse_local_input(values[f]) for f in OFFER_FIELDS if values.get(f, "").strip()]
     if not times:
-        raise bad_request("Pick at least one start time to offer.")
+        raise bad_request(N_("Pick at least one start time to offer."))
     return format_command(Offer(tuple(times)))
 
 
 def _accept(values: dict[str, str]) -> str:
     index = whole_number(values.get("index", "").strip(), digits=6)
     if index is None:
-        raise bad_request("Say which offer to accept.")
+        raise bad_request(N_("Say which offer to accept."))
     return f"accept {index}"
 
 
 def _time(values: dict[str, str]) -> str:
     verb = TIME_VERBS.get(values.get("verb", ""))
     if verb is None or not values.get("time", "").strip():
-        raise bad_request("Pick a time.")
+        raise bad_request(N_("Pick a time."))
     return format_command(verb(parse_local_input(values["time"])))
 
 
 def _report(values: dict[str, str]) -> str:
     text = " ".join(values.get("report", "").split())
     if not text:
-        raise bad_request("Write what you want the TDs to know.")
+        raise bad_request(N_("Write what you want the TDs to know."))
     return f"report {text}"
 
 
 def _bid(values: dict[str, str]) -> str:
     bid = values.get("bid", "").strip()
     if not bid:
-        raise bad_request("Give your bid, e.g. 3:30.")
+        raise bad_request(N_("Give your bid, e.g. 3:30."))
     return f"bid {bid}"
 
 
 def _rps(values: dict[str, str]) -> str:
     hand = values.get("hand", "")
     if hand not in HANDS:
-        raise bad_request("Pick rock, paper or scissors.")
+        raise bad_request(N_("Pick rock, paper or scissors."))
     return f"rps {hand}"
 
 
@@ -143,7 +146,7 @@ def _button(values: dict[str, str]) -> str:
     if command.startswith("withdraw offer ") and whole_number(withdrawn, digits=6) is not None:
         return command
     if command not in BUTTON_COMMANDS:
-        raise bad_request("That button carries no command the room knows.")
+        raise bad_request(N_("That button carries no command the room knows."))
     return command
 
 
@@ -167,7 +170,7 @@ def command_from_form(values: dict[str, str]) -> str:
     action = values.get("action", "text")
     form = _FORMS.get(action)
     if form is None:
-        raise bad_request("That is not something the match room can do.")
+        raise bad_request(N_("That is not something the match room can do."))
     return form(values)
 
 
@@ -274,15 +277,15 @@ async def _load(request: web.Request, who: Viewer) -> tuple[MatchRow, bool]:
     async with ctx.db.reads() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
-            raise not_found("There is no such match.")
+            raise not_found(N_("There is no such match."))
         rnd = await uow.tournaments.round(row.round_id)
     is_mine = who.user_id in (row.white_first, row.black_first)
     if not is_mine and not who.is_td:
-        raise forbidden("This is not your match: you can only open your own match room.")
+        raise forbidden(N_("This is not your match: you can only open your own match room."))
     if (
         rnd is None or rnd.state not in (RoundState.PUBLISHED, RoundState.COMPLETE)
     ) and not who.is_td:
-        raise not_found("This match has not been published yet.")
+        raise not_found(N_("This match has not been published yet."))
     return row, is_mine
 
 
@@ -407,11 +410,11 @@ async def act(request: web.Request) -> web.StreamResponse:
     async with ctx.db.uow() as uow:
         row = await uow.matches.get(match_id)
         if row is None:
-            raise not_found("There is no such match.")
+            raise not_found(N_("There is no such match."))
         if who.user_id not in (row.white_first, row.black_first):
-            raise forbidden("Only the two players of a match can act in its room.")
+            raise forbidden(N_("Only the two players of a match can act in its room."))
         if row.black_first is None:
-            raise bad_request("A bye has nothing to schedule.")
+            raise bad_request(N_("A bye has nothing to schedule."))
     text = command_from_form(values)
     now = ctx.now()
     allowed_at = ctx.room_limiter.try_act(who.user_id, now)
@@ -420,9 +423,15 @@ async def act(request: web.Request) -> web.StreamResponse:
         return redirect_with(
             request,
             f"/match/{match_id}#reply",
-            f"Too many actions: at most {service.room_actions_limit} in "
-            f"{service.room_actions_minutes} minutes, so your opponent is not flooded with "
-            f"messages. Nothing was done; try again in {label_duration(allowed_at - now)}.",
+            page_words().gettext(
+                "Too many actions: at most %(limit)s in %(minutes)s minutes, so your opponent "
+                "is not flooded with messages. Nothing was done; try again in %(wait)s."
+            )
+            % {
+                "limit": service.room_actions_limit,
+                "minutes": service.room_actions_minutes,
+                "wait": label_duration(allowed_at - now, page_words()),
+            },
             ok=False,
         )
     message, ok = await say_and_commit(

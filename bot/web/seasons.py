@@ -23,6 +23,7 @@ from bot.web.core import (
     page_words,
     render,
 )
+from rules.core.words import N_
 from storage.models import SeasonState
 from storage.repo_seasons import viewing
 
@@ -54,11 +55,12 @@ def in_season(handler: Handler) -> Handler:
         try:
             year = int(request.match_info["year"])
         except ValueError:
-            raise not_found("There is no such season.") from None
+            raise not_found(N_("There is no such season.")) from None
         async with ctx.db.reads() as uow:
             season = await uow.seasons.by_year(year)
         if season is None:
-            raise not_found(f"There is no {year} season.")
+            said = page_words().gettext("There is no %(year)s season.")
+            raise not_found(said % {"year": year})
         config = ctx.config
         if not season.is_open:
             rules = season_rules(config.rules, season)

@@ -9,6 +9,7 @@ from rules.core.model import PlayerId
 from rules.core.ruleset import Ruleset
 from rules.core.words import ENGLISH, N_, Words
 from rules.stages.armageddon import ArmageddonProcedure, Phase, format_clock
+from rules.stages.formats import stage_name
 from rules.week.calendar import label_time
 
 __all__ = [
@@ -41,7 +42,7 @@ def knockout_repeat(
         "Your %(stage)s match is tied after week %(week)s: it is played again next week (rules "
         "3.viii.3-4), match %(match)s, %(white)s with White in game 1."
     ) % {
-        "stage": stage.replace("_", " "),
+        "stage": stage_name(stage, words).lower(),
         "week": week,
         "match": match_id,
         "white": white_first,

@@ -361,3 +361,139 @@ async def test_new_pairs_of_the_same_players_over_several_streams_restart_them(
         await watcher.connected.wait()
         game = state.start_game(white="Alice", black="Carol")
         await inbox.wait_for(game.id, GameStatus.STARTED)
+
+
+async def test_games_read_while_one_is_taken_are_handed_over_together(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """A burst of game ends: the lines read while the first game is being taken go to
+    ``on_batch`` together (the intake asks the export once for them), then each to ``on_game``
+    in the order read."""
+    inbox = Inbox()
+    release = asyncio.Event()
+    batches: list[list[str]] = []
+
+    async def slow(game: Game) -> None:
+        await inbox(game)
+        await release.wait()
+
+    async def on_batch(games: Iterable[Game]) -> None:
+        batches.append([g.id for g in games])
+
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=slow,
+        on_batch=on_batch,
+        players=(ALICE, BOB, CAROL, DAVE),
+        pairs_provider=pairs_of((ALICE, BOB), (CAROL, DAVE)),
+    )
+    async with watching(watcher):
+        await watcher.wait_backfilled()
+        first = state.start_game(white="Alice", black="Bob")
+        await inbox.wait_for(first.id, GameStatus.STARTED)  # held there
+        second = state.start_game(white="Carol", black="Dave")
+        state.finish_game(first.id, status="resign", winner="white")
+        state.finish_game(second.id, status="draw")
+        await until(lambda: watcher.pending == 4)  # the one in hand and the three read
+        release.set()
+        await inbox.wait_for(second.id, GameStatus.DRAW)
+    assert batches == [[second.id, first.id, second.id]]
+    assert [(g.id, g.status) for g in inbox.games] == [
+        (first.id, GameStatus.STARTED),
+        (second.id, GameStatus.STARTED),
+        (first.id, GameStatus.RESIGN),
+        (second.id, GameStatus.DRAW),
+    ]
+
+
+async def test_a_game_read_during_a_batch_or_the_save_after_it_is_handed_over(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """No game waits for another's arrival to be taken (57e2dd3 left a game read while the
+    mark was saved after a batch in the queue until the next line came, for good when none
+    came: 'games not dealt with' in the seasons): one game ends while another is taken, and
+    a game starts while the last-seen mark is saved after a batch; each is handed over with
+    no later line to wake the watcher."""
+    inbox = Inbox()
+    hold, release, saving, saved = (asyncio.Event() for _ in range(4))
+    arm: list[bool] = []
+
+    async def held(game: Game) -> None:
+        await inbox(game)
+        if game.id == first.id and game.status.is_finished:
+            hold.set()
+            await release.wait()
+        if game.id == second.id and game.status.is_finished:
+            arm.append(True)  # the save the drain makes after this batch is held
+
+    async def save(_: dt.datetime) -> None:
+        if arm:
+            arm.clear()
+            saving.set()
+            await saved.wait()
+
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=held,
+        players=(ALICE, BOB, CAROL, DAVE),
+        pairs_provider=pairs_of((ALICE, BOB), (CAROL, DAVE)),
+        save_last_seen=save,
+        save_every=dt.timedelta(0),
+    )
+    async with watching(watcher):
+        await watcher.wait_backfilled()
+        first = state.start_game(white="Alice", black="Bob")
+        second = state.start_game(white="Carol", black="Dave")
+        await inbox.wait_for(second.id, GameStatus.STARTED)
+        state.finish_game(first.id, status="resign", winner="white")
+        await hold.wait()  # the first end being taken (the mark held before it) ...
+        clock.advance(dt.timedelta(minutes=1))  # (so the mark moves on after the burst)
+        state.finish_game(second.id, status="draw")  # ... when the second is read
+        await until(lambda: watcher.pending == 2)
+        release.set()
+        await saving.wait()  # the mark saved after the second's batch, with nothing queued
+        third = state.start_game(white="Bob", black="Alice")
+        await until(lambda: watcher.pending == 1)
+        saved.set()
+        await inbox.wait_for(third.id, GameStatus.STARTED)
+        await inbox.wait_for(second.id, GameStatus.DRAW)
+
+
+async def test_a_game_taken_when_the_watcher_stops_is_taken_when_it_runs_again(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """The lead lost while a game is being taken (its transaction rolled back): the same
+    watcher, run again when the lead comes back, takes it, and what was queued behind it."""
+    taken: list[tuple[str, GameStatus]] = []
+    hold, never = asyncio.Event(), asyncio.Event()
+    inbox = Inbox()
+
+    async def stopped_once(game: Game) -> None:
+        if game.status.is_finished and not hold.is_set():
+            hold.set()
+            await never.wait()  # cancelled here
+        taken.append((game.id, game.status))
+        await inbox(game)
+
+    watcher = GameWatcher(
+        client=client,
+        clock=clock,
+        on_game=stopped_once,
+        players=(ALICE, BOB, CAROL, DAVE),
+        pairs_provider=pairs_of((ALICE, BOB), (CAROL, DAVE)),
+    )
+    async with watching(watcher):
+        first = state.start_game(white="Alice", black="Bob")
+        second = state.start_game(white="Carol", black="Dave")
+        await inbox.wait_for(second.id, GameStatus.STARTED)
+        state.finish_game(first.id, status="resign", winner="white")
+        await hold.wait()
+        state.finish_game(second.id, status="draw")
+        await until(lambda: watcher.pending == 2)
+    async with watching(watcher):
+        await inbox.wait_for(first.id, GameStatus.RESIGN)
+        await inbox.wait_for(second.id, GameStatus.DRAW)
+    assert taken.count((first.id, GameStatus.RESIGN)) == 1
+    assert taken.count((second.id, GameStatus.DRAW)) == 1

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 from collections.abc import AsyncIterator
 from fractions import Fraction
 
-from lichess_helpers import HANG, until
+from lichess_helpers import HANG, as_read, until
 
-from bot.app import Service
+from bot.app import Service, bootstrap
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
+from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.scores import match_state
@@ -159,3 +161,35 @@ async def test_a_finished_game_is_asked_of_the_export_only_for_a_pair_with_a_mat
         assert await uow.games.get(casual.id) is None
     assert stored is not None
     assert stored.last_move_at == ended
+
+
+async def test_a_burst_of_finished_games_is_asked_of_the_export_once(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """Games handed over together (``prepare``, then each): one export request for their end
+    times, where each game was one; each is stored with the end time the export said."""
+    match_id = await published_match(db)
+    config = Config(
+        tournament=TournamentConfig(tds=("ODMWND",)),
+        service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
+    )
+    ended = [dt.datetime(2021, 10, 13, 18, m, tzinfo=dt.UTC) for m in (7, 21)]
+    games = []
+    for i, at in enumerate(ended):
+        white, black = ("Alice", "Bob") if i == 0 else ("Bob", "Alice")
+        game = state.start_game(white=white, black=black)
+        game = state.finish_game(game.id, status="resign", winner="white", at=at)
+        # as the games stream says it: no end time, no source
+        games.append(dataclasses.replace(as_read(game), last_move_at=None, source=None))
+    async with LichessClient(base_url=sandbox_url, token=bot_token, clock=clock) as client:
+        intake = bootstrap(config, clock=clock, db=db, lichess=client).intake
+        before = len(state.requests)
+        await intake.prepare(games)
+        for game in games:
+            assert await intake(game)
+        exports = [p for _, p in state.requests[before:] if p == "/api/games/export/_ids"]
+    assert len(exports) == 1
+    async with db.uow() as uow:
+        stored = [await uow.games.get(g.id) for g in games]
+    assert [g.last_move_at if g else None for g in stored] == ended
+    assert {g[0] for g in await games_of(db, match_id)} == {g.id for g in games}

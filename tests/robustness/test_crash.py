@@ -16,20 +16,18 @@ accepting it and the outbox marking it sent can cause: they are counted and prin
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import TEST_DB
-from tests.robustness.harness import assert_same_season, reference_season, season
-
-SEED = 3
-KILLS = 10
+from tests.robustness.crashed import KILLS, crashed_season
+from tests.robustness.harness import assert_same_season
 
 
 # Two seasons and ten restarts of `acwc run`: long, so it runs in the SQLite pass of the suite
-# only; the PostgreSQL pass kills a leader five times in test_failover.py.
+# only; the PostgreSQL pass kills a leader five times in test_failover.py. The same run has the
+# upgrade of test_upgrade.py at one of its kills (crashed.py).
 @pytest.mark.timeout(1500)
 @pytest.mark.skipif(
     TEST_DB != "sqlite", reason="the SQLite run of the suite (the PostgreSQL run has the fail-over)"
@@ -37,13 +35,13 @@ KILLS = 10
 async def test_killing_the_service_10_times_loses_nothing_and_changes_nothing(
     database_url: str, tmp_path: Path
 ) -> None:
-    reference = await reference_season(SEED, tmp_path)
-    points = frozenset(random.Random(SEED).sample(range(5, reference.settles - 5), KILLS))
-    crashed = await season(SEED, url=database_url, mode="crash", folder=tmp_path, kill_at=points)
+    played = await crashed_season(database_url, tmp_path)
+    crashed, reference = played.run, played.reference
     duplicates = crashed.duplicates
     print(
         f"reference {reference.wall:.1f} s, crashed {crashed.wall:.1f} s, {crashed.extra}, "
-        f"duplicated DMs: {sum(duplicates.values())} {dict(duplicates)}"
+        f"duplicated DMs: {sum(duplicates.values())} {dict(duplicates)}, "
+        f"upgraded before settle {played.upgraded_at}"
     )
     assert crashed.extra["kills"] == KILLS
     assert_same_season(crashed, reference)

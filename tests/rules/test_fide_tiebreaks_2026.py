@@ -82,6 +82,38 @@ def test_fore_buchholz_draws_every_game_paired_for_the_final_round() -> None:
     }
 
 
+def test_fore_buchholz_cuts_a_voluntary_unplayed_round_first() -> None:
+    # Five players, three rounds:
+    #   R1: 1w-2b 1-0, 3w-4b 1-0, 5 bye (U);  R2: 1 half-point bye (H), 2w-3b 0-1, 4w-5b 0-1
+    #   R3: 3w-1b 0-1, 5w-2b 1-0, 4 bye (U)
+    # Scores 1: 2.5, 2: 0, 3: 2, 4: 1, 5: 3. 1's H is followed by a game, so it counts as
+    # awarded (Art. 16.2.3, 16.3.1); in his own Buchholz it is a dummy of min(2.5, 1.5) = 1.5.
+    #   BH 1: 2 (0) + dummy 1.5 + 3 (2) = 3.5. Cut-1 (Art. 16.5.1): the VUR's 1.5 is not lower
+    #   than the least value (0), so it is the one cut: 0 + 2 = 2.
+    # FB: round 3's games drawn: 1: 2, 2: 1/2, 3: 2.5, 4: 1 (his bye kept), 5: 2.5.
+    #   1: 2 (1/2) + dummy min(2, 1.5) + 3 (2.5) = 4.5; /C1 cuts the VUR again: 3
+    #   2: 1 (2) + 3 (2.5) + 5 (2.5) = 7, /C1 5;   3: 4 (1) + 2 (1/2) + 1 (2) = 3.5, /C1 3
+    #   4: 3 (2.5) + 5 (2.5) + bye dummy min(1, 1.5) = 6, /C1 5
+    #   5: bye dummy min(2.5, 1.5) + 4 (1) + 2 (1/2) = 3, /C1 2.5
+    # AOB of 1 (met 2 and 3 over the board): BH 7.5 and 3.5 -> 5.5; /F: FB 7 and 3.5 -> 5.25
+    # (BH 2: 1 (2.5) + 3 (2) + 5 (3) = 7.5;  BH 3: 4 (1) + 2 (0) + 1 (2.5) = 3.5).
+    cells = {
+        1: ["   2 w 1", "0000 - H", "   3 b 1"],
+        2: ["   1 b 0", "   3 w 0", "   5 b 0"],
+        3: ["   4 w 1", "   2 b 1", "   1 w 0"],
+        4: ["   3 b 0", "   5 w 0", "0000 - U"],
+        5: ["0000 - U", "   4 b 1", "   2 w 1"],
+    }
+    values = _values(["142 3", "202 BH,BH/C1,FB,FB/C1,AOB,AOB/F"], cells, 3, {})
+    assert values[1] == (F(7, 2), F(2), F(9, 2), F(3), F(11, 2), F(21, 4))
+    assert {n: v[2:4] for n, v in values.items() if n != 1} == {
+        2: (F(7), F(5)),
+        3: (F(7, 2), F(3)),
+        4: (F(6), F(5)),
+        5: (F(3), F(5, 2)),
+    }
+
+
 def test_fore_buchholz_before_the_final_round_is_the_buchholz() -> None:
     # Ranked after round 2 of 3, the final round's games are not among the rounds (Art. 8.3):
     # FB = BH.
@@ -302,3 +334,27 @@ def test_check_passes_a_generated_file_with_every_code_and_per_round_ratings() -
     report = check_tournament(parse_trf(text.replace(first, moved)))
     assert report.standing is not None
     assert report.standing.number == 1
+
+
+@pytest.mark.parametrize(("total", "dummy"), [(4, F(2)), (2, F(1))])
+def test_a_bye_dummy_is_capped_by_the_rounds_of_the_tournament(total: int, dummy: Fraction) -> None:
+    # Art. 16.4.2: the dummy opponent of a round without one scores the player's own score, at
+    # most a draw's points times the number of rounds *of the tournament*, not of the rounds
+    # ranked (they differ when ranking before the final round, as --check does on a partial
+    # file). Three players, ranked after round 2 of ``total``:
+    #   R1: 1w-2b 1-0, 3 bye (U);  R2: 3w-1b 1-0, 2 bye (U). Scores 1: 1, 2: 1, 3: 2.
+    # 3's dummy: min(2, 1/2 x 4) = 2 in 4 rounds; min(2, 1/2 x 2) = 1 in 2 rounds.
+    #   BH 3: dummy + 1 (1);  SB 3: dummy x 1 + 1 (1) x 1.
+    #   BH 1: 2 (1) + 3 (2) = 3, SB 1: 2 (1) x 1 = 1;  BH 2: 1 (1) + dummy min(1, 1 or 2) = 2,
+    #   SB 2: dummy 1 x 1 = 1 (2's own score is below either cap).
+    cells = {
+        1: ["   2 w 1", "   3 b 0"],
+        2: ["   1 b 0", "0000 - U"],
+        3: ["0000 - U", "   1 w 1"],
+    }
+    values = _values([f"142 {total}", "202 BH,SB"], cells, 2, {})
+    assert values == {
+        1: (F(3), F(1)),
+        2: (F(2), F(1)),
+        3: (dummy + 1, dummy + 1),
+    }

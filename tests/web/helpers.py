@@ -223,5 +223,5 @@ class Waits:
     def loop_waiting(self) -> None:
         self.event.set()
 
-    def game_done(self, game: Game, *, began: float) -> None:
+    def game_done(self, game: Game, *, began: float, began_cpu: float) -> None:
         pass

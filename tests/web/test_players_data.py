@@ -478,11 +478,15 @@ async def test_a_permission_given_again_is_not_the_token_that_failed(
         await td.close()
 
 
-async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
-    site_and_lichess: tuple[Site, SandboxState],
-) -> None:
+Registered = tuple[Site, SandboxState, Browser, Browser, Browser]
+
+
+@pytest.fixture
+async def registered(site_and_lichess: tuple[Site, SandboxState]) -> AsyncIterator[Registered]:
+    """Erin and Fred registered, not yet paired, each having let the bot start their games,
+    logged in; and a TD's browser."""
     site, lichess = site_and_lichess
-    async with site.db.uow() as uow:  # registered, not yet paired
+    async with site.db.uow() as uow:
         for name in ("Erin", "Fred"):
             await site.service.services.players.add(uow, name, seed_rating=2100, now=NOW, actor=TD)
         await uow.commit()
@@ -492,24 +496,61 @@ async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
             await b.login(name)
             assert "may now start" in await grant_games(b, site.service.lichess_url, name)
             assert _tokens_of(lichess, name.lower())
-        await erin.get("/account")
-        page = await erin.post("/register/withdraw", {})
-        assert flash_text(page) == "Your registration is withdrawn."
-        assert _tokens_of(lichess, "erin") == []  # revoked on Lichess, not only deleted here
-        await td.login(TD)
-        await td.get("/register/list")
-        page = await td.post(
-            "/register/list", {"username": "Fred", "action": "refuse", "reason": "not eligible"}
-        )
-        assert flash_text(page) == "Fred refused."
-        assert _tokens_of(lichess, "fred") == []
-        async with site.db.reads() as uow:
-            for pid in ("erin", "fred"):
-                assert await uow.tokens.get(pid) is None
-                assert await uow.players.get(pid) is None
+        yield site, lichess, erin, fred, td
     finally:
         for b in (erin, fred, td):
             await b.close()
+
+
+async def test_a_registration_taken_back_or_refused_revokes_the_stored_token(
+    registered: Registered,
+) -> None:
+    site, lichess, erin, _, td = registered
+    await erin.get("/account")
+    page = await erin.post("/register/withdraw", {})
+    assert flash_text(page) == "Your registration is withdrawn."
+    assert _tokens_of(lichess, "erin") == []  # revoked on Lichess, not only deleted here
+    await td.login(TD)
+    await td.get("/register/list")
+    page = await td.post(
+        "/register/list", {"username": "Fred", "action": "refuse", "reason": "not eligible"}
+    )
+    assert flash_text(page) == "Fred refused."
+    assert _tokens_of(lichess, "fred") == []
+    async with site.db.reads() as uow:
+        for pid in ("erin", "fred"):
+            assert await uow.tokens.get(pid) is None
+            assert await uow.players.get(pid) is None
+
+
+async def test_while_lichess_is_down_a_refusal_waits_and_a_withdrawal_says_to_revoke_it(
+    registered: Registered,
+) -> None:
+    site, lichess, erin, _, td = registered
+    await td.login(TD)
+    await erin.get("/account")
+    await td.get("/register/list")
+    lichess.knobs.down_until = NOW + dt.timedelta(days=1)  # Lichess down
+    page = await erin.post("/register/withdraw", {})
+    assert flash_text(page).startswith("Your registration is withdrawn, but Lichess could not")
+    assert "revoke it yourself" in flash_text(page)
+    refuse = {"username": "Fred", "action": "refuse", "reason": "not eligible"}
+    page = await td.post("/register/list", refuse)
+    assert flash_text(page) == (
+        "Lichess did not revoke Fred's stored token (it cannot be reached?): nothing is "
+        "changed; refuse again when Lichess answers."
+    )
+    async with site.db.reads() as uow:
+        assert await uow.players.get("erin") is None
+        assert await uow.players.get("fred") is not None  # nothing changed
+        assert await uow.tokens.player_ids() == ["fred"]
+    assert _tokens_of(lichess, "fred")
+    lichess.knobs.down_until = None  # Lichess back: the refusal goes through
+    page = await td.post("/register/list", refuse)
+    assert flash_text(page) == "Fred refused."
+    assert _tokens_of(lichess, "fred") == []
+    async with site.db.reads() as uow:
+        assert await uow.players.get("fred") is None
 
 
 async def test_a_td_may_keep_the_data_with_a_reason_and_the_player_may_ask_again(

@@ -67,8 +67,10 @@ async def games_started(uow: UnitOfWork, row: MatchRow, since: dt.datetime) -> i
     Lichess made by bulk pairing is "started" from its creation, whether or not the players
     came: it counts only once a move was made (rules 6.3: it is no evidence of presence)."""
     games = await uow.games.for_match(row.id, counted_only=False)
-    tokens = uow.tokens
-    bulk = await tokens.bulk_game_ids(row.white_first, row.black_first or row.white_first)
+    bulk: set[str] = set()
+    if any(not g.counted and g.status is GameStatus.STARTED for g in games):
+        # (only a game in progress asks: most matches changed have none, and it was a query)
+        bulk = await uow.tokens.bulk_game_ids(row.white_first, row.black_first or row.white_first)
 
     def begun(g: GameRow) -> bool:
         if g.counted:
