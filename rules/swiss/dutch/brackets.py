@@ -369,8 +369,8 @@ class RoundPairer:
                     failed = True
                     continue
                 if spare and not last:
-                    held = [assign[dummy] for dummy in dummies]
-                    leftover = sorted([*outside, *held], key=place.__getitem__)
+                    holders = [assign[dummy] for dummy in dummies]
+                    leftover = sorted([*outside, *holders], key=place.__getitem__)
                     if not graph.next_bracket_takes(leftover):
                         # Not shown to be optimal for the whole round: re-solve from here.
                         assign.clear()
