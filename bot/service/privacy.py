@@ -24,6 +24,7 @@ from bot.runtime.outbox import REFUSED_HOLD
 from bot.service.player_tokens import plan_forget
 from bot.service.registration_queue import CHECK_PREFIX
 from rules.core.model import normalise_username
+from rules.core.words import N_
 from rules.talk.alerts import data_removal_asked
 from storage.models import AuditRow
 from storage.uow import UnitOfWork
@@ -79,7 +80,7 @@ class PlayerData:
         alert to the TDs, and a card on their desk."""
         pid = normalise_username(player_id)
         if any(r.player == pid for r in await self.pending(uow)):
-            raise OperationError("You asked already: the TDs will confirm it.")
+            raise OperationError(N_("You asked already: the TDs will confirm it."))
         asked = await uow.audit.record(at=now, actor=actor, action=ASKED, player=pid)
         await uow.flush()  # the request's id names its alert
         await self.notifier.td_alert(

@@ -77,7 +77,7 @@ async def ask_removal(request: web.Request) -> web.StreamResponse:
             await data.ask_removal(uow, who.user_id, actor=who.username, now=ctx.now())
             await uow.commit()
     except OperationError as e:
-        return redirect_with(request, "/account", str(e), ok=False)
+        return redirect_with(request, "/account", page_words().gettext(str(e)), ok=False)
     ctx.changed()
     return redirect_with(
         request,

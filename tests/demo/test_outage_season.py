@@ -15,14 +15,15 @@ from bot.demo.roster import Roster
 from bot.demo.season import DemoOptions, run_season
 from bot.sandbox.schemas import from_millis
 from bot.sandbox.state import SandboxState
-from tests.demo.test_season import PLAYERS, short_matches
+from tests.demo.test_season import PLAYERS
+from tests.robustness.harness import two_game_matches
 
 
 @pytest.mark.timeout(600)  # a season: 75-110 s on a loaded 2-core machine
 async def test_a_season_through_a_three_hour_outage_loses_no_notice_and_no_game(
     tmp_path: Path,
 ) -> None:
-    config = short_matches()
+    config = two_game_matches()  # the outage is in round 2; two games a match keep the rest short
     tuesday = dt.datetime.combine(
         config.rules.calendar.first_publication + dt.timedelta(days=7), dt.time(9, 0), dt.UTC
     )
