@@ -244,8 +244,8 @@ _STATUS_TEXT = {
 
 
 async def _error_page(request: web.Request, status: int, title: str, message: str) -> web.Response:
-    language = page_words()
-    title, message = language.gettext(title), language.gettext(message)
+    language = page_words()  # (an empty text would read the catalogue's header)
+    title, message = (language.gettext(t) if t else t for t in (title, message))
     try:
         return aiohttp_jinja2.render_template(
             "error.html",

@@ -59,8 +59,9 @@ cell, no cell) are voluntary unplayed rounds (VURs); a full-point bye ``F`` is n
 as the pairing-allocated bye does). A player's adjusted score, lent to his opponents, counts a
 VUR without an opponent that no round other than a VUR follows as a draw. An unplayed round
 of a player counts in his own Buchholz as a dummy opponent whose score is his own, but at most
-the scheduled opponent's adjusted score for a forfeit, and at most half a point a round for
-the rest; Sonneborn-Berger multiplies it by the points of that round. A low cut takes a VUR's
+the scheduled opponent's adjusted score for a forfeit, and at most half a point for each round
+of the tournament (not of the rounds ranked: they differ before the final round) for the
+rest; Sonneborn-Berger multiplies it by the points of that round. A low cut takes a VUR's
 value instead of the least significant one unless the least significant value is lower (Art.
 16.5). Where the text leaves a choice (what counts as least significant for Sonneborn-Berger:
 the lowest opponent's score first; a full-point bye not a VUR; AOB's rounding) this module
@@ -219,7 +220,7 @@ class _Table:
             elif r.opponent is not None:
                 score = min(own, self.adjusted[r.opponent])  # Art. 16.4.1
             else:
-                score = min(own, HALF * self.count)  # Art. 16.4.2
+                score = min(own, HALF * max(self.final, self.count))  # Art. 16.4.2
             value = score * r.points if sonneborn else score
             out.append(_Value(score, value, r.voluntary and not met, index))
         return out

@@ -1,9 +1,9 @@
 """The texts the bot sends: player notices and TD alerts (pure templates).
 
 Every time is stated in UTC with its weekday and how far away it is (:func:`describe_time`), e.g.
-``Thu 14 Oct 18:00 UTC, in 2 days 3 hours``. A TD alert says what happened, the evidence, and the
-one command that settles it (``acwc fault decide <match_id> --at-fault USER|--nobody``,
-``acwc claim decide <match_id> --winner USER|--dismiss``, ``acwc dq confirm <user>``).
+``Thu 14 Oct 18:00 UTC, in 2 days 3 hours``. A TD alert says what happened, the evidence, and
+that the TD desk's buttons settle it; the operation's command line (:attr:`TDAlert.command`) is
+kept for the command line's own listing and never written into the text a TD reads.
 
 Lichess private messages (``POST /inbox/{username}``): the API spec gives no length limit, but
 Lichess keeps only the first 8000 characters of a message (lila ``Msg.make``). Texts here are far

@@ -334,3 +334,27 @@ def test_check_passes_a_generated_file_with_every_code_and_per_round_ratings() -
     report = check_tournament(parse_trf(text.replace(first, moved)))
     assert report.standing is not None
     assert report.standing.number == 1
+
+
+@pytest.mark.parametrize(("total", "dummy"), [(4, F(2)), (2, F(1))])
+def test_a_bye_dummy_is_capped_by_the_rounds_of_the_tournament(total: int, dummy: Fraction) -> None:
+    # Art. 16.4.2: the dummy opponent of a round without one scores the player's own score, at
+    # most a draw's points times the number of rounds *of the tournament*, not of the rounds
+    # ranked (they differ when ranking before the final round, as --check does on a partial
+    # file). Three players, ranked after round 2 of ``total``:
+    #   R1: 1w-2b 1-0, 3 bye (U);  R2: 3w-1b 1-0, 2 bye (U). Scores 1: 1, 2: 1, 3: 2.
+    # 3's dummy: min(2, 1/2 x 4) = 2 in 4 rounds; min(2, 1/2 x 2) = 1 in 2 rounds.
+    #   BH 3: dummy + 1 (1);  SB 3: dummy x 1 + 1 (1) x 1.
+    #   BH 1: 2 (1) + 3 (2) = 3, SB 1: 2 (1) x 1 = 1;  BH 2: 1 (1) + dummy min(1, 1 or 2) = 2,
+    #   SB 2: dummy 1 x 1 = 1 (2's own score is below either cap).
+    cells = {
+        1: ["   2 w 1", "   3 b 0"],
+        2: ["   1 b 0", "0000 - U"],
+        3: ["0000 - U", "   1 w 1"],
+    }
+    values = _values([f"142 {total}", "202 BH,SB"], cells, 2, {})
+    assert values == {
+        1: (F(3), F(1)),
+        2: (F(2), F(1)),
+        3: (dummy + 1, dummy + 1),
+    }
