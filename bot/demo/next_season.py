@@ -16,7 +16,7 @@ import datetime as dt
 
 from bot.app import Service
 from bot.demo.driver import SettleWatch
-from bot.demo.roster import Roster, rng_for, seed_history
+from bot.demo.roster import DemoPlayer, Roster, new_name, new_strength, rng_for, seed_history
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from rules.core.model import normalise_username
@@ -32,21 +32,38 @@ def registration_start(rules: Ruleset) -> dt.datetime:
     return dt.datetime.combine(first, dt.time(9, 0), tzinfo=dt.UTC)
 
 
+NEWCOMERS = 2
+"""Players who enter a later season for the first time."""
+
+
+def _newcomers(roster: Roster, seed: int, year: int) -> list[DemoPlayer]:
+    rng = rng_for(seed, "newcomers", year)
+    taken = {p.id for p in roster.players}
+    found: list[DemoPlayer] = []
+    while len(found) < NEWCOMERS:
+        name = new_name(rng)
+        if normalise_username(name) not in taken:
+            taken.add(normalise_username(name))
+            found.append(DemoPlayer(name, new_strength(rng)))
+    return found
+
+
 def next_roster(roster: Roster, rules: Ruleset, seed: int) -> Roster:
-    """The same people next year: the seeded entrants (last year's finalists) first, and the
-    player who withdraws and the no-show drawn again among the others (a seeded entrant plays
-    no qualification, where both roles are played)."""
+    """The same people next year and a few newcomers: the seeded entrants (last year's
+    finalists) first, and the player who withdraws and the no-show drawn again among the
+    others (a seeded entrant plays no qualification, where both roles are played)."""
     seeded = [
         normalise_username(n)
         for n in (rules.seeding.title_holder, rules.seeding.runner_up)
         if n is not None
     ]
+    year = rules.calendar.first_publication.year
     players = sorted(
-        roster.players,
+        [*roster.players, *_newcomers(roster, seed, year)],
         key=lambda p: (p.id not in seeded, seeded.index(p.id) if p.id in seeded else 0),
     )
     others = sorted((p for p in players if p.id not in seeded), key=lambda p: p.id)
-    rng = rng_for(seed, "roster", rules.calendar.first_publication.year)
+    rng = rng_for(seed, "roster", year)
     withdrawer = others[rng.randrange(len(others))].id if len(others) > 4 else None
     remaining = [p for p in others if p.id != withdrawer]
     absentee = remaining[rng.randrange(len(remaining))].id if remaining else None

@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 
 from bot.app import Service
+from bot.demo.next_season import NEWCOMERS
 from bot.demo.report import Reporter
 from bot.demo.season import DemoOptions, SeasonResult, run_season
 from bot.views.candidates import pool_tables
@@ -49,6 +50,7 @@ class Seen:
         self.seeded: list[dict[str, str]] = []
         self.final_places: list[dict[str, int]] = []
         self.champions: list[str] = []
+        self.entered: list[int] = []
 
     async def __call__(self, service: Service, result: SeasonResult) -> None:
         assert service.web_url is not None
@@ -67,7 +69,9 @@ class Seen:
             (seeding.title_holder, seeding.runner_up, tuple(seeding.previous_final_order))
         )
         async with service.db.reads() as uow:
-            self.seeded.append({p.id: p.seeded_as for p in await uow.players.list() if p.seeded_as})
+            entered = await uow.players.list()
+            self.entered.append(len(entered))
+            self.seeded.append({p.id: p.seeded_as for p in entered if p.seeded_as})
             tables = await pool_tables(uow, service.config)
         self.final_places.append(
             {
@@ -96,6 +100,8 @@ async def test_two_demo_seasons_keep_the_first_s_pages_and_seed_the_second_from_
     assert (first.year, second.year) == (2021, 2022)
     assert second.anomalies == []
     assert len(second.placement) == 4
+    # the same people registered themselves again, and two newcomers with them
+    assert seen.entered == [PLAYERS, PLAYERS + NEWCOMERS]
     assert any("Champions: 2021 " in line and ", 2022 " in line for line in second.lines)
 
     before, after = seen.pages
