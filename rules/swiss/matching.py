@@ -592,33 +592,37 @@ class WeightedMatching(Blossoms):
         top = self._top
         y = self._y
         w = self._w
-        label = self._label
+        # Bound methods held in locals: this loop runs over millions of edges a solve.
+        label_of = self._label.get
         vbest = self._vbest
+        best_of = vbest.get
         scanned = self._scanned
+        scanned_at = scanned.get
         while queue:
             vertex = queue.pop()
             yv = y[vertex]
             own = top[vertex]
             to_s: list[tuple[int, int, int]] = []
+            keep = to_s.append
             for other, weight in w[vertex].items():
                 blossom = top[other]
                 if blossom == own:
                     continue
                 slack = yv + y[other] - 2 * weight
-                lab = label.get(blossom)
+                lab = label_of(blossom)
                 if lab == _S:
                     if not slack:
                         if self._tight(vertex, other):
                             return True
                         own = top[vertex]
                         continue
-                    to_s.append((slack, other, scanned.get(other, -1)))
+                    keep((slack, other, scanned_at(other, -1)))
                     continue
                 if not slack and lab is None:
                     if self._tight(vertex, other):
                         return True
                     continue
-                best_vertex = vbest.get(other)
+                best_vertex = best_of(other)
                 # The slack of the best edge so far, inline (millions of edges a solve).
                 if (
                     best_vertex is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rules.core.states import PlayerStatus
 from tests.web.helpers import Browser, Site, flash_text
+from tests.web.webdriver import chromium, chromium_paths
 
 FRENCH = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
@@ -110,3 +111,30 @@ async def test_a_refused_removal_request_is_in_the_player_s_language(site: Site)
         assert flash_text(html) == "Vous avez déjà demandé : les arbitres vont confirmer."
     finally:
         await alice.close()
+
+
+COUNTDOWN = """
+const rendered = new Date(document.querySelector("footer time[datetime]").getAttribute("datetime"));
+const shown = [];
+for (const minutes of arguments[0]) {
+  const rel = document.createElement("span");
+  rel.className = "rel";
+  rel.setAttribute("data-until", new Date(rendered.getTime() + minutes * 60000).toISOString());
+  document.body.appendChild(rel);
+  shown.push(rel);
+}
+document.dispatchEvent(new Event("acwc:live"));  // the script's countdowns run again
+return shown.map((rel) => rel.textContent);
+"""
+
+
+async def test_the_script_s_countdowns_are_in_the_page_s_language(site: Site) -> None:
+    chromium_paths()
+    async with chromium() as b:
+        await b.go(site.url + "/language/fr?next=/pairings")
+        # (a few seconds pass while the page runs: the countdowns count whole minutes)
+        said = await b.script(COUNTDOWN, [25 * 60 + 5.5, -(2 * 1440 + 180 + 0.5), 120.5])
+        assert said == ["(dans 1 jour 1 heure)", "(il y a 2 jours 3 heures)", "(dans 2 heures)"]
+        await b.go(site.url + "/language/en?next=/pairings")
+        said = await b.script(COUNTDOWN, [25 * 60 + 5.5, -(2 * 1440 + 180 + 0.5)])
+        assert said == ["(in 1 day 1 hour)", "(2 days 3 hours ago)"]

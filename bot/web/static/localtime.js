@@ -12,16 +12,23 @@
     });
   } catch (e) { return; }
 
+  // A countdown in the page's words: the footer's #countdown-words carries them (through the
+  // catalogue), each unit as it is written for 1 and for 2, the number swapped in.
+  var said = document.getElementById("countdown-words");
+  function unit(n, one, many) {
+    return said.getAttribute(n === 1 ? one : many).replace(/\d+/, String(n));
+  }
+
   function words(ms) {
     var past = ms < 0, m = Math.floor(Math.abs(ms) / 60000);
     var d = Math.floor(m / 1440), h = Math.floor((m % 1440) / 60), mm = m % 60;
     var parts = [];
-    if (d) parts.push(d + (d === 1 ? " day" : " days"));
-    if (h) parts.push(h + (h === 1 ? " hour" : " hours"));
-    if (mm && parts.length < 2) parts.push(mm + (mm === 1 ? " minute" : " minutes"));
-    if (!parts.length) return past ? "just now" : "in under a minute";
+    if (d) parts.push(unit(d, "data-day", "data-days"));
+    if (h) parts.push(unit(h, "data-hour", "data-hours"));
+    if (mm && parts.length < 2) parts.push(unit(mm, "data-minute", "data-minutes"));
+    if (!parts.length) return said.getAttribute("data-now");
     var text = parts.slice(0, 2).join(" ");
-    return past ? text + " ago" : "in " + text;
+    return said.getAttribute(past ? "data-ago" : "data-in").replace("{d}", text);
   }
 
   function addLocalTimes() {
@@ -51,8 +58,7 @@
   }
 
   function tick() {
-    // the countdowns' words are English: a page in another language keeps the server's words
-    if ((document.documentElement.lang || "en") !== "en") return;
+    if (!said) return;  // a page without the words keeps the server's
     var rels = document.querySelectorAll(".rel[data-until]");
     var now = Date.now() + skew;
     for (var i = 0; i < rels.length; i++) {

@@ -73,7 +73,8 @@ class RoundPairer:
                 c9_active = True
             carried = self._pair_bracket(mdps, residents, following, c9_active)
             c9_active = self._next_c9(carried, following)
-            mdps = [index for index in carried if index not in set(following)]
+            following_set = set(following)
+            mdps = [index for index in carried if index not in following_set]
             residents = following
         unpaired = sorted(self.graph.alive, key=lambda vertex: vertex)
         if len(unpaired) > 1:
@@ -340,7 +341,12 @@ class RoundPairer:
         # Who is tight with each S2-role player (dummies included), by groups of players who
         # share their tight pairs.
         tight_with = self._columns(tight_pairs)
-        bracket = graph.bracket or frozenset()
+        # The players the bracket leaves over, in its order: those outside the assignment
+        # (moved-down players not paired) and those a dummy holds.
+        order = [index for index in graph.bracket or () if index in graph.alive]
+        place = {index: number for number, index in enumerate(order)}
+        outside = [index for index in order if index not in assign]
+        dummies = [key for key in assign if key < 0]
         for player in s1:
             opponent = assign[player]
             reaching: set[int] | None = None
@@ -363,11 +369,8 @@ class RoundPairer:
                     failed = True
                     continue
                 if spare and not last:
-                    leftover = [
-                        index
-                        for index in bracket
-                        if index in graph.alive and assign.get(index, -1) < 0
-                    ]
+                    holders = [assign[dummy] for dummy in dummies]
+                    leftover = sorted([*outside, *holders], key=place.__getitem__)
                     if not graph.next_bracket_takes(leftover):
                         # Not shown to be optimal for the whole round: re-solve from here.
                         assign.clear()

@@ -771,10 +771,11 @@ class PairingGraph:
 
 
 # Pairs a check adds per player and group before solving again: 20 at a solver's first check,
-# 400 at later ones. Measured, not derived (docs/pairing.md, Speed); the pairing is the same
-# whatever the values. No one value was best on every round of 10,000 players.
+# 100 at later ones. Measured, not derived (docs/pairing.md, Speed); the pairing is the same
+# whatever the values. 400 at later checks was best when the exchange solve started cold; since
+# it starts warm, 50-100 are best on the 10,000-player rounds (round 2: 13 s with 400, 9 s).
 _ADDED_FIRST = 20
-_ADDED_LATER = 400
+_ADDED_LATER = 100
 # Players per block of a group in the check for uncovered pairs.
 _BLOCK = 48
 
