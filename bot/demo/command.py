@@ -28,6 +28,13 @@ def register(sub: Any) -> None:
         "--database-url", help="an empty database instead, e.g. postgresql+asyncpg://user@host/db"
     )
     p.add_argument(
+        "--seasons",
+        type=int,
+        default=1,
+        help="seasons one after the other: after each champion the TDs make and open the next "
+        "(default 1)",
+    )
+    p.add_argument(
         "--keep-open", action="store_true", help="keep the web pages up at the end (Ctrl-C stops)"
     )
 
@@ -56,6 +63,8 @@ async def demo(args: argparse.Namespace, cli: Cli) -> int:
             "demo (rules 8.i), and with fewer the Candidates' pools cannot be filled, not even "
             "smaller ones (rules 3.vi)"
         )
+    if args.seasons < 1:
+        raise CliError(f"--seasons {args.seasons}: give 1 or more")
     if args.database_url is not None:
         try:
             check_url(args.database_url)
@@ -67,6 +76,7 @@ async def demo(args: argparse.Namespace, cli: Cli) -> int:
         folder=args.dir,
         database_url=args.database_url,
         keep_open=args.keep_open,
+        seasons=args.seasons,
     )
     await run_season(cli.config, options)
     return 0

@@ -15,7 +15,15 @@ from bot.sandbox.state import SandboxState
 from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import Ruleset
 
-__all__ = ["DemoPlayer", "Roster", "make_roster", "rng_for", "seed_history"]
+__all__ = [
+    "DemoPlayer",
+    "Roster",
+    "make_roster",
+    "new_name",
+    "new_strength",
+    "rng_for",
+    "seed_history",
+]
 
 SPARRING = "Sparring_Partner"
 """The account every history game is played against (its own games do not matter)."""
@@ -72,6 +80,16 @@ class Roster:
         return self.player(player).strength
 
 
+def new_name(rng: random.Random) -> str:
+    """A generated player's name (it may be taken: the caller draws again)."""
+    return f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randrange(10, 100)}"
+
+
+def new_strength(rng: random.Random) -> int:
+    """A generated (not seeded) player's strength."""
+    return max(1300, min(2450, int(rng.gauss(1950, 180))))
+
+
 def make_roster(count: int, seed: int, ruleset: Ruleset) -> Roster:
     """``count`` players: the config's seeded entrants, then generated names."""
     if count < 8:
@@ -81,14 +99,11 @@ def make_roster(count: int, seed: int, ruleset: Ruleset) -> Roster:
     names: list[str] = list(seeded[:count])
     taken = {normalise_username(n) for n in names}
     while len(names) < count:
-        name = f"{rng.choice(_FIRST)}{rng.choice(_SECOND)}{rng.randrange(10, 100)}"
+        name = new_name(rng)
         if normalise_username(name) not in taken:
             taken.add(normalise_username(name))
             names.append(name)
-    strengths = [
-        2500 - 40 * i if i < len(seeded) else max(1300, min(2450, int(rng.gauss(1950, 180))))
-        for i in range(count)
-    ]
+    strengths = [2500 - 40 * i if i < len(seeded) else new_strength(rng) for i in range(count)]
     others = sorted(range(len(seeded), count), key=lambda i: names[i].lower())
     withdrawer = names[others[rng.randrange(len(others))]] if len(others) > 4 else None
     remaining = [i for i in others if names[i] != withdrawer]

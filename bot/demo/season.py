@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from bot.demo import inline_sqlite
 from bot.demo.actors import GameActor, MatchActor, TDActor, World
 from bot.demo.bundled import bundled_sandbox
 from bot.demo.driver import InProcessService, SeasonDriver, SettleWatch
+from bot.demo.next_season import open_next_season, registration_start
 from bot.demo.report import Contract, Progress, Reporter, figures_table, request_table
 from bot.demo.roster import Roster, make_roster, seed_history
 from bot.errors import OperationError
@@ -58,6 +59,11 @@ class DemoOptions:
     sandbox_setup: Callable[[SandboxState, Roster], None] | None = None
     """Called with the sandbox and the roster before the service starts (the benchmark's
     real DM limits, team members and players who refuse DMs)."""
+    seasons: int = 1
+    """Seasons played one after the other on the same database and service: after each
+    champion the TDs make and open the next (:mod:`bot.demo.next_season`)."""
+    after_season: Callable[[Service, SeasonResult], Awaitable[None]] | None = None
+    """Called after each season's champion, while the service runs (a test reads its pages)."""
 
 
 @dataclass
@@ -91,6 +97,9 @@ class SeasonResult:
     """The TDs' touches of the season by kind, and the players' self-service actions."""
     contract: Contract | None = None
     """What lila's contract (the sandbox) made of the bot's calls."""
+    year: int | None = None
+    next_seasons: list[SeasonResult] = field(default_factory=list)
+    """With ``--seasons``: the seasons played after this one, in order."""
 
     def fingerprint(self) -> tuple[Any, ...]:
         """What the same seed must reproduce: placement, standings, matches and games."""
@@ -128,14 +137,16 @@ def demo_config(base: Config, *, database_url: str, web_port: int) -> Config:
     )
 
 
-async def _register(service: Service, world: World, now: dt.datetime) -> None:
-    """A TD creates the tournament; every player joins the team and registers on their own:
+async def _register(service: Service, world: World, now: dt.datetime, *, create: bool) -> None:
+    """A TD creates the tournament (``create``: the first season; a later one the TDs opened
+    from the last); every player joins the team and registers on their own:
     each asks, and the leader's background checks read their games at lila's pace (issue 25),
     which the demo waits for."""
     services = service.services
-    async with service.db.uow() as uow:
-        await services.tournament.create(uow, now=now, actor=world.td)
-        await uow.commit()
+    if create:
+        async with service.db.uow() as uow:
+            await services.tournament.create(uow, now=now, actor=world.td)
+            await uow.commit()
     checks = services.registration_checks
     assert checks is not None
     team = world.config.tournament.team
@@ -262,20 +273,16 @@ async def _until_interrupted() -> None:
 async def run_season(
     base: Config, options: DemoOptions, *, reporter: Reporter | None = None
 ) -> SeasonResult:
-    """Run one championship; returns its result and figures (prints through ``reporter``)."""
+    """Run one championship (``options.seasons`` of them, one after the other); returns the
+    first's result and figures, the later ones in its ``next_seasons`` (prints through
+    ``reporter``)."""
     reporter = reporter or Reporter()
-    wall = time.perf_counter()
+    started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         url = _database_url(options, stack)
         port = _free_port() if options.serve_web else 0
         config = demo_config(base, database_url=url, web_port=port)
-        clock = FakeClock(
-            dt.datetime.combine(
-                config.rules.calendar.first_publication - dt.timedelta(days=7),
-                dt.time(9, 0),
-                tzinfo=dt.UTC,
-            )
-        )
+        clock = FakeClock(registration_start(config.rules))
         sandbox = SandboxState(now=clock.now)
         roster = make_roster(options.players, options.seed, config.rules)
         history = seed_history(sandbox, roster, options.seed, config.rules)
@@ -298,32 +305,88 @@ async def run_season(
             if service.web_url:
                 reporter.say(f"  web pages:       {service.web_url}/")
                 reporter.say_all(_how_to_look(config, roster))
-            cast = _cast(service, watch, clock, options, roster, sandbox, reporter)
-            driver, world, td = cast.driver, cast.world, cast.td
-            before = len(sandbox.requests)
+            stage = _Stage(service, watch, clock, options, sandbox, reporter, started)
             async with asyncio.TaskGroup() as tasks:
                 runner = tasks.create_task(service.run(), name="service")
                 try:
-                    began = time.perf_counter()
-                    await _register(service, world, clock.now())
-                    driver.timings["registration"] = time.perf_counter() - began
-                    await driver.run(finished=td)
-                    await driver.drain(config.outbox.merge_window)
-                    standings = await _standings(service, config)
-                    matches, stored_games = await _fingerprint(service)
-                    async with service.db.uow() as uow:
-                        touches = await season_touches(uow, config)
-                    if options.keep_open and service.web_url:
-                        champion = roster.player(td.placement[0]).username
-                        await _keep_open(reporter, champion, service.web_url)
+                    results = await _play_seasons(stage, roster)
                 finally:
                     runner.cancel()
-            requests = request_table(sandbox.requests[before:])
-            challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
-            contract = contract_figures(sandbox, touches.notices.get("failed", 0))
+    first, *later = results
+    first.next_seasons = later
+    if later:
+        reporter.say(
+            "Champions: " + ", ".join(f"{r.year} {r.lines[-1].split(': ', 1)[1]}" for r in results)
+        )
+    return first
+
+
+@dataclass(frozen=True, slots=True)
+class _Stage:
+    """What every season of a run plays on: the service, the clock, the sandbox Lichess."""
+
+    service: Service
+    watch: SettleWatch
+    clock: FakeClock
+    options: DemoOptions
+    sandbox: SandboxState
+    reporter: Reporter
+    started: float
+    """When the run began (perf_counter): the first season's wall counts the set-up."""
+
+
+async def _play_seasons(stage: _Stage, roster: Roster) -> list[SeasonResult]:
+    """Each season to its champion: the first created by a TD, each later one made by the TDs
+    from the one before and opened while the service runs."""
+    service, options, reporter = stage.service, stage.options, stage.reporter
+    results: list[SeasonResult] = []
+    for number in range(max(1, options.seasons)):
+        wall = time.perf_counter() if number else stage.started
+        if number:
+            row, roster = await open_next_season(
+                service,
+                stage.watch,
+                stage.clock,
+                sandbox=stage.sandbox,
+                roster=roster,
+                seed=options.seed,
+                within=options.settle_timeout,
+            )
+            reporter.say("")
+            reporter.say(f"The TDs made and opened the {row.year} season from the last one.")
+        result = await _play_one(stage, roster, wall, create=not number)
+        results.append(result)
+        if options.after_season is not None:
+            await options.after_season(service, result)
+    if options.keep_open and service.web_url:
+        champion = roster.player(results[-1].champion).username
+        await _keep_open(reporter, champion, service.web_url)
+    return results
+
+
+async def _play_one(stage: _Stage, roster: Roster, wall: float, *, create: bool) -> SeasonResult:
+    """One season on the running service: registration, the season's steps, its result."""
+    service, clock, sandbox = stage.service, stage.clock, stage.sandbox
+    cast = _cast(service, stage.watch, clock, stage.options, roster, sandbox, stage.reporter)
+    driver, world, td = cast.driver, cast.world, cast.td
+    config = service.config
+    before = len(sandbox.requests)
+    began = time.perf_counter()
+    await _register(service, world, clock.now(), create=create)
+    driver.timings["registration"] = time.perf_counter() - began
+    await driver.run(finished=td)
+    await driver.drain(config.outbox.merge_window)
+    standings = await _standings(service, config)
+    matches, stored_games = await _fingerprint(service)
+    async with service.db.uow() as uow:
+        touches = await season_touches(uow, config)
+        season = await uow.tournaments.current()
+    requests = request_table(sandbox.requests[before:])
+    challenged = {c.game_id for c in sandbox.challenges.values() if c.game_id}
+    contract = contract_figures(sandbox, touches.notices.get("failed", 0))
     result = _result(
         cast,
-        reporter,
+        stage.reporter,
         standings=standings,
         matches=matches,
         stored_games=stored_games,
@@ -333,8 +396,9 @@ async def run_season(
         contract=contract,
         wall=wall,
     )
+    result.year = None if season is None else season.year
     played = sum(1 for m in matches if m[6] is not None and m[7] != "void")
-    _say_result(reporter, result, roster, played=played)
+    _say_result(stage.reporter, result, roster, played=played)
     return result
 
 

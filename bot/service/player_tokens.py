@@ -37,6 +37,7 @@ from bot.errors import OperationError
 from bot.runtime.deadlines import Ask, Firing, Handler
 from rules.core.ruleset import StageKind
 from rules.core.states import MatchState, PlayerStatus, StageState
+from rules.core.words import N_
 from rules.stages.formats import stage_format
 from storage.models import DeadlineRow
 from storage.models_tokens import PlayerTokenRow
@@ -195,14 +196,14 @@ class PlayerTokens:
         without ``challenge:write``, or when it is not offered. The token it replaces, for the
         caller to revoke on Lichess (``None``: none, or it no longer opens)."""
         if not self.offered or self.vault is None:
-            raise OperationError("The bot does not start games for players in this tournament.")
+            raise OperationError(N_("The bot does not start games for players in this tournament."))
         player = await uow.players.get(player_id.lower())
         if player is None:
-            raise OperationError("Only a registered player can let the bot start their games.")
+            raise OperationError(N_("Only a registered player can let the bot start their games."))
         granted = sorted(set(scopes))
         if GAME_SCOPE not in granted:
             raise OperationError(
-                "Lichess did not grant the permission to create games; nothing was kept."
+                N_("Lichess did not grant the permission to create games; nothing was kept.")
             )
         earlier = await uow.tokens.get(player.id)
         await uow.tokens.put(

@@ -29,12 +29,14 @@ from bot.web.auth import HTTP, _login_cookie, _read_login_cookie, client_id
 from bot.web.core import (
     bad_request,
     context,
+    page_words,
     read_form,
     redirect,
     redirect_with,
     require_login,
 )
 from bot.web.security import LOGIN_LIFETIME
+from rules.core.words import N_
 
 __all__ = ["add_routes", "revoke_on_lichess"]
 
@@ -46,7 +48,7 @@ PATH = "/account/games"
 
 async def allow(request: web.Request) -> web.StreamResponse:
     """``POST /account/games/allow``: off to Lichess to grant ``challenge:write``."""
-    who, _ = await read_form(request, {})
+    who, _form = await read_form(request, {})
     ctx = context(request)
     base = ctx.base_url(request)
     pending = start_login(
@@ -78,7 +80,7 @@ async def callback(request: web.Request) -> web.StreamResponse:
         ctx.signer.unsign("games", request.cookies.get(COOKIE)) or "", ctx.now()
     )
     if attempt is None:
-        raise bad_request("This permission was not asked from this browser, or took too long.")
+        raise bad_request(N_("This permission was not asked from this browser, or took too long."))
     base = ctx.base_url(request)
     pending = PendingLogin(
         base_url=ctx.runtime.lichess_url.rstrip("/"),
@@ -101,13 +103,17 @@ async def callback(request: web.Request) -> web.StreamResponse:
         scopes = await token_scopes(http, ctx.runtime.lichess_url, token)
     except OAuthError as e:
         if e.error == "access_denied":
-            return _done(request, "You did not give the permission on Lichess.", ok=False)
-        raise bad_request("Lichess did not confirm the permission; please try again.") from None
+            return _done(request, _("You did not give the permission on Lichess."), ok=False)
+        raise bad_request(N_("Lichess did not confirm the permission; please try again.")) from None
     except LichessError:
-        raise bad_request("Lichess could not be reached; please try again.") from None
+        raise bad_request(N_("Lichess could not be reached; please try again.")) from None
     if user.id != who.user_id:
         await revoke_on_lichess(request, token)
-        return _done(request, f"That was {user.username}'s Lichess account, not yours.", ok=False)
+        return _done(
+            request,
+            _("That was %(account)s's Lichess account, not yours.") % {"account": user.username},
+            ok=False,
+        )
     try:
         async with ctx.db.uow() as uow:
             assert ctx.services.player_tokens is not None
@@ -117,23 +123,25 @@ async def callback(request: web.Request) -> web.StreamResponse:
             await uow.commit()
     except OperationError as e:
         await revoke_on_lichess(request, token)
-        return _done(request, str(e), ok=False)
+        return _done(request, _(str(e)), ok=False)
     if earlier is not None:  # the token it replaces: no longer kept, so revoked
         await revoke_on_lichess(request, earlier)
     return _done(
         request,
-        "The bot may now start your games: when your opponent allowed it too, Lichess creates "
-        "each game at its time, and you just play.",
+        _(
+            "The bot may now start your games: when your opponent allowed it too, Lichess "
+            "creates each game at its time, and you just play."
+        ),
     )
 
 
 async def withdraw(request: web.Request) -> web.StreamResponse:
     """``POST /account/games/withdraw``: forget the token here and revoke it on Lichess."""
-    who, _ = await read_form(request, {})
+    who, _form = await read_form(request, {})
     ctx = context(request)
     tokens = ctx.services.player_tokens
     if tokens is None:
-        raise bad_request("The bot does not start games for players in this tournament.")
+        raise bad_request(N_("The bot does not start games for players in this tournament."))
     async with ctx.db.uow() as uow:
         token = await tokens.withdraw(uow, who.user_id, now=ctx.now(), actor=who.username)
         await uow.commit()
@@ -141,11 +149,13 @@ async def withdraw(request: web.Request) -> web.StreamResponse:
         return redirect_with(
             request,
             "/account",
-            "The bot forgot your permission, but Lichess could not be reached to revoke it: "
-            "you may revoke it yourself in your Lichess account's security settings.",
+            _(
+                "The bot forgot your permission, but Lichess could not be reached to revoke "
+                "it: you may revoke it yourself in your Lichess account's security settings."
+            ),
             ok=False,
         )
-    return redirect_with(request, "/account", "The bot no longer starts your games.")
+    return redirect_with(request, "/account", _("The bot no longer starts your games."))
 
 
 async def revoke_on_lichess(request: web.Request, token: str) -> bool:
@@ -156,6 +166,11 @@ async def revoke_on_lichess(request: web.Request, token: str) -> bool:
         log.warning("could not revoke a player's token on Lichess: %s", e.__class__.__name__)
         return False
     return True
+
+
+def _(text: str) -> str:
+    """``text`` in the page's language (the reader's)."""
+    return page_words().gettext(text)
 
 
 def _done(request: web.Request, message: str, *, ok: bool = True) -> web.StreamResponse:

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from bot.config import Config, describe_rules
 from bot.errors import OperationError
+from bot.notify.languages import words as language_words
 from bot.service.registration import season_window
 from bot.views import matches as views
 from bot.views.bracket import champion
@@ -28,7 +29,7 @@ from rules.core.colour import Colour
 from rules.core.errors import RulesError
 from rules.core.scoring import format_points
 from rules.core.states import RoundState
-from rules.core.words import N_
+from rules.core.words import N_, Words
 from rules.swiss.results import ResultKind, RoundResult
 from rules.swiss.tiebreaks import PlayerStatus, Standings, StandingsRow
 from rules.talk.games import time_control_text
@@ -328,10 +329,13 @@ def _calendar(
     base: str,
     config: Config,
     links: Mapping[int, str],
+    words: Words,
 ) -> bytes:
     """An event for every agreed match time still to be played: a match decided without its
     games (a forfeit, a tie ruled by the TDs) has no time to keep free. ``links``: the bot's
-    challenge of a match's next game, where it has one."""
+    challenge of a match's next game, where it has one. Written in ``words`` (the matches'
+    stage names too: :func:`views.player_matches` and :func:`views.published_rounds` take
+    them)."""
     host = base.split("://", 1)[-1].split("/", 1)[0]
     cal = icalendar.Calendar()
     cal.add("prodid", "-//acwc-bot//match times//EN")
@@ -352,16 +356,22 @@ def _calendar(
         challenge = links.get(m.id)
         event.add("url", challenge or link)
         game = (
-            f"Game {m.games_played + 1}'s challenge (only you two can join it): {challenge}. "
+            words.gettext("Game %(number)s's challenge (only you two can join it): %(link)s.")
+            % {"number": m.games_played + 1, "link": challenge}
+            + " "
             if challenge is not None
             else ""
         )
-        event.add(
-            "description",
-            f"{m.stage_label}, round {m.round_number}: {m.games} games, "
-            f"{time_control_text(config.rules.time_control)}. {game}"
-            f"The bot's link to each game is in the match room: {link}",
-        )
+        said = words.gettext("%(stage)s, round %(round)s: %(games)s games, %(control)s.") % {
+            "stage": m.stage_label,
+            "round": m.round_number,
+            "games": m.games,
+            "control": time_control_text(config.rules.time_control, words),
+        }
+        room = words.gettext("The bot's link to each game is in the match room: %(link)s") % {
+            "link": link
+        }
+        event.add("description", f"{said} {game}{room}")
         cal.add_component(event)
     body: bytes = cal.to_ical()
     return body
@@ -381,8 +391,9 @@ def _ics(body: bytes, filename: str) -> web.Response:
 
 async def event_calendar(request: web.Request) -> web.StreamResponse:
     ctx = context(request)
+    said = page_words()  # a calendar app sends no session: the visitor's language, as a page
     async with ctx.db.reads() as uow:
-        rounds = await views.published_rounds(uow)
+        rounds = await views.published_rounds(uow, words=said)
         matches = [m for r in rounds for m in r.matches]
         links = await views.next_game_links(uow, matches, now=ctx.now())
     base = ctx.base_url(request).rstrip("/")
@@ -393,6 +404,7 @@ async def event_calendar(request: web.Request) -> web.StreamResponse:
         base=base,
         config=ctx.config,
         links=links,
+        words=said,
     )
     return _ics(body, "acwc.ics")
 
@@ -404,7 +416,10 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         row = await views.player(uow, player_id)
         if row is None:
             raise not_found(N_("There is no such player in this tournament."))
-        matches = await views.player_matches(uow, row.id)
+        # the player's own feed is in the language they chose (their calendar app fetches it
+        # without a session); a player who chose none, in the visitor's
+        said = language_words(row.language) if row.language else page_words()
+        matches = await views.player_matches(uow, row.id, words=said)
         links = await views.next_game_links(uow, matches, now=ctx.now())
     body = _calendar(
         f"{ctx.config.tournament.name}: {row.username}",
@@ -413,6 +428,7 @@ async def player_calendar(request: web.Request) -> web.StreamResponse:
         base=ctx.base_url(request).rstrip("/"),
         config=ctx.config,
         links=links,
+        words=said,
     )
     return _ics(body, f"acwc-{row.id}.ics")
 

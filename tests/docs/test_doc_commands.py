@@ -47,6 +47,8 @@ NOT_RUN = {
     ("README.md", "./scripts/test"): "the whole suite, 15 to 25 minutes, this test among it",
     ("docs/reference.md", "acwc demo --players 48 --seed 1"): "the README's demo with its "
     "defaults, about a minute; its output is quoted as a run printed it",
+    ("docs/reference.md", "acwc demo --players 13 --seasons 2"): "two championships, minutes; "
+    "tests/demo/test_two_seasons.py plays two the same way, with shorter matches",
     **{
         ("docs/operations.md", line): INSTALL
         for line in (

@@ -57,3 +57,24 @@ async def test_a_feed_of_an_unknown_player_is_a_404(
         browsers["nobody"].url("/players/zed/calendar.ics")
     ) as r:
         assert r.status == 404
+
+
+async def test_a_player_s_feed_is_in_the_language_they_chose(
+    site: Site, browsers: dict[str, Browser]
+) -> None:
+    # Issue 28 item 5: a calendar app fetches the feed without a session, so a player's own
+    # feed follows the language stored for them; the event's feed, the visitor's browser.
+    await offer_and_accept(site, browsers["alice"], browsers["bob"])
+    await browsers["alice"].post("/account/language", {"language": "fr"})
+    nobody = browsers["nobody"]
+    (alice,) = list((await fetch(nobody, "/players/alice/calendar.ics")).walk("VEVENT"))
+    (bob,) = list((await fetch(nobody, "/players/bob/calendar.ics")).walk("VEVENT"))
+    assert "ronde 1" in str(alice["description"]), alice["description"]
+    assert "salle du match" in str(alice["description"])
+    assert "round 1" in str(bob["description"]), bob["description"]
+    assert "match room" in str(bob["description"])
+    async with nobody.http.get(
+        nobody.url("/calendar.ics"), headers={"Accept-Language": "fr"}
+    ) as resp:
+        (event,) = list(icalendar.Calendar.from_ical(await resp.read()).walk("VEVENT"))
+    assert "ronde 1" in str(event["description"])

@@ -91,6 +91,25 @@ async def test_another_accounts_token_or_a_refusal_keeps_nothing(
         await b.close()
 
 
+async def test_a_french_reader_reads_the_permission_s_messages_in_french(
+    site_and_lichess: tuple[Site, SandboxState],
+) -> None:
+    # Issue 28 item 5: the flashes of the permission's pages are in the reader's language.
+    site, _ = site_and_lichess
+    b = Browser(site)
+    try:
+        await b.login("Alice")
+        await b.post("/account/language", {"language": "fr"})
+        page = await grant_games(b, site.service.lichess_url, "Bob")
+        assert flash_text(page) == "C'était le compte Lichess de Bob, pas le vôtre."
+        page = await grant_games(b, site.service.lichess_url, "Alice")
+        assert flash_text(page).startswith("Le bot peut désormais lancer vos parties")
+        page = await b.post("/account/games/withdraw", {})
+        assert flash_text(page) == "Le bot ne lance plus vos parties."
+    finally:
+        await b.close()
+
+
 async def test_a_visitor_is_not_offered_it(site_and_lichess: tuple[Site, SandboxState]) -> None:
     site, _ = site_and_lichess
     b = Browser(site)
