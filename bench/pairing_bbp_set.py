@@ -1,6 +1,7 @@
 """Make the test set of files written by bbpPairings (``tests/data/bbp_set``), once.
 
     PYTHONPATH=. python bench/pairing_bbp_set.py --bbp BBP [--out tests/data/bbp_set]
+        [--random N [--seed S]] [--check]
 
 ``BBP`` is bbpPairings' ``bbpPairings.exe`` (built outside this repository, see
 ``bench/pairing_diff.py``). Its random tournament generator (``BBP --dutch -g CONFIG -o FILE
@@ -16,16 +17,29 @@ absences with a blank result (``0000 -`` and two blanks). Every state is given t
 --dutch STATE -p``; a state it refuses is not kept, and its output is kept beside the state
 as ``NAME.bbp.txt`` (exit code 1: the word ``none``). ``MANIFEST.txt`` records the version,
 the configurations, the seeds and the commands.
+
+``--random N`` makes N tournaments of random configurations (seeded by ``--seed``) in place of
+the six of ``TOURNAMENTS``: 7-100 players, 3-11 rounds, every rate from 2 to 25 (bbpPairings'
+generator refuses a rate of 0 or 1); a tournament the generator cannot finish (no legal
+pairing for a round) is left out and counted. ``--check`` then runs ``acwc pair --check`` on
+every file made and ``acwc pair`` on every state (in this process), and prints how many exit
+otherwise than 0 or pair otherwise than bbpPairings (a state it finds unpairable must exit 1),
+each named on a line of its own. The figures of a run are in ``bench/pairing_bbp_set.txt``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import random
 import subprocess
 import sys
 import tempfile
 from fractions import Fraction
 from pathlib import Path
+
+from bot.launch import main as acwc
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "bbp_set"
 
@@ -101,13 +115,25 @@ def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bbp", type=Path, required=True, help="bbpPairings.exe")
-    parser.add_argument("--out", type=Path, default=OUT)
-    arguments = parser.parse_args()
-    arguments.out.mkdir(parents=True, exist_ok=True)
-    version = _run([str(arguments.bbp)]).stdout.splitlines()[:1]
+Knobs = tuple[int, int, int, int, int, int, int]
+"""A tournament's configuration and seed, as in ``TOURNAMENTS``."""
+
+
+def random_tournaments(count: int, seed: int) -> list[Knobs]:
+    """``count`` configurations like ``TOURNAMENTS``', drawn at random."""
+    rng = random.Random(seed)
+    out: list[Knobs] = []
+    for number in range(count):
+        players = rng.choice((7, 9, 12, 15, 20, 24, 31, 40, 55, 70, 100))
+        forfeit, retired, half = (rng.randint(2, 25) for _ in range(3))
+        rounds, draws = rng.randint(3, 11), rng.randint(10, 50)
+        out.append((players, rounds, draws, forfeit, retired, half, seed * 1000 + number))
+    return out
+
+
+def make_set(bbp: Path, out: Path, tournaments: list[Knobs]) -> list[str]:
+    """Write the tournaments and their states in ``out``; the manifest's lines."""
+    version = _run([str(bbp)]).stdout.splitlines()[:1]
     manifest = [
         f"Made by bench/pairing_bbp_set.py with bbpPairings {' '.join(version)}.",
         "Each tournament: bbpPairings.exe --dutch -g CONFIG -o tNN.trf -s SEED",
@@ -115,31 +141,83 @@ def main() -> int:
         "",
     ]
     with tempfile.TemporaryDirectory(prefix="acwc-bbp-set-") as scratch:
-        for number, (*knobs, seed) in enumerate(TOURNAMENTS, start=1):
+        for number, (*knobs, seed) in enumerate(tournaments, start=1):
             config = Path(scratch) / "config.txt"
             config.write_text(config_text(*knobs))
             name = f"t{number:02d}"
-            path = arguments.out / f"{name}.trf"
-            made = _run(
-                [str(arguments.bbp), "--dutch", "-g", str(config), "-o", str(path), "-s", str(seed)]
-            )
+            path = out / f"{name}.trf"
+            made = _run([str(bbp), "--dutch", "-g", str(config), "-o", str(path), "-s", str(seed)])
             if made.returncode != 0:
-                print(f"{name}: generator failed: {made.stderr.strip()}", file=sys.stderr)
-                return 1
+                print(f"{name}: left out, generator failed: {made.stderr.strip()}")
+                path.unlink(missing_ok=True)
+                continue
             manifest.append(f"{name}.trf: seed {seed}, config {config_text(*knobs).split()}")
-            text = path.read_bytes().decode("utf-8")
-            rounds = knobs[1]
-            for round_number in range(2, rounds + 1):
-                state = arguments.out / f"{name}-r{round_number:02d}.trf"
-                state.write_bytes(cut(text, round_number, round_number % 3).encode("utf-8"))
-                paired = _run([str(arguments.bbp), "--dutch", str(state), "-p"])
-                if paired.returncode not in (0, 1):
-                    print(f"{state.name}: refused by bbpPairings: {paired.stderr.strip()}")
-                    state.unlink()
-                    continue
-                output = paired.stdout if paired.returncode == 0 else "none\n"
-                state.with_suffix(".bbp.txt").write_text(output)
+            _states(bbp, out, name, path.read_bytes().decode("utf-8"), knobs[1])
+    return manifest
+
+
+def _states(bbp: Path, out: Path, name: str, text: str, rounds: int) -> None:
+    for round_number in range(2, rounds + 1):
+        state = out / f"{name}-r{round_number:02d}.trf"
+        state.write_bytes(cut(text, round_number, round_number % 3).encode("utf-8"))
+        paired = _run([str(bbp), "--dutch", str(state), "-p"])
+        if paired.returncode not in (0, 1):
+            print(f"{state.name}: refused by bbpPairings: {paired.stderr.strip()}")
+            state.unlink()
+            continue
+        output = paired.stdout if paired.returncode == 0 else "none\n"
+        state.with_suffix(".bbp.txt").write_text(output)
+
+
+def _acwc(arguments: list[str]) -> int:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return acwc(arguments)
+
+
+def check_set(out: Path) -> list[str]:
+    """Every file's ``acwc pair --check`` and every state's ``acwc pair``: what fails."""
+    failures: list[str] = []
+    for path in sorted(out.glob("t*.trf")):
+        if (code := _acwc(["pair", "--check", str(path)])) != 0:
+            failures.append(f"{path.name}: acwc pair --check exits {code}")
+        expected = path.with_suffix(".bbp.txt")
+        if not expected.exists():
+            continue
+        ours = out / "acwc-pairing.txt"
+        code = _acwc(["pair", str(path), "-p", str(ours)])
+        if expected.read_text() == "none\n":
+            if code != 1:
+                failures.append(
+                    f"{path.name}: bbpPairings finds no pairing, acwc pair exits {code}"
+                )
+        elif code != 0 or ours.read_text() != expected.read_text():
+            failures.append(f"{path.name}: acwc pair exits {code} or pairs otherwise")
+        ours.unlink(missing_ok=True)
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bbp", type=Path, required=True, help="bbpPairings.exe")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--random", type=int, default=0, help="N random tournaments")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--check", action="store_true", help="run acwc pair on every file")
+    arguments = parser.parse_args()
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    chosen: list[Knobs] = list(TOURNAMENTS)
+    if arguments.random:
+        chosen = random_tournaments(arguments.random, arguments.seed)
+    manifest = make_set(arguments.bbp, arguments.out, chosen)
     (arguments.out / "MANIFEST.txt").write_text("\n".join(manifest) + "\n")
+    if not arguments.check:
+        return 0
+    files = sorted(arguments.out.glob("t*.trf"))
+    states = sum(1 for path in files if path.with_suffix(".bbp.txt").exists())
+    failures = check_set(arguments.out)
+    print(f"tournaments kept: {len(files) - states}, states kept: {states}")
+    print(f"files where acwc pair or --check fails: {len(failures)}")
+    print("\n".join(failures))
     return 0
 
 
