@@ -138,25 +138,50 @@ def _postgresql_case(item: pytest.Item) -> bool:
     return callspec is not None and callspec.params.get("any_database_url") == "postgresql"
 
 
+SAME_ON_BOTH = "same_on_both_databases"
+"""The marker of a test that takes the database ``ACWC_TEST_DB`` picks but whose subject does not
+depend on it (a browser's layout, accessibility, the words of a language): the PostgreSQL run
+leaves it to the SQLite run."""
+IN_THE_POSTGRESQL_RUN = "in_the_postgresql_run"
+"""The marker of a test that takes no database, which CI runs in the PostgreSQL run instead of
+the SQLite run to even the two (the pure tests of ``tests/rules`` are such tests too)."""
+
+
+def _moved_to_postgresql_run(item: pytest.Item) -> bool:
+    rules = Path(__file__).parent / "rules"
+    return item.get_closest_marker(IN_THE_POSTGRESQL_RUN) is not None or item.path.is_relative_to(
+        rules
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{SAME_ON_BOTH}: {SAME_ON_BOTH.replace('_', ' ')}")
+    config.addinivalue_line("markers", f"{IN_THE_POSTGRESQL_RUN}: CI's PostgreSQL run has it")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """CI runs the suite twice side by side, and these two variables split the work:
 
     ``ACWC_DB_TESTS_ONLY=1`` (the PostgreSQL run): keep only the tests whose database
-    ``ACWC_TEST_DB`` picks, and the PostgreSQL case of the ``any_database_url`` tests (which take
-    both databases); every other test does the same on both runs, and the SQLite run has it.
-    ``ACWC_POSTGRESQL_CASES_ELSEWHERE=1`` (the SQLite run): leave those PostgreSQL cases to the
-    PostgreSQL run. Without either variable every test runs."""
+    ``ACWC_TEST_DB`` picks (but those marked :data:`SAME_ON_BOTH`), the PostgreSQL case of the
+    ``any_database_url`` tests (which take both databases), and the tests that take no database
+    moved to this run (:data:`IN_THE_POSTGRESQL_RUN`); every other test does the same on both
+    runs, and the SQLite run has it.
+    ``ACWC_POSTGRESQL_CASES_ELSEWHERE=1`` (the SQLite run): leave those PostgreSQL cases and the
+    moved tests to the PostgreSQL run. Without either variable every test runs."""
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     only_db = os.environ.get("ACWC_DB_TESTS_ONLY") == "1"
     elsewhere = os.environ.get("ACWC_POSTGRESQL_CASES_ELSEWHERE") == "1"
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
+        moved = _moved_to_postgresql_run(item)
         if only_db:
             picked = bool(names & DATABASE_FIXTURES) and "any_database_url" not in names
-            wanted = picked or _postgresql_case(item)
+            same = item.get_closest_marker(SAME_ON_BOTH) is not None
+            wanted = (picked and not same) or _postgresql_case(item) or moved
         else:
-            wanted = not (elsewhere and _postgresql_case(item))
+            wanted = not (elsewhere and (_postgresql_case(item) or moved))
         (keep if wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

@@ -146,6 +146,7 @@ class Shell:
 
 
 @pytest.mark.timeout(600)  # dozens of `acwc` processes, one after another, on a busy machine
+@pytest.mark.in_the_postgresql_run  # no database of the suite's: CI runs it beside PostgreSQL's
 @pytest.mark.parametrize("document", documents_to_run())
 def test_the_documents_commands_run(document: str, tmp_path: Path) -> None:
     for place in ("var/lib/acwc-bot", "etc/acwc-bot"):

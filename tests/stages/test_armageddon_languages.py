@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from bot.notify.languages import words
 from bot.web.public import WHITE_CHOSEN
 from storage.db import Database
 from tests.stages.helpers import config_for, semifinal_at_armageddon
+
+# The same on both databases (the words of a language): CI's PostgreSQL run leaves it to the SQLite
+# run.
+pytestmark = pytest.mark.same_on_both_databases
 
 
 async def test_an_armageddon_step_at_the_wrong_moment_is_refused_in_the_sender_s_words(

@@ -20,6 +20,10 @@ from tests.web.test_phone_width import DESK_PAGES, PUBLIC_PAGES, offers_on_both_
 from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
 
+# The same on both databases (accessibility of the pages' markup): CI's PostgreSQL run leaves it to
+# the SQLite run.
+pytestmark = pytest.mark.same_on_both_databases
+
 AXE = Path(
     os.environ.get("ACWC_AXE_JS")
     or Path(__file__).parents[2] / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"

@@ -11,11 +11,17 @@ import datetime as dt
 import os
 from pathlib import Path
 
+import pytest
+
 from rules.core.colour import Colour
 from storage.models import MatchRow, OutboxRow, RoundRow
 from tests.web.helpers import NOW, TD, Site
 from tests.web.test_room import game
 from tests.web.webdriver import Browser, chromium, chromium_paths
+
+# The same on both databases (a player's pages in a browser; the room's operations have their own
+# tests on both databases): CI's PostgreSQL run leaves it to the SQLite run.
+pytestmark = pytest.mark.same_on_both_databases
 
 ARTIFACTS = Path(os.environ.get("ACWC_ARTIFACTS") or Path(__file__).parents[2] / "artifacts")
 DESKTOP, PHONE = 1280, 390

@@ -44,6 +44,10 @@ from tests.web.test_small_season import small_site
 from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
 
+# The same on both databases (the desk's buttons in a browser; each operation behind them has its
+# own test on both databases): CI's PostgreSQL run leaves it to the SQLite run.
+pytestmark = pytest.mark.same_on_both_databases
+
 __all__ = ["small_site"]  # the six players of the small season, registered, nothing paired
 
 SHOTS = Path(os.environ.get("ACWC_SHOTS") or Path(__file__).parents[2] / "artifacts")

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from rules.core.colour import Colour
 from tests.web.helpers import TD, Browser, Site, flash_text
 from tests.web.test_chromium import login, logout
 from tests.web.test_room import game
 from tests.web.webdriver import Browser as Chromium
 from tests.web.webdriver import chromium, chromium_paths
+
+# The same on both databases (the pages' layout at a phone's width): CI's PostgreSQL run leaves it
+# to the SQLite run.
+pytestmark = pytest.mark.same_on_both_databases
 
 PHONE = 375
 PUBLIC_PAGES = (
