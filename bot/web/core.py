@@ -298,9 +298,11 @@ async def headers_middleware(request: web.Request, handler: Handler) -> web.Stre
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("X-Frame-Options", "DENY")
-    if not request.path.startswith("/static/") and not request.path.endswith(".ics"):
-        response.headers.setdefault("Cache-Control", "no-store")
-        # a page's words follow the browser's language or the visitor's choice (a cookie)
+    if not request.path.startswith("/static/"):
+        if not request.path.endswith(".ics"):  # a feed may be kept a few minutes (_ics)
+            response.headers.setdefault("Cache-Control", "no-store")
+        # a page's (and a feed's) words follow the browser's language or the visitor's choice
+        # (a cookie)
         response.headers.setdefault("Vary", "Accept-Language, Cookie")
     return response
 

@@ -77,4 +77,6 @@ async def test_a_player_s_feed_is_in_the_language_they_chose(
         nobody.url("/calendar.ics"), headers={"Accept-Language": "fr"}
     ) as resp:
         (event,) = list(icalendar.Calendar.from_ical(await resp.read()).walk("VEVENT"))
+        vary = resp.headers.get("Vary", "")
     assert "ronde 1" in str(event["description"])
+    assert "Accept-Language" in vary  # a shared cache keeps one copy per language
