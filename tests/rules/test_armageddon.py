@@ -18,14 +18,16 @@ from rules.stages.armageddon import (
     ArmageddonProcedure,
     Decision,
     EventKind,
-    FindingKind,
     Phase,
     Rps,
-    Severity,
-    armageddon_result,
     commitment,
     format_clock,
     parse_bid,
+)
+from rules.stages.armageddon_game import (
+    FindingKind,
+    Severity,
+    armageddon_result,
     verify_armageddon_game,
 )
 from tests.rules.stage_helpers import game, pid

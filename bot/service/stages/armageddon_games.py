@@ -20,7 +20,8 @@ from bot.views.bracket import procedure
 from rules.core.model import Game, GameId, PlayerId
 from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
-from rules.stages.armageddon import ArmageddonProcedure, Phase, armageddon_result
+from rules.stages.armageddon import ArmageddonProcedure, Phase
+from rules.stages.armageddon_game import armageddon_result
 from rules.talk import armageddon as talk
 from storage.models import MatchRow
 from storage.models_stages import ArmageddonRow
@@ -65,9 +66,9 @@ class ArmageddonGames:
 
         The first finished game without increment after the colours are decided is the
         armageddon game: it decides the match (White wins only by winning, rules 3.ix.1.1) and
-        is checked with :func:`rules.stages.armageddon.verify_armageddon_game`; what is wrong or
-        cannot be verified goes to the TDs. A game with an increment, or one before the colours
-        are decided, is stored refused and the TDs are told.
+        is checked with :func:`rules.stages.armageddon_game.verify_armageddon_game`; what is
+        wrong or cannot be verified goes to the TDs. A game with an increment, or one before the
+        colours are decided, is stored refused and the TDs are told.
         """
         ruleset = self.config.rules
         arm = await self.armageddons.ensure(uow, row, now=now)
