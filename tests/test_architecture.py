@@ -469,3 +469,20 @@ def test_the_commit_checker_finds_a_commit_in_a_nested_function() -> None:
         "def undo(s):\n    s.rollback()\n"
     )
     assert _committing_functions(ast.parse(source)) == {"outer", "inner", "undo"}
+
+
+MAX_MODULE_LINES = 800
+"""No module of the service (bot/, rules/, storage/) is longer: one job a module."""
+
+SERVICE_MODULES = sorted(
+    path for part in ("bot", "rules", "storage") for path in (ROOT / part).rglob("*.py")
+)
+
+
+def test_no_module_of_the_service_is_over_800_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in SERVICE_MODULES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"over {MAX_MODULE_LINES} lines, split them: {long}"
