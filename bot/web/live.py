@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -46,15 +47,25 @@ class LiveFeed:
         self.closed = False
         self._moved = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop the streams wait on; called on that loop's thread."""
         self._loop = loop
+        self._thread = threading.get_ident()
 
     def committed(self, tables: frozenset[str]) -> None:
-        """:meth:`storage.changes.TableChanges.subscribe`'s listener (inside the commit)."""
+        """:meth:`storage.changes.TableChanges.subscribe`'s listener (inside the commit).
+
+        A commit on the loop's own thread (SQLAlchemy's sessions commit there, SQLite's too)
+        schedules the move plainly: the thread-safe way also wakes the loop through its
+        self-pipe, a system call on every commit of the season, streams open or not."""
         if tables <= QUIET_TABLES or self._loop is None:
             return
-        self._loop.call_soon_threadsafe(self.move)
+        if threading.get_ident() == self._thread:
+            self._loop.call_soon(self.move)
+        else:
+            self._loop.call_soon_threadsafe(self.move)
 
     def move(self) -> None:
         self.version += 1
