@@ -650,6 +650,15 @@ class DeadlineRepository(_Repository):
 
     async def claim(self, row: DeadlineRow, now: dt.datetime) -> bool:
         """Mark ``row`` fired if nobody did yet; False if it was already fired or cancelled."""
+        return await self._while_open(row, fired_at=now)
+
+    async def extend_open(self, row: DeadlineRow, payload: dict[str, Any]) -> bool:
+        """Give ``row`` ``payload`` if it is still open; False if it was fired or cancelled
+        meanwhile (a runner claimed it since it was read: what it fires may miss this change)."""
+        return await self._while_open(row, payload=payload)
+
+    async def _while_open(self, row: DeadlineRow, **values: Any) -> bool:
+        """Set ``values`` on ``row`` in one statement if it is neither fired nor cancelled."""
         result = await self.session.execute(
             update(DeadlineRow)
             .where(
@@ -657,7 +666,7 @@ class DeadlineRepository(_Repository):
                 DeadlineRow.fired_at.is_(None),
                 DeadlineRow.cancelled_at.is_(None),
             )
-            .values(fired_at=now)
+            .values(**values)
             .execution_options(synchronize_session="fetch")
         )
         return bool(result.rowcount)  # type: ignore[attr-defined]

@@ -22,11 +22,19 @@ transaction adds a deadline row (kind ``round_close``, due at once, one open a r
 deadline runner drafts the closing in a transaction of its own, right after. It is idempotent
 (a drafted closing is left as it is), a crash between the two leaves the row due, and the
 daily digest's sweep drafts any closing still missing.
+
+Nor does a result or an agreed time redraw the round's pairings post in its transaction (a
+round's results shown, read again on every decided match: the next costliest part). The
+transaction adds a deadline row (kind ``pairings_redraw``, due at once, one open a round) and
+the runner redraws the post once for every change committed before it fires: a burst of games
+that ended together redraws it once, and none of them waits for it. The redraw reads the
+round as it is (idempotent); a crash between the two leaves the row due.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 
 from bot.config import Config
 from bot.errors import OperationError
@@ -46,11 +54,20 @@ from rules.talk.notices import DM_LIMIT
 from storage.models import Channel, DeadlineRow, MatchRow, OutboxRow, OutboxStatus, RoundRow
 from storage.uow import UnitOfWork
 
-__all__ = ["ROUND_CLOSE_DEADLINE", "AlreadyPostedError", "Forum", "NotADraftError"]
+__all__ = [
+    "PAIRINGS_REDRAW_DEADLINE",
+    "ROUND_CLOSE_DEADLINE",
+    "AlreadyPostedError",
+    "Forum",
+    "NotADraftError",
+]
 
 ROUND_CLOSE_DEADLINE = "round_close"
 """The deadline row a round's last result adds (its subject: the round's id): the runner drafts
 the round's closing in a transaction of its own (:meth:`Forum.on_round_close`)."""
+PAIRINGS_REDRAW_DEADLINE = "pairings_redraw"
+"""The deadline row a match's change adds (its subject: the round's id): the runner redraws the
+round's pairings post in a transaction of its own (:meth:`Forum.on_pairings_redraw`)."""
 
 DONE = (MatchState.COMPLETE, MatchState.VOID, MatchState.REPEAT)
 """A round ends when every match in it is in one of these states (a repeated knockout week
@@ -165,7 +182,7 @@ class Forum:
         rounds: list[RoundRow],
         *,
         room: int | None = None,
-        changed: int | None = None,
+        changed: Collection[int] | None = None,
     ) -> list[str] | None:
         """Each match of ``rounds``: its room link, its agreed time, its result so far.
 
@@ -173,8 +190,8 @@ class Forum:
         its length only the fact that it is longer counts). The lines past
         that are never seen, so they are not computed: a round of 256 matches made every
         result and agreed time read the round's 2,000 games for a post cut after 90 lines.
-        ``changed``: the match whose line changed; ``None`` when its line is past the cut (the
-        post's text is the same)."""
+        ``changed``: the matches whose lines changed; ``None`` when every one of their lines
+        is past the cut (the post's text is the same)."""
         multi = len(rounds) > 1
         ordered = [
             m
@@ -190,7 +207,7 @@ class Forum:
             undecided = talk.MatchResult(decided=m.outcome is not None)  # its line but the result
             head = _forum_match(m, self.config.room_url(m.id), undecided)
             length += len(talk.room_line(head, named=multi)) + 1
-        if changed is not None and all(m.id != changed for m in shown):
+        if changed is not None and all(m.id not in changed for m in shown):
             return None
         await uow.games.preload(  # one query, for the results shown
             m.id for m in shown if m.outcome is not None or m.state is MatchState.REPEAT
@@ -212,7 +229,7 @@ class Forum:
         *,
         now: dt.datetime,
         reuse_carried: bool = False,
-        changed: int | None = None,
+        changed: Collection[int] | None = None,
     ) -> None:
         """Draft or bring up to date the round's pairings post: its matches, each room link,
         the agreed times and the results so far (rules 4.3, 5.2, 6.6).
@@ -220,8 +237,8 @@ class Forum:
         ``reuse_carried``: nothing of the previous round changed (a match of this round did),
         so the previous round's results and standings the draft already carries are kept, not
         computed again: the standings are the costly part, and this runs on every game.
-        ``changed``: that match; a drafted post whose text is cut before its line is left as
-        it is (from about 180 players, most of a round's results and agreed times)."""
+        ``changed``: those matches; a drafted post whose text is cut before their lines is
+        left as it is (from about 180 players, most of a round's results and agreed times)."""
         if self.posts_per_round < 1 or round_row.week_end is None:
             return
         rounds = await self._post_rounds(uow, round_row)
@@ -398,30 +415,71 @@ class Forum:
         return []
 
     async def match_changed(self, uow: UnitOfWork, row: MatchRow, *, now: dt.datetime) -> None:
-        """A time was agreed or a result came in: the round's posts follow."""
+        """A time was agreed or a result came in: the round's posts follow, each drafted by the
+        deadline runner right after this transaction commits (one open row a round each)."""
+        if self.posts_per_round < 1:
+            return
         round_row = await uow.tournaments.round(row.round_id)
         if round_row is None or round_row.state is not RoundState.PUBLISHED:
             return
-        # (the change is in this round: the previous round this post carries is as it was)
-        await self.pairings_post(uow, round_row, now=now, reuse_carried=True, changed=row.id)
-        if self.posts_per_round >= 1 and await self._ended(uow, round_row) is not None:
-            await self._close_soon(uow, round_row, now=now)
+        if round_row.week_end is not None:
+            await self._soon(uow, PAIRINGS_REDRAW_DEADLINE, round_row, now=now, match=row.id)
+        if await self._ended(uow, round_row) is not None:
+            await self._soon(uow, ROUND_CLOSE_DEADLINE, round_row, now=now)
 
-    async def _close_soon(self, uow: UnitOfWork, round_row: RoundRow, *, now: dt.datetime) -> None:
-        """The round ended: its closing is drafted by the deadline runner right after this
-        transaction commits (one open row a round)."""
+    async def _soon(
+        self,
+        uow: UnitOfWork,
+        kind: str,
+        round_row: RoundRow,
+        *,
+        now: dt.datetime,
+        match: int | None = None,
+    ) -> None:
+        """A deadline row of ``kind`` for the round, due at once, unless one is open; ``match``
+        is added to the ``matches`` that changed in its payload."""
         subject = str(round_row.id)
-        for open_row in await uow.deadlines.all_open_of_kind(ROUND_CLOSE_DEADLINE):
-            if open_row.subject == subject:
+        for open_row in await uow.deadlines.all_open_of_kind(kind):
+            if open_row.subject != subject:
+                continue
+            payload = dict(open_row.payload)
+            if match is not None:
+                payload["matches"] = sorted({*payload.get("matches", []), match})
+            # Written even when the same, and only while the row is still open: a runner that
+            # claimed it meanwhile (PostgreSQL) redraws without this change, so a new row follows.
+            if await uow.deadlines.extend_open(open_row, payload):
                 return
+            break
         await uow.deadlines.add(
             DeadlineRow(
-                kind=ROUND_CLOSE_DEADLINE, due_at=now, subject=subject, payload={}, created_at=now
+                kind=kind,
+                due_at=now,
+                subject=subject,
+                payload={} if match is None else {"matches": [match]},
+                created_at=now,
             )
         )
 
     def handlers(self) -> dict[str, Handler]:
-        return {ROUND_CLOSE_DEADLINE: self.on_round_close}
+        return {
+            ROUND_CLOSE_DEADLINE: self.on_round_close,
+            PAIRINGS_REDRAW_DEADLINE: self.on_pairings_redraw,
+        }
+
+    async def on_pairings_redraw(self, uow: UnitOfWork, firing: Firing) -> None:
+        """Matches of the round changed (``matches`` in the payload): its pairings post as the
+        round is now, unless their lines are all past the post's cut (the previous round's
+        results and standings it carries are kept: a change there redraws them)."""
+        round_row = await uow.tournaments.round(int(firing.deadline.subject))
+        if round_row is not None and round_row.state is RoundState.PUBLISHED:
+            changed = firing.deadline.payload.get("matches")
+            await self.pairings_post(
+                uow,
+                round_row,
+                now=firing.now,
+                reuse_carried=True,
+                changed=None if changed is None else {int(m) for m in changed},
+            )
 
     async def on_round_close(self, uow: UnitOfWork, firing: Firing) -> None:
         """A round's last result came in: its closing post, or the next round's pairings post

@@ -111,6 +111,7 @@ class WeightedMatching(Blossoms):
         "_tblossoms",
         "_top",
         "_vbest",
+        "_vslack",
         "_w",
         "_y",
         "_z",
@@ -145,6 +146,8 @@ class WeightedMatching(Blossoms):
         self._label: dict[int, int] = {}
         self._labelend: dict[int, tuple[int, int] | None] = {}
         self._vbest: dict[int, int] = {}
+        # The slack of each best edge in _vbest, where known since the duals last changed.
+        self._vslack: dict[int, int] = {}
         # Each scanned S-vertex's edges to the S-vertices scanned before it, as a heap by
         # slack: all these slacks fall alike during a stage, so the order holds.
         self._ss: dict[int, list[tuple[int, int, int]]] = {}
@@ -494,6 +497,7 @@ class WeightedMatching(Blossoms):
         self._label = {}
         self._labelend = {}
         self._vbest = {}
+        self._vslack = {}
         self._ss = {}
         self._scanned = {}
         self._queue = []
@@ -563,13 +567,16 @@ class WeightedMatching(Blossoms):
         self._queue = [vertex for vertex in self._queue if vertex not in loose]
         ss = self._ss
         vbest = self._vbest
+        vslack = self._vslack
         for vertex in loose:
             ss.pop(vertex, None)
-            best_vertex = self._least_slack_s(vertex)
+            best_vertex, best = self._least_slack_s(vertex)
             if best_vertex is None:
                 vbest.pop(vertex, None)
+                vslack.pop(vertex, None)
             else:
                 vbest[vertex] = best_vertex
+                vslack[vertex] = best
         return True
 
     def _assign(self, blossom: int, lab: int, edge: tuple[int, int] | None) -> None:
@@ -586,7 +593,7 @@ class WeightedMatching(Blossoms):
         mate = self._mate[base]
         self._assign(self._top[mate], _S, (base, mate))
 
-    def _scan(self) -> bool:
+    def _scan(self) -> bool:  # noqa: C901 (Edmonds' blossom algorithm, kept flat for speed)
         """Scan the edges of the S-vertices in the queue; True when the matching changed."""
         queue = self._queue
         top = self._top
@@ -596,8 +603,12 @@ class WeightedMatching(Blossoms):
         label_of = self._label.get
         vbest = self._vbest
         best_of = vbest.get
+        vslack = self._vslack
+        slack_of = vslack.get
         scanned = self._scanned
         scanned_at = scanned.get
+        ss = self._ss
+        heapify = heapq.heapify
         while queue:
             vertex = queue.pop()
             yv = y[vertex]
@@ -608,8 +619,13 @@ class WeightedMatching(Blossoms):
                 blossom = top[other]
                 if blossom == own:
                     continue
-                slack = yv + y[other] - 2 * weight
                 lab = label_of(blossom)
+                if lab == _T and blossom >= 0:
+                    # A T-vertex outside blossoms stays labelled until its tree is taken
+                    # apart (which finds its least slack edge again) or the stage ends: its
+                    # least slack edge is never read.
+                    continue
+                slack = yv + y[other] - 2 * weight
                 if lab == _S:
                     if not slack:
                         if self._tight(vertex, other):
@@ -622,21 +638,28 @@ class WeightedMatching(Blossoms):
                     if self._tight(vertex, other):
                         return True
                     continue
-                best_vertex = best_of(other)
-                # The slack of the best edge so far, inline (millions of edges a solve).
-                if (
-                    best_vertex is None
-                    or slack < y[best_vertex] + y[other] - 2 * w[best_vertex][other]
-                ):
+                # The slack of the best edge so far: kept since the duals last changed.
+                best = slack_of(other)
+                if best is None:
+                    best_vertex = best_of(other)
+                    if best_vertex is None:
+                        vbest[other] = vertex
+                        vslack[other] = slack
+                        continue
+                    best = y[best_vertex] + y[other] - 2 * w[best_vertex][other]
+                    vslack[other] = best
+                if slack < best:
                     vbest[other] = vertex
-            heapq.heapify(to_s)
-            self._ss[vertex] = to_s
+                    vslack[other] = slack
+            heapify(to_s)
+            ss[vertex] = to_s
             self._serial += 1
             scanned[vertex] = self._serial
         return False
 
-    def _least_slack_s(self, vertex: int) -> int | None:
-        """The S-vertex joined to ``vertex`` by the edge of least slack, None if none."""
+    def _least_slack_s(self, vertex: int) -> tuple[int | None, int]:
+        """The S-vertex joined to ``vertex`` by the edge of least slack (None if none), and
+        that slack."""
         y = self._y
         top = self._top
         label = self._label
@@ -648,7 +671,7 @@ class WeightedMatching(Blossoms):
                 slack = yv + y[other] - 2 * weight
                 if best_vertex is None or slack < best:
                     best_vertex, best = other, slack
-        return best_vertex
+        return best_vertex, best
 
     def _slack(self, u: int, v: int) -> int:
         return self._y[u] + self._y[v] - 2 * self._w[u][v]
@@ -687,17 +710,22 @@ class WeightedMatching(Blossoms):
         delta = y[target]
         edge: tuple[int, int] = (0, 0)
         vbest = self._vbest
+        vslack = self._vslack
         for other, vertex in list(vbest.items()):
             if top[other] in label:
                 continue
             if label.get(top[vertex]) != _S:
                 # Its S-vertex went with a tree taken apart: find its least slack again.
-                found = self._least_slack_s(other)
+                found, value = self._least_slack_s(other)
                 if found is None:
                     del vbest[other]
+                    vslack.pop(other, None)
                     continue
                 vbest[other] = vertex = found
-            value = self._slack(vertex, other)
+                vslack[other] = value
+            else:
+                known = vslack.get(other)
+                value = self._slack(vertex, other) if known is None else known
             if value < delta:
                 delta, kind, edge = value, 2, (vertex, other)
         ss = self._ss
@@ -725,6 +753,7 @@ class WeightedMatching(Blossoms):
                 delta, kind, target = value, 4, blossom
         if delta:
             self._stepped = True
+            vslack.clear()
             for vertex in self._svertices:
                 y[vertex] -= delta
             for blossom, lab in label.items():

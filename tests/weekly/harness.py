@@ -25,7 +25,7 @@ from bot.runtime.deadlines import DeadlineRunner
 from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS, OutboxDispatcher
 from bot.sandbox.app import make_app
 from bot.sandbox.state import SandboxState
-from bot.service.forum import ROUND_CLOSE_DEADLINE
+from bot.service.forum import PAIRINGS_REDRAW_DEADLINE, ROUND_CLOSE_DEADLINE
 from bot.service.recheck import RECHECK_DEADLINE
 from bot.service.services import Services
 from bot.service.weekly.texts import Reply
@@ -42,7 +42,7 @@ START = dt.datetime(2021, 10, 12, 9, 0, tzinfo=UTC)  # Tuesday: pairings are pub
 BOT = "acwc-bot"
 TEAM = "acwc-2021"
 TDS = ("ODMWND", "Shiaxou")
-UNLISTED = (DIGEST_DEADLINE, RECHECK_DEADLINE, ROUND_CLOSE_DEADLINE)
+UNLISTED = (DIGEST_DEADLINE, RECHECK_DEADLINE, ROUND_CLOSE_DEADLINE, PAIRINGS_REDRAW_DEADLINE)
 """The deadline kinds :meth:`Week.until` fires but does not list: not a match's."""
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 
@@ -120,10 +120,14 @@ class Week:
                 uow, rnd, now=self.clock.now(), actor="odmwnd"
             )
             await uow.commit()
+        await self.settle()
         return ids
 
-    async def say(self, match_id: int, player: str, text: str, *, via: str = "web") -> Reply:
-        """What the web match room does: handle the text, commit only if it changed state."""
+    async def say(
+        self, match_id: int, player: str, text: str, *, via: str = "web", settle: bool = True
+    ) -> Reply:
+        """What the web match room does: handle the text, commit only if it changed state; then,
+        as the service, the deadlines due fire (``settle=False``: not yet, to look between)."""
         async with self.db.uow() as uow:
             reply = await self.services.texts.handle(
                 uow,
@@ -135,6 +139,8 @@ class Week:
             )
             if reply.changed:
                 await uow.commit()
+        if reply.changed and settle:
+            await self.settle()
         return reply
 
     async def view(self, match_id: int, viewer: str | None) -> MatchView:
@@ -225,9 +231,12 @@ class Week:
         minutes: int = 6,
         winner: str | None = "w",
         status: GameStatus = GameStatus.VARIANT_END,
+        settle: bool = True,
     ) -> Game:
         """A finished 2+5 rated antichess game through the game intake (as the stream
-        delivers it), with the match listeners."""
+        delivers it), with the match listeners; then, as the service, the deadlines due fire
+        (:meth:`settle`; ``settle=False``: not yet, as when the service stops right after the
+        game's commit, or another game of a burst comes first)."""
         self.games_played += 1
         game = Game(
             id=GameId(f"g{self.games_played:07d}"),
@@ -244,13 +253,16 @@ class Week:
             source="friend",  # a challenge game, as the export would say
         )
         self.clock.set(max(self.clock.now(), game.last_move_at or start))
-        await self.services.intake(game)
+        if await self.services.intake(game) and settle:
+            await self.settle()
         return game
 
-    async def closings(self) -> list[str]:
-        """Fire what is due now, as the running service does right after a game: a round's
-        last result leaves its closing to the deadline runner (``round_close``)."""
-        return await self.until(self.clock.now())
+    async def settle(self) -> int:
+        """Fire what is due now, as the running service's deadline runner does right after a
+        commit wakes it: a result or an agreed time leaves the round's pairings post to it
+        (``pairings_redraw``), a round's last result its closing (``round_close``); how many
+        fired."""
+        return await self.runner.fire_due()
 
     async def add_game(self, match_id: int, game: GameRow) -> None:
         async with self.db.uow() as uow:

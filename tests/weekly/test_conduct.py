@@ -132,7 +132,7 @@ async def test_decided_match_sends_the_result_to_both_and_a_forum_draft(week: We
     row = await week.match(match_id)
     assert (row.outcome, row.decided_by) == ("first_wins", "games")
     assert "result: Alice - Bob 6-0 (Alice wins)" in (await week.dms_to("bob"))[-1]
-    await week.closings()
+    await week.settle()
     drafts = [r.body for r in await week.outbox("forum_draft")]
     assert "1. Alice - Bob: 6-0, Alice wins" in drafts[-1]  # the round's closing post
     assert "result: 6-0, Alice wins" in drafts[0]  # its pairings post, kept current

@@ -10,10 +10,16 @@ import datetime as dt
 
 import pytest
 
+from bot.app import bootstrap
 from bot.notify.keys import pairing
 from bot.notify.notes import FOLDED_HEAD, digest_text, folded_notes
 from bot.runtime.deadlines import DeadlineRunner
-from bot.service.forum import AlreadyPostedError, Forum
+from bot.service.forum import (
+    PAIRINGS_REDRAW_DEADLINE,
+    ROUND_CLOSE_DEADLINE,
+    AlreadyPostedError,
+    Forum,
+)
 from bot.web.desk.decisions import alert_body
 from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
@@ -21,8 +27,11 @@ from rules.core.scoring import Outcome
 from rules.core.states import DecidedBy, MatchState
 from rules.talk.notices import DM_LIMIT, fit
 from rules.week.calendar import label_time
+from storage.db import Database
 from storage.models import OutboxRow, PlayerRow, StageEntrantRow
 from tests.weekly.harness import TDS, Week, at
+
+FORUM = (PAIRINGS_REDRAW_DEADLINE, ROUND_CLOSE_DEADLINE)
 
 
 async def _post(week: Week, draft_id: int) -> None:
@@ -59,11 +68,20 @@ async def test_a_posted_pairings_post_is_offered_as_an_edit_then_the_round_close
     for game in range(6):
         white, black = ("alice", "bob") if game % 2 == 0 else ("bob", "alice")
         await week.play(
-            white, black, start=start, minutes=6, winner="w" if white == "alice" else "b"
+            white,
+            black,
+            start=start,
+            minutes=6,
+            winner="w" if white == "alice" else "b",
+            settle=game < 5,
         )
         start = week.clock.now()
-    assert len(await week.outbox("forum_draft")) == 1  # the closing: in its own transaction
-    await week.closings()
+    # the last game's transaction left the post and the closing to the runner
+    (waiting,) = await week.outbox("forum_draft")
+    assert "result: 6-0" not in (waiting.revised_body or "")
+    due = [r.kind for r in await week.deadlines() if r.fired_at is None and r.kind in FORUM]
+    assert sorted(due) == ["pairings_redraw", "round_close"]
+    await week.settle()
     pairings, closing = await week.outbox("forum_draft")
     assert "result: 6-0, Alice wins" in (pairings.revised_body or "")
     assert closing.subject == "ACWC qualification round 1: results"
@@ -88,11 +106,16 @@ async def _field(week: Week, *players: str) -> None:
         await uow.commit()
 
 
-async def _six_wins(week: Week, white: str, black: str, start: dt.datetime, *, winner: str) -> None:
-    """Six games of the match (colours alternating from ``white``), all won by ``winner``."""
+async def _six_wins(
+    week: Week, white: str, black: str, start: dt.datetime, *, winner: str, settle: bool = True
+) -> None:
+    """Six games of the match (colours alternating from ``white``), all won by ``winner``;
+    ``settle=False``: the deadlines they make due are not fired (a burst, or a stop after)."""
     for game in range(6):
         w, b = (white, black) if game % 2 == 0 else (black, white)
-        await week.play(w, b, start=start, minutes=6, winner="w" if w == winner else "b")
+        await week.play(
+            w, b, start=start, minutes=6, winner="w" if w == winner else "b", settle=settle
+        )
         start = week.clock.now()
 
 
@@ -122,7 +145,7 @@ async def test_one_post_a_round_carries_the_previous_rounds_results_and_standing
     third = (await week.outbox("forum_draft"))[2]
     assert "Round 2 results" not in third.body
     await _six_wins(week, "carol", "dave", at(20, 18), winner="dave")
-    await week.closings()
+    await week.settle()
     drafts = await week.outbox("forum_draft")
     assert [d.notice for d in drafts] == ["round_pairings"] * 3  # still one post a round
     assert "Round 2 results:\n1. Carol - Dave: 0-6, Dave wins" in drafts[2].body
@@ -307,6 +330,7 @@ async def test_a_round_longer_than_a_post_is_drafted_as_its_whole_text_cut(week:
             row.state = MatchState.COMPLETE
             await week.services.forum.match_changed(uow, row, now=week.clock.now())
             await uow.commit()
+        await week.settle()  # the runner redraws the post
 
     await decide(ids[1])  # match 2 (shown) is decided
     (draft,) = await week.outbox("forum_draft")
@@ -327,7 +351,7 @@ async def test_a_rounds_closing_survives_a_crash_after_its_last_game_and_is_draf
     that stops there leaves the row due, the next one drafts the closing, and nothing after
     (the digest's sweep, the row again) drafts it twice."""
     (match_id,) = await week.publish(("alice", "bob"))
-    await _six_wins(week, "alice", "bob", at(14, 18), winner="alice")
+    await _six_wins(week, "alice", "bob", at(14, 18), winner="alice", settle=False)
     (row,) = [r for r in await week.deadlines() if r.kind == "round_close"]
     assert row.fired_at is None
     assert row.match_id is None
@@ -346,7 +370,59 @@ async def test_a_rounds_closing_survives_a_crash_after_its_last_game_and_is_draf
         assert again is not None
         await forum.match_changed(uow, again, now=week.clock.now())  # a TD's correction
         await uow.commit()
-    assert await runner.fire_due() == 1
+    assert await runner.fire_due() == 2  # its pairings post redrawn, the closing left as is
     drafts = await week.outbox("forum_draft")
     assert [d.notice for d in drafts] == ["round_pairings", "round_closing"]
     assert "1. Alice - Bob: 6-0, Alice wins" in drafts[1].body
+
+
+async def test_a_burst_of_results_redraws_the_pairings_post_once_even_across_a_restart(
+    week: Week,
+) -> None:
+    """Games that end together each commit with the round's one open ``pairings_redraw`` row
+    (naming the matches that changed), not the post: a service that stops before the runner
+    fires it leaves it due, and the next service redraws the post once, with every result."""
+    first, second = await week.publish(("alice", "bob"), ("carol", "dave"))
+    (draft,) = await week.outbox("forum_draft")
+    await _six_wins(week, "alice", "bob", at(14, 18), winner="alice", settle=False)
+    await _six_wins(week, "carol", "dave", at(14, 18), winner="dave", settle=False)
+    redraws = [r for r in await week.deadlines() if r.kind == PAIRINGS_REDRAW_DEADLINE]
+    assert [(r.fired_at, r.payload) for r in redraws] == [(None, {"matches": [first, second]})]
+    assert (await week.outbox("forum_draft"))[0].body == draft.body  # not redrawn by a game
+
+    # the service stops here; a new one over the same database
+    db = Database(week.db.url)
+    try:
+        services = bootstrap(week.config, clock=week.clock, db=db, lichess=week.client)
+        runner = DeadlineRunner(db, week.clock, services.deadline_handlers)
+        await runner.fire_due()
+        assert await runner.fire_due() == 0
+    finally:
+        await db.dispose()
+    redraws = [r for r in await week.deadlines() if r.kind == PAIRINGS_REDRAW_DEADLINE]
+    assert [r.fired_at for r in redraws] == [week.clock.now()]  # once for the burst
+    pairings = (await week.outbox("forum_draft"))[0]
+    assert "result: 6-0, Alice wins" in pairings.body
+    assert "result: 0-6, Dave wins" in pairings.body
+
+
+async def test_a_redraw_row_claimed_after_a_game_read_it_is_not_extended(week: Week) -> None:
+    """A game's transaction read the round's open row, then the runner claimed it (another
+    connection, PostgreSQL): the game's change is not added to a fired row, whose redraw
+    may not have seen it; ``extend_open`` says so, and the game adds a new row."""
+    (match_id,) = await week.publish(("alice", "bob"))
+    async with week.db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        await week.services.forum.match_changed(uow, row, now=week.clock.now())
+        await uow.commit()
+    async with week.db.uow() as game:
+        (open_row,) = await game.deadlines.all_open_of_kind(PAIRINGS_REDRAW_DEADLINE)
+        assert await week.settle() >= 1  # the runner claims and fires it meanwhile
+        assert not await game.deadlines.extend_open(open_row, {"matches": [match_id]})
+        row = await game.matches.get(match_id)
+        assert row is not None
+        await week.services.forum.match_changed(game, row, now=week.clock.now())
+        await game.commit()
+    redraws = [r for r in await week.deadlines() if r.kind == PAIRINGS_REDRAW_DEADLINE]
+    assert [r.fired_at is None for r in redraws] == [False, True]

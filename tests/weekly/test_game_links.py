@@ -35,11 +35,13 @@ def week(db: Database, clock: FakeClock, sandbox: SandboxState, client: LichessC
 
 
 async def agree(week: Week) -> int:
-    """Alice offers three times on Tuesday morning, Bob accepts Thursday 18:00 at 20:00."""
+    """Alice offers three times on Tuesday morning, Bob accepts Thursday 18:00 at 20:00 (the
+    deadlines that acceptance made due, the challenge's, not fired yet)."""
     (match_id,) = await week.publish(("alice", "bob"))
     assert (await week.say(match_id, "alice", "offer wed 18:00, thu 18:00, fri 20:00")).ok
     week.clock.set(at(12, 20))
-    assert (await week.say(match_id, "bob", "accept 2")).changed
+    # the state between the commit and the runner's firing
+    assert (await week.say(match_id, "bob", "accept 2", settle=False)).changed
     return match_id
 
 

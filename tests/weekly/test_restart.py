@@ -49,11 +49,11 @@ async def test_overdue_deadline_fires_once_after_a_restart_and_its_messages_go_o
         runner = DeadlineRunner(db, week.clock, week.services.deadline_handlers)
         dispatcher = OutboxDispatcher(db, LichessMessenger(week.client), week.clock)
         restarted = asyncio.create_task(runner.run())
-        await _until(lambda: runner.fired >= 4)
+        await _until(lambda: runner.fired >= 5)
         await _stop(restarted)
         # the offers check, the daily digest job and the daily look at the accounts, each once,
-        # and the round's closing (the offers check decided its one match)
-        assert runner.fired == 4
+        # and the round's pairings post and closing (the offers check decided its one match)
+        assert runner.fired == 5
         assert await runner.fire_due() == 0  # and never again
 
         (offers_check,) = [r for r in await week.deadlines(match_id) if r.kind == "offers_check"]

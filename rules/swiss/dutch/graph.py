@@ -7,15 +7,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 
-from rules.core.colour import Colour
 from rules.swiss.dutch.bye import top_field
 from rules.swiss.dutch.completion import complete_matching, start_matching
+from rules.swiss.dutch.cover import Group, uncovered_pairs
 from rules.swiss.dutch.weights import CompatibleRows, Weights
 from rules.swiss.matching import WeightedMatching
-
-# A group of players alike in every fact a pair's weight reads but their own parts: kind, C3
-# colour, segment (moved down, resident, next bracket, below), S1 role, restricted, exchange.
-_Group = tuple[int, Colour | None, int, bool | None, bool, bool]
 
 
 class PairingGraph:
@@ -484,7 +480,8 @@ class PairingGraph:
         self._fit_stand_in(view)
         while True:
             mate = matching.solve()
-            missing = self._uncovered(matching, view.added)
+            vertices = [vertex for vertex in matching.vertices() if vertex != self.dummy]
+            missing = uncovered_pairs(self, matching, self._groups(vertices), view.added)
             if not missing:
                 break
             view.added = _ADDED_LATER
@@ -497,10 +494,10 @@ class PairingGraph:
 
     # -- groups of alike players, for the solvers' pairs ---------------------
 
-    def _group_of(self, vertex: int) -> _Group:
+    def _group_of(self, vertex: int) -> Group:
         """What the weight of a pair reads of this player, but for his pairing number (who
         is the higher of the two), his C1 opponents and the per-player additions of
-        :meth:`_own_part` and the exchange weights."""
+        :meth:`own_part` and the exchange weights."""
         if vertex in self.mdps:
             segment = 0
         elif vertex in self.residents:
@@ -519,7 +516,7 @@ class PairingGraph:
             vertex in self.addends,
         )
 
-    def _own_part(self, vertex: int) -> int:
+    def own_part(self, vertex: int) -> int:
         """The part of the top field a player brings to each of his pairs."""
         must = int(vertex in self.restricted)
         if self.scope is None:
@@ -528,7 +525,7 @@ class PairingGraph:
 
     def _potential(self, vertex: int) -> int:
         """The vertex' potential for its solver's cold start (doubled weights): twice the
-        parts of its pairs' weights that are its own. Those are :meth:`_own_part`, the
+        parts of its pairs' weights that are its own. Those are :meth:`own_part`, the
         exchange weights' share (:meth:`start_exchanges`), for a resident of the bracket the
         float criteria's share (:meth:`Weights.float_part`) and for a moved-down player the
         share of his higher score (:meth:`Weights.moved_down_part`).
@@ -540,7 +537,7 @@ class PairingGraph:
         if vertex == self.dummy:
             return 2 * self.views[self.scope].stand_in
         weights = self.weights
-        potential = 2 * self._own_part(vertex) + self.exchange_potential.get(vertex, 0)
+        potential = 2 * self.own_part(vertex) + self.exchange_potential.get(vertex, 0)
         if vertex in self.residents:
             potential += 2 * weights.float_part(vertex)
         elif vertex in self.mdps and self.residents:
@@ -548,7 +545,7 @@ class PairingGraph:
             potential += 2 * weights.moved_down_part(vertex, level)
         return potential
 
-    def _group_weight(self, high: _Group, low: _Group) -> int | None:
+    def group_weight(self, high: Group, low: Group) -> int | None:
         """The weight of a pair of players of these groups (the higher ranked of ``high``),
         without the players' own parts and exchange addend; None when no such pair is made
         (but for C1, which is checked pair by pair)."""
@@ -571,126 +568,11 @@ class PairingGraph:
             weight += 1 << self.top_shift
         return weight
 
-    def _groups(self, vertices: Iterable[int]) -> dict[_Group, list[int]]:
-        groups: dict[_Group, list[int]] = {}
+    def _groups(self, vertices: Iterable[int]) -> dict[Group, list[int]]:
+        groups: dict[Group, list[int]] = {}
         for vertex in vertices:
             groups.setdefault(self._group_of(vertex), []).append(vertex)
         return groups
-
-    def _uncovered(self, matching: WeightedMatching, added: int) -> list[tuple[int, int, int]]:  # noqa: C901 (the duals' cover check, one algorithm kept flat for speed)
-        """Pairs the solver lacks whose weight its duals do not cover, with that weight (at
-        most ``added`` per player and group): none when its matching is of maximum weight for
-        every pair of its players.
-
-        For players ``u < v`` of groups alike but for their own parts, the weight is the
-        groups' weight plus each player's own part (plus ``u``'s exchange addend): the
-        duals cover every such pair when ``u``'s dual less his part covers the groups'
-        weight together with the least dual less part of a later ``v`` of the group, that
-        of a ``v`` in ``u``'s outermost blossom counting that blossom's dual too. A pair C1
-        forbids, or set apart, weighs no more than that (bonuses are given to the solver).
-        """
-        vertices = [vertex for vertex in matching.vertices() if vertex != self.dummy]
-        groups = self._groups(vertices)
-        dual = matching.dual
-        shared = matching.shared_duals()
-        addends = self.addends
-        value = {vertex: dual(vertex) - 2 * self._own_part(vertex) for vertex in vertices}
-        outer = {vertex: matching.outer(vertex) for vertex in vertices}
-        missing: list[tuple[int, int, int]] = []
-
-        def uncovered(u: int, v: int) -> int:
-            """The pair's weight when the solver lacks it and its duals do not cover it, else 0."""
-            if v <= u or matching.weight(u, v):
-                return 0
-            weight = self.weight(u, v)
-            return weight if dual(u) + dual(v) + shared(u, v) < 2 * weight else 0
-
-        for low, lows in groups.items():
-            count = len(lows)
-            betas = [value[vertex] for vertex in lows]
-            tops = [outer[vertex][0] for vertex in lows]
-            # Per position, the least value after it, its outermost blossom, and the least
-            # value in another outermost blossom.
-            suffix: list[tuple[int | None, int, int | None]] = [(None, 0, None)] * (count + 1)
-            least: int | None = None
-            least_top = 0
-            second: int | None = None
-            for place in range(count - 1, -1, -1):
-                beta, top = betas[place], tops[place]
-                if least is None or beta < least:
-                    if top != least_top:
-                        second = least
-                    least, least_top = beta, top
-                elif top != least_top and (second is None or beta < second):
-                    second = beta
-                suffix[place] = (least, least_top, second)
-            # Per outermost blossom, its players of the group, with suffix minima.
-            inside: dict[int, tuple[list[int], list[int]]] = {}
-            for place in range(count):
-                if tops[place] < 0:
-                    inside.setdefault(tops[place], ([], []))[0].append(place)
-            for places, minima in inside.values():
-                minima.extend(betas[place] for place in places)
-                for index in range(len(minima) - 2, -1, -1):
-                    minima[index] = min(minima[index], minima[index + 1])
-            # The group's players in blocks of consecutive positions, each by value: a scan
-            # for ``u`` looks only at the blocks after him, each up to the first covered.
-            blocks: list[list[int]] | None = None
-            for high, highs in groups.items():
-                weight = self._group_weight(high, low)
-                if weight is None:
-                    continue
-                limit = 2 * weight
-                exchange = bool(high[5] and low[5])
-                for u in highs:
-                    position = bisect_right(lows, u)
-                    if position == count:
-                        break
-                    alpha = value[u] - (2 * addends[u] if exchange else 0)
-                    least, least_top, second = suffix[position]
-                    top, top_dual = outer[u]
-                    other = least if least_top != top else second
-                    if other is not None and alpha + other < limit:
-                        if blocks is None:
-                            blocks = [
-                                sorted(
-                                    range(start, min(start + _BLOCK, count)), key=betas.__getitem__
-                                )
-                                for start in range(0, count, _BLOCK)
-                            ]
-                        found = 0
-                        for block in blocks[position // _BLOCK :]:
-                            for place in block:
-                                if alpha + betas[place] >= limit:
-                                    break
-                                if (
-                                    place >= position
-                                    and tops[place] != top
-                                    and (heavy := uncovered(u, lows[place]))
-                                ):
-                                    missing.append((u, lows[place], heavy))
-                                    found += 1
-                                    if found == added:
-                                        break
-                            if found == added:
-                                break
-                    mine = inside.get(top) if top < 0 else None
-                    if mine is None:
-                        continue
-                    places, minima = mine
-                    start = bisect_right(places, position - 1)
-                    if start == len(places) or alpha + minima[start] + top_dual >= limit:
-                        continue
-                    found = 0
-                    for place in sorted(places[start:], key=betas.__getitem__):
-                        if alpha + betas[place] + top_dual >= limit:
-                            break
-                        if heavy := uncovered(u, lows[place]):
-                            missing.append((u, lows[place], heavy))
-                            found += 1
-                            if found == added:
-                                break
-        return missing
 
     def _build_view(self) -> SolverView:  # noqa: C901 (the solver's view, one algorithm kept flat for speed)
         """A solver for the current scope's players with a few of each player's pairs per
@@ -705,7 +587,7 @@ class PairingGraph:
         for low, lows in groups.items():
             count = len(lows)
             for high, highs in groups.items():
-                if self._group_weight(high, low) is None:
+                if self.group_weight(high, low) is None:
                     continue
                 for u in highs:
                     first = bisect_right(lows, u)
@@ -776,8 +658,6 @@ class PairingGraph:
 # it starts warm, 50-100 are best on the 10,000-player rounds (round 2: 13 s with 400, 9 s).
 _ADDED_FIRST = 20
 _ADDED_LATER = 100
-# Players per block of a group in the check for uncovered pairs.
-_BLOCK = 48
 
 
 class SolverView:
