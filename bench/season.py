@@ -4,6 +4,7 @@
     python -m bench.season --side-by-side [--players 48] [--pg postgresql://postgres@127.0.0.1:5432]
     python -m bench.season --players 48,128,256,512 --demo 200
     python -m bench.season --side-by-side --players 48,128,256,512 --demo 200 --no-export-pace
+    python -m bench.season --demo 200 --demo-only --no-export-pace  (beside --players 200)
 
 For each field size, runs the demo season (bot/demo: every qualification round, the Candidates,
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
@@ -364,6 +365,12 @@ def main(argv: list[str] | None = None) -> None:
         "event printed, to a file here) and print it as one more row",
     )
     parser.add_argument(
+        "--demo-only",
+        action="store_true",
+        help="with --demo N: only the demo's row (to run it beside `--players N` in another "
+        "process, both at the same time under the same load)",
+    )
+    parser.add_argument(
         "--no-export-pace",
         action="store_true",
         help="the sandbox streams game exports at once, not at lila's 20-30 games a real "
@@ -380,6 +387,12 @@ def main(argv: list[str] | None = None) -> None:
     PACE[0] = not args.no_export_pace
     SETTLE[0] = args.settle_timeout
     logging.basicConfig(level=logging.ERROR)
+    if args.demo_only:
+        if not args.demo:
+            parser.error("--demo-only needs --demo N")
+        print(HEADER, flush=True)
+        demo_row(args.demo, args.seed)
+        return
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:
         side_by_side(sizes, args.seed, args.pg)

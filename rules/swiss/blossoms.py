@@ -219,13 +219,17 @@ class Blossoms:
                 chains[inner] = (outer, sums)
             return chains[blossom]
 
+        known = chains.get
+
         def shared(u: int, v: int) -> int:
             above_u = parent.get(u)
             above_v = parent.get(v)
             if above_u is None or above_v is None:
                 return 0
-            outer_u, sums = chain(above_u)
-            outer_v = chain(above_v)[0]
+            outer_u, sums = known(above_u) or chain(above_u)
+            if above_v == above_u:
+                return sums[-1]
+            outer_v = (known(above_v) or chain(above_v))[0]
             low, high = 0, min(len(outer_u), len(outer_v))
             while low < high:  # the common start of the two lists: its length
                 middle = (low + high + 1) // 2

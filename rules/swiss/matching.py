@@ -666,8 +666,9 @@ class WeightedMatching(Blossoms):
         yv = y[vertex]
         best_vertex = None
         best = 0
+        label_of = label.get
         for other, weight in self._w[vertex].items():
-            if label.get(top[other]) == _S:
+            if label_of(top[other]) == _S:
                 slack = yv + y[other] - 2 * weight
                 if best_vertex is None or slack < best:
                     best_vertex, best = other, slack
@@ -711,10 +712,11 @@ class WeightedMatching(Blossoms):
         edge: tuple[int, int] = (0, 0)
         vbest = self._vbest
         vslack = self._vslack
+        label_of = label.get
         for other, vertex in list(vbest.items()):
             if top[other] in label:
                 continue
-            if label.get(top[vertex]) != _S:
+            if label_of(top[vertex]) != _S:
                 # Its S-vertex went with a tree taken apart: find its least slack again.
                 found, value = self._least_slack_s(other)
                 if found is None:
@@ -729,24 +731,24 @@ class WeightedMatching(Blossoms):
             if value < delta:
                 delta, kind, edge = value, 2, (vertex, other)
         ss = self._ss
-        scanned = self._scanned
+        scanned_at = self._scanned.get
+        heappop = heapq.heappop
+        w = self._w
         for vertex in self._svertices:
             heap = ss[vertex]
             own = top[vertex]
             # An edge that a blossom took inside stays inside for the rest of the stage; one
             # whose other end left the forest since (its tree taken apart) is stale.
-            while heap and (
-                top[heap[0][1]] == own
-                or scanned.get(heap[0][1]) != heap[0][2]
-                or label.get(top[heap[0][1]]) != _S
-            ):
-                heapq.heappop(heap)
-            if heap:
-                other = heap[0][1]
-                value = self._slack(vertex, other)
-                assert value % 2 == 0, "S-vertices of all trees share one dual parity"
-                if value // 2 < delta:
-                    delta, kind, edge = value // 2, 3, (vertex, other)
+            while heap:
+                _, other, serial = heap[0]
+                blossom = top[other]
+                if blossom != own and scanned_at(other) == serial and label_of(blossom) == _S:
+                    value = y[vertex] + y[other] - 2 * w[vertex][other]
+                    assert value % 2 == 0, "S-vertices of all trees share one dual parity"
+                    if value // 2 < delta:
+                        delta, kind, edge = value // 2, 3, (vertex, other)
+                    break
+                heappop(heap)
         for blossom in self._tblossoms:
             value = z[blossom] // 2
             if value < delta:

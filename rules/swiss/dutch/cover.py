@@ -83,12 +83,12 @@ def uncovered_pairs(  # noqa: C901 (the duals' cover check, one algorithm kept f
         blossoms holding both reach ``limit``: no weight to look up."""
         if v <= u or solver_weight(u, v):
             return 0
-        if v in blocked[u]:
-            return 0
         row = overrides.get(u)
         if (row is not None and v in row) or (u, v) in zeroed:
             weight = graph.weight(u, v)
             return weight if dual(u) + dual(v) + shared(u, v) < 2 * weight else 0
+        if v in blocked[u]:
+            return 0
         if inside and alpha + beta + shared(u, v) >= limit:
             return 0
         return (limit + value[u] - alpha) // 2 + own[u] + own[v]

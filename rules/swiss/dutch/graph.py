@@ -584,20 +584,37 @@ class PairingGraph:
             matching.add_vertex(vertex)
         groups = self._groups(vertices)
         half = len(vertices) // 2
+        # A pair's weight is its groups' plus the players' own parts and the higher one's
+        # exchange addend, unless C1 forbids it or it was set apart (as in the duals' check).
+        own = {vertex: self.own_part(vertex) for vertex in vertices}
+        addends = self.addends
+        blocked = self.weights.blocked
+        overrides = self.overrides
+        zeroed = self.zeroed
         for low, lows in groups.items():
             count = len(lows)
             for high, highs in groups.items():
-                if self.group_weight(high, low) is None:
+                weight = self.group_weight(high, low)
+                if weight is None:
                     continue
+                exchange = high[5] and low[5]
                 for u in highs:
                     first = bisect_right(lows, u)
                     if first == count:
                         break
                     middle = max(bisect_right(lows, u + half) - 1, first)
+                    mine = weight + own[u] + (addends[u] if exchange else 0)
+                    row = overrides.get(u)
                     for place in {first, first + 1, middle, middle + 1}:
                         if place < count:
                             v = lows[place]
-                            matching.set_weight(u, v, self.weight(u, v))
+                            if (row is not None and v in row) or (u, v) in zeroed:
+                                pair = self.weight(u, v)
+                            elif v in blocked[u]:
+                                pair = 0
+                            else:
+                                pair = mine + own[v]
+                            matching.set_weight(u, v, pair)
         for u, row in self.overrides.items():
             if u in matching:
                 for v in row:
