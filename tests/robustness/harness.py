@@ -57,6 +57,7 @@ from bot.runtime.outbox import MERGE_SEPARATOR, SENDABLE_KINDS
 from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.service.broadcasts import Broadcasts
+from bot.service.forum import PAIRINGS_REDRAW_DEADLINE
 from bot.service.services import Services
 from bot.service.stages.armageddon import set_salt_secret
 from bot.views.candidates import candidates_view
@@ -244,11 +245,13 @@ class Outcome:
     unsent: list[tuple[str, str, str]]
     settles: int
     wall: float
+    posts: list[tuple[str, str]] = field(default_factory=list)
+    """The forum drafts as the TDs would paste them, by (subject, text)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> tuple[Any, ...]:
         """What an interrupted or faulty run must reproduce exactly."""
-        return (self.placement, self.standings, self.matches, self.games, self.audit)
+        return (self.placement, self.standings, self.matches, self.games, self.audit, self.posts)
 
     def audit_diff(self, other: Outcome) -> str:
         """The audit entries only one of the two runs has (an assertion's message)."""
@@ -277,6 +280,7 @@ def assert_same_season(run: Outcome, reference: Outcome) -> None:
     assert run.matches == reference.matches
     assert run.games == reference.games
     assert run.audit == reference.audit, run.audit_diff(reference)
+    assert run.posts == reference.posts
 
 
 def _free_port() -> int:
@@ -388,6 +392,11 @@ async def _register(db: Database, services: Services, world: World, now: dt.date
         await uow.commit()
 
 
+def _public(text: str) -> str:
+    """``text`` with each process's own web address (its port) as one placeholder."""
+    return re.sub(r"http://127\.0\.0\.1:\d+/", "http://web/", text)
+
+
 async def _outcome(
     db: Database, config: Config, td: TDActor, sandbox: SandboxState
 ) -> dict[str, Any]:
@@ -447,9 +456,16 @@ async def _outcome(
                 (a.at, a.actor, a.action, a.reason, a.player, rank.get(a.match_id),
                  canonical(a.details))
                 for a in (await uow.session.execute(select(AuditRow))).scalars()
+                if (a.details or {}).get("kind") != PAIRINGS_REDRAW_DEADLINE
             ),
             key=repr,
         )  # fmt: skip
+        # (How many times the pairings post was redrawn depends on whether the runner fired
+        # between two changes of a round, which a restart moves: the posts' text is compared.)
+        posts = sorted(
+            (r.subject or "", _public(r.revised_body if r.revised_body is not None else r.body))
+            for r in await uow.outbox.list(kind="forum_draft")
+        )
         outbox = list(
             (
                 await uow.session.execute(
@@ -476,6 +492,7 @@ async def _outcome(
         "matches": matches,
         "games": games,
         "audit": audit,
+        "posts": posts,
         "sent": sent,
         "delivered": delivered,
         "unsent": unsent,
