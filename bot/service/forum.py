@@ -28,7 +28,9 @@ round's results shown, read again on every decided match: the next costliest par
 transaction adds a deadline row (kind ``pairings_redraw``, due at once, one open a round) and
 the runner redraws the post once for every change committed before it fires: a burst of games
 that ended together redraws it once, and none of them waits for it. The redraw reads the
-round as it is (idempotent); a crash between the two leaves the row due.
+round as it is (idempotent); a crash between the two leaves the row due, and a row a previous
+release fired without a handler (an upgrade's two versions side by side) is made good by the
+daily digest's sweep, which brings every open round's pairings post up to date.
 """
 
 from __future__ import annotations
@@ -490,7 +492,8 @@ class Forum:
 
     async def sweep(self, uow: UnitOfWork, *, now: dt.datetime, fresh: bool = False) -> int:
         """Draft the closing post of every ended round that lacks one (a knockout decided by
-        its armageddon, a match voided by a withdrawal); returns how many rounds are open.
+        its armageddon, a match voided by a withdrawal) and bring every open round's pairings
+        post up to date; returns how many rounds are open.
         ``fresh``: also compute again the results and standings each pairings post carries
         (a withdrawal or a disqualification, rules 8.i.2, changes them without a match
         event); otherwise a post that carries them keeps them."""
@@ -502,6 +505,9 @@ class Forum:
                 matches = await uow.matches.for_round(round_row.id)
                 if any(m.state not in DONE for m in matches):
                     open_rounds += 1
+                    # (a redraw's row fired by a release that has no handler for it, while
+                    # an upgrade's two versions run side by side, is made good here)
+                    await self.pairings_post(uow, round_row, now=now, reuse_carried=not fresh)
         return open_rounds
 
     # --- the TDs' side ---------------------------------------------------------------------

@@ -426,3 +426,24 @@ async def test_a_redraw_row_claimed_after_a_game_read_it_is_not_extended(week: W
         await game.commit()
     redraws = [r for r in await week.deadlines() if r.kind == PAIRINGS_REDRAW_DEADLINE]
     assert [r.fired_at is None for r in redraws] == [False, True]
+
+
+async def test_a_redraw_a_previous_release_fired_without_its_handler_is_made_by_the_sweep(
+    week: Week,
+) -> None:
+    """During an upgrade the previous release may lead while ``pairings_redraw`` rows exist:
+    it has no handler for them, so it claims them as unhandled and the post is not redrawn.
+    The daily digest's sweep brings every open round's pairings post up to date."""
+    await week.publish(("alice", "bob"), ("carol", "dave"))
+    (draft,) = await week.outbox("forum_draft")
+    await _six_wins(week, "alice", "bob", at(14, 18), winner="alice", settle=False)
+    async with week.db.uow() as uow:  # what the previous release's runner does with the row
+        (row,) = await uow.deadlines.all_open_of_kind(PAIRINGS_REDRAW_DEADLINE)
+        assert await uow.deadlines.claim(row, week.clock.now())
+        await uow.commit()
+    assert (await week.outbox("forum_draft"))[0].body == draft.body  # the change is lost
+    async with week.db.uow() as uow:
+        assert await week.services.forum.sweep(uow, now=week.clock.now()) == 1
+        await uow.commit()
+    (pairings,) = await week.outbox("forum_draft")
+    assert "result: 6-0, Alice wins" in pairings.body
