@@ -124,9 +124,11 @@ class StreamIntake:
             for game, changed in taken:
                 self._taken[game.id, game.status.value] = changed
                 self._exported.pop(game.id, None)
-                self._told(game, changed, began)
-            for game, _ in taken:
+            # the finished games told at once; a started one once its round is woken (the
+            # players may end it as soon as they hear it was taken)
+            for game, changed in sorted(taken, key=lambda t: not t[0].status.is_finished):
                 await self._started(game)
+                self._told(game, changed, began)
             left = later
 
     async def settle(self, pairs: set[frozenset[str]]) -> int:
@@ -162,8 +164,8 @@ class StreamIntake:
         began = time.perf_counter(), time.process_time()
         await self.settle({frozenset[str]((game.white, game.black))})
         changed = await self._take(game)
-        self._told(game, changed, began)
         await self._started(game)
+        self._told(game, changed, began)
         return changed
 
     async def _take(self, game: Game) -> bool:
