@@ -292,6 +292,9 @@ async def offline_services(
         yield bootstrap(config, clock=clock, db=db, lichess=client)
 
 
+GAMES_FIRST_SECONDS = 2.0
+"""The longest the deadline runner waits for the games stream's watcher to store what it read."""
+
 QUICK_TIMEOUT_SECONDS = 5.0
 """The longest a quick command's request to Lichess waits (``acwc doctor``)."""
 
@@ -469,6 +472,7 @@ class Service:
             after_fire=self._after_fire,
             on_wait=on_wait,
             gate=self.leadership.acting,
+            first=self._games_first,
         )
         self.watcher = GameWatcher(
             client=self.lichess,
@@ -646,6 +650,14 @@ class Service:
         """Games the watcher hands over together: stored together where they can be
         (:meth:`bot.lichess.entries.StreamIntake.prepare`)."""
         await self.services.intake.prepare(games)
+
+    async def _games_first(self) -> None:
+        """Before each deadline fires: the games the stream read are stored first (a burst's
+        rows do not wait for what the first of them caused), for at most
+        :data:`GAMES_FIRST_SECONDS` (a stream that never pauses starves no deadline)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(GAMES_FIRST_SECONDS):
+                await self.watcher.idle.wait()
 
     def _taken(self, game: Game, changed: bool, began: float, began_cpu: float) -> None:
         """A game's transaction committed: the loops woken if it changed state (a batch's

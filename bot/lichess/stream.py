@@ -222,6 +222,10 @@ class GameWatcher:
         """How many times a stream was (re)connected: for tests and the bench."""
         self.connected = asyncio.Event()
         """Set while every stream is open (tests wait on it before making a game start)."""
+        self.idle = asyncio.Event()
+        """Set while no game read from the streams waits to be taken nor is being taken (the
+        deadline runner lets a burst's games be stored before it fires what they caused)."""
+        self.idle.set()
 
     # --- control -------------------------------------------------------------------------
 
@@ -285,6 +289,7 @@ class GameWatcher:
                 await self._run_streams(session, streams, drain)
         finally:
             self.connected.clear()
+            self.idle.set()  # (nothing is taken while the watcher is stopped)
             if drain is not None:
                 drain.cancel()
                 await asyncio.gather(drain, return_exceptions=True)
@@ -465,6 +470,7 @@ class GameWatcher:
         """A game read from a stream: :meth:`_drain` hands it over after those read before it
         (the reader reads on meanwhile, so a burst of game ends makes one batch)."""
         self._arrived.append(game)
+        self.idle.clear()
         self._arrival.set()
 
     async def _drain(self) -> None:
@@ -490,6 +496,7 @@ class GameWatcher:
                 finally:
                     self._in_hand = []
                 await self._maybe_save()
+            self.idle.set()
 
     async def _deliver_all(self, games: Sequence[Game]) -> None:
         """Hand ``games`` over in order; ``on_batch`` first sees those not yet handed over in

@@ -104,6 +104,7 @@ class DeadlineRunner(WaitingLoop):
         after_fire: Callable[[], Awaitable[None]] | None = None,
         on_wait: Callable[[], None] | None = None,
         gate: Gate = no_gate,
+        first: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """``watch`` says cheaply what the deadlines table looks like (a count of this process's
         commits to it), so :meth:`wake_if_changed` wakes only for a change; ``after_fire`` is
@@ -111,10 +112,14 @@ class DeadlineRunner(WaitingLoop):
         watched and broadcast); ``on_wait`` each time the
         runner has fired what was due and goes to wait; ``gate`` is entered around each
         deadline's transaction, whose claim is fenced by the leadership's epoch besides
-        (:mod:`storage.fence`): a process that no longer leads claims nothing."""
+        (:mod:`storage.fence`): a process that no longer leads claims nothing; ``first`` is
+        awaited before each firing (what must go before it: the games a burst's stream read
+        are stored before the runner fires the follow-ups of the first ones, which would
+        otherwise share the event loop with them)."""
         super().__init__(clock, watch=watch, on_wait=on_wait)
         self.db = db
         self.gate = gate
+        self.first = first
         self.handlers = dict(handlers)
         self._apscheduler: AsyncIOScheduler | None = None
         self.fired = 0
@@ -132,6 +137,8 @@ class DeadlineRunner(WaitingLoop):
         commit of another task meanwhile wakes the runner (it looked before this began)."""
         fired = 0
         while True:
+            if self.first is not None:
+                await self.first()
             async with self.gate():  # around both firings of an Ask: its answer is recorded
                 async with self.db.uow(origin=ORIGIN) as uow:
                     now = self.clock.now()
