@@ -32,6 +32,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 
 from bot.lichess.errors import LichessError
+from bot.runtime.deadlines import Firing, record_fired
 from bot.service.broadcasts import Broadcasts
 from bot.service.intake import FOLLOWUP_DEADLINE, GameIntake
 from bot.service.registration_queue import POLL, CheckState, RegistrationChecks
@@ -141,10 +142,12 @@ class StreamIntake:
             if frozenset(row.payload.get("players", ())) not in pairs:
                 continue
             async with self.db.uow() as uow:
-                claimed = await uow.claims.deadline(row.id, self.intake.clock.now())
+                now = self.intake.clock.now()
+                claimed = await uow.claims.deadline(row.id, now)
                 if claimed is None:
                     continue  # fired by the runner, or another process leads
                 await self.intake.follow_up(uow, claimed)
+                await record_fired(uow, claimed, Firing(claimed, now))  # as the runner would
                 await uow.commit()
                 ran += 1
         return ran

@@ -217,18 +217,7 @@ class DeadlineRunner(WaitingLoop):
 
     @staticmethod
     async def _record_fired(uow: UnitOfWork, row: DeadlineRow, firing: Firing) -> None:
-        await uow.audit.record(
-            at=firing.now,
-            actor="bot",
-            action="deadline.fired",
-            match_id=row.match_id,
-            details={
-                "kind": row.kind,
-                "subject": row.subject,
-                "due": row.due_at.isoformat(),
-                "late_by_seconds": int(firing.late_by.total_seconds()),
-            },
-        )
+        await record_fired(uow, row, firing)
 
     async def hold_answers(self, seconds: float) -> int:
         """On taking the lead from a process that may still record what Lichess answered it
@@ -283,6 +272,23 @@ class DeadlineRunner(WaitingLoop):
         finally:
             if self._apscheduler is not None:
                 self._apscheduler.shutdown(wait=False)
+
+
+async def record_fired(uow: UnitOfWork, row: DeadlineRow, firing: Firing) -> None:
+    """The audit entry of ``row``'s firing, whoever claimed it (the runner, or the games
+    intake for a match's follow-up it runs before it takes the match's next game)."""
+    await uow.audit.record(
+        at=firing.now,
+        actor="bot",
+        action="deadline.fired",
+        match_id=row.match_id,
+        details={
+            "kind": row.kind,
+            "subject": row.subject,
+            "due": row.due_at.isoformat(),
+            "late_by_seconds": int(firing.late_by.total_seconds()),
+        },
+    )
 
 
 def _answer_row(first: DeadlineRow, now: dt.datetime) -> DeadlineRow:

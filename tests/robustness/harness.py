@@ -58,6 +58,7 @@ from bot.sandbox.app import make_app as make_sandbox_app
 from bot.sandbox.state import SandboxState
 from bot.service.broadcasts import Broadcasts
 from bot.service.forum import PAIRINGS_REDRAW_DEADLINE
+from bot.service.intake import FOLLOWUP_DEADLINE
 from bot.service.services import Services
 from bot.service.stages.armageddon import set_salt_secret
 from bot.views.candidates import candidates_view
@@ -75,6 +76,9 @@ ROOT = Path(__file__).resolve().parents[2]
 Mode = Literal["in_process", "faults", "crash", "failover"]
 STANDBYS = 2
 """Fail-over: the processes beside the leader, all on one PostgreSQL database."""
+
+TIMING_KINDS = (PAIRINGS_REDRAW_DEADLINE, FOLLOWUP_DEADLINE)
+"""Deadline kinds whose firings a restart may add or merge (compared by what they did)."""
 
 
 class SleeperClock(FakeClock):
@@ -456,12 +460,15 @@ async def _outcome(
                 (a.at, a.actor, a.action, a.reason, a.player, rank.get(a.match_id),
                  canonical(a.details))
                 for a in (await uow.session.execute(select(AuditRow))).scalars()
-                if (a.details or {}).get("kind") != PAIRINGS_REDRAW_DEADLINE
+                if (a.details or {}).get("kind") not in TIMING_KINDS
             ),
             key=repr,
         )  # fmt: skip
         # (How many times the pairings post was redrawn depends on whether the runner fired
-        # between two changes of a round, which a restart moves: the posts' text is compared.)
+        # between two changes of a round, which a restart moves: the posts' text is compared.
+        # Likewise whether a game's match followed it in its own transaction or in a follow-up
+        # row's depends on whether the stream handed it over alone or in a batch: what
+        # followed, the matches, games, notices and posts, is compared.)
         posts = sorted(
             (r.subject or "", _public(r.revised_body if r.revised_body is not None else r.body))
             for r in await uow.outbox.list(kind="forum_draft")
