@@ -36,6 +36,8 @@ would otherwise wait a quarter of an hour or more).
 Each row ends with the machine's load average (1 minute) as the run began and ended, and the
 game's own intake is given twice: its wall time, and the process's CPU time over it (every
 thread's, the other loops' work meanwhile included), which a loaded machine does not inflate.
+The games of a burst stored in one transaction share it: each one's own intake is the batch's,
+from its start to its commit (its CPU counted once for each game of the batch).
 
 ``--side-by-side`` runs each size on a SQLite file and then on a new PostgreSQL database of the
 server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round

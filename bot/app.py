@@ -20,8 +20,7 @@ import functools
 import gc
 import logging
 import signal
-import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from aiohttp import web
@@ -192,6 +191,7 @@ def bootstrap(
             **forum.handlers(),
             **AccountRecheck(config, notifier, accounts).handlers(),
             **player_tokens.handlers(),
+            **intake.handlers(),
         },
         challenges=challenges,
         broadcasts=_broadcasts(config, db, clock, forum, lichess),
@@ -440,6 +440,7 @@ class Service:
         self._stack.push_async_callback(self.lichess.aclose)
         await self._check_token()
         self.services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
+        self.services.intake.on_taken = self._taken
         on_wait = None if self.watch is None else self.watch.loop_waiting
         self.dispatcher = OutboxDispatcher(
             self.db,
@@ -473,7 +474,7 @@ class Service:
             client=self.lichess,
             clock=self.clock,
             on_game=self.intake,
-            on_batch=self.services.intake.prepare,
+            on_batch=self.intake_batch,
             players=await self._active_players(),
             pairs_provider=self._pairs,
             load_last_seen=self._load_last_seen,
@@ -506,6 +507,7 @@ class Service:
             return  # the first season created, on the config's rules: the services play them
         self.config = config
         services = bootstrap(config, clock=self.clock, db=self.db, lichess=self.lichess)
+        services.intake.on_taken = self._taken
         self._gate_checks(services)
         self.services = services
         if self._handlers is None:
@@ -636,9 +638,19 @@ class Service:
             await uow.commit()
 
     async def intake(self, game: Game) -> None:
-        """A game the watcher delivered: recorded, then the loops woken if it changed state."""
-        began, began_cpu = time.perf_counter(), time.process_time()
-        if await self.services.intake(game):
+        """A game the watcher delivered: recorded (unless its batch was), and each commit
+        told to :meth:`_taken`."""
+        await self.services.intake(game)
+
+    async def intake_batch(self, games: Sequence[Game]) -> None:
+        """Games the watcher hands over together: stored together where they can be
+        (:meth:`bot.lichess.entries.StreamIntake.prepare`)."""
+        await self.services.intake.prepare(games)
+
+    def _taken(self, game: Game, changed: bool, began: float, began_cpu: float) -> None:
+        """A game's transaction committed: the loops woken if it changed state (a batch's
+        counted games' follow-up rows for the runner), the watch told."""
+        if changed:
             self.changed()
         if self.watch is not None:
             self.watch.game_done(game, began=began, began_cpu=began_cpu)

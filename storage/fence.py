@@ -54,6 +54,19 @@ def _current(epoch: ColumnElement[int] | int) -> ColumnElement[bool]:
 
 _CLAIM_NEXT_FENCED = _DEADLINE_CLAIM_NEXT.where(_current(bindparam("epoch")))
 
+_CLAIM_ROW = (
+    update(DeadlineRow)
+    .where(
+        DeadlineRow.id == bindparam("row_id"),
+        DeadlineRow.fired_at.is_(None),
+        DeadlineRow.cancelled_at.is_(None),
+    )
+    .values(fired_at=bindparam("fired_at"))
+    .returning(DeadlineRow)
+    .execution_options(synchronize_session=False)
+)
+_CLAIM_ROW_FENCED = _CLAIM_ROW.where(_current(bindparam("epoch")))
+
 _CLAIM_OUTBOX = (
     update(OutboxRow)
     .where(
@@ -135,6 +148,19 @@ class Claims:
     async def next_deadline(self, now: dt.datetime) -> DeadlineRow | None:
         """The first due deadline, claimed (``None``: nothing due, or another process leads)."""
         return await _claim_next_deadline(self._session, self._fence, now)
+
+    async def deadline(self, row_id: int, now: dt.datetime) -> DeadlineRow | None:
+        """The deadline ``row_id`` claimed, to fire it now (``None``: it was fired or cancelled
+        already, or another process leads)."""
+        values: dict[str, object] = {"row_id": row_id, "fired_at": now}
+        if self._fence.epoch is None:
+            result = await self._session.execute(_CLAIM_ROW, values)
+        else:
+            result = await self._session.execute(
+                _CLAIM_ROW_FENCED, {**values, "epoch": self._fence.epoch}
+            )
+        row: DeadlineRow | None = result.scalars().first()
+        return row
 
     async def outbox(self, ids: Sequence[int]) -> set[int]:
         """Outbox rows claimed to be sent: the ids still pending (none if another leads)."""

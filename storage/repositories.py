@@ -10,22 +10,21 @@ from sqlalchemy import (
     ColumnElement,
     and_,
     bindparam,
-    event,
     func,
-    inspect,
     or_,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import ORMExecuteState, Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from rules.core.model import Game, PlayerId
 from rules.core.states import MatchState
 from storage.convert import game_row_values
+from storage.games_memo import games_memo, writes_games
 from storage.models import (
     AuditRow,
     DeadlineRow,
@@ -73,6 +72,10 @@ _MATCHES_BETWEEN = (
     )
     .order_by(MatchRow.id.desc())
 )
+_PAIR = tuple_(MatchRow.white_first, MatchRow.black_first)
+_MATCHES_BETWEEN_ANY = (
+    select(MatchRow, RoundRow).join(RoundRow, RoundRow.id == MatchRow.round_id)
+).order_by(MatchRow.id.desc())
 _MATCH_WITH_ROUND = (
     select(MatchRow, RoundRow)
     .join(RoundRow, RoundRow.id == MatchRow.round_id)
@@ -212,6 +215,19 @@ class MatchRepository(_Repository):
         result = await self.session.execute(_MATCHES_BETWEEN, {"a": a, "b": b})
         return [(m, r) for m, r in result.all()]
 
+    async def between_pairs(
+        self, pairs: Iterable[tuple[str, str]]
+    ) -> dict[frozenset[str], list[tuple[MatchRow, RoundRow]]]:
+        """:meth:`between` for many pairs at once (a burst's games), by pair."""
+        wanted = {frozenset(p) for p in pairs if p[0] != p[1]}
+        out: dict[frozenset[str], list[tuple[MatchRow, RoundRow]]] = {p: [] for p in wanted}
+        keys = [(a, b) for a, b in (sorted(p) for p in wanted) for a, b in ((a, b), (b, a))]
+        if keys:
+            query = _MATCHES_BETWEEN_ANY.where(_PAIR.in_(keys))
+            for m, r in (await self.session.execute(query)).all():
+                out[frozenset((m.white_first, m.black_first or ""))].append((m, r))
+        return out
+
     async def active_players(self) -> list[PlayerId]:
         """Players of matches that are neither finished nor only proposed, sorted."""
         result = await self.session.execute(
@@ -296,66 +312,6 @@ class MatchRepository(_Repository):
         return result.scalars().all()
 
 
-_GAMES_MEMO = "acwc.games_of_match"
-
-
-def _games_memo(session: Session) -> dict[int, tuple[GameRow, ...]]:
-    memo: dict[int, tuple[GameRow, ...]] = session.info.setdefault(_GAMES_MEMO, {})
-    return memo
-
-
-def _forget_games(session: Session, *_args: Any) -> None:
-    session.info.pop(_GAMES_MEMO, None)
-
-
-def _writes_games(session: Session) -> bool:
-    """Game rows added, changed or deleted in the session and not flushed yet."""
-    return any(isinstance(o, GameRow) for o in (*session.new, *session.dirty, *session.deleted))
-
-
-def _follow_game_writes(session: Session, _context: Any) -> None:
-    """After a flush: the memo follows games changed in place and games added (the intake's),
-    and is forgotten when a game was deleted or moved (its match or its time changed) or an
-    added game's time ties with another's (the database orders those by id, in its own
-    collation)."""
-    memo: dict[int, tuple[GameRow, ...]] | None = session.info.get(_GAMES_MEMO)
-    if not memo:
-        return
-    if any(isinstance(o, GameRow) for o in session.deleted):
-        _forget_games(session)
-        return
-    for obj in session.dirty:
-        if isinstance(obj, GameRow):
-            state = inspect(obj)
-            if any(state.attrs[k].history.has_changes() for k in ("id", "match_id", "created_at")):
-                _forget_games(session)
-                return
-    for obj in session.new:
-        if not isinstance(obj, GameRow) or obj.match_id not in memo:
-            continue
-        rows = memo[obj.match_id]
-        if any(r.created_at == obj.created_at for r in rows):
-            _forget_games(session)
-            return
-        memo[obj.match_id] = tuple(sorted((*rows, obj), key=lambda r: r.created_at))
-
-
-def _forget_games_on_bulk(state: ORMExecuteState) -> None:
-    if not (state.is_insert or state.is_update or state.is_delete):
-        return
-    table = getattr(getattr(state.statement, "table", None), "name", None)
-    if table in ("games", None):
-        _forget_games(state.session)
-
-
-# The memo lives as long as the session's transaction: a flush keeps it up to date (or forgets
-# it), a bulk statement touching games, a commit or a rollback forgets it.
-event.listen(Session, "after_flush", _follow_game_writes)
-event.listen(Session, "do_orm_execute", _forget_games_on_bulk)
-event.listen(Session, "after_commit", _forget_games)
-event.listen(Session, "after_soft_rollback", _forget_games)
-
-
 class GameRepository(_Repository):
     """Games by Lichess id and by match.
 
@@ -368,6 +324,11 @@ class GameRepository(_Repository):
 
     async def get(self, game_id: str) -> GameRow | None:
         return await self.session.get(GameRow, game_id)
+
+    async def get_many(self, game_ids: Iterable[str]) -> dict[str, GameRow]:
+        """The stored rows of those of ``game_ids`` that are stored, in one query."""
+        result = await self.session.execute(select(GameRow).where(GameRow.id.in_(list(game_ids))))
+        return {row.id: row for row in result.scalars()}
 
     async def add(self, row: GameRow) -> GameRow:
         self.session.add(row)
@@ -384,10 +345,12 @@ class GameRepository(_Repository):
         source: str,
         now: dt.datetime,
         stored: GameRow | Literal["unread"] | None = "unread",
+        flush: bool = True,
     ) -> GameRow:
         """Add ``game`` to the match, or bring its stored row up to date (by Lichess id);
         ``stored``: the row the caller read by that id in this transaction (``None``: there is
-        none), so it is not read again (a miss is not in the session's identity map)."""
+        none), so it is not read again (a miss is not in the session's identity map);
+        ``flush=False``: written with the transaction's next query or its commit."""
         values = game_row_values(game)
         row = await self.get(game.id) if stored == "unread" else stored
         if row is None:
@@ -404,19 +367,20 @@ class GameRepository(_Repository):
             for key, value in values.items():
                 setattr(row, key, value)
             row.counted, row.refusal, row.recorded_at = counted, refusal, now
-        await self.session.flush()
+        if flush:
+            await self.session.flush()
         return row
 
     async def for_match(self, match_id: int, *, counted_only: bool = True) -> Sequence[GameRow]:
         """The match's games (counted ones only, by default), oldest first."""
-        known = _games_memo(self.session.sync_session).get(match_id)
-        if known is not None and _writes_games(self.session.sync_session):
+        known = games_memo(self.session.sync_session).get(match_id)
+        if known is not None and writes_games(self.session.sync_session, match_id):
             await self.session.flush()  # which brings the memo up to date, or forgets it
-            known = _games_memo(self.session.sync_session).get(match_id)
+            known = games_memo(self.session.sync_session).get(match_id)
         if known is None:
             result = await self.session.execute(_GAMES_OF_MATCH, {"match_id": match_id})
             known = tuple(result.scalars().all())
-            _games_memo(self.session.sync_session)[match_id] = known
+            games_memo(self.session.sync_session)[match_id] = known
         return [g for g in known if g.counted] if counted_only else list(known)
 
     async def preload(self, match_ids: Iterable[int]) -> None:
@@ -433,7 +397,7 @@ class GameRepository(_Repository):
             for row in result.scalars():
                 assert row.match_id is not None
                 found[row.match_id].append(row)
-        memo = _games_memo(self.session.sync_session)
+        memo = games_memo(self.session.sync_session)
         for match_id, rows in found.items():
             memo[match_id] = tuple(rows)
 
@@ -550,9 +514,10 @@ ANSWER_SUFFIX = ".answer"
 
 
 class DeadlineRepository(_Repository):
-    async def add(self, row: DeadlineRow) -> DeadlineRow:
+    async def add(self, row: DeadlineRow, *, flush: bool = True) -> DeadlineRow:
         self.session.add(row)
-        await self.session.flush()
+        if flush:  # (else with the transaction's next query or its commit: no id yet)
+            await self.session.flush()
         return row
 
     async def due(self, now: dt.datetime) -> Sequence[DeadlineRow]:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from rules.core.ruleset import DEFAULT_RULESET, StageKind
+from rules.core.states import MatchState, RoundState
 from storage.convert import fraction_to_text
 from storage.db import Database
 from storage.models import MatchRow, PlayerRow, RoundRow
@@ -68,3 +69,20 @@ def services_for(db: Database, config: Config, clock: Clock | None = None) -> Se
     from bot.runtime.clock import FakeClock
 
     return bootstrap(config, clock=clock or FakeClock(NOW), db=db)
+
+
+async def published_match(db: Database, white: str = "alice", black: str = "bob") -> int:
+    """:func:`stored_match` in a round of its own, published for the week of 2021-10-12 and
+    scheduled: the games of that week belong to it."""
+    match_id = await stored_match(db, white, black)
+    async with db.uow() as uow:
+        row = await uow.matches.get(match_id)
+        assert row is not None
+        rnd = await uow.session.get(RoundRow, row.round_id)
+        assert rnd is not None
+        rnd.state = RoundState.PUBLISHED
+        rnd.week_start = dt.datetime(2021, 10, 12, tzinfo=dt.UTC)
+        rnd.week_end = dt.datetime(2021, 10, 18, 23, 59, tzinfo=dt.UTC)
+        row.state = MatchState.SCHEDULED
+        await uow.commit()
+    return match_id

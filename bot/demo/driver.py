@@ -82,7 +82,8 @@ class SettleWatch:
         """Each game the intake dealt with: its last state and when (perf_counter seconds)."""
         self.taken: dict[GameId, float] = {}
         """Each game's last intake: seconds from when the intake began on it to its commit
-        (what it cost itself, without waiting behind the games delivered before it)."""
+        (what it cost itself, without waiting behind the games delivered before it; a burst's
+        games stored together: from when their batch began, so each counts the batch's)."""
         self.taken_cpu: dict[GameId, float] = {}
         """The process's CPU seconds over the same span (every thread's: SQLite's work runs in
         aiosqlite's; what the other loops did meanwhile is in it too, so an upper bound, but one

@@ -20,7 +20,8 @@ followed by its start). The streams' lines are read as they come and handed over
 (:meth:`GameWatcher._drain`), in the order read: the games read while the ones before were
 being taken are handed over together, ``on_batch`` first (the intake asks the export once for
 every finished one: a burst of game ends was one export request a game, each queued behind the
-bot's other calls to Lichess), then each to ``on_game``. That task waits on an event set by each
+bot's other calls to Lichess; then it stores them together), then each to ``on_game`` (which
+takes on its own a game the batch did not store). That task waits on an event set by each
 line read, cleared before it takes what has arrived, so a game read while a batch is taken (or
 while the mark is saved after it) is always in the next batch. ``last_seen`` is loaded at
 start and saved through callbacks, so a restarted service backfills from the database's notion
@@ -499,7 +500,7 @@ class GameWatcher:
                 await self._on_batch(fresh)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # only a head start: each game is taken on its own after it
+            except Exception:  # each game it did not store is taken on its own after it
                 log.exception("on_batch failed for %d games", len(fresh))
         for game in games:
             await self._deliver(game)

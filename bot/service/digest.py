@@ -9,7 +9,9 @@ would not take is one, written by the outbox dispatcher) as one DM to each TD, u
 decision's alert has carried them already (:meth:`bot.notify.Notifier.td_alert`: the TDs read
 that message anyway), so a day whose notes all went with an alert has no digest. The desk lists
 the notes as its "recent" list. The job also drafts the closing post of a round that ended without a
-result notice (an armageddon, a withdrawal: :meth:`bot.service.forum.Forum.sweep`) and, on the
+result notice (an armageddon, a withdrawal: :meth:`bot.service.forum.Forum.sweep`), opens again a
+match's follow-up that a previous release fired without knowing it
+(:func:`bot.service.intake.reopen_unhandled_followups`) and, on the
 publication weekday, publishes the next round of a later stage when it may go out (rules 4.4:
 the Candidates' rounds and the knockout are fixed when the TDs advance the stage, so their rounds,
 the first one too, need no approval each week; ``tournament.publish_fixed_rounds``; the stage
@@ -29,6 +31,7 @@ from bot.notify.notes import digest_text
 from bot.notify.notifier import DIGEST_DEADLINE
 from bot.runtime.deadlines import Firing, Handler
 from bot.service.forum import Forum
+from bot.service.intake import reopen_unhandled_followups
 from bot.service.stages.rounds import StageRounds
 from rules.core.states import RoundState
 from rules.stages.formats import fixed_stages
@@ -96,6 +99,9 @@ class Digest:
         await self.send(uow, now=now)
         await self.publish_fixed_rounds(uow, now=now)
         open_rounds = await self.forum.sweep(uow, now=now)
+        # (a match's follow-up the previous release fired without a handler, while an
+        # upgrade's two versions ran side by side, fires again)
+        await reopen_unhandled_followups(uow)
         await uow.flush()
         if open_rounds or await self._waiting(uow):
             await self.notifier.schedule_digest(uow, now=now)

@@ -12,6 +12,15 @@ are checked against the game it was made for. The games stream does not say how 
 (its ``source``); a finished game of a paired couple that is not one of the bot's challenges is
 looked up in the export first (``lookup``), which says. After a counted game that leaves more to
 play, the next game's challenge is asked for.
+
+A burst's games (:meth:`GameIntake.read_batch`, then :meth:`GameIntake.record` with the
+:class:`Batch`) are stored in one transaction, their contexts read at once, and what a counted
+game (or a spent challenge) brings about for its match (the score, the match listeners, the
+next challenge: :meth:`GameIntake.follow_up`) is left to a deadline row of the match
+(:data:`FOLLOWUP_DEADLINE`, due at once) that a transaction of its own claims right after:
+the deadline runner's firing, or the intake's before it takes the match's next game. A crash
+between leaves the row due. No game is classified while its match's row is open (one game a
+match a batch; the entry point runs the open rows of a batch's matches first).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from bot.config import Config
 from bot.notify import Notifier
 from bot.notify import keys as notice
 from bot.runtime.clock import Clock
+from bot.runtime.deadlines import Firing, Handler
 from bot.service.challenges import GameChallenges
 from bot.service.results import MatchChanged, refresh_match
 from rules.core.model import Game, GameId
@@ -33,10 +43,24 @@ from rules.core.states import MatchState
 from rules.talk import alerts
 from rules.week.intake import Accepted, MatchContext, RefusalReason, Refused, classify_game
 from storage.convert import to_match
-from storage.models import MatchRow
+from storage.models import DeadlineRow, GameRow, MatchRow, RoundRow
+from storage.models_games import ChallengeRow
 from storage.uow import UnitOfWork
 
-__all__ = ["ArmageddonIntake", "GameIntake", "GameLookup", "Intake"]
+__all__ = [
+    "FOLLOWUP_DEADLINE",
+    "ArmageddonIntake",
+    "Batch",
+    "GameIntake",
+    "GameLookup",
+    "Intake",
+    "reopen_unhandled_followups",
+]
+
+FOLLOWUP_DEADLINE = "match_followup"
+"""The deadline row a batch's counted game (or spent challenge) leaves its match (its subject:
+the game's id; its payload: the two players and whether the game counted): what follows for
+the match, in a transaction of its own (:meth:`GameIntake.follow_up`)."""
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +79,52 @@ class GameLookup(Protocol):
     async def __call__(self, ids: Iterable[GameId]) -> list[Game]: ...
 
 
+def _followup(row: MatchRow, game: Game, *, counted: bool, now: dt.datetime) -> DeadlineRow:
+    """The follow-up row of ``row`` that ``game`` leaves (a batch's: :data:`FOLLOWUP_DEADLINE`)."""
+    return DeadlineRow(
+        kind=FOLLOWUP_DEADLINE,
+        due_at=now,
+        match_id=row.id,
+        subject=game.id,
+        payload={"players": sorted((game.white, game.black)), "counted": counted},
+        created_at=now,
+    )
+
+
 def _spent(refusal: str | None, game_id: str, bots: set[str]) -> bool:
     """An aborted game of one of the bot's challenges: lila spent the challenge's id."""
     return refusal == RefusalReason.ABORTED.value and game_id in bots
+
+
+@dataclasses.dataclass(slots=True)
+class Batch:
+    """What a burst's games need read, read at once (:meth:`GameIntake.read_batch`): their
+    stored rows, their pairs' matches and those matches' challenges (their games are in the
+    transaction's memo, ``uow.games.preload``)."""
+
+    stored: dict[str, GameRow]
+    matches: dict[frozenset[str], list[tuple[MatchRow, RoundRow]]]
+    challenges: dict[int, list[ChallengeRow]]
+
+
+async def reopen_unhandled_followups(uow: UnitOfWork) -> int:
+    """Open again every follow-up row a release that does not know its kind fired without a
+    handler (an upgrade's two versions side by side: ``deadline.unhandled`` in the audit log),
+    once each, so the runner fires it; how many (the daily digest's sweep)."""
+    unhandled: dict[int, int] = {}
+    for entry in await uow.audit.list(actions=["deadline.unhandled"]):
+        details = entry.details or {}
+        if details.get("kind") == FOLLOWUP_DEADLINE:
+            row_id = int(details.get("id", 0))
+            unhandled[row_id] = unhandled.get(row_id, 0) + 1
+    reopened = 0
+    for row_id, times in sorted(unhandled.items()):
+        row = await uow.deadlines.get(row_id)
+        if row is None or row.fired_at is None or row.payload.get("reopened", 0) >= times:
+            continue  # (reopened as often as it was fired without a handler)
+        row.fired_at, row.payload = None, {**row.payload, "reopened": times}
+        reopened += 1
+    return reopened
 
 
 class Intake(Protocol):
@@ -66,6 +133,9 @@ class Intake(Protocol):
     (:class:`bot.lichess.intake.StreamIntake`)."""
 
     on_start: Callable[[str, str], Awaitable[object]] | None
+    on_taken: Callable[[Game, bool, float, float], None] | None
+    """Told of each game once its transaction committed: whether it changed stored state,
+    when the intake began on it (``time.perf_counter()`` and ``time.process_time()``)."""
 
     @property
     def recorded(self) -> int:
@@ -74,7 +144,7 @@ class Intake(Protocol):
 
     async def prepare(self, games: Sequence[Game]) -> None:
         """Games about to be delivered one after another (a burst): what can be asked of
-        Lichess for all of them at once is asked now."""
+        Lichess for all of them at once is asked now, and what can be stored together is."""
         ...
 
     async def __call__(self, game: Game) -> bool: ...
@@ -145,19 +215,43 @@ class GameIntake:
                 )
         return game
 
+    async def read_batch(self, uow: UnitOfWork, games: Sequence[Game]) -> Batch:
+        """What :meth:`record` reads for each of ``games``, read for all at once: four
+        statements for the batch, where each game was four."""
+        stored = await uow.games.get_many(g.id for g in games)
+        matches = await uow.matches.between_pairs((g.white, g.black) for g in games)
+        published = [
+            row.id
+            for found in matches.values()
+            for row, rnd in found
+            if rnd.week_start is not None and rnd.week_end is not None
+        ]
+        await uow.games.preload(published)
+        return Batch(stored, matches, await uow.lichess.challenges_of(published))
+
     async def _context(
-        self, uow: UnitOfWork, game: Game, bots: set[str]
+        self, uow: UnitOfWork, game: Game, bots: set[str], batch: Batch | None = None
     ) -> tuple[MatchRow, MatchContext] | None:
         """The pair's match whose week holds the game, else their latest published match;
         ``bots`` gets the ids of the bot's challenges of their published matches."""
         options: list[tuple[MatchRow, MatchContext]] = []
-        for row, rnd in await uow.matches.between(game.white, game.black):
+        pair = frozenset((game.white, game.black))
+        between = (
+            await uow.matches.between(game.white, game.black)
+            if batch is None
+            else batch.matches.get(pair, [])
+        )
+        for row, rnd in between:
             if rnd.week_start is None or rnd.week_end is None:
                 continue  # not published yet: no game can belong to it
             # A repeat week of a final moves the window on by a week per repeat (rules 3.viii).
             shift = dt.timedelta(weeks=row.week - 1)
             counted = [g for g in await uow.games.for_match(row.id) if g.id != game.id]
-            challenges = await uow.lichess.challenges(row.id)
+            challenges = (
+                await uow.lichess.challenges(row.id)
+                if batch is None
+                else batch.challenges.get(row.id, [])
+            )
             bots.update(c.id for c in challenges)
             context = MatchContext(
                 match=to_match(row, round=rnd.number),
@@ -183,15 +277,20 @@ class GameIntake:
     async def record(self, uow: UnitOfWork, game: Game) -> bool: ...
 
     @overload
-    async def record(self, uow: UnitOfWork, game: Game, *, look_up: bool) -> bool | None: ...
+    async def record(
+        self, uow: UnitOfWork, game: Game, *, look_up: bool, batch: Batch | None = None
+    ) -> bool | None: ...
 
-    async def record(self, uow: UnitOfWork, game: Game, *, look_up: bool = False) -> bool | None:
+    async def record(
+        self, uow: UnitOfWork, game: Game, *, look_up: bool = False, batch: Batch | None = None
+    ) -> bool | None:
         """Store ``game`` if it concerns a match; True when something changed. With
         ``look_up``: ``None`` (nothing done) when the export must say the game's source first:
         a finished game of a paired couple that is not one of the bot's challenges (those are
-        known from the match's challenges, read here anyway: nearly every game)."""
+        known from the match's challenges, read here anyway: nearly every game). With
+        ``batch`` (what :meth:`read_batch` read): the match's follow-up is left to its row."""
         now = self.clock.now()
-        existing = await uow.games.get(game.id)
+        existing = await uow.games.get(game.id) if batch is None else batch.stored.get(game.id)
         if existing is not None and (existing.status is game.status or existing.status.is_finished):
             return False  # seen in this state already, or already final
         if look_up and self.needs_end_time(game):
@@ -199,7 +298,7 @@ class GameIntake:
             # all this pass must find (its games and challenges are read after the export).
             return None if await self._published_match(uow, game) else False
         bots: set[str] = set()
-        found = await self._context(uow, game, bots)
+        found = await self._context(uow, game, bots, batch)
         if found is None:
             return False
         if look_up and self._needs_export(game, bots):
@@ -221,6 +320,7 @@ class GameIntake:
             source="lichess",
             now=now,
             stored=existing,
+            flush=batch is None,  # a batch's rows: all at its commit
         )
         self.recorded += 1
         await self._alerts(uow, row, decision, now)
@@ -232,17 +332,43 @@ class GameIntake:
             reason=refusal,
             details={"game": game.id, "status": game.status.value, "winner": stored.winner},
         )
+        spent = not counted and _spent(refusal, game.id, bots)
+        if (counted or spent) and batch is not None:
+            await uow.deadlines.add(_followup(row, game, counted=counted, now=now), flush=False)
+        elif counted or spent:
+            await self._consequences(uow, row, counted=counted, now=now)
+        return True
+
+    async def _consequences(
+        self, uow: UnitOfWork, row: MatchRow, *, counted: bool, now: dt.datetime
+    ) -> None:
+        """What a counted game brings about for its match (its state from its games, the match
+        listeners, the next game's challenge); a spent challenge only its new challenge."""
         if counted:
             before = row.outcome
             state = await refresh_match(uow, row.id, now=now)
             await self.on_match_change(
                 uow, row.id, state.outcome if row.outcome != before else None
             )
-            if self.challenges is not None:
-                await self.challenges.schedule_next(uow, row, now=now)
-        elif self.challenges is not None and _spent(refusal, game.id, bots):
-            await self.challenges.schedule_next(uow, row, now=now)  # a new challenge
-        return True
+        if self.challenges is not None:
+            await self.challenges.schedule_next(uow, row, now=now)
+
+    async def follow_up(self, uow: UnitOfWork, deadline: DeadlineRow) -> None:
+        """A batch's game's follow-up row, claimed by the caller: what the game brings about
+        for its match, as of the moment the game was taken (the row's due time)."""
+        row = None if deadline.match_id is None else await uow.matches.get(deadline.match_id)
+        if row is not None:
+            counted = bool(deadline.payload.get("counted"))
+            await self._consequences(uow, row, counted=counted, now=deadline.due_at)
+
+    def handlers(self) -> dict[str, Handler]:
+        return {FOLLOWUP_DEADLINE: self.on_followup}
+
+    async def on_followup(self, uow: UnitOfWork, firing: Firing) -> None:
+        """The runner fires a follow-up row right after its batch committed (woken by the
+        commit), or late after a crash between (the intake claims one itself only before it
+        takes the match's next game)."""
+        await self.follow_up(uow, firing.deadline)
 
     async def _alerts(
         self, uow: UnitOfWork, row: MatchRow, decision: Accepted | Refused, now: dt.datetime

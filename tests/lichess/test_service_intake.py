@@ -17,25 +17,8 @@ from bot.lichess.client import LichessClient
 from bot.runtime.clock import FakeClock
 from bot.sandbox.state import SandboxState
 from bot.views.scores import match_state
-from rules.core.states import MatchState, RoundState
 from storage.db import Database
-from storage.models import RoundRow
-from tests.factories import stored_match
-
-
-async def published_match(db: Database) -> int:
-    match_id = await stored_match(db, "alice", "bob")
-    async with db.uow() as uow:
-        row = await uow.matches.get(match_id)
-        assert row is not None
-        rnd = await uow.session.get(RoundRow, row.round_id)
-        assert rnd is not None
-        rnd.state = RoundState.PUBLISHED
-        rnd.week_start = dt.datetime(2021, 10, 12, tzinfo=dt.UTC)
-        rnd.week_end = dt.datetime(2021, 10, 18, 23, 59, tzinfo=dt.UTC)
-        row.state = MatchState.SCHEDULED
-        await uow.commit()
-    return match_id
+from tests.factories import published_match
 
 
 @contextlib.asynccontextmanager
