@@ -294,7 +294,7 @@ def _check_table(
         )
 
 
-def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exceptions, one case each)
+def assign_pools(
     placement: Sequence[PlayerId],
     *,
     ruleset: Ruleset,
@@ -321,6 +321,22 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
         )
     present = int(holder is not None) + int(runner is not None)
     needed = qualifiers_needed(present, ruleset)
+    table = _pool_table(table, needed=needed, present=present, pool_size=pool_size)
+    roles = tuple(
+        role
+        for role, who in ((SeededRole.TITLE_HOLDER, holder), (SeededRole.RUNNER_UP, runner))
+        if who is not None
+    )
+    _check_table(table, qualifiers=needed, pool_size=pool_size, present=roles)
+
+    ids = [normalise_username(p) for p in placement]
+    _check_placement(ids, seeded=(holder, runner), needed=needed)
+    return _fill_pools(ids, table, holder=holder, runner=runner)
+
+
+def _pool_table(table: PoolTable | None, *, needed: int, present: int, pool_size: int) -> PoolTable:
+    """``table``, or the regulations' for pools of 6, once ``needed`` qualifiers and ``present``
+    seeded entrants fill two pools of ``pool_size``."""
     if needed + present != 2 * pool_size:
         raise CandidatesError(
             CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
@@ -334,14 +350,14 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
                 f"The regulations list pools of 6 only; pools of {pool_size} need a pool table.",
             )
         table = REGULATION_POOL_TABLES[present]
-    roles = tuple(
-        role
-        for role, who in ((SeededRole.TITLE_HOLDER, holder), (SeededRole.RUNNER_UP, runner))
-        if who is not None
-    )
-    _check_table(table, qualifiers=needed, pool_size=pool_size, present=roles)
+    return table
 
-    ids = [normalise_username(p) for p in placement]
+
+def _check_placement(
+    ids: Sequence[PlayerId], *, seeded: tuple[PlayerId | None, PlayerId | None], needed: int
+) -> None:
+    """Each qualifier once, no seeded entrant among them, and ``needed`` of them at least."""
+    holder, runner = seeded
     seen: set[PlayerId] = set()
     for pid in ids:
         if pid in seen:
@@ -362,6 +378,11 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
             f" placed only {len(ids)}.",
         )
 
+
+def _fill_pools(
+    ids: Sequence[PlayerId], table: PoolTable, *, holder: PlayerId | None, runner: PlayerId | None
+) -> Pools:
+    """The two pools: the seeded entrants present, then the qualifiers at the table's places."""
     upper: list[PoolEntry] = []
     lower: list[PoolEntry] = []
     target = {Pool.UPPER: upper, Pool.LOWER: lower}
