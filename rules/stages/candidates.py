@@ -652,7 +652,82 @@ class StandingRow:
         return self._first(Criterion.MUTUAL_GAME_POINTS)
 
 
-def pool_standings(  # noqa: C901 (rules 3.vi.5's tiebreak chain, one step each)
+class _TiebreakChain:
+    """Rules 3.vi.5's tiebreak chain over a pool's counted matches, for :func:`pool_standings`."""
+
+    def __init__(
+        self,
+        counted: Sequence[MatchResult],
+        by_player: Mapping[PlayerId, PoolEntry],
+        final_place: Mapping[PlayerId, int],
+    ) -> None:
+        self.counted, self.by_player, self.final_place = counted, by_player, final_place
+        everyone = frozenset(by_player)
+        self.match_points = self.totals(everyone, games=False)
+        self.game_points = self.totals(everyone, games=True)
+        self.steps: dict[PlayerId, list[TiebreakValue]] = {p: [] for p in by_player}
+
+    def totals(self, group: frozenset[PlayerId], *, games: bool) -> dict[PlayerId, Fraction]:
+        out = {p: Fraction(0) for p in group}
+        for r in self.counted:
+            if r.first in group and r.second in group:
+                for p in r.players:
+                    out[p] += r.game_points_of(p) if games else r.match_points_of(p)
+        return out
+
+    def values(
+        self, criterion: Criterion, group: list[PlayerId]
+    ) -> dict[PlayerId, Fraction] | None:
+        """Higher is better; ``None`` when the criterion does not apply to this group."""
+        members = frozenset(group)
+        if criterion is Criterion.MATCH_POINTS:
+            return {p: self.match_points[p] for p in group}
+        if criterion is Criterion.MUTUAL_MATCH_POINTS:
+            return self.totals(members, games=False)
+        if criterion is Criterion.MUTUAL_GAME_POINTS:
+            return self.totals(members, games=True)
+        if criterion is Criterion.GAME_POINTS:
+            return {p: self.game_points[p] for p in group}
+        if criterion is Criterion.PREVIOUS_FINAL:
+            if not all(p in self.final_place for p in group):
+                return None
+            return {p: Fraction(-self.final_place[p]) for p in group}
+        return {p: Fraction(-self.by_player[p].seed_key) for p in group}
+
+    def order(self, group: list[PlayerId], start: int) -> tuple[list[PlayerId], list[Criterion]]:
+        """``group`` ranked from the chain's ``start``; the criteria between its players."""
+        if len(group) == 1:
+            return group, []
+        by_player, steps = self.by_player, self.steps
+        for criterion in _CHAIN[start:]:
+            vals = self.values(criterion, group)
+            if vals is None:
+                continue
+            # Places (previous final, qualification) are columns of their own; record the rest.
+            if criterion in _RECORDED:
+                among = tuple(sorted(group, key=lambda p: by_player[p].seed_key))
+                for p in group:
+                    steps[p].append(TiebreakValue(criterion, vals[p], among))
+            levels = sorted(set(vals.values()), reverse=True)
+            if len(levels) == 1:
+                continue
+            ranked: list[PlayerId] = []
+            bounds: list[Criterion] = []
+            for i, level in enumerate(levels):
+                bucket = sorted(
+                    (p for p in group if vals[p] == level), key=lambda p: by_player[p].seed_key
+                )
+                if i:
+                    bounds.append(criterion)
+                sub, sub_bounds = self.order(bucket, _RESTART)
+                ranked += sub
+                bounds += sub_bounds
+            return ranked, bounds
+        # Qualification places and seeded roles are distinct, so the chain always decides.
+        raise AssertionError("tiebreak chain left a tie")  # pragma: no cover
+
+
+def pool_standings(
     entries: Sequence[PoolEntry],
     results: Iterable[MatchResult],
     *,
@@ -694,70 +769,10 @@ def pool_standings(  # noqa: C901 (rules 3.vi.5's tiebreak chain, one step each)
                 )
     by_player = {e.player: e for e in players}
     final_place = {normalise_username(name): i + 1 for i, name in enumerate(previous_final_order)}
-
-    def totals(group: frozenset[PlayerId], *, games: bool) -> dict[PlayerId, Fraction]:
-        out = {p: Fraction(0) for p in group}
-        for r in counted:
-            if r.first in group and r.second in group:
-                for p in r.players:
-                    out[p] += r.game_points_of(p) if games else r.match_points_of(p)
-        return out
-
-    everyone = frozenset(ids)
-    mp = totals(everyone, games=False)
-    gp = totals(everyone, games=True)
+    chain = _TiebreakChain(counted, by_player, final_place)
     played = {p: sum(1 for r in counted if r.is_finished and p in r.players) for p in ids}
-    steps: dict[PlayerId, list[TiebreakValue]] = {p: [] for p in ids}
-
-    def values(criterion: Criterion, group: list[PlayerId]) -> dict[PlayerId, Fraction] | None:
-        """Higher is better; ``None`` when the criterion does not apply to this group."""
-        members = frozenset(group)
-        if criterion is Criterion.MATCH_POINTS:
-            return {p: mp[p] for p in group}
-        if criterion is Criterion.MUTUAL_MATCH_POINTS:
-            return totals(members, games=False)
-        if criterion is Criterion.MUTUAL_GAME_POINTS:
-            return totals(members, games=True)
-        if criterion is Criterion.GAME_POINTS:
-            return {p: gp[p] for p in group}
-        if criterion is Criterion.PREVIOUS_FINAL:
-            if not all(p in final_place for p in group):
-                return None
-            return {p: Fraction(-final_place[p]) for p in group}
-        return {p: Fraction(-by_player[p].seed_key) for p in group}
-
-    def order(group: list[PlayerId], start: int) -> tuple[list[PlayerId], list[Criterion]]:
-        if len(group) == 1:
-            return group, []
-        for criterion in _CHAIN[start:]:
-            vals = values(criterion, group)
-            if vals is None:
-                continue
-            # Places (previous final, qualification) are columns of their own; record the rest.
-            if criterion in _RECORDED:
-                among = tuple(sorted(group, key=lambda p: by_player[p].seed_key))
-                for p in group:
-                    steps[p].append(TiebreakValue(criterion, vals[p], among))
-            levels = sorted(set(vals.values()), reverse=True)
-            if len(levels) == 1:
-                continue
-            ranked: list[PlayerId] = []
-            bounds: list[Criterion] = []
-            for i, level in enumerate(levels):
-                bucket = sorted(
-                    (p for p in group if vals[p] == level), key=lambda p: by_player[p].seed_key
-                )
-                if i:
-                    bounds.append(criterion)
-                sub, sub_bounds = order(bucket, _RESTART)
-                ranked += sub
-                bounds += sub_bounds
-            return ranked, bounds
-        # Qualification places and seeded roles are distinct, so the chain always decides.
-        raise AssertionError("tiebreak chain left a tie")  # pragma: no cover
-
     start_group = sorted(ids, key=lambda p: by_player[p].seed_key)
-    ranked, bounds = order(start_group, 0) if start_group else ([], [])
+    ranked, bounds = chain.order(start_group, 0) if start_group else ([], [])
     rows: list[StandingRow] = []
     for i, p in enumerate(ranked):
         entry = by_player[p]
@@ -765,13 +780,13 @@ def pool_standings(  # noqa: C901 (rules 3.vi.5's tiebreak chain, one step each)
             StandingRow(
                 rank=i + 1,
                 player=p,
-                match_points=mp[p],
-                game_points=gp[p],
+                match_points=chain.match_points[p],
+                game_points=chain.game_points[p],
                 matches_played=played[p],
                 previous_final_place=final_place.get(p),
                 qualification_place=entry.qualification_place,
                 seeded=entry.seeded,
-                tiebreaks=tuple(steps[p]),
+                tiebreaks=tuple(chain.steps[p]),
                 separated_by=bounds[i] if i < len(bounds) else None,
             )
         )
