@@ -397,45 +397,68 @@ def rebuild_after_withdrawal(bracket: Bracket, player: PlayerId) -> Rebuild:
     for index, result in enumerate(bracket.results):
         if result is None or player not in (result.winner, result.loser):
             continue
-        finals_slot = Slot.FINAL if player == result.winner else Slot.THIRD_PLACE
-        if bracket.winner_of(finals_slot) is not None:
-            raise KnockoutError(
-                KnockoutErrorReason.ALREADY_DECIDED,
-                f"The {finals_slot.value} match of {player} is already decided; a TD settles"
-                " the placement by hand.",
-            )
-        # Players who already moved up sit in a result, not in the semifinal pairings.
-        in_knockout = {p for pairing in bracket.semifinals for p in pairing.players} | {
-            p for r in bracket.results if r is not None for p in (r.winner, r.loser)
-        }
-        replacement = next(
-            (p for p in pool if p not in in_knockout and p not in withdrawn and p != player),
-            None,
+        return _move_up_to_finals(
+            bracket, player, pool=pool, index=index, result=result, withdrawn=withdrawn
         )
-        if replacement is None:
-            raise KnockoutError(
-                KnockoutErrorReason.NO_REPLACEMENT,
-                f"No player is left in the pool of {player} to move up.",
-            )
-        if player == result.winner:
-            new_result = SemifinalResult(winner=result.loser, loser=replacement)
-            moved: tuple[PlayerId, ...] = (result.loser, replacement)
-        else:
-            new_result = SemifinalResult(winner=result.winner, loser=replacement)
-            moved = (replacement,)
-        results = list(bracket.results)
-        results[index] = new_result
-        new = replace(bracket, results=(results[0], results[1]), withdrawn=withdrawn)
-        changed = tuple(
-            slot
-            for slot, before, after in (
-                (Slot.FINAL, bracket.final, new.final),
-                (Slot.THIRD_PLACE, bracket.third_place, new.third_place),
-            )
-            if before is not None and after != before
-        )
-        return Rebuild(new, changed, moved)
+    return _pair_semifinals_again(bracket, player, withdrawn=withdrawn)
 
+
+def _move_up_to_finals(
+    bracket: Bracket,
+    player: PlayerId,
+    *,
+    pool: tuple[PlayerId, ...],
+    index: int,
+    result: SemifinalResult,
+    withdrawn: tuple[PlayerId, ...],
+) -> Rebuild:
+    """Rules 8.iv: ``player``, in semifinal ``result`` (the ``index``-th), leaves the final
+    matches; the player they beat, or their pool's best player left, moves up."""
+    finals_slot = Slot.FINAL if player == result.winner else Slot.THIRD_PLACE
+    if bracket.winner_of(finals_slot) is not None:
+        raise KnockoutError(
+            KnockoutErrorReason.ALREADY_DECIDED,
+            f"The {finals_slot.value} match of {player} is already decided; a TD settles"
+            " the placement by hand.",
+        )
+    # Players who already moved up sit in a result, not in the semifinal pairings.
+    in_knockout = {p for pairing in bracket.semifinals for p in pairing.players} | {
+        p for r in bracket.results if r is not None for p in (r.winner, r.loser)
+    }
+    replacement = next(
+        (p for p in pool if p not in in_knockout and p not in withdrawn and p != player),
+        None,
+    )
+    if replacement is None:
+        raise KnockoutError(
+            KnockoutErrorReason.NO_REPLACEMENT,
+            f"No player is left in the pool of {player} to move up.",
+        )
+    if player == result.winner:
+        new_result = SemifinalResult(winner=result.loser, loser=replacement)
+        moved: tuple[PlayerId, ...] = (result.loser, replacement)
+    else:
+        new_result = SemifinalResult(winner=result.winner, loser=replacement)
+        moved = (replacement,)
+    results = list(bracket.results)
+    results[index] = new_result
+    new = replace(bracket, results=(results[0], results[1]), withdrawn=withdrawn)
+    changed = tuple(
+        slot
+        for slot, before, after in (
+            (Slot.FINAL, bracket.final, new.final),
+            (Slot.THIRD_PLACE, bracket.third_place, new.third_place),
+        )
+        if before is not None and after != before
+    )
+    return Rebuild(new, changed, moved)
+
+
+def _pair_semifinals_again(
+    bracket: Bracket, player: PlayerId, *, withdrawn: tuple[PlayerId, ...]
+) -> Rebuild:
+    """Rules 8.iii: the undecided semifinals paired again from the pools' orders without
+    ``player`` (only recorded when not in a semifinal)."""
     frozen = {
         pairing.slot: pairing
         for pairing, result in zip(bracket.semifinals, bracket.results, strict=True)
