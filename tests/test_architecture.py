@@ -274,7 +274,6 @@ MAX_FUNCTION_LINES = 80
 """No function of bot/, rules/ or storage/ is longer (its def line to its last line)."""
 
 LONG_FUNCTIONS: dict[str, set[str]] = {
-    "rules/talk/times.py": {"_parse_time_item"},
     # Dutch engine: C.04.3's S1/S2 assignment, hot loops kept flat for speed (bench/pairing.py).
     "rules/swiss/dutch/assignment.py": {"run", "_s1_rows"},
     # Dutch engine: bracket and remainder pairing, hot loops kept flat for speed (bench/pairing.py).
