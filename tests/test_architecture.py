@@ -281,8 +281,7 @@ LONG_FUNCTIONS: dict[str, set[str]] = {
     # Dutch engine: the duals' cover check, a hot loop kept flat for speed (bench/pairing.py).
     "rules/swiss/dutch/cover.py": {"uncovered_pairs"},
 }
-"""The functions still over the limit, to be split but the Dutch engine's, each with its reason
-above it: shrink this list, never add to it."""
+"""The functions over the limit, each with its reason: shrink this list, never add to it."""
 
 
 def _long_functions(tree: ast.AST) -> set[str]:
