@@ -100,7 +100,7 @@ class StandingRow:
 
 
 class _TiebreakChain:
-    """Rules 3.vi.5's tiebreak chain over a pool's counted matches, for :func:`pool_standings`."""
+    """Rules 3.vi.6's tiebreak chain over a pool's counted matches, for :func:`pool_standings`."""
 
     def __init__(
         self,
