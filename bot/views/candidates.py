@@ -16,16 +16,9 @@ from rules.core.model import PlayerId
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points, match_score
 from rules.core.states import RoundState, StageState
-from rules.stages.candidates import (
-    MatchResult,
-    Pool,
-    PoolEntry,
-    SeededRole,
-    StandingRow,
-    pool_standings,
-    result_of,
-)
+from rules.stages.candidates import MatchResult, Pool, PoolEntry, SeededRole, result_of
 from rules.stages.crosstable import crosstable
+from rules.stages.pool_standings import StandingRow, pool_standings
 from storage.convert import to_game, to_match
 from storage.models import MatchRow
 from storage.uow import UnitOfWork

@@ -64,7 +64,18 @@ def verify_armageddon_game(
     sides: then White's bid time cannot be checked and a finding says so for the TDs. A clock
     below Black's time is wrong (Black is owed their full time).
     """
-    rules = ruleset.armageddon
+    return [
+        *_player_findings(game, expected_white, expected_black),
+        *_game_findings(game, ruleset),
+        *_clock_findings(game, white_seconds, ruleset),
+        *_flag_findings(game),
+    ]
+
+
+def _player_findings(
+    game: Game, expected_white: PlayerId, expected_black: PlayerId
+) -> list[Finding]:
+    """Whether the right two players played, each with the colour decided."""
     out: list[Finding] = []
     players = {game.white, game.black}
     if players != {expected_white, expected_black}:
@@ -84,6 +95,12 @@ def verify_armageddon_game(
                 f"{expected_white} should have had White in game {game.id} but had Black.",
             )
         )
+    return out
+
+
+def _game_findings(game: Game, ruleset: Ruleset) -> list[Finding]:
+    """Whether the game is of the variant and was played to a result."""
+    out: list[Finding] = []
     if game.variant != ruleset.time_control.variant:
         out.append(
             Finding(
@@ -108,6 +125,13 @@ def verify_armageddon_game(
                 f"Game {game.id} ended without a result ({game.status.value}).",
             )
         )
+    return out
+
+
+def _clock_findings(game: Game, white_seconds: int, ruleset: Ruleset) -> list[Finding]:
+    """Whether the clock was armageddon's (rules 3.ix.1.1, 3.ix.1.4), as far as the record shows."""
+    rules = ruleset.armageddon
+    out: list[Finding] = []
     if game.clock_limit is None or game.clock_increment is None:
         out.append(
             Finding(
@@ -143,6 +167,12 @@ def verify_armageddon_game(
                     " record. A TD must check White's time use.",
                 )
             )
+    return out
+
+
+def _flag_findings(game: Game) -> list[Finding]:
+    """How Lichess ended the game, when a TD must look at it."""
+    out: list[Finding] = []
     if game.status is GameStatus.CHEAT:
         out.append(
             Finding(

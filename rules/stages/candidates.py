@@ -1,7 +1,8 @@
-"""The Candidates stage: pools, the double round-robin schedule, standings and tiebreaks.
+"""The Candidates stage: pools, the double round-robin schedule and the matches' results.
 
-Rules 3.iii-iv (seeded entrants), 3.v.4 (how many qualify), 3.vi.1-6 (pools, matches, tiebreaks)
-and 8.ii (a withdrawn or disqualified candidate's games are disregarded).
+Rules 3.iii-iv (seeded entrants), 3.v.4 (how many qualify), 3.vi.1-4 (pools, matches) and 8.ii (a
+withdrawn or disqualified candidate's games are disregarded). A pool's standings and their
+tiebreaks (rules 3.vi.6) are :mod:`rules.stages.pool_standings`.
 
 Everything here is pure: the caller passes the qualification's final placement, the matches and
 their games (or results it has adjudicated) and gets values back.
@@ -24,7 +25,6 @@ __all__ = [
     "REGULATION_POOL_TABLES",
     "CandidatesError",
     "CandidatesErrorReason",
-    "Criterion",
     "MatchResult",
     "Pairing",
     "Pool",
@@ -33,15 +33,12 @@ __all__ = [
     "Pools",
     "RoundRobinRound",
     "SeededRole",
-    "StandingRow",
-    "TiebreakValue",
     "assign_pools",
     "berger_rounds",
     "candidates_format",
     "disregard_withdrawn",
     "fewest_qualifiers",
     "pool_schedule",
-    "pool_standings",
     "qualifiers_needed",
     "result_of",
     "smaller_pools",
@@ -294,7 +291,7 @@ def _check_table(
         )
 
 
-def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exceptions, one case each)
+def assign_pools(
     placement: Sequence[PlayerId],
     *,
     ruleset: Ruleset,
@@ -321,6 +318,22 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
         )
     present = int(holder is not None) + int(runner is not None)
     needed = qualifiers_needed(present, ruleset)
+    table = _pool_table(table, needed=needed, present=present, pool_size=pool_size)
+    roles = tuple(
+        role
+        for role, who in ((SeededRole.TITLE_HOLDER, holder), (SeededRole.RUNNER_UP, runner))
+        if who is not None
+    )
+    _check_table(table, qualifiers=needed, pool_size=pool_size, present=roles)
+
+    ids = [normalise_username(p) for p in placement]
+    _check_placement(ids, seeded=(holder, runner), needed=needed)
+    return _fill_pools(ids, table, holder=holder, runner=runner)
+
+
+def _pool_table(table: PoolTable | None, *, needed: int, present: int, pool_size: int) -> PoolTable:
+    """``table``, or the regulations' for pools of 6, once ``needed`` qualifiers and ``present``
+    seeded entrants fill two pools of ``pool_size``."""
     if needed + present != 2 * pool_size:
         raise CandidatesError(
             CandidatesErrorReason.UNSUPPORTED_POOL_SIZE,
@@ -334,14 +347,14 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
                 f"The regulations list pools of 6 only; pools of {pool_size} need a pool table.",
             )
         table = REGULATION_POOL_TABLES[present]
-    roles = tuple(
-        role
-        for role, who in ((SeededRole.TITLE_HOLDER, holder), (SeededRole.RUNNER_UP, runner))
-        if who is not None
-    )
-    _check_table(table, qualifiers=needed, pool_size=pool_size, present=roles)
+    return table
 
-    ids = [normalise_username(p) for p in placement]
+
+def _check_placement(
+    ids: Sequence[PlayerId], *, seeded: tuple[PlayerId | None, PlayerId | None], needed: int
+) -> None:
+    """Each qualifier once, no seeded entrant among them, and ``needed`` of them at least."""
+    holder, runner = seeded
     seen: set[PlayerId] = set()
     for pid in ids:
         if pid in seen:
@@ -362,6 +375,11 @@ def assign_pools(  # noqa: C901 (rules 3.vi.1's snake seeding with its exception
             f" placed only {len(ids)}.",
         )
 
+
+def _fill_pools(
+    ids: Sequence[PlayerId], table: PoolTable, *, holder: PlayerId | None, runner: PlayerId | None
+) -> Pools:
+    """The two pools: the seeded entrants present, then the qualifiers at the table's places."""
     upper: list[PoolEntry] = []
     lower: list[PoolEntry] = []
     target = {Pool.UPPER: upper, Pool.LOWER: lower}
@@ -489,7 +507,7 @@ def pool_schedule(
 
 
 # --------------------------------------------------------------------------------------------
-# Results and standings (rules 3.vi.3-6, 8.ii)
+# Results (rules 3.vi.3-4, 8.ii); the standings are rules.stages.pool_standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,197 +582,6 @@ def disregard_withdrawn(
     """
     gone = frozenset(withdrawn)
     return tuple(r for r in results if r.first not in gone and r.second not in gone)
-
-
-class Criterion(enum.Enum):
-    """The standings order (rules 3.vi.6), primary first."""
-
-    MATCH_POINTS = "match_points"
-    MUTUAL_MATCH_POINTS = "mutual_match_points"
-    MUTUAL_GAME_POINTS = "mutual_game_points"
-    GAME_POINTS = "game_points"
-    PREVIOUS_FINAL = "previous_final"
-    QUALIFICATION = "qualification"
-
-
-_CHAIN = tuple(Criterion)
-_RESTART = _CHAIN.index(Criterion.MUTUAL_MATCH_POINTS)
-_RECORDED = frozenset(
-    (Criterion.MUTUAL_MATCH_POINTS, Criterion.MUTUAL_GAME_POINTS, Criterion.GAME_POINTS)
-)
-
-
-@dataclass(frozen=True, slots=True)
-class TiebreakValue:
-    """One tiebreak applied to a player: the value and the tied group it was computed among."""
-
-    criterion: Criterion
-    value: Fraction
-    among: tuple[PlayerId, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class StandingRow:
-    """One line of a pool's standings.
-
-    ``separated_by`` names the criterion that put this player ahead of the next row (``None``
-    on the last row). ``tiebreaks`` lists every points tiebreak (mutual match and game points,
-    overall game points) computed for the player, in order;
-    ``mutual_match_points``/``mutual_game_points`` are the first such values (the whole tied
-    group), ``None`` when the player was never tied. ``previous_final_place`` is 1-based.
-    ``qualification_place`` is ``None`` for a seeded entrant (see :func:`pool_standings`).
-    """
-
-    rank: int
-    player: PlayerId
-    match_points: Fraction
-    game_points: Fraction
-    matches_played: int
-    previous_final_place: int | None
-    qualification_place: int | None
-    seeded: SeededRole | None
-    tiebreaks: tuple[TiebreakValue, ...]
-    separated_by: Criterion | None
-
-    def _first(self, criterion: Criterion) -> Fraction | None:
-        for value in self.tiebreaks:
-            if value.criterion is criterion:
-                return value.value
-        return None
-
-    @property
-    def mutual_match_points(self) -> Fraction | None:
-        return self._first(Criterion.MUTUAL_MATCH_POINTS)
-
-    @property
-    def mutual_game_points(self) -> Fraction | None:
-        return self._first(Criterion.MUTUAL_GAME_POINTS)
-
-
-def pool_standings(  # noqa: C901 (rules 3.vi.5's tiebreak chain, one step each)
-    entries: Sequence[PoolEntry],
-    results: Iterable[MatchResult],
-    *,
-    previous_final_order: Sequence[str] = (),
-    withdrawn: Iterable[PlayerId] = (),
-) -> tuple[StandingRow, ...]:
-    """The pool's standings, a total order (rules 3.vi.6, 8.ii).
-
-    Primary: match points (win 1, tied ½, loss 0). Ties are broken, in order, by
-
-    1. mutual match points and 2. mutual game points, both counted only between the tied
-       players; whenever any criterion splits a tied group, each smaller group that is still
-       tied starts again at (1), so a three-way tie that leaves two players level is decided by
-       the match between those two;
-    3. overall game points;
-    4. the previous final (``previous_final_order``, usernames, champion first): it applies to a
-       tied group only when every player in it appears there;
-    5. qualification place. The seeded entrants did not play the qualification; they rank above
-       every qualifier, the title holder before the runner-up (they qualified by being the last
-       final's top two).
-
-    ``withdrawn`` players (rules 8.ii) are left out of the table and all their matches are
-    disregarded. Matches with a player outside ``entries`` raise :class:`CandidatesError`.
-    """
-    gone = frozenset(withdrawn)
-    players = [e for e in entries if e.player not in gone]
-    ids = {e.player for e in players}
-    if len(ids) != len(players):
-        raise CandidatesError(
-            CandidatesErrorReason.DUPLICATE_PLAYER, "A player appears twice in the pool."
-        )
-    counted = disregard_withdrawn(results, gone)
-    for r in counted:
-        for p in r.players:
-            if p not in ids:
-                raise CandidatesError(
-                    CandidatesErrorReason.UNKNOWN_PLAYER,
-                    f"Match {r.match_id} has {p}, who is not in this pool.",
-                )
-    by_player = {e.player: e for e in players}
-    final_place = {normalise_username(name): i + 1 for i, name in enumerate(previous_final_order)}
-
-    def totals(group: frozenset[PlayerId], *, games: bool) -> dict[PlayerId, Fraction]:
-        out = {p: Fraction(0) for p in group}
-        for r in counted:
-            if r.first in group and r.second in group:
-                for p in r.players:
-                    out[p] += r.game_points_of(p) if games else r.match_points_of(p)
-        return out
-
-    everyone = frozenset(ids)
-    mp = totals(everyone, games=False)
-    gp = totals(everyone, games=True)
-    played = {p: sum(1 for r in counted if r.is_finished and p in r.players) for p in ids}
-    steps: dict[PlayerId, list[TiebreakValue]] = {p: [] for p in ids}
-
-    def values(criterion: Criterion, group: list[PlayerId]) -> dict[PlayerId, Fraction] | None:
-        """Higher is better; ``None`` when the criterion does not apply to this group."""
-        members = frozenset(group)
-        if criterion is Criterion.MATCH_POINTS:
-            return {p: mp[p] for p in group}
-        if criterion is Criterion.MUTUAL_MATCH_POINTS:
-            return totals(members, games=False)
-        if criterion is Criterion.MUTUAL_GAME_POINTS:
-            return totals(members, games=True)
-        if criterion is Criterion.GAME_POINTS:
-            return {p: gp[p] for p in group}
-        if criterion is Criterion.PREVIOUS_FINAL:
-            if not all(p in final_place for p in group):
-                return None
-            return {p: Fraction(-final_place[p]) for p in group}
-        return {p: Fraction(-by_player[p].seed_key) for p in group}
-
-    def order(group: list[PlayerId], start: int) -> tuple[list[PlayerId], list[Criterion]]:
-        if len(group) == 1:
-            return group, []
-        for criterion in _CHAIN[start:]:
-            vals = values(criterion, group)
-            if vals is None:
-                continue
-            # Places (previous final, qualification) are columns of their own; record the rest.
-            if criterion in _RECORDED:
-                among = tuple(sorted(group, key=lambda p: by_player[p].seed_key))
-                for p in group:
-                    steps[p].append(TiebreakValue(criterion, vals[p], among))
-            levels = sorted(set(vals.values()), reverse=True)
-            if len(levels) == 1:
-                continue
-            ranked: list[PlayerId] = []
-            bounds: list[Criterion] = []
-            for i, level in enumerate(levels):
-                bucket = sorted(
-                    (p for p in group if vals[p] == level), key=lambda p: by_player[p].seed_key
-                )
-                if i:
-                    bounds.append(criterion)
-                sub, sub_bounds = order(bucket, _RESTART)
-                ranked += sub
-                bounds += sub_bounds
-            return ranked, bounds
-        # Qualification places and seeded roles are distinct, so the chain always decides.
-        raise AssertionError("tiebreak chain left a tie")  # pragma: no cover
-
-    start_group = sorted(ids, key=lambda p: by_player[p].seed_key)
-    ranked, bounds = order(start_group, 0) if start_group else ([], [])
-    rows: list[StandingRow] = []
-    for i, p in enumerate(ranked):
-        entry = by_player[p]
-        rows.append(
-            StandingRow(
-                rank=i + 1,
-                player=p,
-                match_points=mp[p],
-                game_points=gp[p],
-                matches_played=played[p],
-                previous_final_place=final_place.get(p),
-                qualification_place=entry.qualification_place,
-                seeded=entry.seeded,
-                tiebreaks=tuple(steps[p]),
-                separated_by=bounds[i] if i < len(bounds) else None,
-            )
-        )
-    return tuple(rows)
 
 
 def candidates_format(ruleset: Ruleset) -> MatchFormat:

@@ -397,45 +397,68 @@ def rebuild_after_withdrawal(bracket: Bracket, player: PlayerId) -> Rebuild:
     for index, result in enumerate(bracket.results):
         if result is None or player not in (result.winner, result.loser):
             continue
-        finals_slot = Slot.FINAL if player == result.winner else Slot.THIRD_PLACE
-        if bracket.winner_of(finals_slot) is not None:
-            raise KnockoutError(
-                KnockoutErrorReason.ALREADY_DECIDED,
-                f"The {finals_slot.value} match of {player} is already decided; a TD settles"
-                " the placement by hand.",
-            )
-        # Players who already moved up sit in a result, not in the semifinal pairings.
-        in_knockout = {p for pairing in bracket.semifinals for p in pairing.players} | {
-            p for r in bracket.results if r is not None for p in (r.winner, r.loser)
-        }
-        replacement = next(
-            (p for p in pool if p not in in_knockout and p not in withdrawn and p != player),
-            None,
+        return _move_up_to_finals(
+            bracket, player, pool=pool, index=index, result=result, withdrawn=withdrawn
         )
-        if replacement is None:
-            raise KnockoutError(
-                KnockoutErrorReason.NO_REPLACEMENT,
-                f"No player is left in the pool of {player} to move up.",
-            )
-        if player == result.winner:
-            new_result = SemifinalResult(winner=result.loser, loser=replacement)
-            moved: tuple[PlayerId, ...] = (result.loser, replacement)
-        else:
-            new_result = SemifinalResult(winner=result.winner, loser=replacement)
-            moved = (replacement,)
-        results = list(bracket.results)
-        results[index] = new_result
-        new = replace(bracket, results=(results[0], results[1]), withdrawn=withdrawn)
-        changed = tuple(
-            slot
-            for slot, before, after in (
-                (Slot.FINAL, bracket.final, new.final),
-                (Slot.THIRD_PLACE, bracket.third_place, new.third_place),
-            )
-            if before is not None and after != before
-        )
-        return Rebuild(new, changed, moved)
+    return _pair_semifinals_again(bracket, player, withdrawn=withdrawn)
 
+
+def _move_up_to_finals(
+    bracket: Bracket,
+    player: PlayerId,
+    *,
+    pool: tuple[PlayerId, ...],
+    index: int,
+    result: SemifinalResult,
+    withdrawn: tuple[PlayerId, ...],
+) -> Rebuild:
+    """Rules 8.iv: ``player``, in semifinal ``result`` (the ``index``-th), leaves the final
+    matches; the player they beat, or their pool's best player left, moves up."""
+    finals_slot = Slot.FINAL if player == result.winner else Slot.THIRD_PLACE
+    if bracket.winner_of(finals_slot) is not None:
+        raise KnockoutError(
+            KnockoutErrorReason.ALREADY_DECIDED,
+            f"The {finals_slot.value} match of {player} is already decided; a TD settles"
+            " the placement by hand.",
+        )
+    # Players who already moved up sit in a result, not in the semifinal pairings.
+    in_knockout = {p for pairing in bracket.semifinals for p in pairing.players} | {
+        p for r in bracket.results if r is not None for p in (r.winner, r.loser)
+    }
+    replacement = next(
+        (p for p in pool if p not in in_knockout and p not in withdrawn and p != player),
+        None,
+    )
+    if replacement is None:
+        raise KnockoutError(
+            KnockoutErrorReason.NO_REPLACEMENT,
+            f"No player is left in the pool of {player} to move up.",
+        )
+    if player == result.winner:
+        new_result = SemifinalResult(winner=result.loser, loser=replacement)
+        moved: tuple[PlayerId, ...] = (result.loser, replacement)
+    else:
+        new_result = SemifinalResult(winner=result.winner, loser=replacement)
+        moved = (replacement,)
+    results = list(bracket.results)
+    results[index] = new_result
+    new = replace(bracket, results=(results[0], results[1]), withdrawn=withdrawn)
+    changed = tuple(
+        slot
+        for slot, before, after in (
+            (Slot.FINAL, bracket.final, new.final),
+            (Slot.THIRD_PLACE, bracket.third_place, new.third_place),
+        )
+        if before is not None and after != before
+    )
+    return Rebuild(new, changed, moved)
+
+
+def _pair_semifinals_again(
+    bracket: Bracket, player: PlayerId, *, withdrawn: tuple[PlayerId, ...]
+) -> Rebuild:
+    """Rules 8.iii: the undecided semifinals paired again from the pools' orders without
+    ``player`` (only recorded when not in a semifinal)."""
     frozen = {
         pairing.slot: pairing
         for pairing, result in zip(bracket.semifinals, bracket.results, strict=True)
@@ -510,7 +533,7 @@ def next_week_pairing(match: Match) -> WeekPairing:
     return WeekPairing(match.black_first, match.white_first, match.week + 1)
 
 
-def knockout_state(  # noqa: C901 (rules 3.vii-3.viii's weeks, repeats and armageddon, one case each)
+def knockout_state(
     weeks: Sequence[tuple[Match, Iterable[Game]]],
     *,
     fmt: MatchFormat,
@@ -544,60 +567,83 @@ def knockout_state(  # noqa: C901 (rules 3.vii-3.viii's weeks, repeats and armag
         score = match_score(match, games)
         scores.append(score)
         outcome = match_outcome(score, fmt, week=match.week)
-        last = i == len(weeks)
-        if outcome in (Outcome.FIRST_WINS, Outcome.SECOND_WINS):
-            if not last:
-                raise KnockoutError(
-                    KnockoutErrorReason.BAD_WEEKS, f"The match was decided in week {i}."
-                )
-            if armageddon is not None:
-                raise KnockoutError(
-                    KnockoutErrorReason.ARMAGEDDON_NOT_DUE, "The match was decided without one."
-                )
-            first = outcome is Outcome.FIRST_WINS
-            winner = match.white_first if first else match.black_first
-            return KnockoutState(
-                KnockoutStatus.DECIDED, tuple(scores), winner, match.opponent_of(winner)
-            )
-        if outcome is Outcome.REPEAT:
-            if last:
-                if armageddon is not None:
-                    raise KnockoutError(
-                        KnockoutErrorReason.ARMAGEDDON_NOT_DUE,
-                        f"A tied week {i} is replayed next week before any armageddon.",
-                    )
-                return KnockoutState(KnockoutStatus.NEXT_WEEK, tuple(scores))
-            continue
-        if outcome is Outcome.ARMAGEDDON:
-            if not last:
-                raise KnockoutError(
-                    KnockoutErrorReason.BAD_WEEKS, f"Week {i} ends in armageddon, not a repeat."
-                )
-            if armageddon is None:
-                return KnockoutState(KnockoutStatus.ARMAGEDDON_DUE, tuple(scores))
-            if frozenset((armageddon.white, armageddon.black)) != players:
-                raise KnockoutError(
-                    KnockoutErrorReason.ARMAGEDDON_PLAYERS,
-                    f"Armageddon game {armageddon.id} is not between the two players.",
-                )
-            winner = armageddon_winner(armageddon)
-            return KnockoutState(
-                KnockoutStatus.DECIDED,
-                tuple(scores),
-                winner,
-                match.opponent_of(winner),
-                by_armageddon=True,
-            )
-        if outcome is Outcome.TIED:
-            raise KnockoutError(
-                KnockoutErrorReason.BAD_FORMAT,
-                "A knockout match format needs a tiebreak (armageddon or repeat).",
-            )
+        state = _week_state(
+            match, outcome, tuple(scores), last=i == len(weeks), armageddon=armageddon
+        )
+        if state is not None:
+            return state
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _week_state(
+    match: Match,
+    outcome: Outcome,
+    scores: tuple[MatchScore, ...],
+    *,
+    last: bool,
+    armageddon: Game | None,
+) -> KnockoutState | None:
+    """Where the match stands after week ``match.week``, whose ``outcome`` it was; ``None`` when
+    the week was tied and a later one follows. Raises :class:`KnockoutError` as
+    :func:`knockout_state` says."""
+    i = match.week
+    if outcome in (Outcome.FIRST_WINS, Outcome.SECOND_WINS):
         if not last:
-            raise KnockoutError(KnockoutErrorReason.BAD_WEEKS, f"Week {i} is not finished yet.")
+            raise KnockoutError(
+                KnockoutErrorReason.BAD_WEEKS, f"The match was decided in week {i}."
+            )
         if armageddon is not None:
             raise KnockoutError(
-                KnockoutErrorReason.ARMAGEDDON_NOT_DUE, "The match is still being played."
+                KnockoutErrorReason.ARMAGEDDON_NOT_DUE, "The match was decided without one."
             )
-        return KnockoutState(KnockoutStatus.IN_PROGRESS, tuple(scores))
-    raise AssertionError("unreachable")  # pragma: no cover
+        first = outcome is Outcome.FIRST_WINS
+        winner = match.white_first if first else match.black_first
+        return KnockoutState(KnockoutStatus.DECIDED, scores, winner, match.opponent_of(winner))
+    if outcome is Outcome.REPEAT:
+        if not last:
+            return None
+        if armageddon is not None:
+            raise KnockoutError(
+                KnockoutErrorReason.ARMAGEDDON_NOT_DUE,
+                f"A tied week {i} is replayed next week before any armageddon.",
+            )
+        return KnockoutState(KnockoutStatus.NEXT_WEEK, scores)
+    if outcome is Outcome.ARMAGEDDON:
+        if not last:
+            raise KnockoutError(
+                KnockoutErrorReason.BAD_WEEKS, f"Week {i} ends in armageddon, not a repeat."
+            )
+        return _armageddon_state(match, scores, armageddon)
+    if outcome is Outcome.TIED:
+        raise KnockoutError(
+            KnockoutErrorReason.BAD_FORMAT,
+            "A knockout match format needs a tiebreak (armageddon or repeat).",
+        )
+    if not last:
+        raise KnockoutError(KnockoutErrorReason.BAD_WEEKS, f"Week {i} is not finished yet.")
+    if armageddon is not None:
+        raise KnockoutError(
+            KnockoutErrorReason.ARMAGEDDON_NOT_DUE, "The match is still being played."
+        )
+    return KnockoutState(KnockoutStatus.IN_PROGRESS, scores)
+
+
+def _armageddon_state(
+    match: Match, scores: tuple[MatchScore, ...], armageddon: Game | None
+) -> KnockoutState:
+    """A last week that ends in armageddon: due, or decided by the armageddon game."""
+    if armageddon is None:
+        return KnockoutState(KnockoutStatus.ARMAGEDDON_DUE, scores)
+    if frozenset((armageddon.white, armageddon.black)) != frozenset(match.players):
+        raise KnockoutError(
+            KnockoutErrorReason.ARMAGEDDON_PLAYERS,
+            f"Armageddon game {armageddon.id} is not between the two players.",
+        )
+    winner = armageddon_winner(armageddon)
+    return KnockoutState(
+        KnockoutStatus.DECIDED,
+        scores,
+        winner,
+        match.opponent_of(winner),
+        by_armageddon=True,
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.core.errors import RulesError, Value, refusal
@@ -255,7 +256,7 @@ def _no_arguments(verb: str, rest: str, command: Command) -> Command:
 # --- the parser ----------------------------------------------------------------------------------
 
 
-def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: C901 (one case a command of the grammar)
+def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:
     """Read one command from a player's text.
 
     ``now`` resolves ``today``/``tomorrow``/weekday names; ``week`` picks the year and the weekday
@@ -278,94 +279,142 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
     rest = tail[0] if tail else ""
     verb = head.lower()
     words = rest.lower().split()
+    read = _READERS.get(verb)
+    if read is None:
+        raise _unknown_command(head)
+    return read(_Said(verb, rest, words, now, week))
 
-    if verb == "offer":
-        return Offer(parse_times(rest, now=now, week=week))
-    if verb == "accept":
-        if words == ["change"]:
-            return AcceptChange()
-        if not words:
-            raise _error(
-                CommandErrorReason.MISSING_ARGUMENT,
-                N_(
-                    "Accept which offer? Send `accept 2` (the number in `status`) "
-                    "or `accept thu 18:00`."
-                ),
-            )
-        if words[0] == "offer":
-            words = words[1:]
-            rest = re.sub(r"^\s*offer\b", "", rest, flags=re.IGNORECASE)
-        if len(words) == 1 and re.fullmatch(r"#?\d+", words[0], re.ASCII):
-            return Accept(index=_parse_index(verb, words))
-        return Accept(time=parse_one_time(verb, rest, now=now, week=week))
-    if verb == "withdraw":
-        if words == ["change"]:
-            return DeclineChange()
-        if words and words[0] == "offer":
-            words = words[1:]
-        if not words:
-            raise _error(
-                CommandErrorReason.MISSING_ARGUMENT,
-                N_("Withdraw which offer? Send `withdraw offer 1` (the number in `status`)."),
-            )
-        return WithdrawOffer(_parse_index(verb, words))
-    if verb == "change":
-        return ProposeChange(parse_one_time(verb, rest, now=now, week=week))
-    if verb == "decline":
-        if words != ["change"]:
-            raise _error(
-                CommandErrorReason.MISSING_ARGUMENT,
-                N_("Send `decline change` to refuse a proposed new time."),
-            )
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """The words after a command's verb, and what its times are read against."""
+
+    verb: str
+    rest: str
+    words: list[str]
+    now: dt.datetime
+    week: MatchWeek
+
+
+def _read_offer(said: _Said) -> Command:
+    return Offer(parse_times(said.rest, now=said.now, week=said.week))
+
+
+def _read_accept(said: _Said) -> Command:
+    rest, words = said.rest, said.words
+    if words == ["change"]:
+        return AcceptChange()
+    if not words:
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT,
+            N_(
+                "Accept which offer? Send `accept 2` (the number in `status`) "
+                "or `accept thu 18:00`."
+            ),
+        )
+    if words[0] == "offer":
+        words = words[1:]
+        rest = re.sub(r"^\s*offer\b", "", rest, flags=re.IGNORECASE)
+    if len(words) == 1 and re.fullmatch(r"#?\d+", words[0], re.ASCII):
+        return Accept(index=_parse_index(said.verb, words))
+    return Accept(time=parse_one_time(said.verb, rest, now=said.now, week=said.week))
+
+
+def _read_withdraw(said: _Said) -> Command:
+    words = said.words
+    if words == ["change"]:
         return DeclineChange()
-    if verb == "choose":
-        return ChooseTime(parse_one_time(verb, rest, now=now, week=week))
-    if verb == "status":
-        return _no_arguments(verb, rest, Status())
-    if verb == "help":
-        if not words:
-            return Help()
-        topic = words[0]
-        if len(words) > 1 or topic not in HELP_TOPICS:
-            raise _error(
-                CommandErrorReason.UNKNOWN_COMMAND,
-                N_("No help on that; topics: %(topics)s."),
-                topics=", ".join(sorted(HELP_TOPICS)),
-            )
-        return Help(topic)
-    if verb == "claim":
-        if words != ["win"]:
-            raise _error(
-                CommandErrorReason.MISSING_ARGUMENT, N_("To claim the match send `claim win`.")
-            )
-        return ClaimWin()
-    if verb == "break":
-        return _no_arguments(verb, rest, Break())
-    if verb == "report":
-        body = " ".join(rest.split())
-        if not body:
-            raise _error(
-                CommandErrorReason.MISSING_ARGUMENT,
-                N_("Write what you want to tell the TDs after `report`; it stays private."),
-            )
-        return Report(body)
-    if verb == "bid":
-        m = re.fullmatch(r"(\d{1,2}):(\d{2})", "".join(words), re.ASCII)
-        if m is None or int(m.group(2)) > 59 or int(m.group(1)) * 60 + int(m.group(2)) == 0:
-            raise _error(
-                CommandErrorReason.BAD_BID,
-                N_("Write your bid as minutes:seconds for White, e.g. `bid 1:30`."),
-            )
-        return Bid(int(m.group(1)) * 60 + int(m.group(2)))
-    if verb == "rps":
-        hands = {hand.value: hand for hand in Hand}
-        if len(words) != 1 or words[0] not in hands:
-            raise _error(
-                CommandErrorReason.BAD_HAND, N_("Send `rps rock`, `rps paper` or `rps scissors`.")
-            )
-        return Rps(hands[words[0]])
+    if words and words[0] == "offer":
+        words = words[1:]
+    if not words:
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT,
+            N_("Withdraw which offer? Send `withdraw offer 1` (the number in `status`)."),
+        )
+    return WithdrawOffer(_parse_index(said.verb, words))
+
+
+def _read_change(said: _Said) -> Command:
+    return ProposeChange(parse_one_time(said.verb, said.rest, now=said.now, week=said.week))
+
+
+def _read_decline(said: _Said) -> Command:
+    if said.words != ["change"]:
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT,
+            N_("Send `decline change` to refuse a proposed new time."),
+        )
+    return DeclineChange()
+
+
+def _read_choose(said: _Said) -> Command:
+    return ChooseTime(parse_one_time(said.verb, said.rest, now=said.now, week=said.week))
+
+
+def _read_status(said: _Said) -> Command:
+    return _no_arguments(said.verb, said.rest, Status())
+
+
+def _read_help(said: _Said) -> Command:
+    words = said.words
+    if not words:
+        return Help()
+    topic = words[0]
+    if len(words) > 1 or topic not in HELP_TOPICS:
+        raise _error(
+            CommandErrorReason.UNKNOWN_COMMAND,
+            N_("No help on that; topics: %(topics)s."),
+            topics=", ".join(sorted(HELP_TOPICS)),
+        )
+    return Help(topic)
+
+
+def _read_claim(said: _Said) -> Command:
+    if said.words != ["win"]:
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT, N_("To claim the match send `claim win`.")
+        )
+    return ClaimWin()
+
+
+def _read_break(said: _Said) -> Command:
+    return _no_arguments(said.verb, said.rest, Break())
+
+
+def _read_report(said: _Said) -> Command:
+    body = " ".join(said.rest.split())
+    if not body:
+        raise _error(
+            CommandErrorReason.MISSING_ARGUMENT,
+            N_("Write what you want to tell the TDs after `report`; it stays private."),
+        )
+    return Report(body)
+
+
+def _read_bid(said: _Said) -> Command:
+    m = re.fullmatch(r"(\d{1,2}):(\d{2})", "".join(said.words), re.ASCII)
+    if m is None or int(m.group(2)) > 59 or int(m.group(1)) * 60 + int(m.group(2)) == 0:
+        raise _error(
+            CommandErrorReason.BAD_BID,
+            N_("Write your bid as minutes:seconds for White, e.g. `bid 1:30`."),
+        )
+    return Bid(int(m.group(1)) * 60 + int(m.group(2)))
+
+
+def _read_rps(said: _Said) -> Command:
+    words = said.words
+    hands = {hand.value: hand for hand in Hand}
+    if len(words) != 1 or words[0] not in hands:
+        raise _error(
+            CommandErrorReason.BAD_HAND, N_("Send `rps rock`, `rps paper` or `rps scissors`.")
+        )
+    return Rps(hands[words[0]])
+
+
+def _unknown_command(head: str) -> RulesError:
+    """The refusal of a text whose first word ``head`` is no verb of the grammar."""
     shown = head if len(head) <= 20 else head[:20] + "…"
-    raise _error(
+    return _error(
         CommandErrorReason.UNKNOWN_COMMAND,
         N_(
             "I don't know the command '%(command)s'. Commands: %(verbs)s; send `help` for examples."
@@ -373,3 +422,21 @@ def parse(text: str, *, now: dt.datetime, week: MatchWeek) -> Command:  # noqa: 
         command=shown,
         verbs=", ".join(sorted(VERBS)),
     )
+
+
+_READERS: dict[str, Callable[[_Said], Command]] = {
+    "offer": _read_offer,
+    "accept": _read_accept,
+    "withdraw": _read_withdraw,
+    "change": _read_change,
+    "decline": _read_decline,
+    "choose": _read_choose,
+    "status": _read_status,
+    "help": _read_help,
+    "claim": _read_claim,
+    "break": _read_break,
+    "report": _read_report,
+    "bid": _read_bid,
+    "rps": _read_rps,
+}
+"""Each verb's reader of the words after it."""

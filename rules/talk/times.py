@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rules.core.errors import RulesError, Value, refusal
 from rules.core.words import N_, Words
@@ -356,114 +356,135 @@ def _hour_12(hour: int, minute: int, meridiem: str, shown: str) -> dt.time:
     return dt.time(hour, minute)
 
 
-def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.datetime:  # noqa: C901 (the time grammar's token cases, one each)
-    """One time such as ``thu 18:00`` or ``14 oct 6pm utc``."""
-    shown = item.strip()
-    tokens = _tokens(item)
-    dates: list[dt.date] = []
-    times: list[dt.time] = []
-    weekdays: list[int] = []
-    months: list[int] = []
-    numbers: list[_Token] = []
-    zone: tuple[str, int] | None = None  # (label as typed, minutes east of UTC)
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        meridiem = nxt.text if nxt is not None and nxt.kind == "word" else ""
-        if tok.kind == "iso":
-            y, m, d = (int(p) for p in tok.text.split("-"))
-            dates.append(_make_date(y, m, d, tok.text))
-        elif tok.kind == "numdate":
-            dates.append(_numeric_date(tok.text, week))
-        elif tok.kind == "clock":
-            hour, minute = (int(p) for p in tok.text.split(":"))
-            if minute > 59:
-                raise _error(
-                    CommandErrorReason.BAD_TIME,
-                    N_("%(shown)s is not a time of day."),
-                    shown=tok.text,
-                )
-            if meridiem in ("am", "pm"):
-                times.append(_hour_12(hour, minute, meridiem, f"{tok.text} {meridiem}"))
-                i += 1
-            else:
-                if hour > 23:
-                    raise _error(
-                        CommandErrorReason.BAD_TIME,
-                        N_("%(shown)s is not a time of day; use 00:00 to 23:59."),
-                        shown=tok.text,
-                    )
-                times.append(dt.time(hour, minute))
-        elif tok.kind == "num" and tok.value in ("am", "pm"):
-            times.append(_hour_12(int(tok.text), 0, tok.value, tok.text + tok.value))
-        elif tok.kind == "num" and meridiem in ("am", "pm") and not tok.value:
-            times.append(_hour_12(int(tok.text), 0, meridiem, f"{tok.text} {meridiem}"))
-            i += 1
-        elif tok.kind == "num":
-            numbers.append(tok)
-        elif tok.kind == "offset":
-            prev = tokens[i - 1] if i > 0 else None
-            follows_time = prev is not None and (
-                prev.kind == "clock"
-                or (prev.kind == "num" and prev.value in ("am", "pm"))
-                or (prev.kind == "word" and prev.text in (*_UTC_WORDS, "am", "pm"))
-            )
-            if not follows_time:
-                raise _error(
-                    CommandErrorReason.UNRECOGNISED_WORD,
-                    N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
-                    word=tok.text,
-                    shown=shown,
-                    forms=_forms,
-                )
-            minutes = _offset_minutes(tok.text)
-            label = tok.text
-            if prev is not None and prev.kind == "word" and prev.text in _UTC_WORDS:
-                label = f"{prev.text.upper()}{tok.text}"
-            zone = (label, minutes)
-        elif tok.kind == "word":
-            word = tok.text
-            if word in _WEEKDAYS:
-                weekdays.append(_WEEKDAYS[word])
-            elif word in _MONTHS:
-                months.append(_MONTHS[word])
-            elif word == "today":
-                dates.append(now.astimezone(UTC).date())
-            elif word == "tomorrow":
-                dates.append(now.astimezone(UTC).date() + dt.timedelta(days=1))
-            elif word in _UTC_WORDS:
-                if zone is None:
-                    zone = (word.upper(), 0)
-            elif word in _ZONES:
-                zone = (word.upper(), _ZONES[word])
-            elif word in _FILLER:
-                pass
-            elif word in ("am", "pm"):
-                raise _error(
-                    CommandErrorReason.BAD_TIME,
-                    N_("'%(word)s' in '%(shown)s' must follow an hour, as in 6pm or 6:30 pm."),
-                    word=word,
-                    shown=shown,
-                )
-            else:
-                raise _error(
-                    CommandErrorReason.UNRECOGNISED_WORD,
-                    N_("I don't understand '%(word)s' in '%(shown)s'; %(forms)s."),
-                    word=word,
-                    shown=shown,
-                    forms=_forms,
-                )
-        else:
-            raise _error(
-                CommandErrorReason.UNRECOGNISED_WORD,
-                N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
-                word=tok.text,
-                shown=shown,
-                forms=_forms,
-            )
-        i += 1
+@dataclass(slots=True)
+class _Parts:
+    """What one time item names, read token by token (see :func:`_parse_time_item`)."""
 
+    shown: str
+    dates: list[dt.date] = field(default_factory=list)
+    times: list[dt.time] = field(default_factory=list)
+    weekdays: list[int] = field(default_factory=list)
+    months: list[int] = field(default_factory=list)
+    numbers: list[_Token] = field(default_factory=list)
+    zone: tuple[str, int] | None = None  # (label as typed, minutes east of UTC)
+
+
+def _clock_time(tok: _Token, meridiem: str) -> dt.time:
+    """A clock token such as ``18:00``, or ``6:30`` when followed by ``meridiem`` am or pm."""
+    hour, minute = (int(p) for p in tok.text.split(":"))
+    if minute > 59:
+        raise _error(
+            CommandErrorReason.BAD_TIME,
+            N_("%(shown)s is not a time of day."),
+            shown=tok.text,
+        )
+    if meridiem in ("am", "pm"):
+        return _hour_12(hour, minute, meridiem, f"{tok.text} {meridiem}")
+    if hour > 23:
+        raise _error(
+            CommandErrorReason.BAD_TIME,
+            N_("%(shown)s is not a time of day; use 00:00 to 23:59."),
+            shown=tok.text,
+        )
+    return dt.time(hour, minute)
+
+
+def _offset_zone(prev: _Token | None, tok: _Token, shown: str) -> tuple[str, int]:
+    """The zone of an offset token such as ``+02:00``, which must follow a time or ``utc``."""
+    follows_time = prev is not None and (
+        prev.kind == "clock"
+        or (prev.kind == "num" and prev.value in ("am", "pm"))
+        or (prev.kind == "word" and prev.text in (*_UTC_WORDS, "am", "pm"))
+    )
+    if not follows_time:
+        raise _error(
+            CommandErrorReason.UNRECOGNISED_WORD,
+            N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
+            word=tok.text,
+            shown=shown,
+            forms=_forms,
+        )
+    minutes = _offset_minutes(tok.text)
+    label = tok.text
+    if prev is not None and prev.kind == "word" and prev.text in _UTC_WORDS:
+        label = f"{prev.text.upper()}{tok.text}"
+    return (label, minutes)
+
+
+def _read_word(word: str, parts: _Parts, *, now: dt.datetime) -> None:
+    """A weekday, month, ``today``/``tomorrow``, zone or filler word into ``parts``."""
+    if word in _WEEKDAYS:
+        parts.weekdays.append(_WEEKDAYS[word])
+    elif word in _MONTHS:
+        parts.months.append(_MONTHS[word])
+    elif word == "today":
+        parts.dates.append(now.astimezone(UTC).date())
+    elif word == "tomorrow":
+        parts.dates.append(now.astimezone(UTC).date() + dt.timedelta(days=1))
+    elif word in _UTC_WORDS:
+        if parts.zone is None:
+            parts.zone = (word.upper(), 0)
+    elif word in _ZONES:
+        parts.zone = (word.upper(), _ZONES[word])
+    elif word in _FILLER:
+        pass
+    elif word in ("am", "pm"):
+        raise _error(
+            CommandErrorReason.BAD_TIME,
+            N_("'%(word)s' in '%(shown)s' must follow an hour, as in 6pm or 6:30 pm."),
+            word=word,
+            shown=parts.shown,
+        )
+    else:
+        raise _error(
+            CommandErrorReason.UNRECOGNISED_WORD,
+            N_("I don't understand '%(word)s' in '%(shown)s'; %(forms)s."),
+            word=word,
+            shown=parts.shown,
+            forms=_forms,
+        )
+
+
+def _read_token(
+    tokens: list[_Token], i: int, parts: _Parts, *, now: dt.datetime, week: MatchWeek
+) -> int:
+    """``tokens[i]`` read into ``parts``: how many tokens it took (2 for an hour and its am/pm)."""
+    tok = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    meridiem = nxt.text if nxt is not None and nxt.kind == "word" else ""
+    if tok.kind == "iso":
+        y, m, d = (int(p) for p in tok.text.split("-"))
+        parts.dates.append(_make_date(y, m, d, tok.text))
+    elif tok.kind == "numdate":
+        parts.dates.append(_numeric_date(tok.text, week))
+    elif tok.kind == "clock":
+        parts.times.append(_clock_time(tok, meridiem))
+        return 2 if meridiem in ("am", "pm") else 1
+    elif tok.kind == "num" and tok.value in ("am", "pm"):
+        parts.times.append(_hour_12(int(tok.text), 0, tok.value, tok.text + tok.value))
+    elif tok.kind == "num" and meridiem in ("am", "pm") and not tok.value:
+        parts.times.append(_hour_12(int(tok.text), 0, meridiem, f"{tok.text} {meridiem}"))
+        return 2
+    elif tok.kind == "num":
+        parts.numbers.append(tok)
+    elif tok.kind == "offset":
+        parts.zone = _offset_zone(tokens[i - 1] if i > 0 else None, tok, parts.shown)
+    elif tok.kind == "word":
+        _read_word(tok.text, parts, now=now)
+    else:
+        raise _error(
+            CommandErrorReason.UNRECOGNISED_WORD,
+            N_("I can't read '%(word)s' in '%(shown)s'; %(forms)s."),
+            word=tok.text,
+            shown=parts.shown,
+            forms=_forms,
+        )
+    return 1
+
+
+def _read_numbers(parts: _Parts, week: MatchWeek) -> None:
+    """A month name with its day (and year) numbers, as a date; numbers without one refused."""
+    shown, months, numbers = parts.shown, parts.months, parts.numbers
     if months:
         if len(months) > 1:
             raise _error(
@@ -484,9 +505,9 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
         month, day = months[0], int(days[0].text)
         label = f"{day} {_month_abbr(month)}"
         if years:
-            dates.append(_make_date(int(years[0].text), month, day, label))
+            parts.dates.append(_make_date(int(years[0].text), month, day, label))
         else:
-            dates.append(_infer_year(month, day, week, label))
+            parts.dates.append(_infer_year(month, day, week, label))
     elif numbers:
         raise _error(
             CommandErrorReason.UNRECOGNISED_WORD,
@@ -498,6 +519,10 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
             shown=shown,
         )
 
+
+def _day_and_time(parts: _Parts, *, now: dt.datetime, week: MatchWeek) -> tuple[dt.date, dt.time]:
+    """The one date (a weekday's inside the match week) and the one time ``parts`` name."""
+    shown, dates, times, weekdays = parts.shown, parts.dates, parts.times, parts.weekdays
     if len(weekdays) > 1:
         raise _error(
             CommandErrorReason.TWO_DATES,
@@ -551,7 +576,11 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
             shown=shown,
             forms=_forms,
         )
-    when = dt.datetime.combine(dates[0], times[0], tzinfo=UTC)
+    return dates[0], times[0]
+
+
+def _check_utc(when: dt.datetime, zone: tuple[str, int] | None) -> None:
+    """Refuses a time given in a zone other than UTC, naming its UTC equivalent (rules 5.3)."""
     if zone is not None and zone[1] != 0:
         zone_text, minutes = zone
         in_utc = when - dt.timedelta(minutes=minutes)
@@ -576,6 +605,19 @@ def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.date
             zone=zone[0],
             utc=format_time(when),
         )
+
+
+def _parse_time_item(item: str, *, now: dt.datetime, week: MatchWeek) -> dt.datetime:
+    """One time such as ``thu 18:00`` or ``14 oct 6pm utc``."""
+    parts = _Parts(item.strip())
+    tokens = _tokens(item)
+    i = 0
+    while i < len(tokens):
+        i += _read_token(tokens, i, parts, now=now, week=week)
+    _read_numbers(parts, week)
+    day, time = _day_and_time(parts, now=now, week=week)
+    when = dt.datetime.combine(day, time, tzinfo=UTC)
+    _check_utc(when, parts.zone)
     return when
 
 

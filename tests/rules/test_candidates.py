@@ -17,7 +17,6 @@ from rules.core.scoring import Outcome
 from rules.stages.candidates import (
     CandidatesError,
     CandidatesErrorReason,
-    Criterion,
     MatchResult,
     Pool,
     PoolEntry,
@@ -27,11 +26,11 @@ from rules.stages.candidates import (
     berger_rounds,
     disregard_withdrawn,
     pool_schedule,
-    pool_standings,
     qualifiers_needed,
     result_of,
 )
 from rules.stages.crosstable import crosstable
+from rules.stages.pool_standings import Criterion, pool_standings
 from tests.rules.stage_helpers import games_for, make_match, pid, res
 
 R = DEFAULT_RULESET

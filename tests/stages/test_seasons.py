@@ -22,7 +22,7 @@ from bot.runtime.clock import FakeClock
 from bot.service.registration import AccountRecord, Registration
 from bot.service.seasons import season_config
 from bot.views.candidates import pool_tables
-from rules.stages.candidates import Criterion
+from rules.stages.pool_standings import Criterion
 from storage import migrate
 from storage.db import Database
 from storage.models import MatchRow

@@ -29,7 +29,7 @@ from rules.core.model import PlayerId, normalise_username
 from rules.core.ruleset import StageKind
 from rules.core.scoring import Outcome, format_points
 from rules.core.states import DecidedBy, MatchState, PlayerStatus, RoundState
-from rules.stages.candidates import Pool, StandingRow
+from rules.stages.candidates import Pool
 from rules.stages.formats import PlacementStage, stage_format, stage_title
 from rules.stages.knockout import (
     Bracket,
@@ -37,6 +37,7 @@ from rules.stages.knockout import (
     KnockoutErrorReason,
     rebuild_after_withdrawal,
 )
+from rules.stages.pool_standings import StandingRow
 from rules.stages.qualification import Adjudication, Exit, ExitKind, ResultKind, exit_report
 from rules.swiss.tiebreaks import Standings
 from rules.talk import conduct as talk
