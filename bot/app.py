@@ -654,10 +654,9 @@ class Service:
     async def _games_first(self) -> None:
         """Before each deadline fires: the games the stream read are stored first (a burst's
         rows do not wait for what the first of them caused), for at most
-        :data:`GAMES_FIRST_SECONDS` (a stream that never pauses starves no deadline)."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(GAMES_FIRST_SECONDS):
-                await self.watcher.idle.wait()
+        :data:`GAMES_FIRST_SECONDS` once a busy spell of the watcher (a stream that never
+        pauses, or a game held by lila's rate limit, holds up one deadline, not each)."""
+        await self.watcher.settled(GAMES_FIRST_SECONDS)
 
     def _taken(self, game: Game, changed: bool, began: float, began_cpu: float) -> None:
         """A game's transaction committed: the loops woken if it changed state (a batch's

@@ -224,8 +224,13 @@ class GameWatcher:
         """Set while every stream is open (tests wait on it before making a game start)."""
         self.idle = asyncio.Event()
         """Set while no game read from the streams waits to be taken nor is being taken (the
-        deadline runner lets a burst's games be stored before it fires what they caused)."""
+        deadline runner lets a burst's games be stored before it fires what they caused:
+        :meth:`settled`)."""
         self.idle.set()
+        self._spell = 0
+        """How many times the watcher went from idle to busy (the busy spell's number)."""
+        self._waited_out = -1
+        """The busy spell :meth:`settled` waited its longest for already."""
 
     # --- control -------------------------------------------------------------------------
 
@@ -295,6 +300,20 @@ class GameWatcher:
                 await asyncio.gather(drain, return_exceptions=True)
             if owned:
                 await session.close()
+
+    async def settled(self, longest: float) -> None:
+        """Until no game read from the streams waits to be taken (the deadline runner lets a
+        burst's games be stored before it fires what the first of them caused), at most
+        ``longest`` seconds once a busy spell: a spell that outlasts it (a game whose export
+        lila's rate limit holds, say) holds up no later deadline."""
+        if self.idle.is_set() or self._waited_out == self._spell:
+            return
+        spell = self._spell
+        try:
+            async with asyncio.timeout(longest):
+                await self.idle.wait()
+        except TimeoutError:
+            self._waited_out = spell
 
     async def _plan_streams(self) -> list[_Stream]:
         pairs: list[Pair] = []
@@ -470,7 +489,9 @@ class GameWatcher:
         """A game read from a stream: :meth:`_drain` hands it over after those read before it
         (the reader reads on meanwhile, so a burst of game ends makes one batch)."""
         self._arrived.append(game)
-        self.idle.clear()
+        if self.idle.is_set():
+            self._spell += 1
+            self.idle.clear()
         self._arrival.set()
 
     async def _drain(self) -> None:

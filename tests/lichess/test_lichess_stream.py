@@ -6,7 +6,7 @@ import asyncio
 import collections
 import contextlib
 import datetime as dt
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
 import pytest
 from hypothesis import given
@@ -68,7 +68,7 @@ async def watching(watcher: GameWatcher) -> AsyncIterator[GameWatcher]:
 def make_watcher(
     client: LichessClient,
     clock: FakeClock,
-    inbox: Inbox,
+    inbox: Callable[[Game], Awaitable[None]],
     players: Iterable[PlayerId] = (ALICE, BOB),
     pairs: tuple[tuple[PlayerId, PlayerId], ...] = ((ALICE, BOB),),
     **kwargs: object,
@@ -497,3 +497,46 @@ async def test_a_game_taken_when_the_watcher_stops_is_taken_when_it_runs_again(
         await inbox.wait_for(second.id, GameStatus.DRAW)
     assert taken.count((first.id, GameStatus.RESIGN)) == 1
     assert taken.count((second.id, GameStatus.DRAW)) == 1
+
+
+async def test_the_runner_waits_for_a_busy_watcher_once_a_spell_not_before_every_deadline(
+    client: LichessClient, state: SandboxState, clock: FakeClock
+) -> None:
+    """``settled`` lets a burst's games be stored before the deadline runner fires what they
+    caused, but a game held longer than its wait (an export behind lila's rate limit) holds
+    up one deadline of that busy spell, not every one after it."""
+    inbox = Inbox()
+    entered = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held(game: Game) -> None:
+        entered.set()
+        await release.wait()  # this game's intake waits, as behind a rate-limited export
+        await inbox(game)
+
+    async with watching(make_watcher(client, clock, held)) as watcher:
+        assert watcher.idle.is_set()
+        await watcher.settled(3600)  # nothing read: no wait at all
+        game = state.start_game(white="Alice", black="Bob")
+        await asyncio.wait_for(entered.wait(), HANG)
+        assert not watcher.idle.is_set()
+        await watcher.settled(0)  # the spell's one wait, run out
+        # the same spell again: no wait (a wait of an hour would hang the test)
+        await asyncio.wait_for(watcher.settled(3600), HANG)
+        assert not release.is_set()
+        assert not watcher.idle.is_set()
+        release.set()
+        await inbox.wait_for(game.id, GameStatus.STARTED)
+        await asyncio.wait_for(watcher.idle.wait(), HANG)
+        # a new spell: the wait holds until its games are taken
+        release.clear()
+        entered.clear()
+        state.finish_game(game.id, status="draw")
+        await asyncio.wait_for(entered.wait(), HANG)
+        waiting = asyncio.create_task(watcher.settled(3600))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not waiting.done()
+        release.set()
+        await asyncio.wait_for(waiting, HANG)
+        assert inbox.events(game.id) == [GameStatus.STARTED, GameStatus.DRAW]
