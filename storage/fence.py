@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from storage.models import DeadlineRow, OutboxRow, OutboxStatus
 from storage.models_ops import LeadershipRow
-from storage.repositories import _DEADLINE_CLAIM_NEXT
+from storage.repositories import _DEADLINE_CLAIM_NEXT, _DEADLINE_CLAIM_ROW
 
 __all__ = ["LEADERSHIP_ID", "Claims", "Deposed", "Fence"]
 
@@ -54,18 +54,7 @@ def _current(epoch: ColumnElement[int] | int) -> ColumnElement[bool]:
 
 _CLAIM_NEXT_FENCED = _DEADLINE_CLAIM_NEXT.where(_current(bindparam("epoch")))
 
-_CLAIM_ROW = (
-    update(DeadlineRow)
-    .where(
-        DeadlineRow.id == bindparam("row_id"),
-        DeadlineRow.fired_at.is_(None),
-        DeadlineRow.cancelled_at.is_(None),
-    )
-    .values(fired_at=bindparam("fired_at"))
-    .returning(DeadlineRow)
-    .execution_options(synchronize_session=False)
-)
-_CLAIM_ROW_FENCED = _CLAIM_ROW.where(_current(bindparam("epoch")))
+_CLAIM_ROW_FENCED = _DEADLINE_CLAIM_ROW.where(_current(bindparam("epoch")))
 
 _CLAIM_OUTBOX = (
     update(OutboxRow)
@@ -154,7 +143,7 @@ class Claims:
         already, or another process leads)."""
         values: dict[str, object] = {"row_id": row_id, "fired_at": now}
         if self._fence.epoch is None:
-            result = await self._session.execute(_CLAIM_ROW, values)
+            result = await self._session.execute(_DEADLINE_CLAIM_ROW, values)
         else:
             result = await self._session.execute(
                 _CLAIM_ROW_FENCED, {**values, "epoch": self._fence.epoch}

@@ -13,16 +13,12 @@ from storage.repositories import _Repository
 __all__ = ["OutboxRepository"]
 
 _OUTBOX_KEY_TAKEN = select(OutboxRow.id).where(OutboxRow.dedupe_key == bindparam("key")).limit(1)
-_OUTBOX_DUE = (
-    select(OutboxRow)
-    .where(
-        OutboxRow.status == OutboxStatus.PENDING,
-        OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
-        or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= bindparam("now")),
-    )
-    .order_by(OutboxRow.id)
-    .limit(bindparam("limit"))
+_DUE = (
+    OutboxRow.status == OutboxStatus.PENDING,
+    OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
+    or_(OutboxRow.next_attempt_at.is_(None), OutboxRow.next_attempt_at <= bindparam("now")),
 )
+_OUTBOX_DUE = select(OutboxRow).where(*_DUE).order_by(OutboxRow.id).limit(bindparam("limit"))
 _OUTBOX_MARK_SENT = (
     update(OutboxRow)
     .where(
@@ -41,6 +37,18 @@ _OUTBOX_NEXT_RETRY = select(func.min(OutboxRow.next_attempt_at)).where(
     OutboxRow.kind.in_(bindparam("kinds", expanding=True)),
 )
 _OUTBOX_NEXT_AFTER = _OUTBOX_NEXT_RETRY.where(OutboxRow.next_attempt_at > bindparam("now"))
+# What is due and when the first message not yet due is, in one statement: the earliest later
+# time (a one-row aggregate) joined to the due rows, so that it comes back when none is due.
+_LATER = _OUTBOX_NEXT_AFTER.with_only_columns(
+    func.min(OutboxRow.next_attempt_at).label("later")
+).subquery("later")
+_OUTBOX_DUE_AND_LATER = (
+    select(OutboxRow, _LATER.c.later)
+    .select_from(_LATER)
+    .outerjoin(OutboxRow, and_(*_DUE))
+    .order_by(OutboxRow.id)
+    .limit(bindparam("limit"))
+)
 
 
 class OutboxRepository(_Repository):
@@ -93,6 +101,18 @@ class OutboxRepository(_Repository):
             _OUTBOX_DUE, {"now": now, "kinds": list(kinds), "limit": limit}
         )
         return result.scalars().all()
+
+    async def due_and_later(
+        self, now: dt.datetime, *, kinds: Sequence[str], limit: int = 50
+    ) -> tuple[list[OutboxRow], dt.datetime | None]:
+        """What :meth:`due` gives and what :meth:`next_after` gives, in one round trip: the
+        outbox's loop looks after every batch (on PostgreSQL each statement is one)."""
+        result = await self.session.execute(
+            _OUTBOX_DUE_AND_LATER, {"now": now, "kinds": list(kinds), "limit": limit}
+        )
+        rows = result.all()
+        later: dt.datetime | None = rows[0].later if rows else None
+        return [row for row, _ in rows if row is not None], later
 
     async def due_to(
         self, recipients: Iterable[str], now: dt.datetime, *, kinds: Sequence[str]

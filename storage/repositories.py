@@ -98,6 +98,19 @@ _DEADLINE_CLAIM_NEXT = (
 )
 
 
+_DEADLINE_CLAIM_ROW = (
+    update(DeadlineRow)
+    .where(
+        DeadlineRow.id == bindparam("row_id"),
+        DeadlineRow.fired_at.is_(None),
+        DeadlineRow.cancelled_at.is_(None),
+    )
+    .values(fired_at=bindparam("fired_at"))
+    .returning(DeadlineRow)
+    .execution_options(synchronize_session=False)
+)
+
+
 class _Repository:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
@@ -615,19 +628,34 @@ class DeadlineRepository(_Repository):
 
     async def claim(self, row: DeadlineRow, now: dt.datetime) -> bool:
         """Mark ``row`` fired if nobody did yet; False if it was already fired or cancelled."""
-        return await self._while_open(row, fired_at=now)
+        return await self._while_open(row.id, fired_at=now)
+
+    async def claim_id(self, row_id: int, now: dt.datetime) -> DeadlineRow | None:
+        """Deadline ``row_id`` marked fired and returned, in one statement (no read first), if
+        nobody fired or cancelled it yet; ``None`` otherwise. Unfenced, as :meth:`claim`."""
+        result = await self.session.execute(
+            _DEADLINE_CLAIM_ROW, {"row_id": row_id, "fired_at": now}
+        )
+        row: DeadlineRow | None = result.scalars().first()
+        return row
+
+    async def cancel_id(self, row_id: int, now: dt.datetime) -> bool:
+        """Cancel deadline ``row_id`` in one statement (no read first) if it is still open;
+        False if it was fired or cancelled already, or is not stored."""
+        return await self._while_open(row_id, cancelled_at=now)
 
     async def extend_open(self, row: DeadlineRow, payload: dict[str, Any]) -> bool:
         """Give ``row`` ``payload`` if it is still open; False if it was fired or cancelled
         meanwhile (a runner claimed it since it was read: what it fires may miss this change)."""
-        return await self._while_open(row, payload=payload)
+        return await self._while_open(row.id, payload=payload)
 
-    async def _while_open(self, row: DeadlineRow, **values: Any) -> bool:
-        """Set ``values`` on ``row`` in one statement if it is neither fired nor cancelled."""
+    async def _while_open(self, row_id: int, **values: Any) -> bool:
+        """Set ``values`` on row ``row_id`` in one statement if it is neither fired nor
+        cancelled."""
         result = await self.session.execute(
             update(DeadlineRow)
             .where(
-                DeadlineRow.id == row.id,
+                DeadlineRow.id == row_id,
                 DeadlineRow.fired_at.is_(None),
                 DeadlineRow.cancelled_at.is_(None),
             )

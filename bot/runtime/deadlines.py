@@ -148,11 +148,13 @@ class DeadlineRunner(WaitingLoop):
                         break
                     ask, answer = await self._fire(uow, row, now)
                     # What is due next, this firing's own new rows included: when nothing else
-                    # is due now, no transaction more is needed to find that out.
-                    upcoming = await uow.deadlines.next_due()
+                    # is due now, no transaction more is needed to find that out. (An Ask's
+                    # answer row is due now: the answer's transaction reads it instead.)
+                    asking = ask is not None and answer is not None
+                    upcoming = None if asking else await uow.deadlines.next_due()
                     await uow.commit()
                     fired += 1
-                if ask is not None and answer is not None:
+                if ask is not None and answer is not None:  # (asking)
                     upcoming = await self._answer(ask, answer)
                     fired += 1
             if upcoming is None or upcoming > self.clock.now():
@@ -203,8 +205,8 @@ class DeadlineRunner(WaitingLoop):
         reply = await ask.question()
         async with self.db.uow(origin=ORIGIN) as uow:
             now = self.clock.now()
-            row = await uow.deadlines.get(answer_id)
-            if row is not None and await uow.deadlines.claim(row, now):
+            row = await uow.deadlines.claim_id(answer_id, now)  # (one statement: no read)
+            if row is not None:
                 await ask.answered(uow, reply)
                 await self._record_fired(uow, row, Firing(row, now))
             else:

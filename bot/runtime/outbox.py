@@ -327,9 +327,9 @@ class OutboxDispatcher(WaitingLoop):
             if self.stopped is not None:
                 return None
             now = self.clock.now()
-            due = list(await uow.outbox.due(now, kinds=SENDABLE_KINDS, limit=BATCH))
+            due, later = await uow.outbox.due_and_later(now, kinds=SENDABLE_KINDS, limit=BATCH)
             batch = len(due)
-            later = await uow.outbox.next_after(now, SENDABLE_KINDS) if batch < BATCH else None
+            later = later if batch < BATCH else None
             # and whatever else is due to the same people, so it goes in the same message
             taken = {r.id for r in due}
             due += [

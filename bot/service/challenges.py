@@ -423,10 +423,8 @@ class GameChallenges:
                 }
                 await self._announce(uow, made.announce, row, now=now, line=missing)
             return
-        if made.retry is not None:
-            stored = await uow.deadlines.get(made.retry)
-            if stored is not None and stored.fired_at is None:
-                stored.cancelled_at = now
+        if made.retry is not None:  # not needed now, unless it fired already
+            await uow.deadlines.cancel_id(made.retry, now)
         spec = made.spec
         made_row = ChallengeRow(
             id=reply.id,

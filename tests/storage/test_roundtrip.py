@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 
 from rules.core.colour import Colour
@@ -100,6 +102,89 @@ async def test_outbox_dedupes_and_returns_due_rows(any_db: Database) -> None:
         due = await uow.outbox.due(NOW, kinds=["dm"])
         assert [r.body for r in due] == ["hi"]
         assert await uow.outbox.due(NOW - dt.timedelta(seconds=1), kinds=["dm"]) == []
+
+
+async def test_outbox_due_and_later_in_one_statement(any_db: Database) -> None:
+    """The outbox loop's look: the due rows (oldest first, at most ``limit``) and when the
+    first row not yet due is, also when nothing is due, each look one statement."""
+    hour = dt.timedelta(hours=1)
+    async with any_db.uow() as uow:
+        assert await uow.outbox.due_and_later(NOW, kinds=["dm"]) == ([], None)
+        for body, due_at in (
+            ("a", NOW - hour),
+            ("b", NOW),
+            ("c", NOW + hour),
+            ("d", NOW + 2 * hour),
+        ):
+            await uow.outbox.enqueue(
+                now=NOW, kind="dm", recipient="alice", body=body, due_at=due_at
+            )
+        await uow.outbox.enqueue(
+            now=NOW, kind="team_update", recipient="team", body="t", due_at=NOW - 2 * hour
+        )
+        await uow.commit()
+    statements: list[str] = []
+
+    def tally(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    event.listen(any_db.engine.sync_engine, "before_cursor_execute", tally)
+    try:
+        async with any_db.reads() as uow:
+            looks = [
+                await uow.outbox.due_and_later(NOW, kinds=["dm"]),
+                await uow.outbox.due_and_later(NOW, kinds=["dm"], limit=1),
+                await uow.outbox.due_and_later(NOW - 3 * hour, kinds=["dm"]),
+                await uow.outbox.due_and_later(NOW + 3 * hour, kinds=["dm"]),
+            ]
+    finally:
+        event.remove(any_db.engine.sync_engine, "before_cursor_execute", tally)
+    assert [([r.body for r in due], later) for due, later in looks] == [
+        (["a", "b"], NOW + hour),
+        (["a"], NOW + hour),
+        ([], NOW - hour),
+        (["a", "b", "c", "d"], None),
+    ]
+    assert len(statements) == 4
+
+
+async def test_a_deadline_is_claimed_or_cancelled_by_id_in_one_statement(
+    any_db: Database,
+) -> None:
+    """The answer of an Ask is claimed by its row's id without a read first (the row comes
+    back, fired), once; a retry no longer needed is cancelled by id, unless it fired."""
+    match_id = await stored_match(any_db)
+    async with any_db.uow() as uow:
+        rows = [
+            await uow.deadlines.add(
+                DeadlineRow(kind=kind, due_at=NOW, match_id=match_id, created_at=NOW)
+            )
+            for kind in ("challenge_answer", "challenge", "offers_check")
+        ]
+        await uow.commit()
+    answer, retry, other = (r.id for r in rows)
+    later = NOW + dt.timedelta(minutes=1)
+    async with any_db.uow() as uow:
+        claimed = await uow.deadlines.claim_id(answer, later)
+        assert claimed is not None
+        assert (claimed.id, claimed.kind, claimed.match_id) == (
+            answer,
+            "challenge_answer",
+            match_id,
+        )
+        assert claimed.fired_at == later
+        assert await uow.deadlines.claim_id(answer, later) is None
+        assert await uow.deadlines.cancel_id(retry, later)
+        assert not await uow.deadlines.cancel_id(retry, later)
+        assert await uow.deadlines.claim_id(retry, later) is None  # cancelled: not fired
+        assert await uow.deadlines.claim_id(other, later) is not None
+        assert not await uow.deadlines.cancel_id(other, later)  # fired: stays fired
+        assert not await uow.deadlines.cancel_id(10**9, later)
+        await uow.commit()
+    async with any_db.uow() as uow:
+        stored = {r.id: r for r in await uow.deadlines.fired_between(NOW, later)}
+        assert set(stored) == {answer, other}
+        assert await uow.deadlines.next_due() is None
 
 
 async def test_deadline_fires_once(any_db: Database) -> None:
