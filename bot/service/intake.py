@@ -287,8 +287,10 @@ class GameIntake:
         """Store ``game`` if it concerns a match; True when something changed. With
         ``look_up``: ``None`` (nothing done) when the export must say the game's source first:
         a finished game of a paired couple that is not one of the bot's challenges (those are
-        known from the match's challenges, read here anyway: nearly every game). With
-        ``batch`` (what :meth:`read_batch` read): the match's follow-up is left to its row."""
+        known from the match's challenges, read here anyway: nearly every game); a game that
+        :meth:`needs_end_time` is then only read, never written (a unit of work for reads
+        will do). With ``batch`` (what :meth:`read_batch` read): the match's follow-up is
+        left to its row."""
         now = self.clock.now()
         existing = await uow.games.get(game.id) if batch is None else batch.stored.get(game.id)
         if existing is not None and (existing.status is game.status or existing.status.is_finished):

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 from fractions import Fraction
 
 from lichess_helpers import HANG, as_read, until
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
 
 from bot.app import Service, bootstrap
 from bot.config import Config, Secrets, ServiceConfig, TournamentConfig
@@ -176,3 +178,40 @@ async def test_a_burst_of_finished_games_is_asked_of_the_export_once(
         stored = [await uow.games.get(g.id) for g in games]
     assert [g.last_move_at if g else None for g in stored] == ended
     assert {g[0] for g in await games_of(db, match_id)} == {g.id for g in games}
+
+
+async def test_a_finished_game_is_looked_up_before_its_export_without_a_transaction(
+    db: Database, state: SandboxState, sandbox_url: str, bot_token: str, clock: FakeClock
+) -> None:
+    """A finished game the stream gives without its end time is first only read against
+    the database (stored already? has its pair a published match?): on PostgreSQL in
+    autocommit, with no transaction begun and rolled back (two round trips of each such game);
+    a pair with a match is then asked of the export and stored in one transaction."""
+    match_id = await published_match(db)
+    config = Config(
+        tournament=TournamentConfig(tds=("ODMWND",)),
+        service=ServiceConfig(database_url=db.url, lichess_url=sandbox_url),
+    )
+    casual = state.start_game(white="Alice", black="Carol")
+    casual = state.finish_game(casual.id, status="resign", winner="black")
+    game = state.start_game(white="Alice", black="Bob")
+    game = state.finish_game(game.id, status="resign", winner="white")
+    begun: list[bool] = []
+
+    def began(conn: Connection) -> None:
+        begun.append(conn.get_execution_options().get("isolation_level") != "AUTOCOMMIT")
+
+    async with LichessClient(base_url=sandbox_url, token=bot_token, clock=clock) as client:
+        intake = bootstrap(config, clock=clock, db=db, lichess=client).intake
+        event.listen(db.engine.sync_engine, "begin", began)
+        try:
+            assert not await intake(dataclasses.replace(as_read(casual), last_move_at=None))
+            looked = list(begun)
+            assert await intake(dataclasses.replace(as_read(game), last_move_at=None))
+        finally:
+            event.remove(db.engine.sync_engine, "begin", began)
+    assert {g[0] for g in await games_of(db, match_id)} == {game.id}
+    assert looked  # (the casual game was read)
+    if db.engine.dialect.name == "postgresql":  # (SQLite begins even to read: nothing to see)
+        assert True not in looked
+        assert begun.count(True) == 1  # the second game's one transaction: its write
