@@ -5,6 +5,8 @@
     python -m bench.season --players 48,128,256,512 --demo 200
     python -m bench.season --side-by-side --players 48,128,256,512 --demo 200 --no-export-pace
     python -m bench.season --demo 200 --demo-only --no-export-pace  (beside --players 200)
+    python -m bench.season --side-by-side --players 48 --runs sqlite,aiosqlite,postgresql,pg-async
+        --repeat 3 --no-export-pace
 
 For each field size, runs the demo season (bot/demo: every qualification round, the Candidates,
 the semifinals and a final with repeat weeks and armageddon, all on a fake clock) and prints one
@@ -40,7 +42,13 @@ The games of a burst stored in one transaction share it: each one's own intake i
 from its start to its commit (its CPU counted once for each game of the batch).
 
 ``--side-by-side`` runs each size on a SQLite file and then on a new PostgreSQL database of the
-server ``--pg`` (dropped afterwards) and prints both with the ratio, the database round
+server ``--pg`` (dropped afterwards) and prints both with the ratio. ``--runs`` names the
+databases, each compared with the first: ``sqlite`` (the demo's SQLite, on the event loop's
+thread: :mod:`bot.demo.inline_sqlite`), ``aiosqlite`` (SQLite as the service runs it, each call
+in a worker thread), ``postgresql`` (as the service runs it: ``synchronous_commit`` on) and
+``pg-async`` (its database's ``synchronous_commit`` off), so that ``postgresql / pg-async`` is
+what durable acknowledgements cost; ``--repeat N`` runs them N times in turn and compares
+medians (a shared machine's speed drifts by a fifth within minutes). Each row gives the round
 trips (statements, transactions begun: PostgreSQL's reads and one-statement writes in
 autocommit, ``Database.reads``/``one_write``, begin none) per game, and whether the champion
 and standings agree; ``--demo N`` then adds ``acwc demo --players N``'s row (on SQLite, as the
@@ -53,6 +61,7 @@ import argparse
 import asyncio
 import logging
 import os
+import statistics
 import tempfile
 import time
 import uuid
@@ -255,12 +264,27 @@ class RoundTrips:
         return found
 
 
-def side_by_side(sizes: list[int], seed: int, pg: str) -> None:
-    """The same seasons on SQLite and on PostgreSQL, one after the other, and the ratios.
+RUN_KINDS = {
+    "sqlite": "SQLite as the demo runs it (bot.demo.inline_sqlite: on the event loop's thread)",
+    "aiosqlite": "SQLite as the service runs it (aiosqlite: each call in a worker thread)",
+    "postgresql": "PostgreSQL as the service runs it (synchronous_commit on)",
+    "pg-async": "PostgreSQL with synchronous_commit off (its database's default): what "
+    "durable acknowledgements cost, against postgresql",
+}
+"""The databases ``--side-by-side`` can run a season on (``--runs``)."""
+
+
+def side_by_side(
+    sizes: list[int], seed: int, pg: str, kinds: list[str] | None = None, repeat: int = 1
+) -> None:
+    """The same seasons on each of ``kinds`` (default SQLite, then PostgreSQL), ``repeat``
+    times in turn (so that a machine whose speed drifts weighs on each alike), and the ratios
+    of the medians to the first kind's.
 
     The ratio is of the seasons' wall time less the registration (the players' histories read
     at lila's pace in real time, the same on both); CPU is this process's (the PostgreSQL
     server's is not in it)."""
+    kinds = kinds or ["sqlite", "postgresql"]
     trips = RoundTrips()
     print(
         f"{'players':>7} {'database':<11} {'wall s':>7} {'reg s':>6} {'cpu s':>6} "
@@ -269,19 +293,35 @@ def side_by_side(sizes: list[int], seed: int, pg: str) -> None:
         flush=True,
     )
     for players in sizes:
-        runs = _both(players, seed, pg, trips)
-        sqlite, postgresql = runs["sqlite"][0], runs["postgresql"][0]
+        runs = _both(players, seed, pg, trips, kinds, repeat)
 
         def season(r: SeasonResult) -> float:
             return r.wall_seconds - r.timings.get("registration", 0.0)
 
-        print(
-            f"{players:>7} PostgreSQL / SQLite season wall (less registration): "
-            f"{season(postgresql) / season(sqlite):.2f}x, CPU "
-            f"{runs['postgresql'][1] / runs['sqlite'][1]:.2f}x; same champion "
-            f"({sqlite.champion}) and standings: {_agree(sqlite, postgresql)}",
-            flush=True,
-        )
+        wall = {k: statistics.median(season(r) for r, _ in runs[k]) for k in kinds}
+        cpu = {k: statistics.median(c for _, c in runs[k]) for k in kinds}
+        first = runs[kinds[0]][0][0]
+        medians = f" (medians of {repeat} runs each)" if repeat > 1 else ""
+        for kind, base in _ratios(kinds):
+            agree = all(_agree(first, r) for r, _ in runs[kind])
+            print(
+                f"{players:>7} {kind} / {base} season wall (less registration): "
+                f"{wall[kind] / wall[base]:.2f}x, CPU {cpu[kind] / cpu[base]:.2f}x"
+                f"{medians}; same champion "
+                f"({first.champion}) and standings: {agree}",
+                flush=True,
+            )
+
+
+def _ratios(kinds: list[str]) -> list[tuple[str, str]]:
+    """Which kind is compared with which: each with the first; PostgreSQL's durable
+    acknowledgements with its asynchronous commits; PostgreSQL with the service's SQLite."""
+    pairs = [(k, kinds[0]) for k in kinds[1:]]
+    if "postgresql" in kinds and "pg-async" in kinds:
+        pairs.append(("postgresql", "pg-async"))
+    if "postgresql" in kinds and "aiosqlite" in kinds and kinds[0] != "aiosqlite":
+        pairs.append(("postgresql", "aiosqlite"))
+    return [p for i, p in enumerate(pairs) if p not in pairs[:i]]
 
 
 def _agree(a: SeasonResult, b: SeasonResult) -> bool:
@@ -289,28 +329,40 @@ def _agree(a: SeasonResult, b: SeasonResult) -> bool:
 
 
 def _both(
-    players: int, seed: int, pg: str, trips: RoundTrips
-) -> dict[str, tuple[SeasonResult, float]]:
-    """One size's season on a SQLite file, then on a new PostgreSQL database; prints each."""
-    name = f"acwc_bench_{uuid.uuid4().hex[:10]}"
+    players: int, seed: int, pg: str, trips: RoundTrips, kinds: list[str], repeat: int
+) -> dict[str, list[tuple[SeasonResult, float]]]:
+    """One size's season on each of ``kinds`` in turn, ``repeat`` times, each on a new
+    database (a SQLite file; a PostgreSQL database made for it and dropped); prints each."""
 
-    async def admin(sql: str) -> None:
+    async def admin(*sql: str) -> None:
         conn = await asyncpg.connect(f"{pg}/postgres")
         try:
-            await conn.execute(sql)
+            for statement in sql:
+                await conn.execute(statement)
         finally:
             await conn.close()
 
-    runs: dict[str, tuple[SeasonResult, float]] = {}
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        for kind in ("sqlite", "postgresql"):
-            url = None if kind == "sqlite" else f"postgresql+asyncpg://{pg.split('://')[1]}/{name}"
-            with tempfile.TemporaryDirectory(prefix="acwc-bench-side-") as folder:
-                trips.take()
-                result, cpu = _timed(_one(players, seed, url, Path(folder)))
-                counts = trips.take()
-            runs[kind] = (result, cpu)
+    runs: dict[str, list[tuple[SeasonResult, float]]] = {k: [] for k in kinds}
+    for _ in range(repeat):
+        for kind in kinds:
+            name = f"acwc_bench_{uuid.uuid4().hex[:10]}"
+            if kind in ("postgresql", "pg-async"):
+                asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+            if kind == "pg-async":
+                asyncio.run(admin(f'ALTER DATABASE "{name}" SET synchronous_commit = off'))
+            try:
+                with tempfile.TemporaryDirectory(prefix="acwc-bench-side-") as folder:
+                    url = {
+                        "sqlite": None,
+                        "aiosqlite": f"sqlite+aiosqlite:///{Path(folder) / 'service.db'}",
+                    }.get(kind, f"postgresql+asyncpg://{pg.split('://')[1]}/{name}")
+                    trips.take()
+                    result, cpu = _timed(_one(players, seed, url, Path(folder)))
+                    counts = trips.take()
+            finally:
+                if kind in ("postgresql", "pg-async"):
+                    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            runs[kind].append((result, cpu))
             games = max(result.season_games, 1)
             print(
                 f"{players:>7} {kind:<11} {result.wall_seconds:>7.1f} "
@@ -320,8 +372,6 @@ def _both(
                 f"{LOADS[0]:>9}",
                 flush=True,
             )
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return runs
 
 
@@ -355,6 +405,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--side-by-side", action="store_true", help="each size on SQLite, then PostgreSQL"
+    )
+    parser.add_argument(
+        "--runs",
+        default="sqlite,postgresql",
+        help="with --side-by-side: the databases, compared with the first: "
+        + "; ".join(f"{k}: {v}" for k, v in RUN_KINDS.items()),
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="with --side-by-side: each size's runs this many times in turn, the ratios of the "
+        "medians (a machine shared with others drifts by a fifth within minutes)",
     )
     parser.add_argument(
         "--pg", default="postgresql://postgres@127.0.0.1:5432", help="server for --side-by-side"
@@ -397,7 +460,16 @@ def main(argv: list[str] | None = None) -> None:
         return
     sizes = [int(v) for v in args.players.split(",")]
     if args.side_by_side:
-        side_by_side(sizes, args.seed, args.pg)
+        kinds = [k.strip() for k in args.runs.split(",") if k.strip()]
+        unknown = [k for k in kinds if k not in RUN_KINDS]
+        if unknown or len(kinds) < 2 or len(set(kinds)) != len(kinds):
+            parser.error(
+                f"--runs takes two or more different ones of {', '.join(RUN_KINDS)}"
+                + (f" (not {', '.join(unknown)})" if unknown else "")
+            )
+        if args.repeat < 1:
+            parser.error("--repeat must be 1 or more")
+        side_by_side(sizes, args.seed, args.pg, kinds, args.repeat)
         if args.demo:
             print(HEADER, flush=True)
             demo_row(args.demo, args.seed)
