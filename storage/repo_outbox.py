@@ -105,8 +105,9 @@ class OutboxRepository(_Repository):
     async def due_and_later(
         self, now: dt.datetime, *, kinds: Sequence[str], limit: int = 50
     ) -> tuple[list[OutboxRow], dt.datetime | None]:
-        """What :meth:`due` gives and what :meth:`next_after` gives, in one round trip: the
-        outbox's loop looks after every batch (on PostgreSQL each statement is one)."""
+        """What :meth:`due` gives, and when the first pending message of ``kinds`` not yet
+        due at ``now`` is due, in one round trip: the outbox's loop looks after every batch
+        (on PostgreSQL each statement is one)."""
         result = await self.session.execute(
             _OUTBOX_DUE_AND_LATER, {"now": now, "kinds": list(kinds), "limit": limit}
         )
@@ -232,13 +233,6 @@ class OutboxRepository(_Repository):
         marks them posted, so over a season that list grows with every round."""
         value: dt.datetime | None = await self.session.scalar(
             _OUTBOX_NEXT_RETRY, {"kinds": list(kinds)}
-        )
-        return value
-
-    async def next_after(self, now: dt.datetime, kinds: Sequence[str]) -> dt.datetime | None:
-        """When the earliest pending message of ``kinds`` not yet due at ``now`` is due."""
-        value: dt.datetime | None = await self.session.scalar(
-            _OUTBOX_NEXT_AFTER, {"kinds": list(kinds), "now": now}
         )
         return value
 

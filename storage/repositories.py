@@ -107,7 +107,7 @@ _DEADLINE_CLAIM_ROW = (
     )
     .values(fired_at=bindparam("fired_at"))
     .returning(DeadlineRow)
-    .execution_options(synchronize_session=False)
+    .execution_options(synchronize_session=False, populate_existing=True)
 )
 
 
@@ -626,13 +626,10 @@ class DeadlineRepository(_Repository):
     async def get(self, deadline_id: int) -> DeadlineRow | None:
         return await self.session.get(DeadlineRow, deadline_id)
 
-    async def claim(self, row: DeadlineRow, now: dt.datetime) -> bool:
-        """Mark ``row`` fired if nobody did yet; False if it was already fired or cancelled."""
-        return await self._while_open(row.id, fired_at=now)
-
     async def claim_id(self, row_id: int, now: dt.datetime) -> DeadlineRow | None:
         """Deadline ``row_id`` marked fired and returned, in one statement (no read first), if
-        nobody fired or cancelled it yet; ``None`` otherwise. Unfenced, as :meth:`claim`."""
+        nobody fired or cancelled it yet; ``None`` otherwise. Unfenced (an Ask's answer is
+        recorded even by a process that lost the lead: ``Claims.deadline`` is the fenced one)."""
         result = await self.session.execute(
             _DEADLINE_CLAIM_ROW, {"row_id": row_id, "fired_at": now}
         )
@@ -667,7 +664,7 @@ class DeadlineRepository(_Repository):
     async def claim_next(self, now: dt.datetime) -> DeadlineRow | None:
         """Mark the first deadline due at ``now`` (by due time, then id) fired and return it,
         in one statement; ``None`` when nothing is due. The row is claimed only if nobody fired
-        or cancelled it meanwhile (as :meth:`claim`), so it fires once."""
+        or cancelled it meanwhile (as :meth:`claim_id`), so it fires once."""
         result = await self.session.execute(_DEADLINE_CLAIM_NEXT, {"now": now, "fired_at": now})
         row: DeadlineRow | None = result.scalars().first()
         return row

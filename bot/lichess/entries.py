@@ -173,19 +173,16 @@ class StreamIntake:
 
     async def _take(self, game: Game) -> bool:
         exported = self._exported.pop(game.id, None)
-        if exported is None and self.intake.needs_end_time(game):
+        if exported is None:
             # The first pass of a game the export must complete only reads (whether it is
             # stored in this state already, and whether its pair has a published match): no
             # transaction to begin and roll back, two round trips fewer on PostgreSQL.
-            async with self.db.reads() as uow:
-                changed = await self.intake.record(uow, game, look_up=True)
-            if changed is not None:
-                return changed
-        elif exported is None:
-            async with self.db.uow() as uow:
+            reads = self.intake.needs_end_time(game)
+            async with self.db.reads() if reads else self.db.uow() as uow:
                 changed = await self.intake.record(uow, game, look_up=True)
                 if changed is not None:
-                    await uow.commit()
+                    if not reads:
+                        await uow.commit()
                     return changed
         game = await self.intake.with_source(game, exported=exported)
         async with self.db.uow() as uow:

@@ -203,8 +203,8 @@ async def test_deadline_fires_once(any_db: Database) -> None:
         assert await uow.deadlines.next_due() == NOW + dt.timedelta(days=3)
         assert await uow.deadlines.due(NOW) == []
         due = await uow.deadlines.due(NOW + dt.timedelta(days=4))
-        assert await uow.deadlines.claim(due[0], NOW + dt.timedelta(days=4))
-        assert not await uow.deadlines.claim(due[0], NOW + dt.timedelta(days=4))
+        assert await uow.deadlines.claim_id(due[0].id, NOW + dt.timedelta(days=4)) is not None
+        assert await uow.deadlines.claim_id(due[0].id, NOW + dt.timedelta(days=4)) is None
         await uow.commit()
     async with any_db.uow() as uow:
         assert await uow.deadlines.due(NOW + dt.timedelta(days=5)) == []

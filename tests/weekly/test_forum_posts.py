@@ -439,7 +439,7 @@ async def test_a_redraw_a_previous_release_fired_without_its_handler_is_made_by_
     await _six_wins(week, "alice", "bob", at(14, 18), winner="alice", settle=False)
     async with week.db.uow() as uow:  # what the previous release's runner does with the row
         (row,) = await uow.deadlines.all_open_of_kind(PAIRINGS_REDRAW_DEADLINE)
-        assert await uow.deadlines.claim(row, week.clock.now())
+        assert await uow.deadlines.claim_id(row.id, week.clock.now()) is not None
         await uow.commit()
     assert (await week.outbox("forum_draft"))[0].body == draft.body  # the change is lost
     async with week.db.uow() as uow:
